@@ -1,0 +1,231 @@
+"""Storage backends for the CCR store.
+
+A backend stores :class:`Entry` rows by hash and keeps a log of retrievals (the feedback
+loop reads it). It knows nothing of TTL policy or LRU capacity beyond the primitives the
+store asks for; :class:`~headroom.ccr.store.CompressionStore` owns the policy.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections import OrderedDict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+
+@dataclass
+class Entry:
+    hash: str
+    original: str
+    created_at: float
+    expires_at: float
+    last_access: float
+    tool_name: str | None = None
+    compressed: str | None = None
+    original_tokens: int = 0
+    compressed_tokens: int = 0
+    item_count: int = 0
+    retrieval_count: int = 0
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RetrievalEvent:
+    hash: str
+    tool_name: str | None
+    query: str | None
+    at: float
+
+
+class Backend(Protocol):
+    def put(self, entry: Entry) -> None: ...
+    def get(self, hash: str) -> Entry | None: ...
+    def touch(self, hash: str, at: float) -> None: ...
+    def delete(self, hash: str) -> None: ...
+    def count(self) -> int: ...
+    def evict_lru(self, keep: int) -> int: ...
+    def purge_expired(self, now: float) -> int: ...
+    def log_retrieval(self, event: RetrievalEvent) -> None: ...
+    def retrievals(self, since: float = 0.0) -> list[RetrievalEvent]: ...
+    def close(self) -> None: ...
+
+
+class MemoryBackend:
+    """Process-local LRU dict. Fast; lost on restart."""
+
+    def __init__(self) -> None:
+        self._rows: OrderedDict[str, Entry] = OrderedDict()
+        self._events: list[RetrievalEvent] = []
+        self._lock = threading.RLock()
+
+    def put(self, entry: Entry) -> None:
+        with self._lock:
+            self._rows[entry.hash] = entry
+            self._rows.move_to_end(entry.hash)
+
+    def get(self, hash: str) -> Entry | None:
+        with self._lock:
+            return self._rows.get(hash)
+
+    def touch(self, hash: str, at: float) -> None:
+        with self._lock:
+            e = self._rows.get(hash)
+            if e is not None:
+                e.last_access = at
+                e.retrieval_count += 1
+                self._rows.move_to_end(hash)
+
+    def delete(self, hash: str) -> None:
+        with self._lock:
+            self._rows.pop(hash, None)
+
+    def count(self) -> int:
+        with self._lock:
+            return len(self._rows)
+
+    def evict_lru(self, keep: int) -> int:
+        with self._lock:
+            n = 0
+            while len(self._rows) > keep:
+                self._rows.popitem(last=False)
+                n += 1
+            return n
+
+    def purge_expired(self, now: float) -> int:
+        with self._lock:
+            dead = [h for h, e in self._rows.items() if e.expires_at <= now]
+            for h in dead:
+                del self._rows[h]
+            return len(dead)
+
+    def log_retrieval(self, event: RetrievalEvent) -> None:
+        with self._lock:
+            self._events.append(event)
+            if len(self._events) > 100_000:
+                del self._events[: len(self._events) - 100_000]
+
+    def retrievals(self, since: float = 0.0) -> list[RetrievalEvent]:
+        with self._lock:
+            return [e for e in self._events if e.at >= since]
+
+    def close(self) -> None:
+        pass
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS ccr_entries (
+    hash TEXT PRIMARY KEY,
+    original TEXT NOT NULL,
+    compressed TEXT,
+    tool_name TEXT,
+    created_at REAL NOT NULL,
+    expires_at REAL NOT NULL,
+    last_access REAL NOT NULL,
+    original_tokens INTEGER NOT NULL DEFAULT 0,
+    compressed_tokens INTEGER NOT NULL DEFAULT 0,
+    item_count INTEGER NOT NULL DEFAULT 0,
+    retrieval_count INTEGER NOT NULL DEFAULT 0,
+    meta TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS ccr_entries_last_access ON ccr_entries(last_access);
+CREATE INDEX IF NOT EXISTS ccr_entries_expires ON ccr_entries(expires_at);
+CREATE TABLE IF NOT EXISTS ccr_retrievals (
+    hash TEXT NOT NULL,
+    tool_name TEXT,
+    query TEXT,
+    at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ccr_retrievals_at ON ccr_retrievals(at);
+"""
+
+_COLUMNS = [f for f in Entry.__dataclass_fields__]
+
+
+class SQLiteBackend:
+    """Durable store in one SQLite file (WAL mode); survives proxy restarts.
+
+    One connection shared under a lock: SQLite serialises writers anyway, and the
+    connection is created with ``check_same_thread=False`` so worker threads can use it.
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.executescript(_SCHEMA)
+        self._lock = threading.Lock()
+
+    def _row(self, row: tuple) -> Entry:
+        data = dict(zip(_COLUMNS, row))
+        data["meta"] = json.loads(data["meta"] or "{}")
+        return Entry(**data)
+
+    def put(self, entry: Entry) -> None:
+        data = asdict(entry)
+        data["meta"] = json.dumps(entry.meta, sort_keys=True)
+        cols = ", ".join(_COLUMNS)
+        marks = ", ".join("?" for _ in _COLUMNS)
+        with self._lock:
+            self._conn.execute(
+                f"INSERT OR REPLACE INTO ccr_entries ({cols}) VALUES ({marks})",
+                [data[c] for c in _COLUMNS],
+            )
+
+    def get(self, hash: str) -> Entry | None:
+        with self._lock:
+            row = self._conn.execute(
+                f"SELECT {', '.join(_COLUMNS)} FROM ccr_entries WHERE hash = ?", (hash,)
+            ).fetchone()
+        return self._row(row) if row else None
+
+    def touch(self, hash: str, at: float) -> None:
+        with self._lock:
+            self._conn.execute(
+                "UPDATE ccr_entries SET last_access = ?, retrieval_count = retrieval_count + 1 WHERE hash = ?",
+                (at, hash),
+            )
+
+    def delete(self, hash: str) -> None:
+        with self._lock:
+            self._conn.execute("DELETE FROM ccr_entries WHERE hash = ?", (hash,))
+
+    def count(self) -> int:
+        with self._lock:
+            return self._conn.execute("SELECT COUNT(*) FROM ccr_entries").fetchone()[0]
+
+    def evict_lru(self, keep: int) -> int:
+        with self._lock:
+            cur = self._conn.execute(
+                "DELETE FROM ccr_entries WHERE hash IN (SELECT hash FROM ccr_entries "
+                "ORDER BY last_access DESC LIMIT -1 OFFSET ?)",
+                (keep,),
+            )
+            return cur.rowcount
+
+    def purge_expired(self, now: float) -> int:
+        with self._lock:
+            return self._conn.execute("DELETE FROM ccr_entries WHERE expires_at <= ?", (now,)).rowcount
+
+    def log_retrieval(self, event: RetrievalEvent) -> None:
+        with self._lock:
+            self._conn.execute(
+                "INSERT INTO ccr_retrievals (hash, tool_name, query, at) VALUES (?, ?, ?, ?)",
+                (event.hash, event.tool_name, event.query, event.at),
+            )
+
+    def retrievals(self, since: float = 0.0) -> list[RetrievalEvent]:
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT hash, tool_name, query, at FROM ccr_retrievals WHERE at >= ? ORDER BY at", (since,)
+            ).fetchall()
+        return [RetrievalEvent(*r) for r in rows]
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()

@@ -1,0 +1,179 @@
+"""The CCR store: originals of every lossy compression, retrievable by hash.
+
+Policy lives here (hashing, TTL, LRU capacity, search within an original, stats);
+persistence lives in a backend (memory, SQLite, Redis).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..formats.model import content_hash
+from ..relevance.bm25 import BM25
+from .backends import Backend, Entry, MemoryBackend, RetrievalEvent, SQLiteBackend
+
+
+@dataclass
+class Retrieved:
+    hash: str
+    content: str  # the exact original, or the matching items when a query was given
+    full: bool  # True when ``content`` is the whole original
+    tool_name: str | None
+    matches: int = 0
+
+
+def split_items(original: str) -> list[str]:
+    """Items of an original for search: JSON array elements, else non-empty lines."""
+    s = original.lstrip()
+    if s.startswith("["):
+        try:
+            data = json.loads(original)
+        except ValueError:
+            data = None
+        if isinstance(data, list):
+            return [json.dumps(x, ensure_ascii=False) for x in data]
+    return [line for line in original.splitlines() if line.strip()]
+
+
+class CompressionStore:
+    def __init__(
+        self,
+        backend: Backend | None = None,
+        *,
+        max_entries: int = 10_000,
+        ttl_seconds: int = 1800,
+        clock: Callable[[], float] = time.time,
+    ):
+        if max_entries < 1:
+            raise ValueError("max_entries must be at least 1")
+        if ttl_seconds < 1:
+            raise ValueError("ttl_seconds must be at least 1")
+        self.backend: Backend = backend if backend is not None else MemoryBackend()
+        self.max_entries = max_entries
+        self.ttl_seconds = ttl_seconds
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._stored = 0
+        self._hits = 0
+        self._misses = 0
+        self._writes_since_sweep = 0
+
+    @classmethod
+    def from_config(cls, ccr_config: Any) -> CompressionStore:
+        """Build the store a :class:`~headroom.config.CCRConfig` describes."""
+        backend: Backend
+        if ccr_config.backend == "sqlite":
+            backend = SQLiteBackend(ccr_config.sqlite_path)
+        elif ccr_config.backend == "redis":
+            from .redis_backend import RedisBackend
+
+            backend = RedisBackend(ccr_config.redis_url, ttl_seconds=ccr_config.store_ttl_seconds)
+        else:
+            backend = MemoryBackend()
+        return cls(backend, max_entries=ccr_config.store_max_entries, ttl_seconds=ccr_config.store_ttl_seconds)
+
+    def store(
+        self,
+        original: str,
+        *,
+        compressed: str | None = None,
+        tool_name: str | None = None,
+        original_tokens: int = 0,
+        compressed_tokens: int = 0,
+        item_count: int = 0,
+        meta: dict[str, Any] | None = None,
+    ) -> str:
+        """Store ``original`` and return its hash. Storing it again refreshes the TTL."""
+        h = content_hash(original)
+        now = self.clock()
+        prior = self.backend.get(h)
+        entry = Entry(
+            hash=h,
+            original=original,
+            created_at=prior.created_at if prior else now,
+            expires_at=now + self.ttl_seconds,
+            last_access=now,
+            tool_name=tool_name or (prior.tool_name if prior else None),
+            compressed=compressed,
+            original_tokens=original_tokens,
+            compressed_tokens=compressed_tokens,
+            item_count=item_count,
+            retrieval_count=prior.retrieval_count if prior else 0,
+            meta=meta or {},
+        )
+        self.backend.put(entry)
+        with self._lock:
+            self._stored += 1
+            self._writes_since_sweep += 1
+            sweep = self._writes_since_sweep >= 256
+            if sweep:
+                self._writes_since_sweep = 0
+        if sweep:
+            self.backend.purge_expired(now)
+        if sweep or self.backend.count() > self.max_entries:
+            self.backend.evict_lru(self.max_entries)
+        return h
+
+    def get(self, hash: str) -> Entry | None:
+        """The live entry for ``hash`` (None when unknown or expired). No side effects."""
+        e = self.backend.get(hash)
+        if e is None:
+            return None
+        if e.expires_at <= self.clock():
+            self.backend.delete(hash)
+            return None
+        return e
+
+    def retrieve(self, hash: str, query: str | None = None, *, max_items: int = 20, record: bool = True) -> Retrieved | None:
+        """The original for ``hash``; with ``query``, only the items that match it."""
+        e = self.get(hash)
+        with self._lock:
+            if e is None:
+                self._misses += 1
+            else:
+                self._hits += 1
+        if e is None:
+            return None
+        now = self.clock()
+        if record:
+            self.backend.touch(hash, now)
+            self.backend.log_retrieval(RetrievalEvent(hash, e.tool_name, query, now))
+        if query:
+            items = self.search(hash, query, k=max_items)
+            if items:
+                return Retrieved(hash, "\n".join(items), False, e.tool_name, matches=len(items))
+        return Retrieved(hash, e.original, True, e.tool_name)
+
+    def search(self, hash: str, query: str, k: int = 20) -> list[str]:
+        """Items of the original that match ``query`` (BM25), in their original order."""
+        e = self.get(hash)
+        if e is None:
+            return []
+        items = split_items(e.original)
+        if not items:
+            return []
+        best = BM25(items).top(query, k)
+        return [items[i] for i in sorted(best)]
+
+    def retrievals(self, since: float = 0.0) -> list[RetrievalEvent]:
+        return self.backend.retrievals(since)
+
+    def stats(self) -> dict[str, Any]:
+        with self._lock:
+            return {
+                "backend": type(self.backend).__name__,
+                "entries": self.backend.count(),
+                "max_entries": self.max_entries,
+                "ttl_seconds": self.ttl_seconds,
+                "stored": self._stored,
+                "retrieve_hits": self._hits,
+                "retrieve_misses": self._misses,
+            }
+
+    def close(self) -> None:
+        self.backend.close()

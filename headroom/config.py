@@ -1,0 +1,164 @@
+"""Configuration.
+
+Every section is a frozen pydantic model with ``extra="forbid"``, so a typo or a value
+out of range fails at construction with a message that names the field. ``fingerprint()``
+hashes the whole config; the compression memo keys on it so a config change never serves
+a stale compressed form.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Device = Literal["auto", "cpu", "cuda", "mps"]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+
+def _env_ttl() -> int:
+    raw = os.environ.get("HEADROOM_CCR_TTL_SECONDS")
+    if raw is None:
+        return 1800
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"HEADROOM_CCR_TTL_SECONDS must be an integer number of seconds, got {raw!r}") from None
+    if value <= 0:
+        raise ValueError(f"HEADROOM_CCR_TTL_SECONDS must be positive, got {value}")
+    return value
+
+
+class CCRConfig(_Section):
+    """Compress-Cache-Retrieve: where originals go and how the model gets them back."""
+
+    enabled: bool = True
+    backend: Literal["memory", "sqlite", "redis"] = "memory"
+    sqlite_path: str = "headroom_ccr.sqlite3"
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    store_max_entries: int = Field(10_000, ge=1)
+    store_ttl_seconds: int = Field(default_factory=_env_ttl, ge=1)
+    inject_retrieval_marker: bool = True
+    inject_tool: bool = True
+    feedback_enabled: bool = True
+    # Arrays shorter than this are not worth a CCR round trip.
+    min_items_to_cache: int = Field(20, ge=1)
+    max_retrieve_rounds: int = Field(3, ge=0, le=10)
+
+
+class SmartCrusherConfig(_Section):
+    """JSON compression."""
+
+    enabled: bool = True
+    min_items_to_analyze: int = Field(5, ge=1)
+    min_tokens_to_crush: int = Field(200, ge=0)
+    max_items_after_crush: int = Field(15, ge=1)
+    first_items: int = Field(3, ge=0)
+    last_items: int = Field(2, ge=0)
+    variance_threshold: float = Field(2.0, gt=0)
+    factor_constants: bool = True
+    # Lossless table rendering is used when it alone saves at least this fraction.
+    lossless_min_savings: float = Field(0.3, ge=0, le=1)
+
+
+class RouterConfig(_Section):
+    """Which compressor handles which tool output, and the guard rails around them."""
+
+    enabled: bool = True
+    min_tokens: int = Field(200, ge=0)
+    # A compressed result must save at least this fraction, else the original is kept.
+    min_savings: float = Field(0.1, ge=0, le=1)
+    timeout_ms: int = Field(2000, ge=1)
+    # Tool names (fnmatch globs) whose outputs are never compressed.
+    exclude_tools: tuple[str, ...] = ()
+    # Never compress results in the last N messages (0 = compress everything eligible).
+    protect_recent_messages: int = Field(0, ge=0)
+    text_target_ratio: float = Field(0.35, gt=0, le=1)
+    log_max_lines: int = Field(60, ge=5)
+    search_max_per_file: int = Field(5, ge=1)
+    search_max_total: int = Field(40, ge=1)
+    diff_context_lines: int = Field(1, ge=0)
+    code_body_max_lines: int = Field(6, ge=0)
+
+
+class CacheAlignerConfig(_Section):
+    enabled: bool = True
+    # Which kinds of dynamic values to move out of the system prompt prefix.
+    patterns: tuple[Literal["datetime", "date", "time", "uuid", "request_id", "jwt", "hex_id"], ...] = (
+        "datetime",
+        "date",
+        "time",
+        "uuid",
+        "request_id",
+        "jwt",
+    )
+    context_header: str = "[Dynamic context]"
+
+
+class ToolArgsConfig(_Section):
+    """Shrinking long string arguments of old assistant tool calls (seed 003)."""
+
+    enabled: bool = True
+    keep_recent_messages: int = Field(6, ge=0)
+    max_string_chars: int = Field(400, ge=32)
+    min_arguments_chars: int = Field(500, ge=0)
+
+
+class RollingWindowConfig(_Section):
+    keep_last_turns: int = Field(2, ge=0)
+    output_buffer_tokens: int = Field(4096, ge=0)
+
+
+class ContextConfig(_Section):
+    """What to do when the conversation exceeds the model's context limit."""
+
+    strategy: Literal["rolling_window", "intelligent", "off"] = "rolling_window"
+    # Explicit budget; None = the model's context limit minus the output buffer.
+    max_tokens: int | None = Field(None, ge=1)
+    rolling_window: RollingWindowConfig = RollingWindowConfig()
+
+
+class LLMLinguaConfig(_Section):
+    enabled: bool = False
+    device: Device = "auto"
+    model_path: str | None = None
+    model_name: str = "llmlingua-2-xlm-roberta-large-meetingbank"
+    rate: float = Field(0.5, gt=0, le=1)
+    timeout_ms: int = Field(5000, ge=1)
+    min_tokens: int = Field(300, ge=0)
+
+
+class RelevanceConfig(_Section):
+    mode: Literal["bm25", "embedding", "hybrid"] = "bm25"
+    device: Device = "cpu"
+
+
+class ImageConfig(_Section):
+    enabled: bool = True
+    device: Device = "cpu"
+    siglip_path: str | None = None
+    confidence_floor: float = Field(0.6, ge=0, le=1)
+
+
+class HeadroomConfig(_Section):
+    """Everything ``compress()``, the proxy and the client read."""
+
+    ccr: CCRConfig = CCRConfig()
+    smart_crusher: SmartCrusherConfig = SmartCrusherConfig()
+    router: RouterConfig = RouterConfig()
+    cache_aligner: CacheAlignerConfig = CacheAlignerConfig()
+    tool_args: ToolArgsConfig = ToolArgsConfig()
+    context: ContextConfig = ContextConfig()
+    llmlingua: LLMLinguaConfig = LLMLinguaConfig()
+    relevance: RelevanceConfig = RelevanceConfig()
+    image: ImageConfig = ImageConfig()
+    # Messages before this index are never modified (e.g. a cached prefix).
+    frozen_prefix_messages: int = Field(0, ge=0)
+
+    def fingerprint(self) -> str:
+        return hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:16]

@@ -1,0 +1,126 @@
+"""OpenAI Responses API (``input`` items) ⇄ neutral conversation.
+
+Each input item becomes one message: ``message`` items keep their role,
+``function_call`` / ``custom_tool_call`` become assistant tool calls, their ``*_output``
+items become tool results, and anything else (reasoning, item references, MCP items) is
+carried as an opaque message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._parts import PartSpec, joined_text, parse_parts, render_joined, render_part
+from .model import Block, BlockKind, Conversation, ImageData, Message, Role
+from ._parts import make_data_url, split_data_url
+
+FORMAT = "openai_responses"
+
+_ROLES = {"system": Role.SYSTEM, "developer": Role.SYSTEM, "user": Role.USER, "assistant": Role.ASSISTANT}
+_CALLS = {"function_call": "arguments", "custom_tool_call": "input"}
+_OUTPUTS = {"function_call_output", "custom_tool_call_output"}
+
+
+def _read_image(part: dict) -> ImageData | None:
+    url = part.get("image_url")
+    if not isinstance(url, str):
+        return None
+    media, data = split_data_url(url)
+    return ImageData(media_type=media, data=data, url=None if data else url, detail=part.get("detail"))
+
+
+def _write_image(part: dict, img: ImageData) -> dict:
+    url = make_data_url(img.media_type, img.data) if img.data else img.url
+    out = {**part, "type": "input_image", "image_url": url}
+    if img.detail is not None:
+        out["detail"] = img.detail
+    return out
+
+
+SPEC = PartSpec(
+    text_types=frozenset({"input_text", "output_text", "text"}),
+    image_types=frozenset({"input_image"}),
+    read_image=_read_image,
+    write_image=_write_image,
+    default_text_type="input_text",
+)
+
+
+def _parse_item(raw: Any) -> Message:
+    if not isinstance(raw, dict):
+        return Message(Role.OTHER, [Block(BlockKind.OTHER, raw=raw)], raw=raw)
+    itype = raw.get("type")
+    if itype in _CALLS:
+        args = raw.get(_CALLS[itype])
+        # custom tool inputs are free text, not JSON: never shrink them as JSON.
+        text = args if isinstance(args, str) and itype == "function_call" else None
+        call = Block(BlockKind.TOOL_CALL, text=text, tool_call_id=raw.get("call_id"), tool_name=raw.get("name"), raw=raw)
+        return Message(Role.ASSISTANT, [call], raw=raw)
+    if itype in _OUTPUTS:
+        out = raw.get("output")
+        text = out if isinstance(out, str) else joined_text(out, SPEC) if isinstance(out, list) else None
+        res = Block(BlockKind.TOOL_RESULT, text=text, tool_call_id=raw.get("call_id"), raw=raw)
+        return Message(Role.TOOL, [res], raw=raw)
+    if itype in (None, "message") and raw.get("role") in _ROLES:
+        content = raw.get("content")
+        if isinstance(content, str):
+            return Message(_ROLES[raw["role"]], [Block(BlockKind.TEXT, text=content)], raw=raw, content_is_string=True)
+        if isinstance(content, list):
+            return Message(_ROLES[raw["role"]], parse_parts(content, SPEC), raw=raw)
+    return Message(Role.OTHER, [Block(BlockKind.OTHER, raw=raw)], raw=raw)
+
+
+def parse(body: dict[str, Any]) -> Conversation:
+    inp = body.get("input")
+    if isinstance(inp, str):
+        messages = [Message(Role.USER, [Block(BlockKind.TEXT, text=inp)], raw=inp, content_is_string=True)]
+    elif isinstance(inp, list):
+        messages = [_parse_item(item) for item in inp]
+    else:
+        raise ValueError("Responses body needs 'input' as a string or a list of items")
+    instr = body.get("instructions")
+    system = [Block(BlockKind.TEXT, text=instr)] if isinstance(instr, str) else []
+    conv = Conversation(FORMAT, messages, body, system=system, system_is_string=True)
+    conv.link_tool_results()
+    return conv
+
+
+def render_item(m: Message) -> Any:
+    if not m.changed:
+        return m.raw
+    if isinstance(m.raw, str):  # string input
+        return m.blocks[0].text
+    out: dict[str, Any] = dict(m.raw) if isinstance(m.raw, dict) else {}
+    b0 = m.blocks[0] if m.blocks else None
+    if b0 is not None and b0.kind is BlockKind.TOOL_CALL:
+        out.setdefault("type", "function_call")
+        out.setdefault("call_id", b0.tool_call_id)
+        out.setdefault("name", b0.tool_name)
+        out[_CALLS.get(out["type"], "arguments")] = b0.text
+    elif b0 is not None and b0.kind is BlockKind.TOOL_RESULT:
+        out.setdefault("type", "function_call_output")
+        out.setdefault("call_id", b0.tool_call_id)
+        old = out.get("output")
+        out["output"] = render_joined(old, b0.text, SPEC) if isinstance(old, list) else b0.text
+    else:
+        out.setdefault("role", m.role.value)
+        if m.content_is_string or (m.raw is None and len(m.blocks) == 1 and m.blocks[0].kind is BlockKind.TEXT):
+            out["content"] = m.blocks[0].text
+        else:
+            out["content"] = [render_part(b, SPEC) for b in m.blocks]
+    return out
+
+
+def render(conv: Conversation) -> dict[str, Any]:
+    body = dict(conv.body)
+    if isinstance(body.get("input"), str) and len(conv.messages) == 1 and isinstance(conv.messages[0].raw, str):
+        body["input"] = render_item(conv.messages[0])
+    else:
+        body["input"] = [render_item(m) for m in conv.messages]
+    if conv.system and conv.system[0].changed:
+        body["instructions"] = conv.system[0].text
+    return body
+
+
+def tool_result_item(call_id: str, text: str) -> dict[str, Any]:
+    return {"type": "function_call_output", "call_id": call_id, "output": text}

@@ -1,0 +1,192 @@
+"""The pipeline: parse once, run the transforms in order, render once.
+
+Default order (DESIGN §2): images, CacheAligner, ContentRouter, tool-argument shrink,
+context budget (RollingWindow or IntelligentContext). CCR tool injection happens where a
+request is sent (proxy, client), because it edits ``tools``, not messages.
+
+A :class:`Pipeline` owns the state that must outlive one request: the CCR store and the
+compression memo (cache stability). Build one per process and reuse it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .ccr.store import CompressionStore
+from .config import HeadroomConfig
+from .formats import BlockKind, Conversation, detect_format, parse, render
+from .tokens import MESSAGE_OVERHEAD, TokenCounter, counter_for
+from .transforms.base import Decision, Transform, TransformContext, block_tokens
+from .transforms.router import CompressionMemo, ContentRouter
+
+log = logging.getLogger("headroom.pipeline")
+
+
+def conversation_tokens(conv: Conversation, counter: TokenCounter) -> int:
+    """Tokens of everything the transforms can change (system, messages, tool calls)."""
+    total = sum(block_tokens(b, counter) for b in conv.system)
+    for m in conv.messages:
+        total += MESSAGE_OVERHEAD + sum(block_tokens(b, counter) for b in m.blocks)
+    return total
+
+
+@dataclass
+class PipelineResult:
+    conversation: Conversation
+    body: dict[str, Any]
+    format: str
+    tokens_before: int
+    tokens_after: int
+    decisions: list[Decision] = field(default_factory=list)
+    duration_ms: float = 0.0
+
+    @property
+    def tokens_saved(self) -> int:
+        return self.tokens_before - self.tokens_after
+
+    @property
+    def compression_ratio(self) -> float:
+        """Fraction of tokens removed: 0.8 means the output has 80 % fewer tokens."""
+        return self.tokens_saved / self.tokens_before if self.tokens_before else 0.0
+
+    @property
+    def transforms_applied(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for d in self.decisions:
+            if d.action in ("compressed", "moved", "shrunk", "dropped", "expanded"):
+                seen.setdefault(f"{d.transform}:{d.strategy}" if d.strategy else d.transform)
+        return list(seen)
+
+    @property
+    def ccr_hashes(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for d in self.decisions:
+            if d.ccr_hash:
+                seen.setdefault(d.ccr_hash)
+        return list(seen)
+
+    @property
+    def messages(self) -> list[Any]:
+        key = "input" if self.format == "openai_responses" else "messages"
+        return self.body.get(key)  # type: ignore[return-value]
+
+
+def _optional(module: str, attr: str) -> Any:
+    return getattr(importlib.import_module(module, __package__), attr)
+
+
+class Pipeline:
+    def __init__(
+        self,
+        config: HeadroomConfig | None = None,
+        *,
+        store: CompressionStore | None = None,
+        memo: CompressionMemo | None = None,
+        transforms: list[Transform] | None = None,
+        hints: Callable[[], dict[str, float]] | None = None,
+    ):
+        self.config = config or HeadroomConfig()
+        self.store = store if store is not None else (
+            CompressionStore.from_config(self.config.ccr) if self.config.ccr.enabled else None
+        )
+        self.memo = memo if memo is not None else CompressionMemo()
+        self._transforms = transforms
+        self._hints = hints
+        self._relevance: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def transforms(self) -> list[Transform]:
+        with self._lock:
+            if self._transforms is None:
+                self._transforms = self._default_transforms()
+            return self._transforms
+
+    def _default_transforms(self) -> list[Transform]:
+        cfg = self.config
+        out: list[Transform] = []
+        if cfg.image.enabled:
+            out.append(_LazyTransform("image", ".image.transform", "ImageTransform", cfg, needs=BlockKind.IMAGE))
+        if cfg.cache_aligner.enabled:
+            out.append(_optional(".transforms.cache_aligner", "CacheAligner")())
+        text_override = None
+        if cfg.llmlingua.enabled:
+            text_override = _optional(".ml.llmlingua", "LLMLinguaCompressor")(cfg.llmlingua)
+        out.append(ContentRouter(text_compressor_override=text_override))
+        if cfg.tool_args.enabled:
+            out.append(_optional(".transforms.tool_args", "ToolArgsShrinker")())
+        if cfg.context.strategy == "rolling_window":
+            out.append(_optional(".transforms.rolling_window", "RollingWindow")())
+        elif cfg.context.strategy == "intelligent":
+            out.append(_optional(".transforms.intelligent_context", "IntelligentContext")())
+        return out
+
+    def relevance(self) -> Any:
+        if self.config.relevance.mode == "bm25":
+            return None
+        if self._relevance is None:
+            self._relevance = _optional(".relevance", "scorer_for")(self.config.relevance)
+        return self._relevance
+
+    def run(self, conv: Conversation, *, model: str | None = None, query: str | None = None) -> PipelineResult:
+        t0 = time.perf_counter()
+        model = model or conv.model
+        counter = counter_for(model)
+        ctx = TransformContext(
+            config=self.config,
+            counter=counter,
+            store=self.store,
+            model=model,
+            query=query if query is not None else conv.latest_user_text(turns=2),
+            memo=self.memo,
+            hints=self._hints() if self._hints else {},
+            relevance=self.relevance(),
+        )
+        before = conversation_tokens(conv, counter)
+        for t in self.transforms:
+            try:
+                conv = t.apply(conv, ctx)
+            except Exception as exc:  # never worse: a broken stage leaves the request as it was
+                log.exception("transform %s failed", t.name)
+                ctx.decide(t.name, "skipped", f"error: {type(exc).__name__}: {exc}")
+        after = conversation_tokens(conv, counter)
+        body = render(conv)
+        return PipelineResult(conv, body, conv.format, before, after, ctx.decisions,
+                              (time.perf_counter() - t0) * 1000)
+
+    def compress_body(self, body: dict[str, Any], fmt: str | None = None, *, model: str | None = None,
+                      query: str | None = None) -> PipelineResult:
+        fmt = fmt or detect_format(body, model)
+        return self.run(parse(body, fmt), model=model, query=query)
+
+
+class _LazyTransform:
+    """A transform imported only when a conversation needs it (e.g. has images).
+
+    Optional extras (pillow, torch) therefore cost nothing for text-only traffic, and a
+    missing extra is reported in the decisions instead of failing the import.
+    """
+
+    def __init__(self, name: str, module: str, attr: str, config: HeadroomConfig, needs: BlockKind):
+        self.name, self._module, self._attr, self._config, self._needs = name, module, attr, config, needs
+        self._impl: Any = None
+        self._error: str | None = None
+
+    def apply(self, conv: Conversation, ctx: TransformContext) -> Conversation:
+        if not any(b.kind is self._needs for _, _, b in conv.blocks()):
+            return conv
+        if self._impl is None and self._error is None:
+            try:
+                self._impl = _optional(self._module, self._attr)(self._config)
+            except ImportError as exc:
+                self._error = f"unavailable: {exc}"
+        if self._impl is None:
+            ctx.decide(self.name, "skipped", self._error or "unavailable")
+            return conv
+        return self._impl.apply(conv, ctx)

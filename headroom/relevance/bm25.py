@@ -1,0 +1,52 @@
+"""Okapi BM25 over small in-memory corpora (tool-output items, lines, sentences)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+# Identifiers such as ``user_42``, ``a1b2-c3``, ``10.0.0.1`` stay whole: they are what
+# agents ask about, and splitting them would match unrelated items.
+_TOKEN_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-:/]*[A-Za-z0-9_]|[A-Za-z0-9_]")
+
+
+def tokenize(text: str) -> list[str]:
+    tokens: list[str] = []
+    for tok in _TOKEN_RE.findall(text.lower()):
+        tokens.append(tok)
+        if any(c in tok for c in "_.-:/"):
+            tokens.extend(t for t in re.split(r"[_.\-:/]+", tok) if t)
+    return tokens
+
+
+class BM25:
+    def __init__(self, docs: list[str], k1: float = 1.5, b: float = 0.75):
+        self.k1, self.b = k1, b
+        self.doc_tokens = [Counter(tokenize(d)) for d in docs]
+        self.lengths = [sum(c.values()) for c in self.doc_tokens]
+        self.avgdl = (sum(self.lengths) / len(self.lengths)) if self.lengths else 0.0
+        df: Counter[str] = Counter()
+        for c in self.doc_tokens:
+            df.update(c.keys())
+        n = len(docs)
+        self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+
+    def scores(self, query: str) -> list[float]:
+        q = set(tokenize(query))
+        out: list[float] = []
+        for counts, length in zip(self.doc_tokens, self.lengths):
+            s = 0.0
+            norm = self.k1 * (1 - self.b + self.b * length / self.avgdl) if self.avgdl else self.k1
+            for t in q:
+                f = counts.get(t)
+                if f:
+                    s += self.idf[t] * f * (self.k1 + 1) / (f + norm)
+            out.append(s)
+        return out
+
+    def top(self, query: str, k: int) -> list[int]:
+        """Indices of the k best-scoring documents with a positive score, best first."""
+        scored = [(s, i) for i, s in enumerate(self.scores(query)) if s > 0]
+        scored.sort(key=lambda x: (-x[0], x[1]))
+        return [i for _, i in scored[:k]]

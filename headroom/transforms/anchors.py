@@ -1,0 +1,51 @@
+"""Query anchors: the exact things a user's question names.
+
+Items that contain an anchor are never dropped by a compressor. Anchors are ids, UUIDs,
+numbers, hostnames/IPs, paths, quoted strings and identifier-like words from the latest
+user turns.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_UUID = re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
+_QUOTED = re.compile(r"\"([^\"]{2,80})\"|'([^']{2,80})'|`([^`]{2,80})`")
+_HOST = re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|\b[a-zA-Z0-9-]+(?:\.[a-zA-Z0-9-]+)+\b")
+_NUMBER = re.compile(r"(?<![\w.])\d{2,}(?:\.\d+)?(?![\w.])")
+# Identifier-like: has a digit, underscore, dash or inner capital (user_42, ORD-991, fooBar).
+_IDENT = re.compile(r"\b(?=[A-Za-z0-9_-]*[0-9_-])[A-Za-z][A-Za-z0-9_-]{2,}\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b|\b[A-Z]{2,}[A-Z0-9_-]*\d+\b")
+_PATH = re.compile(r"(?:[\w.-]+/)+[\w.-]+")
+
+
+@dataclass(frozen=True)
+class Anchors:
+    terms: frozenset[str] = field(default_factory=frozenset)
+
+    def __bool__(self) -> bool:
+        return bool(self.terms)
+
+    def matches(self, text: str) -> bool:
+        if not self.terms:
+            return False
+        low = text.lower()
+        return any(t in low for t in self.terms)
+
+    def matching(self, text: str) -> set[str]:
+        low = text.lower()
+        return {t for t in self.terms if t in low}
+
+
+def extract_anchors(query: str) -> Anchors:
+    if not query:
+        return Anchors()
+    found: set[str] = set()
+    for rx in (_UUID, _HOST, _PATH, _IDENT):
+        found.update(m.group(0) for m in rx.finditer(query))
+    for m in _QUOTED.finditer(query):
+        found.add(next(g for g in m.groups() if g))
+    for m in _NUMBER.finditer(query):
+        found.add(m.group(0))
+    # Very short or purely common tokens would match everything.
+    return Anchors(frozenset(t.lower().strip() for t in found if len(t.strip()) >= 2))

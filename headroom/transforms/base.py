@@ -1,0 +1,89 @@
+"""The transform contract.
+
+A transform has a ``name`` and ``apply(conversation, context) -> conversation``. It edits
+blocks (``block.text = ...``), drops or inserts whole messages, and records a
+:class:`Decision` for every block it looked at through ``context.decide(...)``: what it
+did and why. A skip always has a reason; there are no silent no-ops.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..formats.model import Block, Conversation
+
+if TYPE_CHECKING:
+    from ..ccr.store import CompressionStore
+    from ..config import HeadroomConfig
+    from ..tokens import TokenCounter
+
+
+@dataclass
+class Decision:
+    transform: str
+    action: str  # compressed | kept | skipped | dropped | moved | shrunk | expanded
+    reason: str
+    message_index: int | None = None
+    block_index: int | None = None
+    tool_name: str | None = None
+    content_type: str | None = None
+    strategy: str | None = None
+    tokens_before: int = 0
+    tokens_after: int = 0
+    ccr_hash: str | None = None
+    duration_ms: float = 0.0
+
+    @property
+    def tokens_saved(self) -> int:
+        return self.tokens_before - self.tokens_after
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["tokens_saved"] = self.tokens_saved
+        return d
+
+
+@dataclass
+class TransformContext:
+    """What a transform may read besides the conversation, and where it reports."""
+
+    config: HeadroomConfig
+    counter: TokenCounter
+    store: CompressionStore | None
+    model: str | None = None
+    query: str = ""
+    # Compression memo shared across requests (cache stability, invariant 4).
+    memo: Any = None
+    # Per-tool compression hints from retrieval feedback: tool name -> aggressiveness
+    # in [0, 1] (0 = compress gently, 1 = as hard as allowed). Missing = 0.5.
+    hints: dict[str, float] = field(default_factory=dict)
+    # Optional relevance scorer (query, items) -> scores; BM25 is used when None.
+    relevance: Any = None
+    decisions: list[Decision] = field(default_factory=list)
+    started_at: float = field(default_factory=time.perf_counter)
+
+    def decide(self, transform: str, action: str, reason: str, **kw: Any) -> Decision:
+        d = Decision(transform, action, reason, **kw)
+        self.decisions.append(d)
+        return d
+
+    def tokens(self, block: Block) -> int:
+        return block_tokens(block, self.counter)
+
+
+def block_tokens(block: Block, counter: TokenCounter) -> int:
+    if block.text is not None:
+        return counter.count(block.text)
+    tok = block.meta.get("token_text")
+    if tok:
+        return counter.count(tok)
+    est = block.meta.get("tokens")
+    return int(est) if est else 0
+
+
+class Transform(Protocol):
+    name: str
+
+    def apply(self, conversation: Conversation, context: TransformContext) -> Conversation: ...

@@ -1,0 +1,60 @@
+"""The contract every content compressor implements.
+
+A compressor gets one tool output as text (plus the question and its anchors) and
+returns a :class:`Compressed` or ``None`` when it has nothing worth doing. It never
+touches CCR, markers, memoisation or decisions: the ContentRouter owns those, so every
+compressor gets them the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..relevance.bm25 import BM25
+from .anchors import Anchors
+
+if TYPE_CHECKING:
+    from ..config import HeadroomConfig
+    from ..tokens import TokenCounter
+
+
+@dataclass
+class CompressInput:
+    text: str
+    config: HeadroomConfig
+    counter: TokenCounter
+    query: str = ""
+    anchors: Anchors = Anchors()
+    tool_name: str | None = None
+    tool_arguments: str | None = None
+    # 0 = compress gently, 1 = as hard as allowed; from retrieval feedback per tool.
+    aggressiveness: float = 0.5
+    # Optional scorer (query, items) -> list[float]; BM25 when None.
+    relevance: Any = None
+
+    def relevance_scores(self, items: list[str]) -> list[float]:
+        """Score ``items`` against the question (all zeros when there is no question)."""
+        if not self.query or not items:
+            return [0.0] * len(items)
+        if self.relevance is not None:
+            return list(self.relevance(self.query, items))
+        return BM25(items).scores(self.query)
+
+
+@dataclass
+class Compressed:
+    text: str
+    items_before: int
+    items_after: int
+    strategy: str
+    # Lossy results get their original stored in CCR and a retrieval marker appended.
+    lossy: bool = True
+    # A few words for the marker, e.g. "3 errors, 1 spike kept".
+    summary: str = ""
+
+
+class Compressor(Protocol):
+    name: str
+
+    def compress(self, inp: CompressInput) -> Compressed | None: ...

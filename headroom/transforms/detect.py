@@ -1,0 +1,80 @@
+"""Content-type detection for tool outputs.
+
+Cheap, ordered heuristics on a bounded sample of the text: structured formats first
+(JSON, diff, search hits) because they are unambiguous, then HTML, logs and code, and
+plain text as the fallback.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import re
+
+
+class ContentType(str, enum.Enum):
+    JSON_ARRAY = "json_array"
+    JSON_OBJECT = "json_object"
+    DIFF = "diff"
+    SEARCH = "search"
+    HTML = "html"
+    LOG = "log"
+    CODE = "code"
+    TEXT = "text"
+
+
+_SAMPLE_LINES = 200
+_SEARCH_LINE = re.compile(r"^(?:\./)?[\w./\\-]+\.[\w]+[:-]\d+[:-]")
+_DIFF_START = re.compile(r"^(?:diff --git |--- \S|\+\+\+ \S|@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@)", re.M)
+_HTML = re.compile(r"<(?:!doctype html|html|head|body|div|p|span|table|a\s|script|ul|li)\b", re.I)
+_LOG_LINE = re.compile(
+    r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|"
+    r"\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL)\b|"
+    r"(?:PASSED|FAILED|ERROR|ok|FAIL|PASS)\b|npm (?:ERR|WARN)|Traceback |\s+at [\w.$]+\(|"
+    r"[\w./-]+\.py::\S+|={3,}|-{3,} )",
+    re.I,
+)
+_CODE_LINE = re.compile(
+    r"^\s*(?:def |class |import |from \S+ import |function |const |let |var |export |public |private |"
+    r"protected |static |func |fn |package |#include|using |return\b|if \(|for \(|while \(|\}|\{$|@\w+)"
+)
+
+
+def _parse_json(text: str):
+    s = text.strip()
+    if not s or s[0] not in "[{":
+        return None
+    try:
+        return json.loads(s)
+    except ValueError:
+        return None
+
+
+def detect_content_type(text: str) -> ContentType:
+    stripped = text.lstrip()
+    if stripped[:1] in ("[", "{"):
+        data = _parse_json(text)
+        if isinstance(data, list):
+            return ContentType.JSON_ARRAY
+        if isinstance(data, dict):
+            return ContentType.JSON_OBJECT
+    lines = text.splitlines()[:_SAMPLE_LINES]
+    nonblank = [ln for ln in lines if ln.strip()]
+    if not nonblank:
+        return ContentType.TEXT
+    n = len(nonblank)
+    if len(_DIFF_START.findall("\n".join(lines))) >= 2:
+        return ContentType.DIFF
+    if sum(1 for ln in nonblank if _SEARCH_LINE.match(ln)) >= max(2, 0.6 * n):
+        return ContentType.SEARCH
+    if len(_HTML.findall(text[:20000])) >= 3:
+        return ContentType.HTML
+    log_hits = sum(1 for ln in nonblank if _LOG_LINE.match(ln))
+    if log_hits >= max(3, 0.3 * n):
+        return ContentType.LOG
+    if sum(1 for ln in nonblank if _CODE_LINE.match(ln)) >= max(3, 0.2 * n):
+        return ContentType.CODE
+    # JSON lines (one object per line) behave like a log.
+    if n >= 3 and sum(1 for ln in nonblank if ln.lstrip().startswith("{") and ln.rstrip().endswith("}")) >= 0.8 * n:
+        return ContentType.LOG
+    return ContentType.TEXT

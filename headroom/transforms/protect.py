@@ -1,0 +1,43 @@
+"""What must never be rewritten. One function, used by every transform and every path.
+
+Protected: ``headroom_retrieve`` outputs (also MCP-namespaced), user and assistant text,
+thinking blocks, excluded tools (fnmatch globs), anything inside the frozen prefix, and
+tool results in the last N messages when configured.
+"""
+
+from __future__ import annotations
+
+from fnmatch import fnmatchcase
+
+from ..config import HeadroomConfig
+from ..formats.model import Block, BlockKind, Conversation, is_retrieve_tool
+
+
+def is_excluded_tool(name: str | None, patterns: tuple[str, ...]) -> bool:
+    return bool(name) and any(fnmatchcase(name, p) for p in patterns)
+
+
+def protection_reason(conv: Conversation, message_index: int, block: Block, config: HeadroomConfig) -> str | None:
+    """Why ``block`` must stay as it is, or None when a transform may rewrite it.
+
+    ``message_index`` is -1 for system blocks held outside ``messages``.
+    """
+    if block.kind is BlockKind.THINKING:
+        return "thinking block (provider-signed)"
+    if block.text is None and block.kind is not BlockKind.IMAGE:
+        return "content is not a string"
+    if block.kind is BlockKind.TOOL_RESULT:
+        if block.is_retrieve_output or is_retrieve_tool(block.tool_name):
+            return "headroom_retrieve output"
+        if is_excluded_tool(block.tool_name, config.router.exclude_tools):
+            return f"excluded tool {block.tool_name}"
+    if block.kind is BlockKind.TEXT and message_index >= 0:
+        role = conv.messages[message_index].role.value
+        if role in ("user", "assistant"):
+            return f"{role} text"
+    if 0 <= message_index < config.frozen_prefix_messages:
+        return "inside frozen prefix"
+    recent = config.router.protect_recent_messages
+    if recent and message_index >= 0 and message_index >= len(conv.messages) - recent:
+        return f"within the last {recent} messages"
+    return None

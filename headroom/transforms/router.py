@@ -1,0 +1,213 @@
+"""ContentRouter: detect what each tool output is and send it to the right compressor.
+
+The router owns everything compressors share: protections, the minimum size, the
+deadline, "never worse" (a result that does not save enough is discarded), CCR storage
+and the retrieval marker, the memo that keeps a compressed form byte-stable across turns,
+and the decision record.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+
+from ..ccr.markers import format_marker
+from ..formats.model import Conversation, content_hash
+from .anchors import extract_anchors
+from .base import TransformContext
+from .compressor import Compressed, CompressInput, Compressor
+from .detect import ContentType, detect_content_type
+from .protect import protection_reason
+
+NAME = "content_router"
+
+
+@dataclass(frozen=True)
+class MemoEntry:
+    text: str | None  # None: the original was kept
+    original_tokens: int
+    tokens: int
+    strategy: str | None
+    content_type: str
+    ccr_hash: str | None
+    items_before: int
+    items_after: int
+    reason: str
+
+
+class CompressionMemo:
+    """LRU map (content hash, tool, config) -> what we rendered for it the first time.
+
+    Invariant 4: a tool result compressed in turn 1 renders with the same bytes in every
+    later turn, whatever the latest question is, so provider prompt caches keep hitting.
+    """
+
+    def __init__(self, capacity: int = 4096):
+        self.capacity = capacity
+        self._data: OrderedDict[tuple, MemoEntry] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: tuple) -> MemoEntry | None:
+        with self._lock:
+            e = self._data.get(key)
+            if e is None:
+                self.misses += 1
+                return None
+            self.hits += 1
+            self._data.move_to_end(key)
+            return e
+
+    def put(self, key: tuple, entry: MemoEntry) -> None:
+        with self._lock:
+            self._data[key] = entry
+            self._data.move_to_end(key)
+            while len(self._data) > self.capacity:
+                self._data.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="headroom-compress")
+
+
+def default_compressors() -> dict[ContentType, Compressor]:
+    from .code import CodeCompressor
+    from .diff import DiffCompressor
+    from .html import HTMLCompressor
+    from .logs import LogCompressor
+    from .search import SearchCompressor
+    from .smart_crusher import SmartCrusher
+    from .text import TextCrusher
+
+    crusher = SmartCrusher()
+    return {
+        ContentType.JSON_ARRAY: crusher,
+        ContentType.JSON_OBJECT: crusher,
+        ContentType.LOG: LogCompressor(),
+        ContentType.SEARCH: SearchCompressor(),
+        ContentType.DIFF: DiffCompressor(),
+        ContentType.HTML: HTMLCompressor(),
+        ContentType.CODE: CodeCompressor(),
+        ContentType.TEXT: TextCrusher(),
+    }
+
+
+class ContentRouter:
+    name = NAME
+
+    def __init__(
+        self,
+        compressors: dict[ContentType, Compressor] | None = None,
+        *,
+        text_compressor_override: Compressor | None = None,
+    ):
+        self.compressors = compressors if compressors is not None else default_compressors()
+        # LLMLingua-2 (when enabled) replaces the prose compressor; see headroom.ml.
+        if text_compressor_override is not None:
+            self.compressors = {**self.compressors, ContentType.TEXT: text_compressor_override}
+
+    def apply(self, conv: Conversation, ctx: TransformContext) -> Conversation:
+        cfg = ctx.config
+        if not cfg.router.enabled:
+            return conv
+        anchors = extract_anchors(ctx.query)
+        for i, j, block in list(conv.tool_results()):
+            where = dict(message_index=i, block_index=j, tool_name=block.tool_name)
+            reason = protection_reason(conv, i, block, cfg)
+            if reason:
+                ctx.decide(NAME, "skipped", reason, **where)
+                continue
+            text = block.text
+            assert text is not None  # protection_reason rejects non-string content
+            tokens = ctx.tokens(block)
+            if tokens < cfg.router.min_tokens:
+                ctx.decide(NAME, "skipped", f"below {cfg.router.min_tokens} tokens", tokens_before=tokens, tokens_after=tokens, **where)
+                continue
+            key = (content_hash(text), block.tool_name or "", cfg.fingerprint(), self._override_name())
+            memo_hit = ctx.memo.get(key) if ctx.memo is not None else None
+            t0 = time.perf_counter()
+            entry = memo_hit or self._compress(text, tokens, block, anchors, ctx)
+            if memo_hit is None and ctx.memo is not None:
+                ctx.memo.put(key, entry)
+            elapsed = (time.perf_counter() - t0) * 1000
+            if entry.text is None:
+                ctx.decide(NAME, "kept", entry.reason, content_type=entry.content_type, tokens_before=tokens,
+                           tokens_after=tokens, duration_ms=elapsed, **where)
+                continue
+            if memo_hit is not None and entry.ccr_hash and ctx.store is not None:
+                # Refresh the TTL (and re-create the entry after a restart or eviction).
+                ctx.store.store(text, compressed=entry.text, tool_name=block.tool_name,
+                                original_tokens=tokens, compressed_tokens=entry.tokens, item_count=entry.items_before)
+            block.text = entry.text
+            ctx.decide(NAME, "compressed", "memo hit" if memo_hit else "compressed", content_type=entry.content_type,
+                       strategy=entry.strategy, tokens_before=tokens, tokens_after=entry.tokens,
+                       ccr_hash=entry.ccr_hash, duration_ms=elapsed, **where)
+        return conv
+
+    def _override_name(self) -> str:
+        c = self.compressors.get(ContentType.TEXT)
+        return getattr(c, "name", "")
+
+    def _compress(self, text, tokens, block, anchors, ctx: TransformContext) -> MemoEntry:
+        cfg = ctx.config
+        ctype = detect_content_type(text)
+
+        def kept(reason: str) -> MemoEntry:
+            return MemoEntry(None, tokens, tokens, None, ctype.value, None, 0, 0, reason)
+
+        compressor = self.compressors.get(ctype)
+        if compressor is None:
+            return kept(f"no compressor for {ctype.value}")
+        inp = CompressInput(
+            text=text,
+            config=cfg,
+            counter=ctx.counter,
+            query=ctx.query,
+            anchors=anchors,
+            tool_name=block.tool_name,
+            tool_arguments=block.tool_arguments,
+            aggressiveness=ctx.hints.get(block.tool_name or "", 0.5),
+            relevance=ctx.relevance,
+        )
+        result = run_with_deadline(compressor.compress, inp, cfg.router.timeout_ms)
+        if isinstance(result, str):
+            return kept(result)
+        if result is None:
+            return kept(f"{compressor.name}: nothing to compress")
+        if result.lossy and (ctx.store is None or not cfg.ccr.enabled):
+            return kept(f"{compressor.name}: lossy result discarded (no CCR store to keep the original)")
+        out = result.text
+        h = None
+        if result.lossy:
+            h = content_hash(text)
+            if cfg.ccr.inject_retrieval_marker:
+                marker = format_marker(result.items_before, result.items_after, h, ctx.store.ttl_seconds, result.summary)
+                out = f"{out}\n{marker}"
+        out_tokens = ctx.counter.count(out)
+        if out_tokens > tokens * (1 - cfg.router.min_savings):
+            return kept(f"{compressor.name}: saved too little ({tokens} -> {out_tokens} tokens)")
+        if h is not None:
+            ctx.store.store(text, compressed=out, tool_name=block.tool_name, original_tokens=tokens,
+                            compressed_tokens=out_tokens, item_count=result.items_before)
+        return MemoEntry(out, tokens, out_tokens, f"{compressor.name}:{result.strategy}", ctype.value, h,
+                         result.items_before, result.items_after, "compressed")
+
+
+def run_with_deadline(fn: Callable, arg, timeout_ms: int):
+    """Run ``fn(arg)`` with a deadline. Returns its result, or a reason string on failure."""
+    fut = _POOL.submit(fn, arg)
+    try:
+        return fut.result(timeout=timeout_ms / 1000)
+    except FutureTimeout:
+        fut.cancel()
+        return f"timed out after {timeout_ms} ms"
+    except Exception as exc:  # a compressor bug must never break the request
+        return f"error: {type(exc).__name__}: {exc}"
