@@ -1,0 +1,100 @@
+"""One row of request metrics: what a request cost and what headroom saved on it.
+
+The columns follow the seed project's metrics table so existing dashboards keep working;
+list- and dict-valued columns are stored as JSON text in SQLite.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+MODES = ("optimize", "audit", "simulate", "passthrough")
+
+
+@dataclass
+class RequestMetrics:
+    timestamp: float = field(default_factory=time.time)  # epoch seconds (UTC)
+    request_id: str = field(default_factory=lambda: uuid.uuid4().hex[:16])
+    provider: str = ""  # openai | anthropic | google | …
+    model: str = ""
+    mode: str = "optimize"  # optimize | audit | simulate | passthrough
+    tokens_before: int = 0  # input tokens the client sent
+    # In audit and simulate modes nothing is forwarded compressed: tokens_after and
+    # tokens_saved are what optimize *would* have sent and saved ("potential" savings).
+    tokens_after: int = 0
+    tokens_saved: int = 0
+    transforms_applied: list[str] = field(default_factory=list)
+    # Tokens saved per transform ("router:smart_crusher" -> 1234) and per tool name:
+    # the report's "by transform" and "top tools" tables read these.
+    transform_savings: dict[str, int] = field(default_factory=dict)
+    tool_savings: dict[str, int] = field(default_factory=dict)
+    tool_names: list[str] = field(default_factory=list)
+    cached_tokens: int = 0  # provider prompt-cache hits reported in the response usage
+    output_tokens: int = 0
+    latency_ms: float = 0.0  # whole request, upstream included
+    compression_ms: float = 0.0  # headroom's own time
+    stream: bool = False
+    status_code: int | None = None
+    ccr_hashes: list[str] = field(default_factory=list)
+    retrievals: int = 0  # headroom_retrieve calls answered for this request
+    cost_saved_usd: float | None = None  # input price × tokens_saved when the price is known
+    error: str | None = None
+
+    @property
+    def savings_ratio(self) -> float:
+        return self.tokens_saved / self.tokens_before if self.tokens_before else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RequestMetrics:
+        """Build a row from a dict, ignoring keys this version does not know."""
+        known = {f.name for f in fields(cls)}
+        # A NULL in a list/dict column (e.g. a row written by an older version) means empty.
+        return cls(**{k: v for k, v in data.items() if k in known and not (v is None and k in JSON_COLUMNS)})
+
+    @classmethod
+    def from_pipeline(cls, result: Any, *, mode: str = "optimize", **columns: Any) -> RequestMetrics:
+        """A row from a :class:`~headroom.pipeline.PipelineResult` plus request columns.
+
+        Savings per transform and per tool are summed from the pipeline's decisions, so
+        the numbers in the report are the ones the transforms themselves measured.
+        """
+        by_transform: dict[str, int] = {}
+        by_tool: dict[str, int] = {}
+        tools: dict[str, None] = {}
+        for d in result.decisions:
+            if d.tool_name:
+                tools.setdefault(d.tool_name)
+            saved = d.tokens_before - d.tokens_after
+            if saved <= 0 or d.action not in ("compressed", "moved", "shrunk", "dropped"):
+                continue
+            key = f"{d.transform}:{d.strategy}" if d.strategy else d.transform
+            by_transform[key] = by_transform.get(key, 0) + saved
+            if d.tool_name:
+                by_tool[d.tool_name] = by_tool.get(d.tool_name, 0) + saved
+        row = cls(
+            mode=mode,
+            tokens_before=result.tokens_before,
+            tokens_after=result.tokens_after,
+            tokens_saved=result.tokens_saved,
+            transforms_applied=list(result.transforms_applied),
+            transform_savings=by_transform,
+            tool_savings=by_tool,
+            tool_names=list(tools),
+            compression_ms=round(result.duration_ms, 3),
+            ccr_hashes=list(result.ccr_hashes),
+        )
+        for k, v in columns.items():
+            if not hasattr(row, k):
+                raise TypeError(f"RequestMetrics has no column {k!r}")
+            setattr(row, k, v)
+        return row
+
+
+COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(RequestMetrics))
+JSON_COLUMNS = frozenset({"transforms_applied", "transform_savings", "tool_savings", "tool_names", "ccr_hashes"})
