@@ -1,0 +1,245 @@
+"""Redis backend for the CCR store: one store shared by several proxy replicas.
+
+Layout (all keys under one prefix, default ``headroom:ccr:``):
+
+- ``{prefix}e:{hash}``  a hash holding one :class:`Entry`; it carries a native Redis
+  TTL (``PEXPIRE``), so Redis itself forgets originals that nobody refreshes.
+- ``{prefix}lru``       sorted set hash -> last access (store clock): LRU order.
+- ``{prefix}exp``       sorted set hash -> ``expires_at`` (store clock): ``purge_expired``.
+- ``{prefix}deadline``  sorted set hash -> wall-clock ms of the native expiry, so index
+  members whose key Redis already expired can be dropped without scanning everything.
+- ``{prefix}events``    sorted set of retrieval events scored by time, capped in size.
+
+Multi-key changes run as Lua scripts or MULTI pipelines so that replicas sharing the
+database never see an entry without its index rows (or the reverse). Single Redis node
+only: the scripts touch keys they compute, which Redis Cluster does not allow.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from .backends import Entry, RetrievalEvent
+
+_INT_FIELDS = ("original_tokens", "compressed_tokens", "item_count", "retrieval_count")
+_FLOAT_FIELDS = ("created_at", "expires_at", "last_access")
+_OPTIONAL_STR_FIELDS = ("tool_name", "compressed")
+
+# KEYS: entry key, lru. ARGV: at, hash. Touch only a live entry: HINCRBY on a
+# missing key would create a TTL-less stub that never goes away.
+_TOUCH = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'last_access', ARGV[1])
+redis.call('HINCRBY', KEYS[1], 'retrieval_count', 1)
+redis.call('ZADD', KEYS[2], 'XX', ARGV[1], ARGV[2])
+return 1
+"""
+
+# Drops index members whose entry key Redis has already expired natively.
+# KEYS: lru, exp, deadline. ARGV: entry key prefix, wall-clock now in ms.
+_SWEEP_BODY = """
+local function sweep(prefix, now_ms)
+  local dead = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now_ms)
+  for _, h in ipairs(dead) do
+    if redis.call('EXISTS', prefix .. h) == 0 then
+      redis.call('ZREM', KEYS[1], h)
+      redis.call('ZREM', KEYS[2], h)
+      redis.call('ZREM', KEYS[3], h)
+    end
+  end
+end
+local function drop(prefix, hashes)
+  local n = 0
+  for _, h in ipairs(hashes) do
+    n = n + redis.call('DEL', prefix .. h)
+    redis.call('ZREM', KEYS[1], h)
+    redis.call('ZREM', KEYS[2], h)
+    redis.call('ZREM', KEYS[3], h)
+  end
+  return n
+end
+"""
+
+_COUNT = _SWEEP_BODY + """
+sweep(ARGV[1], ARGV[2])
+return redis.call('ZCARD', KEYS[1])
+"""
+
+# ARGV: prefix, now_ms, keep.
+_EVICT_LRU = _SWEEP_BODY + """
+sweep(ARGV[1], ARGV[2])
+local extra = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[3])
+if extra <= 0 then return 0 end
+return drop(ARGV[1], redis.call('ZRANGE', KEYS[1], 0, extra - 1))
+"""
+
+# ARGV: prefix, now_ms, store-clock now.
+_PURGE_EXPIRED = _SWEEP_BODY + """
+sweep(ARGV[1], ARGV[2])
+return drop(ARGV[1], redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[3]))
+"""
+
+
+def redact_url(url: str) -> str:
+    """``url`` without its password, for messages and logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    user = f"{parts.username}:***@" if parts.username else ":***@"
+    return urlunsplit((parts.scheme, user + host, parts.path, parts.query, parts.fragment))
+
+
+class RedisBackend:
+    """CCR entries in Redis, with native key expiry and a sorted-set LRU index.
+
+    ``ttl_seconds`` is the native lifetime used when an entry does not carry a usable
+    one itself; normally an entry lives ``expires_at - last_access`` seconds from its
+    last write, which is what the store asked for, independent of the store's clock.
+    """
+
+    def __init__(
+        self,
+        url: str = "redis://127.0.0.1:6379/0",
+        ttl_seconds: int = 1800,
+        *,
+        prefix: str = "headroom:ccr:",
+        max_events: int = 100_000,
+        client: Any = None,
+    ):
+        if ttl_seconds < 1:
+            raise ValueError("ttl_seconds must be at least 1")
+        self.url = url
+        self.ttl_seconds = ttl_seconds
+        self.prefix = prefix
+        self.max_events = max_events
+        if client is None:
+            client = _connect(url)
+        self._redis = client
+        self._entry_prefix = f"{prefix}e:"
+        self._lru = f"{prefix}lru"
+        self._exp = f"{prefix}exp"
+        self._deadline = f"{prefix}deadline"
+        self._events = f"{prefix}events"
+        self._event_seq = f"{prefix}events:seq"
+        self._touch = client.register_script(_TOUCH)
+        self._count = client.register_script(_COUNT)
+        self._evict = client.register_script(_EVICT_LRU)
+        self._purge = client.register_script(_PURGE_EXPIRED)
+
+    def _key(self, hash: str) -> str:
+        return self._entry_prefix + hash
+
+    def _index_keys(self) -> list[str]:
+        return [self._lru, self._exp, self._deadline]
+
+    def put(self, entry: Entry) -> None:
+        lifetime = entry.expires_at - entry.last_access
+        lifetime_ms = int(lifetime * 1000) if lifetime > 0 else self.ttl_seconds * 1000
+        key = self._key(entry.hash)
+        pipe = self._redis.pipeline(transaction=True)
+        pipe.delete(key)  # a replaced entry must not keep fields the new one lacks
+        pipe.hset(key, mapping=_encode(entry))
+        pipe.pexpire(key, lifetime_ms)
+        pipe.zadd(self._lru, {entry.hash: entry.last_access})
+        pipe.zadd(self._exp, {entry.hash: entry.expires_at})
+        pipe.zadd(self._deadline, {entry.hash: _now_ms() + lifetime_ms})
+        pipe.execute()
+
+    def get(self, hash: str) -> Entry | None:
+        data = self._redis.hgetall(self._key(hash))
+        return _decode(hash, data) if data else None
+
+    def touch(self, hash: str, at: float) -> None:
+        self._touch(keys=[self._key(hash), self._lru], args=[repr(at), hash])
+
+    def delete(self, hash: str) -> None:
+        pipe = self._redis.pipeline(transaction=True)
+        pipe.delete(self._key(hash))
+        for index in self._index_keys():
+            pipe.zrem(index, hash)
+        pipe.execute()
+
+    def count(self) -> int:
+        return int(self._count(keys=self._index_keys(), args=[self._entry_prefix, _now_ms()]))
+
+    def evict_lru(self, keep: int) -> int:
+        return int(self._evict(keys=self._index_keys(), args=[self._entry_prefix, _now_ms(), max(0, keep)]))
+
+    def purge_expired(self, now: float) -> int:
+        return int(self._purge(keys=self._index_keys(), args=[self._entry_prefix, _now_ms(), repr(now)]))
+
+    def log_retrieval(self, event: RetrievalEvent) -> None:
+        # A sequence number keeps two identical events (same hash, query, time) distinct
+        # members of the sorted set.
+        seq = self._redis.incr(self._event_seq)
+        member = json.dumps({"seq": seq, "hash": event.hash, "tool_name": event.tool_name,
+                             "query": event.query, "at": event.at})
+        pipe = self._redis.pipeline(transaction=True)
+        pipe.zadd(self._events, {member: event.at})
+        pipe.zremrangebyrank(self._events, 0, -(self.max_events + 1))
+        pipe.execute()
+
+    def retrievals(self, since: float = 0.0) -> list[RetrievalEvent]:
+        rows = self._redis.zrangebyscore(self._events, repr(since), "+inf")
+        out = []
+        for raw in rows:
+            d = json.loads(raw)
+            out.append(RetrievalEvent(d["hash"], d["tool_name"], d["query"], d["at"]))
+        return out
+
+    def close(self) -> None:
+        self._redis.close()
+
+
+def _connect(url: str) -> Any:
+    try:
+        import redis  # lazy: only Redis deployments need the package
+    except ImportError as exc:
+        raise ImportError("the Redis CCR backend needs the 'redis' package: pip install 'headroom[redis]'") from exc
+    client = redis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=5, health_check_interval=30)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        client.close()
+        raise ConnectionError(f"cannot reach Redis at {redact_url(url)}: {exc}") from exc
+    return client
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _encode(entry: Entry) -> dict[str, str]:
+    data: dict[str, str] = {"original": entry.original, "meta": json.dumps(entry.meta, sort_keys=True)}
+    for name in _FLOAT_FIELDS:
+        data[name] = repr(float(getattr(entry, name)))
+    for name in _INT_FIELDS:
+        data[name] = str(int(getattr(entry, name)))
+    for name in _OPTIONAL_STR_FIELDS:
+        value = getattr(entry, name)
+        if value is not None:  # absent field = None
+            data[name] = value
+    return data
+
+
+def _decode(hash: str, data: dict[str, str]) -> Entry:
+    return Entry(
+        hash=hash,
+        original=data["original"],
+        created_at=float(data["created_at"]),
+        expires_at=float(data["expires_at"]),
+        last_access=float(data["last_access"]),
+        tool_name=data.get("tool_name"),
+        compressed=data.get("compressed"),
+        original_tokens=int(data.get("original_tokens", 0)),
+        compressed_tokens=int(data.get("compressed_tokens", 0)),
+        item_count=int(data.get("item_count", 0)),
+        retrieval_count=int(data.get("retrieval_count", 0)),
+        meta=json.loads(data.get("meta") or "{}"),
+    )
