@@ -13,6 +13,8 @@ MARKER_RE = re.compile(
     r"Retrieve more: hash=(?P<hash>[0-9a-f]{24})\. Expires in (?P<ttl>\d+)m\.\]"
 )
 HASH_RE = re.compile(r"hash=([0-9a-f]{24})")
+# Shortened tool-call arguments name their hash inline instead of carrying a marker.
+INLINE_RE = re.compile(r"headroom_retrieve hash=(?P<hash>[0-9a-f]{24})")
 
 
 def format_marker(items_before: int, items_after: int, hash: str, ttl_seconds: int, summary: str = "") -> str:
@@ -24,11 +26,13 @@ def format_marker(items_before: int, items_after: int, hash: str, ttl_seconds: i
 
 def find_hashes(text: str) -> list[str]:
     """CCR hashes referenced by markers in ``text``, in order, without duplicates."""
+    found = [(m.start(), m.group("hash")) for rx in (MARKER_RE, INLINE_RE) for m in rx.finditer(text)]
     seen: dict[str, None] = {}
-    for m in MARKER_RE.finditer(text):
-        seen.setdefault(m.group("hash"))
+    for _, h in sorted(found):
+        seen.setdefault(h)
     return list(seen)
 
 
 def has_marker(text: str | None) -> bool:
-    return bool(text) and MARKER_RE.search(text) is not None
+    """True when ``text`` references CCR content the model may want to retrieve."""
+    return bool(text) and (MARKER_RE.search(text) is not None or INLINE_RE.search(text) is not None)

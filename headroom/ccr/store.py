@@ -157,7 +157,12 @@ class CompressionStore:
         items = split_items(e.original)
         if not items:
             return []
-        best = BM25(items).top(query, k)
+        scores = BM25(items).scores(query)
+        top = max(scores, default=0.0)
+        if top <= 0:
+            return []
+        # Weak partial matches (a shared word like "user") would bury the real hit.
+        best = sorted((i for i, s in enumerate(scores) if s >= 0.5 * top), key=lambda i: (-scores[i], i))[:k]
         return [items[i] for i in sorted(best)]
 
     def retrievals(self, since: float = 0.0) -> list[RetrievalEvent]:

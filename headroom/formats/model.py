@@ -65,6 +65,8 @@ class Block:
     original_text: str | None = None
     original_image: ImageData | None = None
     is_error: bool = False
+    # True for blocks a transform inserted (markers, expansions): always rendered.
+    added: bool = False
     # Free-form annotations transforms leave for later stages (never rendered).
     meta: dict[str, Any] = field(default_factory=dict)
 
@@ -75,7 +77,7 @@ class Block:
 
     @property
     def changed(self) -> bool:
-        if self.text != self.original_text:
+        if self.added or self.text != self.original_text:
             return True
         if self.image is not None and self.original_image is not None:
             return vars(self.image) != vars(self.original_image)
@@ -99,6 +101,9 @@ class Message:
     @property
     def changed(self) -> bool:
         return self.raw is None or any(b.changed for b in self.blocks)
+
+    def has_text(self) -> bool:
+        return any(b.kind is BlockKind.TEXT and b.text for b in self.blocks)
 
     def tool_call_ids(self) -> list[str]:
         return [b.tool_call_id for b in self.blocks if b.kind is BlockKind.TOOL_CALL and b.tool_call_id]

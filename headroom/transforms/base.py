@@ -34,6 +34,8 @@ class Decision:
     tokens_after: int = 0
     ccr_hash: str | None = None
     duration_ms: float = 0.0
+    # Transform-specific facts worth reporting (e.g. the stable-prefix hash).
+    extra: dict[str, Any] | None = None
 
     @property
     def tokens_saved(self) -> int:
