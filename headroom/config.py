@@ -124,11 +124,21 @@ class ContextConfig(_Section):
 
 
 class LLMLinguaConfig(_Section):
+    """LLMLingua-2 prose compression (headroom.ml.llmlingua)."""
+
     enabled: bool = False
     device: Device = "auto"
     model_path: str | None = None
+    # Which registry family the checkpoint is: a name containing "bert-base-multilingual"
+    # selects the mBERT variant, anything else XLM-RoBERTa large.
     model_name: str = "llmlingua-2-xlm-roberta-large-meetingbank"
+    # Fraction of words kept, per content type: prose can lose most filler, logs and code
+    # carry more signal per word.
     rate: float = Field(0.5, gt=0, le=1)
+    log_rate: float = Field(0.65, gt=0, le=1)
+    code_rate: float = Field(0.8, gt=0, le=1)
+    json_rate: float = Field(0.5, gt=0, le=1)
+    batch_size: int = Field(8, ge=1)
     timeout_ms: int = Field(5000, ge=1)
     min_tokens: int = Field(300, ge=0)
 

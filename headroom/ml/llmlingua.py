@@ -1,0 +1,266 @@
+"""LLMLingua-2 prose compression, run directly with transformers.
+
+LLMLingua-2 is a token classifier: for every sub-word token it predicts the probability
+that the token should be *kept* (label 1). We average that probability over each word,
+add what the heuristics know (identifiers, numbers, paths, URLs, error words and the
+question's anchors are always kept; words the question names get a boost) and keep the
+best words up to a rate that depends on the content type.
+
+Why transformers directly rather than the ``llmlingua`` package: the package picks its
+word splitter from the model *directory name*, pads every chunk to 512 tokens, needs
+tiktoken's BPE file at run time and imports in about 4 s; the inference itself is a
+forward pass and a mean per word. Doing it here keeps loading under our registry
+(explicit paths, no downloads, one copy per device), batches chunks of any length, and
+lets the deadline be checked between batches.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..relevance.bm25 import tokenize
+from ..transforms.compressor import Compressed, CompressInput
+from ..transforms.detect import ContentType, detect_content_type
+from .registry import ModelLocation, get_model, resolve, resolve_device
+
+if TYPE_CHECKING:
+    from ..config import LLMLinguaConfig
+    from ..transforms.anchors import Anchors
+
+XLM_ROBERTA = "llmlingua-2-xlm-roberta-large"
+MBERT = "llmlingua-2-bert-base-multilingual"
+KEEP_LABEL = 1
+
+_WORD = re.compile(r"\S+")
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
+_PATH = re.compile(r"[\w.-]+/[\w./-]+|^~?/[\w.-]")
+_NUMBER = re.compile(r"\d")
+# Identifier-like: snake_case, camelCase, dotted names, ACRONYMS (hex ids contain digits).
+_IDENT = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|[A-Za-z]\.[A-Za-z]|^[A-Z]{2,}[-_]?\w*$")
+_ERROR_WORDS = frozenset(
+    "error errors exception failed failure fail fatal panic traceback warning warn denied refused "
+    "timeout timed crash crashed abort aborted critical invalid missing unauthorized forbidden "
+    "cannot can't not never no".split()
+)
+_STRIP = ".,;:!?()[]{}\"'`<>"
+
+
+def force_kept(word: str) -> bool:
+    """Words no keep probability may drop: they are what answers are made of."""
+    bare = word.strip(_STRIP)
+    if not bare:
+        return False
+    return bool(
+        _NUMBER.search(bare)
+        or _URL.match(bare)
+        or _PATH.search(bare)
+        or _IDENT.search(bare)
+        or bare.lower() in _ERROR_WORDS
+    )
+
+
+def family_for(model_name: str, model_path: str | None = None) -> str:
+    """Registry name of the checkpoint: its config's ``model_type`` when a path is given."""
+    if model_path:
+        try:
+            model_type = json.loads((Path(model_path) / "config.json").read_text()).get("model_type", "")
+        except (OSError, ValueError):
+            model_type = ""
+        if model_type:
+            return MBERT if model_type == "bert" else XLM_ROBERTA
+    return MBERT if "bert-base-multilingual" in model_name.lower() else XLM_ROBERTA
+
+
+@dataclass
+class _Loaded:
+    tokenizer: Any
+    model: Any
+    max_tokens: int  # content tokens per chunk, special tokens excluded
+
+
+def _load(location: ModelLocation, device: str) -> _Loaded:
+    from transformers import AutoModelForTokenClassification, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    tokenizer = AutoTokenizer.from_pretrained(str(location.path))
+    if not getattr(tokenizer, "is_fast", False):
+        raise RuntimeError(f"{location.path}: LLMLingua-2 needs a fast tokenizer (tokenizer.json) for word alignment")
+    model = AutoModelForTokenClassification.from_pretrained(str(location.path))
+    if device.startswith("cuda"):
+        model = model.half()  # the classifier is robust to fp16 and it halves memory and latency
+    model = model.to(device).eval()
+    positions = int(getattr(model.config, "max_position_embeddings", 512))
+    # RoBERTa-family position ids start after the padding index, so 514 positions hold 512 tokens.
+    if model.config.model_type in ("xlm-roberta", "roberta"):
+        positions -= 2
+    limit = min(positions, 512, int(tokenizer.model_max_length or 512))
+    return _Loaded(tokenizer, model, limit - tokenizer.num_special_tokens_to_add())
+
+
+class DeadlineExceeded(Exception):
+    pass
+
+
+class LLMLinguaCompressor:
+    """The ContentRouter's prose compressor when ``config.llmlingua.enabled``."""
+
+    name = "llmlingua2"
+
+    def __init__(self, config: LLMLinguaConfig):
+        self.config = config
+        self.family = family_for(config.model_name, config.model_path)
+        # Fail here, once, with the registry's instructions, rather than at 0 % later.
+        self.location = resolve(self.family, config.model_path)
+        self.device = resolve_device(config.device)
+        self._infer_lock = threading.Lock()
+
+    # --- model --------------------------------------------------------------------------
+
+    def _model(self) -> _Loaded:
+        return get_model(self.family, _load, self.device, self.location.path)
+
+    def warm_up(self) -> None:
+        self._model()
+
+    def keep_probabilities(self, words: list[str], deadline: float | None = None) -> list[float]:
+        """P(keep) per word: label-1 probability averaged over the word's sub-tokens."""
+        if not words:
+            return []
+        import torch
+
+        m = self._model()
+        lengths = [max(1, len(ids)) for ids in m.tokenizer(words, add_special_tokens=False)["input_ids"]]
+        chunks: list[tuple[int, int]] = []
+        start, used = 0, 0
+        for i, n in enumerate(lengths):
+            if used + n > m.max_tokens and i > start:
+                chunks.append((start, i))
+                start, used = i, 0
+            used += n
+        chunks.append((start, len(words)))
+        probs = [0.0] * len(words)
+        bs = self.config.batch_size
+        for b in range(0, len(chunks), bs):
+            if deadline is not None and time.perf_counter() > deadline:
+                raise DeadlineExceeded(f"deadline passed after {b} of {len(chunks)} chunks")
+            batch = chunks[b : b + bs]
+            enc = m.tokenizer([words[s:e] for s, e in batch], is_split_into_words=True, truncation=True,
+                              max_length=m.max_tokens + m.tokenizer.num_special_tokens_to_add(),
+                              padding=True, return_tensors="pt")
+            inputs = {k: v.to(self.device) for k, v in enc.items() if k in ("input_ids", "attention_mask")}
+            with self._infer_lock, torch.inference_mode():
+                logits = m.model(**inputs).logits
+            keep = torch.softmax(logits.float(), dim=-1)[..., KEEP_LABEL].cpu().tolist()
+            for row, (s, _e) in enumerate(batch):
+                sums: dict[int, list[float]] = {}
+                for pos, wid in enumerate(enc.word_ids(row)):
+                    if wid is not None:
+                        sums.setdefault(wid, []).append(keep[row][pos])
+                for wid, vals in sums.items():
+                    probs[s + wid] = sum(vals) / len(vals)
+        return probs
+
+    # --- selection ----------------------------------------------------------------------
+
+    def compress_text(self, text: str, rate: float, anchors: Anchors | None = None, query: str = "",
+                      deadline: float | None = None) -> tuple[str, int, int]:
+        """Keep about ``rate`` of the words of ``text``; returns (text, words before, after).
+
+        Line breaks survive (a line whose words all go disappears), so logs and lists keep
+        their shape.
+        """
+        lines = text.split("\n")
+        words: list[str] = []
+        line_of: list[int] = []
+        for li, line in enumerate(lines):
+            for w in _WORD.findall(line):
+                words.append(w)
+                line_of.append(li)
+        if not words:
+            return text, 0, 0
+        probs = self.keep_probabilities(words, deadline)
+        query_terms = set(tokenize(query)) if query else set()
+        forced = [force_kept(w) or bool(anchors and anchors.matches(w)) for w in words]
+        score = list(probs)
+        if query_terms:
+            # Question-aware: a word the question uses is worth more than the classifier thinks.
+            for i, w in enumerate(words):
+                if query_terms.intersection(tokenize(w)):
+                    score[i] += 0.5
+        budget = max(1, math.ceil(rate * len(words))) - sum(forced)
+        order = sorted((i for i in range(len(words)) if not forced[i]), key=lambda i: (-score[i], i))
+        keep = set(i for i in range(len(words)) if forced[i]) | set(order[: max(0, budget)])
+        out_lines: dict[int, list[str]] = {}
+        for i in sorted(keep):
+            out_lines.setdefault(line_of[i], []).append(words[i])
+        rendered = "\n".join(" ".join(out_lines[li]) for li in sorted(out_lines))
+        return rendered, len(words), len(keep)
+
+    def _rate(self, ctype: ContentType, aggressiveness: float) -> float:
+        cfg = self.config
+        base = {ContentType.LOG: cfg.log_rate, ContentType.CODE: cfg.code_rate,
+                ContentType.JSON_ARRAY: cfg.json_rate, ContentType.JSON_OBJECT: cfg.json_rate}.get(ctype, cfg.rate)
+        # Retrieval feedback: 0.5 is neutral; a tool whose outputs get retrieved a lot
+        # (aggressiveness -> 0) keeps up to 25 % more words, one never retrieved 25 % fewer.
+        return min(1.0, max(0.05, base * (1.25 - 0.5 * aggressiveness)))
+
+    def _compress_json(self, data: Any, rate: float, anchors: Anchors | None, query: str,
+                       deadline: float | None, counts: list[int]) -> Any:
+        """Compress long string values in place; keys, numbers and structure stay exact."""
+        if isinstance(data, dict):
+            return {k: self._compress_json(v, rate, anchors, query, deadline, counts) for k, v in data.items()}
+        if isinstance(data, list):
+            return [self._compress_json(v, rate, anchors, query, deadline, counts) for v in data]
+        if isinstance(data, str) and len(data.split()) >= 20:
+            out, before, after = self.compress_text(data, rate, anchors, query, deadline)
+            counts[0] += before
+            counts[1] += after
+            return out
+        return data
+
+    def compress(self, inp: CompressInput) -> Compressed | None:
+        if inp.counter.count(inp.text) < self.config.min_tokens:
+            return None
+        router_ms = inp.config.router.timeout_ms
+        # Leave a quarter of the router's deadline for the deterministic fallback.
+        budget_ms = min(self.config.timeout_ms, router_ms * 0.75)
+        deadline = time.perf_counter() + budget_ms / 1000
+        ctype = detect_content_type(inp.text)
+        rate = self._rate(ctype, inp.aggressiveness)
+        try:
+            if ctype in (ContentType.JSON_ARRAY, ContentType.JSON_OBJECT):
+                counts = [0, 0]
+                data = self._compress_json(json.loads(inp.text), rate, inp.anchors, inp.query, deadline, counts)
+                if counts[0] == 0:
+                    return None
+                text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+                before, after = counts
+            else:
+                text, before, after = self.compress_text(inp.text, rate, inp.anchors, inp.query, deadline)
+        except DeadlineExceeded as exc:
+            return self._fallback(inp, f"llmlingua2 {exc}")
+        if after >= before:
+            return None
+        return Compressed(text, before, after, f"{ctype.value}@{rate:.2f}",
+                          summary=f"LLMLingua-2 kept {after}/{before} words.")
+
+    def _fallback(self, inp: CompressInput, why: str) -> Compressed | None:
+        """The deterministic TextCrusher path, used when the model misses its deadline."""
+        try:
+            from ..transforms.text import TextCrusher
+        except ImportError:
+            return None
+        result = TextCrusher().compress(inp)
+        if result is None:
+            return None
+        result.strategy = f"fallback:{result.strategy}"
+        result.summary = (f"{result.summary} ({why}; deterministic fallback)").strip()
+        return result

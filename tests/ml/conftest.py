@@ -1,0 +1,37 @@
+"""Session fixtures: tiny LLMLingua-2-shaped checkpoints and the real MiniLM, built/loaded once."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def tiny_xlm_dir(tmp_path_factory):
+    from headroom.ml.testing import build_xlm_roberta
+
+    # The directory name matters to the llmlingua package (not to us); keep it realistic.
+    return build_xlm_roberta(tmp_path_factory.mktemp("models") / "tiny-llmlingua-2-xlm-roberta-large")
+
+
+@pytest.fixture(scope="session")
+def tiny_bert_dir(tmp_path_factory):
+    from headroom.ml.testing import build_bert
+
+    return build_bert(tmp_path_factory.mktemp("models") / "tiny-llmlingua-2-bert-base-multilingual-cased")
+
+
+@pytest.fixture(scope="session")
+def xlm_compressor(tiny_xlm_dir):
+    from headroom.config import LLMLinguaConfig
+    from headroom.ml.llmlingua import LLMLinguaCompressor
+
+    return LLMLinguaCompressor(LLMLinguaConfig(enabled=True, device="cpu", model_path=str(tiny_xlm_dir), min_tokens=20))
+
+
+@pytest.fixture(scope="session")
+def minilm():
+    """Warm the real MiniLM once; embedding tests then only pay inference."""
+    from headroom.ml import embeddings
+
+    embeddings.embed(["warm up"], "cpu")
+    return embeddings
