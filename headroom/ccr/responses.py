@@ -237,6 +237,9 @@ class StreamAccumulator:
     _json_parts: dict[int, list[str]] = field(default_factory=dict)
     _final: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
+    # True once the stream shows a tool call other than headroom_retrieve: the turn is
+    # the client's, so a caller buffering it can start relaying at once.
+    saw_foreign_call: bool = False
 
     def feed_event(self, event: SSEEvent) -> None:
         if event.data.strip() in ("", "[DONE]"):
@@ -252,6 +255,8 @@ class StreamAccumulator:
         if data.get("type") == "error" or (self.format == OPENAI_CHAT and "error" in data):
             self.error = data
             return
+        if not self.saw_foreign_call and _is_foreign_call(self.format, data):
+            self.saw_foreign_call = True
         if self.format == OPENAI_CHAT:
             self._feed_chat(data)
         elif self.format == OPENAI_RESPONSES:
@@ -364,6 +369,28 @@ class StreamAccumulator:
                 block["input"] = _parse_arguments(joined) if joined.strip() else {}
             content.append(block)
         return {**self._base, "content": content}
+
+
+def _is_foreign_call(fmt: str, data: dict[str, Any]) -> bool:
+    """Whether one stream event starts a tool call that is not ``headroom_retrieve``."""
+    if fmt == OPENAI_CHAT:
+        for ch in data.get("choices") or []:
+            for tc in ((ch.get("delta") or {}).get("tool_calls") or []):
+                name = (tc.get("function") or {}).get("name")
+                if name and not is_retrieve_tool(name):
+                    return True
+        return False
+    if fmt == OPENAI_RESPONSES:
+        item = data.get("item") if data.get("type") == "response.output_item.added" else None
+        if not isinstance(item, dict) or item.get("type") in _RESPONSES_NON_CALL_ITEMS:
+            return False
+        return not (item.get("type") == "function_call" and is_retrieve_tool(item.get("name")))
+    if fmt == ANTHROPIC:
+        block = data.get("content_block") if data.get("type") == "content_block_start" else None
+        if not isinstance(block, dict) or block.get("type") in _ANTHROPIC_NON_CALL_BLOCKS:
+            return False
+        return not (block.get("type") == "tool_use" and is_retrieve_tool(block.get("name")))
+    return False
 
 
 __all__ = [

@@ -214,3 +214,23 @@ def test_accumulator_records_stream_errors():
     acc = StreamAccumulator("anthropic")
     acc.feed({"type": "error", "error": {"type": "overloaded_error"}})
     assert acc.error["error"]["type"] == "overloaded_error"
+
+
+def test_foreign_call_detection_per_format():
+    chat = StreamAccumulator("openai_chat")
+    chat.feed({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "a", "function": {"name": "headroom_retrieve"}}]}}]})
+    assert not chat.saw_foreign_call
+    chat.feed({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 1, "id": "b", "function": {"name": "get_weather"}}]}}]})
+    assert chat.saw_foreign_call
+    resp = StreamAccumulator("openai_responses")
+    resp.feed({"type": "response.output_item.added", "output_index": 0, "item": {"type": "reasoning"}})
+    resp.feed({"type": "response.output_item.added", "output_index": 1, "item": {"type": "function_call", "name": "x__headroom_retrieve"}})
+    assert not resp.saw_foreign_call
+    resp.feed({"type": "response.output_item.added", "output_index": 2, "item": {"type": "web_search_call"}})
+    assert resp.saw_foreign_call
+    anth = StreamAccumulator("anthropic")
+    anth.feed({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})
+    anth.feed({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "name": "headroom_retrieve"}})
+    assert not anth.saw_foreign_call
+    anth.feed({"type": "content_block_start", "index": 2, "content_block": {"type": "tool_use", "name": "bash"}})
+    assert anth.saw_foreign_call
