@@ -1,0 +1,164 @@
+"""ContextTracker: proactively expand compressed content the latest question asks about.
+
+A tool output compressed in turn 1 keeps the same compressed bytes in every later turn
+(the memo keeps provider prompt caches hitting), so items the user asks about later may
+be hidden behind its retrieval marker. When the question names something concrete (an
+id, a hostname, a path, a quoted string: the query anchors) that occurs in such an
+original, this transform appends a new text block to the last message, the user's turn,
+holding the matching original items. It never rewrites existing text and never touches
+earlier messages, so the cached prefix stays byte-identical.
+
+Runs after the ContentRouter. Reads originals through ``ctx.store`` without recording a
+retrieval (the model did not ask; feedback should not count it).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ..formats.model import RETRIEVE_TOOL_NAME, Block, BlockKind, Conversation, Role, is_retrieve_tool
+from ..transforms.anchors import extract_anchors
+from ..transforms.base import TransformContext
+from .markers import find_hashes, has_marker
+
+NAME = "context_tracker"
+HEADER = "[headroom: original items from compressed tool outputs that match your question]"
+
+
+class ContextTracker:
+    name = NAME
+
+    def __init__(self, max_items: int = 10, max_tokens: int = 1000):
+        if max_items < 1 or max_tokens < 1:
+            raise ValueError("max_items and max_tokens must be at least 1")
+        self.max_items = max_items
+        self.max_tokens = max_tokens
+
+    def apply(self, conv: Conversation, ctx: TransformContext) -> Conversation:
+        skip = self._precondition_failure(conv, ctx)
+        if skip:
+            ctx.decide(NAME, "skipped", skip)
+            return conv
+        terms = expansion_terms(ctx.query)
+        if not terms:
+            ctx.decide(NAME, "skipped", "the question names no concrete ids, names or values")
+            return conv
+        already_retrieved = retrieved_hashes(conv)
+        patterns = [(t, _term_pattern(t)) for t in terms]
+        sections: list[str] = []
+        items_left, tokens_left = self.max_items, self.max_tokens
+        target = len(conv.messages) - 1
+        seen: set[str] = set()
+        for i, j, block in conv.tool_results():
+            if not has_marker(block.text):
+                continue
+            where = dict(message_index=i, block_index=j, tool_name=block.tool_name)
+            if block.is_retrieve_output or is_retrieve_tool(block.tool_name):
+                ctx.decide(NAME, "skipped", "headroom_retrieve output", **where)
+                continue
+            for h in find_hashes(block.text or ""):
+                if h in seen:
+                    continue
+                seen.add(h)
+                if h in already_retrieved:
+                    ctx.decide(NAME, "skipped", "already retrieved in this conversation", ccr_hash=h, **where)
+                    continue
+                if items_left <= 0 or tokens_left <= 0:
+                    ctx.decide(NAME, "skipped", "expansion budget used up", ccr_hash=h, **where)
+                    continue
+                hits = self._matching_items(ctx, h, terms, patterns, block.text or "")
+                if not hits:
+                    continue
+                kept, used = [], 0
+                for item in hits:
+                    cost = ctx.counter.count(item) + 1
+                    if len(kept) >= items_left or used + cost > tokens_left:
+                        break
+                    kept.append(item)
+                    used += cost
+                if not kept:
+                    ctx.decide(NAME, "skipped", f"matching items exceed the {self.max_tokens}-token budget",
+                               ccr_hash=h, **where)
+                    continue
+                matched = sorted({t for t, rx in patterns for item in kept if rx.search(item.lower())})
+                sections.append(_section(h, block.tool_name, matched, kept, len(hits) - len(kept)))
+                items_left -= len(kept)
+                tokens_left -= used
+                ctx.decide(NAME, "expanded", f"{len(kept)} of {len(hits)} matching items added for "
+                           f"{', '.join(matched)}", message_index=target, block_index=len(conv.messages[target].blocks),
+                           tool_name=block.tool_name, ccr_hash=h, tokens_before=0, tokens_after=used)
+        if not sections:
+            ctx.decide(NAME, "kept", f"no compressed item matches {', '.join(terms)}")
+            return conv
+        _append_text_block(conv, target, "\n\n".join([HEADER, *sections]))
+        return conv
+
+    def _precondition_failure(self, conv: Conversation, ctx: TransformContext) -> str | None:
+        if ctx.store is None or not ctx.config.ccr.enabled:
+            return "no CCR store"
+        if not conv.messages or conv.messages[-1].role is not Role.USER:
+            return "the last message is not a user turn"
+        if len(conv.messages) - 1 < ctx.config.frozen_prefix_messages:
+            return "the last message is inside the frozen prefix"
+        return None
+
+    def _matching_items(self, ctx: TransformContext, h: str, terms: list[str], patterns, visible: str) -> list[str]:
+        entry = ctx.store.get(h)
+        if entry is None:
+            return []
+        low = entry.original.lower()
+        # Cheap gate before BM25 (which tokenises the whole original): most compressed
+        # outputs in a long conversation do not mention the question's anchors at all.
+        if not any(t in low for t in terms):
+            return []
+        candidates = ctx.store.search(h, " ".join(terms), k=10_000)
+        return [it for it in candidates if it not in visible and any(rx.search(it.lower()) for _, rx in patterns)]
+
+
+def expansion_terms(query: str) -> list[str]:
+    """The question's anchors that are specific enough to justify an expansion.
+
+    One- and two-digit numbers ("the last 10 lines") match almost any output, so they
+    are not used. A term inside a longer one ("0042" in "ord-0042") is dropped: the
+    longer one is what the user named.
+    """
+    terms = {t for t in extract_anchors(query).terms if not (t.isdigit() and len(t) < 3)}
+    return sorted(t for t in terms if not any(t != other and t in other for other in terms))
+
+
+def retrieved_hashes(conv: Conversation) -> set[str]:
+    """Hashes the model already asked for with ``headroom_retrieve`` in this conversation."""
+    out: set[str] = set()
+    for _, _, b in conv.blocks():
+        if b.kind is BlockKind.TOOL_CALL and is_retrieve_tool(b.tool_name) and b.text:
+            try:
+                args = json.loads(b.text)
+            except ValueError:
+                continue
+            if isinstance(args, dict) and isinstance(args.get("hash"), str):
+                out.add(args["hash"].strip())
+    return out
+
+
+def _term_pattern(term: str) -> re.Pattern[str]:
+    # Whole-token match: "ord-99" must not fire on "ord-991", nor "42" on "user_42".
+    return re.compile(r"(?<![\w])" + re.escape(term) + r"(?![\w])")
+
+
+def _section(h: str, tool: str | None, matched: list[str], items: list[str], more: int) -> str:
+    source = f" of {tool}" if tool else ""
+    lines = [f"From compressed output{source} hash={h}, matching {', '.join(matched)}:", *items]
+    if more:
+        lines.append(f"({more} more matching items: call {RETRIEVE_TOOL_NAME} with this hash and a query.)")
+    return "\n".join(lines)
+
+
+def _append_text_block(conv: Conversation, index: int, text: str) -> None:
+    message = conv.messages[index]
+    block = Block(BlockKind.TEXT, text=text)
+    block.original_text = None  # a new block: renderers must emit it
+    message.blocks.append(block)
+    # A string ``content`` cannot hold two parts; render it as a part list instead. The
+    # user's own text stays byte-identical as the first part.
+    message.content_is_string = False
