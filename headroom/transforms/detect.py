@@ -25,13 +25,29 @@ class ContentType(str, enum.Enum):
 
 _SAMPLE_LINES = 200
 _SEARCH_LINE = re.compile(r"^(?:\./)?[\w./\\-]+\.[\w]+[:-]\d+[:-]")
+# rg/grep without line numbers: "path:text". The path needs a slash or a known source
+# extension, so "server.port: 8080" (YAML, properties) does not count.
+_SEARCH_NO_LINE = re.compile(
+    r"^(?:\./)?(?:[\w.-]+/)+[\w.-]+:(?!//)|"
+    r"^[\w.-]+\.(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|go|rs|java|kt|kts|c|h|cc|cpp|hpp|cs|rb|php|swift|scala|sh|"
+    r"md|rst|txt|json|ya?ml|toml|ini|cfg|html?|css|scss|sql|xml|vue|svelte|proto|ex|exs|lua|dart|tf):"
+)
+# rg's heading mode: a path on its own line, then "12:text" lines.
+_HEADING_PATH = re.compile(r"^(?:\./)?[\w.-]+(?:/[\w.-]+)*(?:/[\w.-]+|\.\w{1,10})$")
+_HEADING_HIT = re.compile(r"^\d+[:-]")
 _DIFF_START = re.compile(r"^(?:diff --git |--- \S|\+\+\+ \S|@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@)", re.M)
 _HTML = re.compile(r"<(?:!doctype html|html|head|body|div|p|span|table|a\s|script|ul|li)\b", re.I)
 _LOG_LINE = re.compile(
     r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|"
     r"\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL)\b|"
     r"(?:PASSED|FAILED|ERROR|ok|FAIL|PASS)\b|npm (?:ERR|WARN)|Traceback |\s+at [\w.$]+\(|"
-    r"[\w./-]+\.py::\S+|={3,}|-{3,} )",
+    r"[\w./-]+\.py::\S+|={3,}|-{3,} |_{3,} \S|E {2,}\S|\S+ [.FEsxX]*\s*\[\s*\d+%\]$|"
+    r"File \"[^\"]+\", line \d+|"
+    # cargo / rustc / gcc-style build output
+    # (case-sensitive, with a version or a backtick, so prose starting "Running the…" does not count)
+    r"(?-i:(?:Compiling|Downloaded|Downloading|Checking|Fresh|Installing|Locking|Adding) \S+ v?\d|"
+    r"(?:Finished|Running|Updating) [`\w.-]+ (?:index|profile|\[|`)|(?:Finished|Running) `)|"
+    r"(?:warning|error)(?:\[\w+\])?: |--> \S+:\d+:\d+)",
     re.I,
 )
 _CODE_LINE = re.compile(
@@ -65,7 +81,11 @@ def detect_content_type(text: str) -> ContentType:
     n = len(nonblank)
     if len(_DIFF_START.findall("\n".join(lines))) >= 2:
         return ContentType.DIFF
-    if sum(1 for ln in nonblank if _SEARCH_LINE.match(ln)) >= max(2, 0.6 * n):
+    if sum(1 for ln in nonblank if _SEARCH_LINE.match(ln) or _SEARCH_NO_LINE.match(ln)) >= max(2, 0.6 * n):
+        return ContentType.SEARCH
+    heading_hits = sum(1 for ln in nonblank if _HEADING_HIT.match(ln))
+    headings = sum(1 for ln in nonblank if _HEADING_PATH.match(ln.strip()))
+    if headings and heading_hits >= 2 and headings + heading_hits >= 0.8 * n:
         return ContentType.SEARCH
     if len(_HTML.findall(text[:20000])) >= 3:
         return ContentType.HTML

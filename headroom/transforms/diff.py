@@ -1,0 +1,215 @@
+"""DiffCompressor: unified diffs (``git diff``, ``diff -u``).
+
+Every file header and every added/removed line is kept; unchanged context is trimmed to
+``diff_context_lines`` around each change, and a hunk whose context gap is trimmed is
+split into smaller hunks with recomputed ``@@ -a,b +c,d @@`` headers, so the output is
+still a valid unified diff (``git apply`` accepts it with reduced context). Generated and
+lock files (package-lock.json, *.lock, *.min.js, vendored trees, …) with large changes
+collapse to a one-line stat. A ``--stat``-like header gives per-file +/- counts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+
+from .compressor import Compressed, CompressInput
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$")
+_GENERATED = (
+    "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "*.lock", "go.sum",
+    "*.min.js", "*.min.css", "*.map", "*_pb2.py", "*.pb.go", "*.snap", "*.generated.*",
+    "vendor/*", "*/vendor/*", "node_modules/*", "*/node_modules/*", "third_party/*", "dist/*",
+)
+# A generated file with at most this many changed lines is shown normally.
+_GENERATED_MIN_CHANGES = 30
+
+
+@dataclass
+class Hunk:
+    old_start: int
+    new_start: int
+    section: str
+    lines: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FileDiff:
+    header: list[str] = field(default_factory=list)
+    hunks: list[Hunk] = field(default_factory=list)
+    path: str = ""
+
+    @property
+    def added(self) -> int:
+        return sum(1 for h in self.hunks for ln in h.lines if ln.startswith("+"))
+
+    @property
+    def removed(self) -> int:
+        return sum(1 for h in self.hunks for ln in h.lines if ln.startswith("-"))
+
+
+def _path_from_header(line: str) -> str | None:
+    if line.startswith("diff --git "):
+        parts = line.split(" b/", 1)
+        return parts[1].strip() if len(parts) == 2 else None
+    if line.startswith(("+++ ", "--- ")):
+        p = line[4:].split("\t")[0].strip()
+        if p == "/dev/null":
+            return None
+        return p[2:] if p.startswith(("a/", "b/")) else p
+    return None
+
+
+def parse_diff(text: str) -> tuple[list[str], list[FileDiff]]:
+    """Preamble lines (e.g. a commit message) and the files of a unified diff.
+
+    A hunk's body is exactly as long as its header's line counts say, so a removed line
+    that happens to start with "--- " is never mistaken for a new file header.
+    """
+    preamble: list[str] = []
+    files: list[FileDiff] = []
+    cur: FileDiff | None = None
+    hunk: Hunk | None = None
+    old_left = new_left = 0
+    for line in text.splitlines():
+        tag = line[:1]
+        if hunk is not None and (old_left > 0 or new_left > 0) and tag in (" ", "+", "-", ""):
+            hunk.lines.append(line)
+            if tag in (" ", ""):
+                old_left, new_left = old_left - 1, new_left - 1
+            elif tag == "-":
+                old_left -= 1
+            else:
+                new_left -= 1
+            continue
+        if hunk is not None and tag == "\\":
+            hunk.lines.append(line)
+            continue
+        m = _HUNK.match(line)
+        if m and cur is not None:
+            hunk = Hunk(int(m[1]), int(m[3]), m[5])
+            old_left = int(m[2]) if m[2] is not None else 1
+            new_left = int(m[4]) if m[4] is not None else 1
+            cur.hunks.append(hunk)
+            continue
+        hunk = None
+        if line.startswith("diff --git ") or (line.startswith("--- ") and (cur is None or cur.hunks)) or (
+            cur is None and line.startswith("Only in ")
+        ):
+            cur = FileDiff(header=[line])
+            files.append(cur)
+        elif cur is None:
+            preamble.append(line)
+        elif cur.hunks:
+            # Text after a file's hunks that is not diff syntax (a second commit's
+            # message, say): kept in place as a header-only pseudo-file.
+            cur = FileDiff(header=[line])
+            files.append(cur)
+        else:
+            cur.header.append(line)
+        if cur is not None and not cur.path:
+            cur.path = _path_from_header(line) or ""
+    return preamble, files
+
+
+def _is_generated(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return any(fnmatchcase(path, p) or fnmatchcase(name, p) for p in _GENERATED)
+
+
+def trim_hunk(h: Hunk, context: int) -> list[Hunk]:
+    """Split ``h`` into hunks that keep only ``context`` unchanged lines around changes."""
+    changed = [i for i, ln in enumerate(h.lines) if ln[:1] in ("+", "-")]
+    if not changed:
+        return []
+    keep = [False] * len(h.lines)
+    for i in changed:
+        for k in range(max(0, i - context), min(len(h.lines), i + context + 1)):
+            keep[k] = True
+    # "\ No newline at end of file" belongs to the line above it.
+    for i, ln in enumerate(h.lines):
+        if ln.startswith("\\") and i > 0 and keep[i - 1]:
+            keep[i] = True
+    out: list[Hunk] = []
+    old, new = h.old_start, h.new_start
+    cur: Hunk | None = None
+    for i, ln in enumerate(h.lines):
+        tag = ln[:1]
+        if keep[i]:
+            if cur is None:
+                cur = Hunk(old, new, h.section if not out else "")
+                out.append(cur)
+            cur.lines.append(ln)
+        else:
+            cur = None
+        if tag in (" ", ""):
+            old += 1
+            new += 1
+        elif tag == "-":
+            old += 1
+        elif tag == "+":
+            new += 1
+    return out
+
+
+def render_hunk(h: Hunk) -> list[str]:
+    old_n = sum(1 for ln in h.lines if ln[:1] in (" ", "-", ""))
+    new_n = sum(1 for ln in h.lines if ln[:1] in (" ", "+", ""))
+    # Unified-diff convention: an empty side starts one line earlier.
+    old_s = h.old_start if old_n else h.old_start - 1
+    new_s = h.new_start if new_n else h.new_start - 1
+    return [f"@@ -{old_s},{old_n} +{new_s},{new_n} @@{h.section}", *h.lines]
+
+
+class DiffCompressor:
+    name = "diff"
+
+    def compress(self, inp: CompressInput) -> Compressed | None:
+        preamble, files = parse_diff(inp.text)
+        hunks_before = sum(len(f.hunks) for f in files)
+        if not hunks_before:
+            return None
+        context = inp.config.router.diff_context_lines
+        out: list[str] = list(preamble)
+        stat: list[str] = []
+        hunks_after = 0
+        collapsed = 0
+        changed_anything = False
+        for f in files:
+            added, removed = f.added, f.removed
+            name = f.path or (f.header[0] if f.header else "?")
+            anchored = bool(inp.anchors) and any(inp.anchors.matches(ln) for h in f.hunks for ln in h.lines)
+            if f.hunks and _is_generated(f.path) and added + removed > _GENERATED_MIN_CHANGES and not anchored:
+                out.extend(f.header)
+                out.append(f"… {len(f.hunks)} hunk{'s' if len(f.hunks) != 1 else ''} collapsed (generated/lock file): +{added} -{removed} lines")
+                stat.append(f" {name} | +{added} -{removed} (collapsed)")
+                collapsed += 1
+                changed_anything = True
+                continue
+            out.extend(f.header)
+            for h in f.hunks:
+                pieces = trim_hunk(h, context)
+                if len(pieces) != 1 or len(pieces[0].lines) != len(h.lines):
+                    changed_anything = True
+                for p in pieces:
+                    out.extend(render_hunk(p))
+                hunks_after += len(pieces)
+            if f.hunks:
+                stat.append(f" {name} | +{added} -{removed}")
+        if not changed_anything:
+            return None
+        total_add = sum(f.added for f in files)
+        total_rem = sum(f.removed for f in files)
+        header = [f"[diff: {len(stat)} files, +{total_add} -{total_rem}; context trimmed to {context} lines]", *stat]
+        summary = f"{len(stat)} files, +{total_add} -{total_rem}"
+        if collapsed:
+            summary += f", {collapsed} generated file{'s' if collapsed != 1 else ''} collapsed"
+        return Compressed(
+            text="\n".join(header + out),
+            items_before=hunks_before,
+            items_after=hunks_after,
+            strategy="diff_trim_context",
+            lossy=True,
+            summary=summary,
+        )

@@ -1,0 +1,178 @@
+"""TextCrusher: extractive compression of prose (docs, READMEs, web pages as text).
+
+The text is split into paragraphs and sentences (headings and list items are units of
+their own). Near-identical sentences are dropped after their first occurrence. Each
+sentence is scored by relevance to the question (BM25 unless the pipeline supplies an
+embedding scorer), position (the opening and the end of the document, the first sentence
+of a paragraph), and content that agents ask about (numbers, error words). Sentences
+naming an anchor are always kept. The best sentences are kept, in original order, until
+``text_target_ratio`` of the tokens is reached; a dropped stretch shows as "…".
+
+Nothing is paraphrased: every kept sentence is the original's bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .compressor import Compressed, CompressInput
+
+_MIN_UNITS = 6  # fewer sentences than this: nothing worth selecting
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n+")
+# A sentence ends at . ! ? (optionally closed by a quote/bracket) before whitespace and
+# an upper-case letter, digit or opening quote. Abbreviations like "e.g. the" do not
+# split because the next word is lower-case.
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[A-Z0-9\"'(\[])")
+_LINE_UNIT = re.compile(r"^\s*(?:#{1,6}\s|[-*+•]\s|\d+[.)]\s|>\s|\|)")
+_NUMBER = re.compile(r"\d")
+_IMPORTANT = re.compile(
+    r"\b(?:error|fail(?:ed|ure|s)?|exception|warning|must|never|always|important|note|deprecated|"
+    r"required|breaking|security|limit|default)\b",
+    re.I,
+)
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass
+class Unit:
+    text: str
+    paragraph: int
+    line_unit: bool  # heading/list/table line: rendered on its own line
+
+
+def split_units(text: str) -> list[Unit]:
+    """Sentences (and heading/list lines) with the paragraph each belongs to."""
+    units: list[Unit] = []
+    for p, para in enumerate(_PARAGRAPH_BREAK.split(text.strip())):
+        buf: list[str] = []
+
+        def flush() -> None:
+            if buf:
+                joined = " ".join(s.strip() for s in buf)
+                units.extend(Unit(s, p, False) for s in _SENTENCE_END.split(joined) if s.strip())
+                buf.clear()
+
+        for line in para.splitlines():
+            if not line.strip():
+                continue
+            if _LINE_UNIT.match(line):
+                flush()
+                units.append(Unit(line.rstrip(), p, True))
+            else:
+                buf.append(line)
+        flush()
+    return units
+
+
+def _shingle_key(text: str) -> frozenset[str]:
+    words = _WORD.findall(text.lower())
+    return frozenset(w if not w.isdigit() else "#" for w in words)
+
+
+class TextCrusher:
+    name = "text"
+
+    def compress(self, inp: CompressInput) -> Compressed | None:
+        units = split_units(inp.text)
+        if len(units) < _MIN_UNITS:
+            return None
+        counter = inp.counter
+        tokens = [counter.count(u.text) for u in units]
+        total = sum(tokens)
+        ratio = inp.config.router.text_target_ratio * (1.5 - min(1.0, max(0.0, float(inp.aggressiveness))))
+        budget = max(1, int(total * min(0.9, ratio)))
+
+        # Near-duplicates: same words (numbers masked) or >= 90 % overlap with an earlier unit.
+        duplicate = [False] * len(units)
+        seen: list[frozenset[str]] = []
+        exact: set[frozenset[str]] = set()
+        for i, u in enumerate(units):
+            key = _shingle_key(u.text)
+            if key and (key in exact or any(_jaccard(key, s) >= 0.9 for s in seen[-64:])):
+                duplicate[i] = True
+                continue
+            exact.add(key)
+            seen.append(key)
+
+        rel = inp.relevance_scores([u.text for u in units])
+        top = max(rel) if rel and max(rel) > 0 else 1.0
+        n = len(units)
+        scores: list[float] = []
+        for i, u in enumerate(units):
+            s = 2.0 * (rel[i] / top)
+            if i < 2:
+                s += 1.0
+            elif i == n - 1:
+                s += 0.6
+            if i == 0 or units[i - 1].paragraph != u.paragraph:
+                s += 0.4  # topic sentence
+            if u.line_unit and u.text.lstrip().startswith("#"):
+                s += 0.8  # headings are cheap and carry structure
+            if _NUMBER.search(u.text):
+                s += 0.3
+            if _IMPORTANT.search(u.text):
+                s += 0.4
+            # Mild preference for short units: same information, fewer tokens.
+            s -= 0.002 * tokens[i]
+            scores.append(s)
+
+        keep = [False] * n
+        used = 0
+        for i, u in enumerate(units):
+            if not duplicate[i] and inp.anchors and inp.anchors.matches(u.text):
+                keep[i] = True
+                used += tokens[i]
+        for i in sorted(range(n), key=lambda k: (-scores[k], k)):
+            if keep[i] or duplicate[i]:
+                continue
+            if used + tokens[i] > budget:
+                continue
+            keep[i] = True
+            used += tokens[i]
+        kept = sum(keep)
+        if kept == n or kept == 0:
+            return None
+        return Compressed(
+            text=_render(units, keep),
+            items_before=n,
+            items_after=kept,
+            strategy="text_extract",
+            lossy=True,
+            summary=f"{kept} of {n} sentences kept",
+        )
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a or not b:
+        return 0.0
+    return len(a & b) / len(a | b)
+
+
+def _render(units: list[Unit], keep: list[bool]) -> str:
+    """Kept units in order; paragraphs stay paragraphs; a dropped stretch becomes "…"."""
+    paras: list[list[str]] = []
+    cur_para = -1
+    gap = False
+    for u, k in zip(units, keep):
+        if not k:
+            gap = True
+            continue
+        if u.paragraph != cur_para:
+            if gap and paras:
+                paras[-1].append("…")
+            paras.append([])
+            cur_para = u.paragraph
+        elif gap:
+            paras[-1].append("…")
+        paras[-1].append(u.text if not u.line_unit else "\n" + u.text)
+        gap = False
+    if gap and paras:
+        paras[-1].append("…")
+    out = []
+    for p in paras:
+        s = " ".join(p).replace(" \n", "\n").strip()
+        out.append(s)
+    if not keep[0]:
+        out.insert(0, "…")
+    return "\n\n".join(out)
