@@ -1,0 +1,44 @@
+# The two commands the README promises, plus their building blocks.
+#   make proxy   set up (CPU torch pinned) and run the proxy on embedded defaults
+#   make test    set up everything (all extras, redis-server, chromium) and run every test
+PYTHON ?= python3
+VENV   ?= .venv
+PY      = $(VENV)/bin/python
+PIP     = $(PY) -m pip install -q -c constraints/cpu.txt
+HOST   ?= 127.0.0.1
+PORT   ?= 8787
+
+.PHONY: proxy test setup setup-all system-deps bench clean
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+
+# Marker files re-run pip only when the project's requirements change.
+$(VENV)/.proxy-installed: pyproject.toml constraints/cpu.txt | $(VENV)/bin/python
+	$(PIP) -e '.[proxy]'
+	touch $@
+
+$(VENV)/.all-installed: pyproject.toml constraints/cpu.txt | $(VENV)/bin/python
+	$(PIP) -e '.[all]'
+	touch $@
+
+setup: $(VENV)/.proxy-installed
+setup-all: $(VENV)/.all-installed
+
+# Debian packages the test suite needs: a real redis-server (shared CCR store tests) and
+# chromium (the HTML report is checked in a headless browser). Installed only if missing.
+system-deps:
+	@./scripts/system-deps.sh
+
+proxy: setup
+	$(VENV)/bin/headroom proxy --host $(HOST) --port $(PORT)
+
+test: setup-all system-deps
+	$(PY) -m pytest
+
+bench: setup-all
+	$(PY) benchmarks/compress_bench.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Install the Debian packages the tests need, only when they are missing.
+set -euo pipefail
+need=()
+command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+if [ ${#need[@]} -eq 0 ]; then
+  exit 0
+fi
+if [ "$(id -u)" != "0" ] && ! command -v sudo >/dev/null 2>&1; then
+  echo "system-deps: missing ${need[*]}; install them (apt-get install ${need[*]}) or run as root" >&2
+  exit 1
+fi
+SUDO=""; [ "$(id -u)" != "0" ] && SUDO="sudo"
+echo "system-deps: installing ${need[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
