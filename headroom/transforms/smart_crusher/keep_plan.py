@@ -1,0 +1,191 @@
+"""Which items of an array survive a lossy crush.
+
+Two tiers. *Must-keep* items are never dropped: errors, anomalies (outliers), both sides
+of every change point, items naming a query anchor, and the first/last few. *Filler*
+slots, up to the target size, go to the best items by a list of rankings tried in order
+(relevance to the question, then the pattern's own order: top scores for search results,
+evenly spaced samples for a series). Kept items stay in their original order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...relevance.bm25 import tokenize
+from ..anchors import Anchors
+from .patterns import FieldRoles, Pattern
+from .rows import RowIndex
+from .signals import error_items, error_keys, is_error_item, rows_with_error_text
+from .stats import FieldStats, hashable
+
+# Must-keep reasons, in the order the summary lists them.
+ERRORS, ANOMALIES, CHANGE_POINTS, ANCHORS, EDGES = "errors", "anomalies", "change points", "anchor matches", "edges"
+# An anchor found in more than this share of the items distinguishes nothing: ignored.
+_ANCHOR_MAX_SHARE = 0.5
+# Relevance scoring of longer arrays only looks at rows sharing a word with the question
+# (the only rows BM25 can score above zero), at most _MAX_SCORED of them: scoring every
+# row of a 10 000-item array would take most of the latency budget.
+_PREFILTER_ABOVE = 64
+_MAX_SCORED = 2000
+
+
+@dataclass
+class KeepPlan:
+    kept: list[int]
+    must: dict[str, set[int]] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        parts = []
+        for reason in (ERRORS, ANOMALIES, CHANGE_POINTS, ANCHORS):
+            n = len(self.must.get(reason, ()))
+            if n:
+                parts.append(f"{n} {reason}")
+        return (", ".join(parts) + " kept") if parts else ""
+
+
+def target_size(max_items: int, aggressiveness: float) -> int:
+    """Filler budget: 1.5x ``max_items`` when gentle (0), 0.5x when aggressive (1)."""
+    a = min(1.0, max(0.0, float(aggressiveness))) if aggressiveness == aggressiveness else 0.5
+    return max(1, round(max_items * (1.5 - a)))
+
+
+def edge_indices(n: int, first: int, last: int) -> set[int]:
+    return set(range(min(first, n))) | set(range(max(0, n - last), n))
+
+
+def anchor_indices(index: RowIndex, anchors: Anchors) -> set[int]:
+    if not anchors:
+        return set()
+    out: set[int] = set()
+    limit = max(1, int(len(index.rows) * _ANCHOR_MAX_SHARE))
+    for term in sorted(anchors.terms):
+        hits = index.containing(term)
+        if len(hits) <= limit:
+            out.update(hits)
+    return out
+
+
+def evenly_spaced(n: int, k: int) -> list[int]:
+    if k <= 0 or n <= 0:
+        return []
+    if k >= n:
+        return list(range(n))
+    return [round(i * (n - 1) / (k - 1)) for i in range(k)] if k > 1 else [n // 2]
+
+
+def relevance_ranking(index: RowIndex, query: str, score: Callable[[list[str]], list[float]]) -> list[int]:
+    """Indices with a positive relevance score, best first (ties: earlier first)."""
+    texts = index.rows
+    if not query:
+        return []
+    candidates = list(range(len(texts)))
+    if len(texts) > _PREFILTER_ABOVE:
+        words = sorted({w for w in tokenize(query) if len(w) >= 3})
+        hits: set[int] = set()
+        for w in words:
+            hits.update(index.containing(w))
+        candidates = sorted(hits)[:_MAX_SCORED]
+        if not candidates:
+            return []
+    scores = score([texts[i] for i in candidates])
+    by_index = dict(zip(candidates, scores))
+    return sorted((i for i in candidates if by_index[i] > 0), key=lambda i: (-by_index[i], i))
+
+
+def score_ranking(items: Sequence[Any], field_name: str) -> list[int]:
+    """Items by their score field, best first; ``distance`` ranks ascending."""
+    lower_is_better = field_name.lower().lstrip("_") in ("distance", "rank", "ranking")
+    scored = []
+    for i, it in enumerate(items):
+        v = it.get(field_name) if isinstance(it, dict) else None
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v:
+            scored.append((v if lower_is_better else -v, i))
+    scored.sort()
+    return [i for _, i in scored]
+
+
+def fill(n: int, must: set[int], target: int, rankings: Iterable[Sequence[int]],
+         dedupe: Sequence[Any] | None = None) -> list[int]:
+    """``must`` plus filler from ``rankings`` (in order) up to ``target``, sorted."""
+    kept = set(must)
+    seen = {dedupe[i] for i in kept} if dedupe is not None else set()
+    for ranking in rankings:
+        for i in ranking:
+            if len(kept) >= target:
+                return sorted(kept)
+            if i in kept:
+                continue
+            if dedupe is not None:
+                if dedupe[i] in seen:
+                    continue
+                seen.add(dedupe[i])
+            kept.add(i)
+    return sorted(kept)
+
+
+def plan_records(items: list[Any], texts: list[str], stats: dict[str, FieldStats], roles: FieldRoles,
+                 pattern: Pattern, *, first: int, last: int, max_items: int, aggressiveness: float,
+                 anchors: Anchors, query: str, score: Callable[[list[str]], list[float]]) -> KeepPlan:
+    """Keep plan for an array of objects (non-object items are treated as plain text)."""
+    n = len(items)
+    index = RowIndex(texts)
+    structural = error_items(items, error_keys(stats))
+    structural |= {i for i, it in enumerate(items) if not isinstance(it, dict) and is_error_item(it)}
+    must: dict[str, set[int]] = {
+        ERRORS: structural | rows_with_error_text(index),
+        ANOMALIES: set(),
+        CHANGE_POINTS: set(),
+        ANCHORS: anchor_indices(index, anchors),
+        EDGES: edge_indices(n, first, last),
+    }
+    for name, fs in stats.items():
+        if name == roles.timestamp:
+            continue
+        must[ANOMALIES].update(fs.outliers)
+        for i in fs.change_points:
+            must[CHANGE_POINTS].update((i - 1, i))
+    all_must = set().union(*must.values())
+    rankings: list[Sequence[int]] = [relevance_ranking(index, query, score)]
+    slots = target_size(max_items, aggressiveness)
+    if pattern is Pattern.SEARCH_RESULTS and roles.score:
+        by_score = score_ranking(items, roles.score)
+        rankings = [by_score[: max(1, slots // 2)], *rankings, by_score]
+    elif pattern is Pattern.LOGS and roles.level:
+        warnings = [i for i, it in enumerate(items)
+                    if isinstance(it, dict) and str(it.get(roles.level, "")).lower() in ("warn", "warning")]
+        rankings.append(warnings)
+    rankings.append(evenly_spaced(n, slots))
+    kept = fill(n, all_must, max(slots, len(all_must)), rankings)
+    return KeepPlan(kept, must)
+
+
+def plan_scalars(items: list[Any], texts: list[str], *, threshold: float, first: int, last: int,
+                 max_items: int, aggressiveness: float, anchors: Anchors, query: str,
+                 score: Callable[[list[str]], list[float]]) -> KeepPlan:
+    """Keep plan for an array of numbers/strings: extremes, anchors, errors, edges, deduped filler."""
+    from .stats import change_point_positions, outlier_positions
+
+    n = len(items)
+    nums = [(i, float(v)) for i, v in enumerate(items)
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and abs(v) != float("inf")]
+    anomalies: set[int] = set()
+    change_points: set[int] = set()
+    if nums:
+        values = [v for _, v in nums]
+        lo = min(range(len(values)), key=lambda p: (values[p], p))
+        hi = min(range(len(values)), key=lambda p: (-values[p], p))
+        anomalies.update((nums[lo][0], nums[hi][0]))
+        anomalies.update(nums[p][0] for p in outlier_positions(values, threshold, max_items))
+        for p in change_point_positions(values, threshold):
+            change_points.update((nums[p - 1][0], nums[p][0]))
+    index = RowIndex(texts)
+    errors = {i for i, v in enumerate(items) if isinstance(v, str) and is_error_item(v)} | rows_with_error_text(index)
+    must = {ERRORS: errors, ANOMALIES: anomalies, CHANGE_POINTS: change_points,
+            ANCHORS: anchor_indices(index, anchors), EDGES: edge_indices(n, first, last)}
+    all_must = set().union(*must.values())
+    slots = target_size(max_items, aggressiveness)
+    rankings = [relevance_ranking(index, query, score), evenly_spaced(n, max(slots * 4, slots)), range(n)]
+    kept = fill(n, all_must, max(slots, len(all_must)), rankings, dedupe=[hashable(v) for v in items])
+    return KeepPlan(kept, must)

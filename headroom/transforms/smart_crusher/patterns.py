@@ -1,0 +1,89 @@
+"""What kind of array this is: time series, logs, search results or generic.
+
+The pattern decides how leftover slots are filled (evenly spaced samples for a series,
+the best-scored hits for search results) and names the strategy in decisions. Field
+roles are found by name first (cheap and reliable for real APIs), then by value shape.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .stats import FieldStats
+
+
+class Pattern(str, enum.Enum):
+    TIME_SERIES = "time_series"
+    LOGS = "logs"
+    SEARCH_RESULTS = "search_results"
+    GENERIC = "generic"
+
+
+_TIME_NAME = re.compile(r"^(?:ts|t|time|timestamp|date|datetime|at|when|period|bucket|window)$|(?:_at|_time|_ts|_date|At|Time|Timestamp)$", re.I)
+_ISO_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$")
+_LEVEL_NAME = re.compile(r"^(?:level|lvl|severity|log_?level|loglevel|priority)$", re.I)
+_MESSAGE_NAME = re.compile(r"^(?:message|msg|log|text|event|line)$", re.I)
+_SCORE_NAME = re.compile(r"^_?(?:score|relevance|relevance_score|similarity|rank|ranking|confidence|distance)$", re.I)
+_LEVEL_VALUES = {"trace", "debug", "info", "notice", "warn", "warning", "error", "err", "fatal", "critical", "crit", "panic"}
+
+# Epoch seconds (2001..2286) or milliseconds in the same span.
+_EPOCH_S = (1e9, 1e10)
+_EPOCH_MS = (1e12, 1e13)
+
+
+@dataclass(frozen=True)
+class FieldRoles:
+    timestamp: str | None = None
+    level: str | None = None
+    message: str | None = None
+    score: str | None = None
+    metrics: tuple[str, ...] = ()
+
+
+def _looks_like_time(fs: FieldStats, sample: list[Any]) -> bool:
+    if fs.dominant_type == "string":
+        strings = [v for v in sample if isinstance(v, str)]
+        return bool(strings) and sum(1 for v in strings if _ISO_TIME.match(v)) >= 0.8 * len(strings)
+    if fs.is_numeric and fs.monotonic and fs.minimum is not None and fs.maximum is not None:
+        lo, hi = fs.minimum, fs.maximum
+        return (_EPOCH_S[0] <= lo and hi < _EPOCH_S[1]) or (_EPOCH_MS[0] <= lo and hi < _EPOCH_MS[1])
+    return False
+
+
+def find_roles(items: list[Any], stats: dict[str, FieldStats]) -> FieldRoles:
+    dicts = [it for it in items if isinstance(it, dict)]
+    step = max(1, len(dicts) // 50)
+    sample = dicts[::step]
+    timestamp = level = message = score = None
+    for name, fs in stats.items():
+        values = [d[name] for d in sample if name in d]
+        if timestamp is None and (_TIME_NAME.search(name) or fs.dominant_type == "string") and _looks_like_time(fs, values):
+            timestamp = name
+        elif level is None and _LEVEL_NAME.match(name) and fs.dominant_type == "string":
+            level = name
+        elif level is None and fs.dominant_type == "string" and fs.distinct <= 8 and values and all(
+            isinstance(v, str) and v.lower() in _LEVEL_VALUES for v in values
+        ):
+            level = name
+        elif message is None and _MESSAGE_NAME.match(name) and fs.dominant_type == "string":
+            message = name
+        elif score is None and _SCORE_NAME.match(name) and fs.is_numeric:
+            score = name
+    metrics = tuple(
+        name for name, fs in stats.items()
+        if fs.is_numeric and not fs.constant and not fs.monotonic and name not in (timestamp, score)
+    )
+    return FieldRoles(timestamp, level, message, score, metrics)
+
+
+def detect_pattern(roles: FieldRoles) -> Pattern:
+    if roles.level is not None or (roles.message is not None and roles.timestamp is not None and not roles.metrics):
+        return Pattern.LOGS
+    if roles.score is not None:
+        return Pattern.SEARCH_RESULTS
+    if roles.timestamp is not None and roles.metrics:
+        return Pattern.TIME_SERIES
+    return Pattern.GENERIC

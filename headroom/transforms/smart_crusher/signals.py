@@ -1,0 +1,92 @@
+"""Is this item an error? Items that say so are never dropped.
+
+An item is an error when a level/status-like field says error/fatal/failed, an HTTP
+status field holds a 5xx, an ``error``/``exception``-like key carries a value, a
+success flag is false, or its text contains exception-looking words (a traceback, a
+``SomethingError``, ``panic:``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .rows import RowIndex
+
+_STATE_KEYS = {
+    "level", "lvl", "severity", "log_level", "loglevel", "status", "state", "outcome", "result",
+    "conclusion", "health", "phase",
+}
+_ERROR_WORDS = {
+    "error", "err", "errored", "fatal", "critical", "crit", "failed", "failure", "fail", "panic",
+    "emergency", "emerg", "alert", "exception", "crashed", "crash", "aborted", "unhealthy", "down",
+}
+_HTTP_KEYS = {"status", "status_code", "statuscode", "http_status", "httpstatus", "response_code", "code", "http_code"}
+_ERROR_KEYS = {"error", "errors", "err", "exception", "exc", "traceback", "stacktrace", "stack_trace", "stack", "fault"}
+_SUCCESS_KEYS = {"success", "ok", "passed", "succeeded", "healthy"}
+# Exception text inside any value: Python/Java/JS/Go style.
+ERROR_TEXT = re.compile(
+    r"Traceback \(most recent call last\)|\b[A-Z][A-Za-z]*(?:Error|Exception)\b|\bpanic:|"
+    r"\bFATAL\b|\bSegmentation fault\b|\bstack overflow\b|\bOOMKilled\b|\bout of memory\b",
+)
+# Every ERROR_TEXT match contains one of these; a pattern that starts with literals is
+# scanned far faster by ``re`` than one that starts with a character class.
+_ERROR_TEXT_PREFILTER = re.compile(
+    r"Traceback \(|Error\b|Exception\b|panic:|FATAL|Segmentation fault|stack overflow|OOMKilled|out of memory"
+)
+_ALL_SIGNAL_KEYS = _STATE_KEYS | _HTTP_KEYS | _ERROR_KEYS | _SUCCESS_KEYS
+
+
+def _is_5xx(v: Any) -> bool:
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, int):
+        return 500 <= v <= 599
+    if isinstance(v, str):
+        s = v.strip()
+        return len(s) == 3 and s[0] == "5" and s.isdigit()
+    return False
+
+
+def is_error_item(item: Any) -> bool:
+    """Structural error signals (fields and keys); exception text is found separately."""
+    if isinstance(item, dict):
+        for k, v in item.items():
+            key = k.lower() if isinstance(k, str) else k
+            if key in _STATE_KEYS and isinstance(v, str) and v.strip().lower() in _ERROR_WORDS:
+                return True
+            if key in _HTTP_KEYS and _is_5xx(v):
+                return True
+            if key in _ERROR_KEYS and v not in (None, False, "", [], {}, 0):
+                return True
+            if key in _SUCCESS_KEYS and v is False:
+                return True
+    elif isinstance(item, str) and item.strip().lower() in _ERROR_WORDS:
+        return True
+    return False
+
+
+def rows_with_error_text(index: RowIndex) -> set[int]:
+    """Rows containing exception-looking text.
+
+    A literal-led regex finds candidate spots fast over the joined rows; each candidate
+    row is then confirmed with the full pattern.
+    """
+    candidates = index.matching(_ERROR_TEXT_PREFILTER)
+    return {r for r in candidates if ERROR_TEXT.search(index.rows[r])}
+
+
+def error_keys(keys) -> list:
+    """The keys, among ``keys``, that can mark an item as an error."""
+    return [k for k in keys if isinstance(k, str) and k.lower() in _ALL_SIGNAL_KEYS]
+
+
+def error_items(items: list[Any], keys: list) -> set[int]:
+    """Indices of dict items whose signal ``keys`` say error (see :func:`is_error_item`)."""
+    if not keys:
+        return set()
+    out: set[int] = set()
+    for i, it in enumerate(items):
+        if isinstance(it, dict) and is_error_item({k: it[k] for k in keys if k in it}):
+            out.add(i)
+    return out
