@@ -1,0 +1,205 @@
+"""``create_app()``: the FastAPI app behind ``headroom proxy``.
+
+Routes
+  POST /v1/chat/completions, /v1/responses, /v1/messages   compressed, CCR loop, streaming
+  POST /v1/messages/count_tokens, any other /v1/*          forwarded untouched
+  POST /v1/compress                                        compress a body, return it
+  POST /v1/retrieve, GET /v1/retrieve/{hash}, GET /v1/retrieve/stats
+  GET  /v1/feedback, /v1/feedback/{tool}, /health, /stats, /metrics
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+from fastapi import FastAPI
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+
+from .. import __version__
+from ..config import CCRConfig, HeadroomConfig
+from ..pipeline import Pipeline
+from .config import ProxyConfig
+from .forward import error_response, handle_llm, handle_passthrough
+from .security import SecurityMiddleware
+from .state import ProxyState
+from .upstream import make_client
+
+log = logging.getLogger("headroom.proxy")
+
+_ANTHROPIC_HEADERS = ("anthropic-version", "x-api-key", "anthropic-beta")
+
+
+def default_headroom_config() -> HeadroomConfig:
+    """The proxy keeps originals in SQLite by default, so markers survive a restart."""
+    return HeadroomConfig(ccr=CCRConfig(backend="sqlite"))
+
+
+def _feedback_tracker(store: Any) -> tuple[Any, str | None]:
+    if store is None:
+        return None, "feedback needs the CCR store, and CCR is disabled"
+    try:
+        from ..ccr.feedback import FeedbackTracker
+    except ImportError as exc:
+        return None, f"feedback tracking is not available in this build ({exc})"
+    return FeedbackTracker(store), None
+
+
+def create_app(
+    proxy_config: ProxyConfig | None = None,
+    headroom_config: HeadroomConfig | None = None,
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
+    pipeline: Pipeline | None = None,
+    metrics_store: Any = None,
+) -> FastAPI:
+    """Build the proxy app.
+
+    ``transport`` replaces the network under the upstream client (tests aim it at a fake);
+    ``pipeline`` and ``metrics_store`` replace the ones built from the configs.
+    """
+    cfg = proxy_config or ProxyConfig()
+    hc = headroom_config or (pipeline.config if pipeline is not None else default_headroom_config())
+    if pipeline is None:
+        from ..ccr.store import CompressionStore
+
+        store = CompressionStore.from_config(hc.ccr) if hc.ccr.enabled else None
+        tracker, feedback_error = _feedback_tracker(store)
+        pipeline = Pipeline(hc, store=store, hints=tracker.hints if tracker is not None else None)
+    else:
+        tracker, feedback_error = _feedback_tracker(pipeline.store)
+    if metrics_store is None and cfg.metrics_db:
+        from ..metrics import MetricsStore
+
+        metrics_store = MetricsStore(cfg.metrics_db)
+    state = ProxyState(cfg, hc, pipeline, make_client(cfg, transport), metrics=metrics_store,
+                       feedback=tracker, feedback_error=feedback_error)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI):
+        yield
+        await state.client.aclose()
+        await asyncio.to_thread(state.close)
+
+    app = FastAPI(title="headroom proxy", version=__version__, lifespan=lifespan,
+                  docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.headroom = state
+    app.add_middleware(SecurityMiddleware, config=cfg)
+
+    @app.post("/v1/chat/completions")
+    async def chat_completions(request: Request) -> Response:
+        return await handle_llm(request, state, "openai_chat", cfg.openai_api_url)
+
+    @app.post("/v1/responses")
+    async def responses(request: Request) -> Response:
+        return await handle_llm(request, state, "openai_responses", cfg.openai_api_url)
+
+    @app.post("/v1/messages")
+    async def messages(request: Request) -> Response:
+        return await handle_llm(request, state, "anthropic", cfg.anthropic_api_url)
+
+    @app.post("/v1/messages/count_tokens")
+    async def count_tokens(request: Request) -> Response:
+        return await handle_passthrough(request, state, cfg.anthropic_api_url)
+
+    @app.post("/v1/compress")
+    async def compress(request: Request) -> Response:
+        try:
+            body = json.loads(await request.body())
+        except ValueError as exc:
+            return error_response(400, f"request body is not valid JSON: {exc}")
+        if not isinstance(body, dict):
+            return error_response(400, "request body must be a JSON object (a chat, responses or messages body)")
+        fmt = request.query_params.get("format")
+        try:
+            result = await asyncio.wait_for(asyncio.to_thread(state.pipeline.compress_body, body, fmt),
+                                            cfg.compression_timeout_s)
+        except asyncio.TimeoutError:
+            return error_response(504, "compression timed out", "compression_timeout")
+        except ValueError as exc:
+            return error_response(400, str(exc))
+        return JSONResponse({
+            "format": result.format, "body": result.body, "tokens_before": result.tokens_before,
+            "tokens_after": result.tokens_after, "tokens_saved": result.tokens_saved,
+            "transforms_applied": result.transforms_applied, "ccr_hashes": result.ccr_hashes,
+            "decisions": [d.to_dict() for d in result.decisions], "duration_ms": round(result.duration_ms, 3),
+        })
+
+    def _retrieve(hash: str, query: str | None) -> Response:
+        if state.store is None:
+            return error_response(404, "CCR is disabled: nothing is stored", "not_found")
+        found = state.store.retrieve(hash, query or None)
+        if found is None:
+            return error_response(404, f"unknown or expired hash {hash}", "not_found")
+        return JSONResponse({"hash": found.hash, "content": found.content, "full": found.full,
+                             "tool_name": found.tool_name, "matches": found.matches})
+
+    @app.post("/v1/retrieve")
+    async def retrieve_post(request: Request) -> Response:
+        try:
+            body = json.loads(await request.body())
+        except ValueError as exc:
+            return error_response(400, f"request body is not valid JSON: {exc}")
+        if not isinstance(body, dict) or not isinstance(body.get("hash"), str):
+            return error_response(400, "expected a JSON object with a string 'hash' (and an optional 'query')")
+        query = body.get("query") if isinstance(body.get("query"), str) else None
+        return await asyncio.to_thread(_retrieve, body["hash"], query)
+
+    @app.get("/v1/retrieve/stats")
+    async def retrieve_stats() -> Response:
+        if state.store is None:
+            return JSONResponse({"enabled": False})
+        stats = await asyncio.to_thread(state.store.stats)
+        return JSONResponse({"enabled": True, **stats, "proxy_rounds": state.stats.retrieve_rounds,
+                             "proxy_calls_answered": state.stats.retrieve_calls})
+
+    @app.get("/v1/retrieve/{hash}")
+    async def retrieve_get(hash: str, query: str | None = None) -> Response:
+        return await asyncio.to_thread(_retrieve, hash, query)
+
+    @app.get("/v1/feedback")
+    async def feedback() -> Response:
+        if state.feedback is None:
+            return error_response(501, state.feedback_error or "feedback unavailable", "not_implemented")
+        return JSONResponse(await asyncio.to_thread(state.feedback.summary))
+
+    @app.get("/v1/feedback/{tool}")
+    async def feedback_tool(tool: str) -> Response:
+        if state.feedback is None:
+            return error_response(501, state.feedback_error or "feedback unavailable", "not_implemented")
+        data = await asyncio.to_thread(state.feedback.tool, tool)
+        if data is None:
+            return error_response(404, f"no feedback recorded for tool {tool!r}", "not_found")
+        return JSONResponse(data)
+
+    @app.get("/health")
+    async def health() -> Response:
+        return JSONResponse({"status": "ok", "version": __version__, "mode": cfg.mode})
+
+    @app.get("/stats")
+    async def stats() -> Response:
+        data = state.stats.snapshot()
+        data["mode"] = cfg.mode
+        data["ccr_store"] = await asyncio.to_thread(state.store.stats) if state.store is not None else None
+        data["memo"] = {"entries": len(state.pipeline.memo), "hits": state.pipeline.memo.hits,
+                        "misses": state.pipeline.memo.misses}
+        if state.metrics is not None:
+            data["metrics_db"] = state.metrics.path
+        return JSONResponse(data)
+
+    @app.get("/metrics")
+    async def metrics() -> Response:
+        store_stats = await asyncio.to_thread(state.store.stats) if state.store is not None else None
+        return PlainTextResponse(state.stats.prometheus(store_stats), media_type="text/plain; version=0.0.4")
+
+    @app.api_route("/v1/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
+    async def other_v1(request: Request, path: str) -> Response:
+        anthropic = any(h in request.headers for h in _ANTHROPIC_HEADERS)
+        return await handle_passthrough(request, state, cfg.anthropic_api_url if anthropic else cfg.openai_api_url)
+
+    return app

@@ -1,0 +1,53 @@
+"""Proxy settings (``headroom proxy`` flags map one to one onto these fields)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Mode = Literal["optimize", "audit", "passthrough"]
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+class ProxyConfig(BaseModel):
+    """How the proxy listens, where it forwards, and what it does to requests.
+
+    Modes: ``optimize`` compresses and forwards the compressed body; ``audit`` compresses
+    to measure (headers, /stats, metrics) but forwards the original; ``passthrough``
+    forwards everything untouched.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+    host: str = "127.0.0.1"
+    port: int = Field(8787, ge=0, le=65535)
+    openai_api_url: str = "https://api.openai.com"
+    anthropic_api_url: str = "https://api.anthropic.com"
+    mode: Mode = "optimize"
+    # Append the headroom_retrieve tool when a request carries markers (and answer it).
+    inject_tool: bool = True
+    max_body_mb: float = Field(64.0, gt=0)
+    # Remote (non-loopback) clients may use admin routes only when this is set and sent.
+    admin_token: str | None = None
+    # Host header allowlist against DNS rebinding; the bind host is always allowed.
+    allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS
+    # Compression runs in a worker thread; past this deadline the original is forwarded.
+    compression_timeout_s: float = Field(10.0, gt=0)
+    upstream_connect_timeout_s: float = Field(10.0, gt=0)
+    # LLM answers (and gaps between streamed chunks) can be slow.
+    upstream_read_timeout_s: float = Field(600.0, gt=0)
+    upstream_max_connections: int = Field(512, ge=1)
+    # Request metrics rows (SQLite, or JSON Lines when the path ends in .jsonl); None = off.
+    metrics_db: str | None = "headroom.db"
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    # Request bodies are never logged unless this is set (they hold user data).
+    log_bodies: bool = False
+
+    @property
+    def max_body_bytes(self) -> int:
+        return int(self.max_body_mb * 1024 * 1024)
+
+    def host_allowed(self, host: str) -> bool:
+        return host in self.allowed_hosts or host == self.host or "*" in self.allowed_hosts

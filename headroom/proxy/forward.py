@@ -1,0 +1,323 @@
+"""The LLM routes: compress the request, forward it, run the CCR loop, relay the answer.
+
+One code path serves Chat Completions, Responses and Messages; the format only selects
+the adapter (headroom.formats) and the response shape (headroom.ccr.responses).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from ..ccr.responses import SSEDecoder, StreamAccumulator, answer, continue_body, retrieve_calls
+from ..ccr.tool import inject_retrieve_tool
+from ..pipeline import PipelineResult
+from .relay import RelayResponse, relay_chunks, sse_error_event
+from .state import ProxyState
+from .upstream import request_headers, response_headers, upstream_url
+
+log = logging.getLogger("headroom.proxy")
+
+PROVIDERS = {"openai_chat": "openai", "openai_responses": "openai", "anthropic": "anthropic"}
+
+
+def error_response(status: int, message: str, kind: str = "invalid_request_error") -> JSONResponse:
+    return JSONResponse({"error": {"type": kind, "message": message}}, status_code=status)
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _dumps(body: dict[str, Any]) -> bytes:
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+@dataclass
+class Outgoing:
+    """The request as it will be sent upstream, and what happened on the way."""
+
+    content: bytes  # exact bytes to send
+    body: dict[str, Any]  # the same as JSON (the CCR loop extends it)
+    mode: str  # optimize | audit | passthrough | bypass
+    result: PipelineResult | None = None
+    injected: bool = False
+    compression_error: str | None = None
+
+    @property
+    def compressed(self) -> bool:
+        return self.mode == "optimize" and self.result is not None
+
+    def headers(self) -> dict[str, str]:
+        out = {"x-headroom-mode": self.mode}
+        if self.result is not None:
+            out["x-headroom-tokens-before"] = str(self.result.tokens_before)
+            out["x-headroom-tokens-after"] = str(self.result.tokens_after)
+            out["x-headroom-tokens-saved"] = str(self.result.tokens_saved)
+        if self.compression_error:
+            out["x-headroom-compression"] = "failed"
+        return out
+
+
+@dataclass
+class Exchange:
+    """Book-keeping for one client request, however many upstream rounds it takes."""
+
+    api: str
+    started: float = field(default_factory=time.perf_counter)
+    rounds: int = 0
+    calls: int = 0
+    status: int = 0
+    usage: dict[str, Any] | None = None
+    error: str | None = None
+
+
+async def prepare(state: ProxyState, body: dict[str, Any], raw: bytes, fmt: str, bypass: bool) -> Outgoing:
+    """Compress ``body`` off the event loop, with a deadline; never worse than the original."""
+    mode = state.config.mode
+    if bypass:
+        return Outgoing(raw, body, "bypass")
+    if mode == "passthrough":
+        return Outgoing(raw, body, mode)
+    timeout = state.config.compression_timeout_s
+    try:
+        result = await asyncio.wait_for(asyncio.to_thread(state.pipeline.compress_body, body, fmt), timeout)
+    except asyncio.TimeoutError:
+        reason = f"timed out after {timeout:g} s"
+    except Exception as exc:
+        reason = f"{type(exc).__name__}: {exc}"
+    else:
+        reason = None
+    if reason is not None:
+        # Never worse: the request goes through as the client sent it.
+        log.warning("compression skipped for %s request: %s; forwarding the original body", fmt, reason)
+        return Outgoing(raw, body, mode, compression_error=reason)
+    if mode == "audit":
+        return Outgoing(raw, body, mode, result=result)
+    out = result.body
+    injected = False
+    if state.ccr_loop_enabled:
+        with_tool = inject_retrieve_tool(out, fmt)
+        injected, out = with_tool is not out, with_tool
+    # Unchanged requests go out byte for byte as they came.
+    content = raw if out == body else _dumps(out)
+    return Outgoing(content, out, mode, result=result, injected=injected)
+
+
+async def handle_llm(request: Request, state: ProxyState, fmt: str, base_url: str) -> Response:
+    ex = Exchange(api=fmt)
+    raw = await request.body()
+    try:
+        body = json.loads(raw)
+    except ValueError as exc:
+        return error_response(400, f"request body is not valid JSON: {exc}")
+    if not isinstance(body, dict):
+        return error_response(400, f"request body must be a JSON object, got {type(body).__name__}")
+    if state.config.log_bodies:
+        log.debug("request body (%s): %s", fmt, raw[:4096].decode("utf-8", errors="replace"))
+    out = await prepare(state, body, raw, fmt, _truthy(request.headers.get("x-headroom-bypass")))
+    url = upstream_url(base_url, request.url.path, request.url.query)
+    headers = request_headers(request.headers.items())
+    try:
+        if body.get("stream") is True:
+            return await _stream(state, fmt, url, headers, out, ex)
+        return await _complete(state, fmt, url, headers, out, ex)
+    except httpx.TimeoutException as exc:
+        ex.status, ex.error = 504, f"upstream timed out: {type(exc).__name__}"
+        _finish(state, fmt, out, ex, stream=body.get("stream") is True, model=body.get("model"))
+        return error_response(504, ex.error, "upstream_timeout")
+    except httpx.HTTPError as exc:
+        ex.status, ex.error = 502, f"upstream unreachable: {type(exc).__name__}"
+        _finish(state, fmt, out, ex, stream=body.get("stream") is True, model=body.get("model"))
+        return error_response(502, ex.error, "upstream_error")
+
+
+async def _send(state: ProxyState, url: str, headers: list[tuple[str, str]], content: bytes) -> httpx.Response:
+    req = state.client.build_request("POST", url, content=content, headers=headers)
+    return await state.client.send(req, stream=True)
+
+
+def _answers(state: ProxyState, calls: list) -> dict[str, str]:
+    return {c.id: answer(state.store, c) for c in calls}
+
+
+async def _complete(state: ProxyState, fmt: str, url: str, headers: list[tuple[str, str]], out: Outgoing,
+                    ex: Exchange) -> Response:
+    body, content = out.body, out.content
+    while True:
+        resp = await _send(state, url, headers, content)
+        data = await resp.aread()
+        await resp.aclose()
+        if not (out.injected and resp.status_code == 200 and ex.rounds < state.headroom_config.ccr.max_retrieve_rounds):
+            break
+        try:
+            parsed = json.loads(data)
+        except ValueError:
+            break
+        calls = retrieve_calls(parsed, fmt)
+        if not calls:
+            break
+        # The model asked only for originals: answer from the store and carry on ourselves.
+        answers = await asyncio.to_thread(_answers, state, calls)
+        body = continue_body(body, parsed, fmt, answers)
+        content = _dumps(body)
+        ex.rounds += 1
+        ex.calls += len(calls)
+    ex.status = resp.status_code
+    if resp.status_code == 200:
+        ex.usage = _usage(data)
+    _finish(state, fmt, out, ex, stream=False, model=out.body.get("model"))
+    return Response(data, status_code=resp.status_code, headers=response_headers(resp.headers, out.headers()))
+
+
+async def _stream(state: ProxyState, fmt: str, url: str, headers: list[tuple[str, str]], out: Outgoing,
+                  ex: Exchange) -> Response:
+    resp = await _send(state, url, headers, out.content)
+    ex.status = resp.status_code
+    model = out.body.get("model")
+    if resp.status_code >= 400:
+        # Errors are JSON, not a stream: pass them through whole, with their status.
+        data = await resp.aread()
+        await resp.aclose()
+        _finish(state, fmt, out, ex, stream=True, model=model)
+        return Response(data, status_code=resp.status_code, headers=response_headers(resp.headers, out.headers()))
+    if out.injected:
+        chunks = _ccr_stream(state, fmt, url, headers, out, resp, ex)
+    else:
+        chunks = relay_chunks(resp, fmt)
+
+    def on_close(disconnected: bool) -> None:
+        if disconnected:
+            ex.error = "client disconnected"
+        _finish(state, fmt, out, ex, stream=True, model=model)
+
+    return RelayResponse(chunks, resp.status_code, response_headers(resp.headers, out.headers()), on_close)
+
+
+async def _ccr_stream(state: ProxyState, fmt: str, url: str, headers: list[tuple[str, str]], out: Outgoing,
+                      resp: httpx.Response, ex: Exchange):
+    """Relay a streamed turn, or, when it is a retrieve-only call, answer it and stream the next turn.
+
+    A turn is held back until it is known not to be retrieve-only: until it ends, or until
+    it starts a tool call of the client's (then it is relayed at once).
+    """
+    body = out.body
+    max_rounds = state.headroom_config.ccr.max_retrieve_rounds
+    try:
+        while True:
+            decoder, acc = SSEDecoder(), StreamAccumulator(fmt)
+            held: list[bytes] = []
+            relaying = False
+            async for chunk in resp.aiter_bytes():
+                if relaying:
+                    yield chunk
+                    continue
+                held.append(chunk)
+                for event, _ in decoder.feed(chunk):
+                    acc.feed_event(event)
+                if acc.saw_foreign_call or acc.error is not None:
+                    relaying = True
+                    yield b"".join(held)
+                    held.clear()
+            await resp.aclose()
+            if relaying:
+                return
+            calls = retrieve_calls(acc.response(), fmt) if ex.rounds < max_rounds else None
+            if not calls:
+                yield b"".join(held) + decoder.flush()
+                return
+            answers = await asyncio.to_thread(_answers, state, calls)
+            body = continue_body(body, acc.response(), fmt, answers)
+            ex.rounds += 1
+            ex.calls += len(calls)
+            resp = await _send(state, url, headers, _dumps(body))
+            if resp.status_code >= 400:
+                # The client already has a 200 stream: report the failure inside it.
+                detail = (await resp.aread()).decode("utf-8", errors="replace")[:2000]
+                ex.status = resp.status_code
+                yield sse_error_event(fmt, f"upstream returned {resp.status_code} while headroom answered "
+                                      f"headroom_retrieve: {detail}", "upstream_error", resp.status_code)
+                return
+    except httpx.HTTPError as exc:
+        ex.error = f"upstream stream failed: {type(exc).__name__}"
+        yield sse_error_event(fmt, ex.error, "upstream_error")
+    finally:
+        await resp.aclose()
+
+
+def _usage(data: bytes) -> dict[str, Any] | None:
+    try:
+        parsed = json.loads(data)
+    except ValueError:
+        return None
+    usage = parsed.get("usage") if isinstance(parsed, dict) else None
+    return usage if isinstance(usage, dict) else None
+
+
+def _usage_columns(usage: dict[str, Any] | None) -> dict[str, int]:
+    if not usage:
+        return {}
+    output = usage.get("completion_tokens", usage.get("output_tokens", 0)) or 0
+    details = usage.get("prompt_tokens_details") or usage.get("input_tokens_details") or {}
+    cached = (details.get("cached_tokens") if isinstance(details, dict) else 0) or usage.get("cache_read_input_tokens") or 0
+    return {"output_tokens": int(output), "cached_tokens": int(cached)}
+
+
+def _finish(state: ProxyState, fmt: str, out: Outgoing, ex: Exchange, *, stream: bool, model: Any) -> None:
+    """Count the request in /stats, write its metrics row, log one line (never headers or bodies)."""
+    latency_ms = (time.perf_counter() - ex.started) * 1000
+    result = out.result
+    by_transform: dict[str, int] = {}
+    if result is not None:
+        for d in result.decisions:
+            if d.tokens_saved > 0:
+                key = f"{d.transform}:{d.strategy}" if d.strategy else d.transform
+                by_transform[key] = by_transform.get(key, 0) + d.tokens_saved
+    state.stats.record(
+        api=fmt, mode=out.mode, status=ex.status, latency_ms=latency_ms,
+        tokens_before=result.tokens_before if result else 0, tokens_after=result.tokens_after if result else 0,
+        forwarded_compressed=out.compressed, by_transform=by_transform,
+        compression_ms=result.duration_ms if result else None, bypassed=out.mode == "bypass",
+        compression_failed=out.compression_error is not None, retrieve_rounds=ex.rounds, retrieve_calls=ex.calls,
+    )
+    log.info("%s model=%s mode=%s status=%d tokens=%s->%s rounds=%d %.1f ms%s", fmt, model, out.mode, ex.status,
+             result.tokens_before if result else "-", result.tokens_after if result else "-", ex.rounds, latency_ms,
+             f" error={ex.error}" if ex.error else "")
+    if state.metrics is None:
+        return
+    from ..metrics import RequestMetrics
+
+    columns: dict[str, Any] = dict(
+        provider=PROVIDERS.get(fmt, ""), model=model if isinstance(model, str) else "",
+        latency_ms=round(latency_ms, 3), stream=stream, status_code=ex.status, retrievals=ex.calls,
+        error=ex.error or (f"compression: {out.compression_error}" if out.compression_error else None),
+        **_usage_columns(ex.usage),
+    )
+    mode = out.mode if out.mode != "bypass" else "passthrough"
+    row = RequestMetrics.from_pipeline(result, mode=mode, **columns) if result else RequestMetrics(mode=mode, **columns)
+    state.record_row(row)
+
+
+async def handle_passthrough(request: Request, state: ProxyState, base_url: str) -> Response:
+    """Any other provider route: forwarded untouched, the answer streamed back as it comes."""
+    raw = await request.body()
+    url = upstream_url(base_url, request.url.path, request.url.query)
+    req = state.client.build_request(request.method, url, content=raw or None,
+                                     headers=request_headers(request.headers.items()))
+    try:
+        resp = await state.client.send(req, stream=True)
+    except httpx.TimeoutException as exc:
+        return error_response(504, f"upstream timed out: {type(exc).__name__}", "upstream_timeout")
+    except httpx.HTTPError as exc:
+        return error_response(502, f"upstream unreachable: {type(exc).__name__}", "upstream_error")
+    is_sse = resp.headers.get("content-type", "").startswith("text/event-stream")
+    return RelayResponse(relay_chunks(resp, "anthropic" if is_sse else None), resp.status_code,
+                         response_headers(resp.headers, {"x-headroom-mode": "passthrough"}))

@@ -1,0 +1,22 @@
+"""Running the app under uvicorn (what ``headroom proxy`` calls)."""
+
+from __future__ import annotations
+
+import logging
+
+from ..config import HeadroomConfig
+from .config import ProxyConfig
+
+
+def serve(proxy_config: ProxyConfig, headroom_config: HeadroomConfig | None = None) -> None:
+    import uvicorn
+
+    from .app import create_app
+
+    level = proxy_config.log_level.upper()
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # httpx logs every upstream URL at INFO; keep that for debugging only.
+    logging.getLogger("httpx").setLevel(logging.DEBUG if level == "DEBUG" else logging.WARNING)
+    app = create_app(proxy_config, headroom_config)
+    uvicorn.run(app, host=proxy_config.host, port=proxy_config.port, log_level=proxy_config.log_level,
+                access_log=level == "DEBUG", server_header=False)

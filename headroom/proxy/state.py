@@ -1,0 +1,57 @@
+"""What one proxy app holds for its lifetime: config, pipeline, upstream client, counters."""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from ..config import HeadroomConfig
+from ..pipeline import Pipeline
+from .config import ProxyConfig
+from .stats import ProxyStats
+
+log = logging.getLogger("headroom.proxy")
+
+
+@dataclass
+class ProxyState:
+    config: ProxyConfig
+    headroom_config: HeadroomConfig
+    pipeline: Pipeline
+    client: httpx.AsyncClient
+    stats: ProxyStats = field(default_factory=ProxyStats)
+    metrics: Any = None  # headroom.metrics.MetricsStore, or None when --metrics-db is off
+    feedback: Any = None  # headroom.ccr.feedback.FeedbackTracker, or None when unavailable
+    feedback_error: str | None = None
+    # One writer thread keeps metrics rows in order and SQLite off the event loop.
+    _writer: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, thread_name_prefix="headroom-metrics"))
+
+    @property
+    def store(self) -> Any:
+        return self.pipeline.store
+
+    @property
+    def ccr_loop_enabled(self) -> bool:
+        return (self.config.inject_tool and self.headroom_config.ccr.inject_tool
+                and self.store is not None and self.headroom_config.ccr.enabled)
+
+    def record_row(self, row: Any) -> None:
+        if self.metrics is None:
+            return
+
+        def write() -> None:
+            try:
+                self.metrics.record(row)
+            except Exception:  # metrics must never break traffic
+                log.exception("could not record request metrics")
+
+        self._writer.submit(write)
+
+    def close(self) -> None:
+        self._writer.shutdown(wait=True)
+        if self.metrics is not None and hasattr(self.metrics, "close"):
+            self.metrics.close()
