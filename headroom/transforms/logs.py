@@ -54,10 +54,10 @@ _PY_TRACE_START = re.compile(r"^\s*Traceback \(most recent call last\):")
 _FRAME = re.compile(
     r"^\s+at [\w.$<>/\\\[\]-]+|^\s+File \"|^\s*Caused by:|^\s+\.\.\. \d+ more|^\s+\S.*\(\S+:\d+(?::\d+)?\)\s*$"
 )
-# One pass masks hex ids (6+ chars with a digit) and every number except a lone "0", so
-# "0 errors" and "3 errors" stay different templates while "job 12 in 40ms" and
-# "job 13 in 41ms" become one. Timestamps, UUIDs and IPs fall out as runs of "#".
-_MASK = re.compile(r"\b(?=[0-9a-fA-F]{6,}\b)[0-9a-fA-F]*\d[0-9a-fA-F]*\b|[0-9]*[1-9][0-9]*|0[0-9]+")
+# Every run of hex digits that contains a decimal digit becomes "#": numbers, durations,
+# hex ids, timestamps, IPs and UUIDs all mask in one fast pass, so "job 12 in 40ms" and
+# "job 13 in 41ms" share a template. Words without digits ("ERROR", "cafe") stay.
+_MASK = re.compile(r"[0-9a-fA-F]*\d[0-9a-fA-F]*")
 
 
 def template_of(line: str) -> str:
@@ -81,17 +81,29 @@ _KEYWORDS = (
 )
 
 
-def _classify(text: str) -> str:
-    low = text.lower()
-    if not any(k in low for k in _KEYWORDS) and not text.startswith("E "):
+def _classify(template: str) -> tuple[str, str | None]:
+    """(kind, level word) of a template. "0 errors" is refined per line in ``_kind``."""
+    m = _LEVEL_WORD.search(template)
+    level = (m.group(1) or m.group(2)).lower() if m else None
+    low = template.lower()
+    if not any(k in low for k in _KEYWORDS) and not template.startswith("E "):
+        return "other", level
+    if _SUMMARY.search(template):
+        return "summary", level
+    if _ERROR.search(template):
+        return "error", level
+    if _WARNING.search(template):
+        return "warning", level
+    return "other", level
+
+
+def _kind(raw: str, template_kind: str) -> str:
+    """Masking hides the digit that makes "0 errors" harmless; check the raw line."""
+    if template_kind == "error" and _NOT_ERROR.search(raw):
+        return "warning" if _WARNING.search(raw) and not _NOT_WARNING.search(raw) else "other"
+    if template_kind == "warning" and _NOT_WARNING.search(raw):
         return "other"
-    if _SUMMARY.search(text):
-        return "summary"
-    if _ERROR.search(text) and not _NOT_ERROR.search(text):
-        return "error"
-    if _WARNING.search(text) and not _NOT_WARNING.search(text):
-        return "warning"
-    return "other"
+    return template_kind
 
 
 def _trace_spans(lines: list[str]) -> list[tuple[int, int]]:
@@ -105,6 +117,10 @@ def _trace_spans(lines: list[str]) -> list[tuple[int, int]]:
     i, n = 0, len(lines)
     while i < n:
         line = lines[i]
+        first = line[:1]
+        if first not in (" ", "\t", "T", "C"):
+            i += 1  # cheap exit: a trace line starts with space, "Traceback" or "Caused by"
+            continue
         if _PY_TRACE_START.match(line):
             j = i + 1
             while j < n and (lines[j][:1] in (" ", "\t") or not lines[j].strip()):
@@ -135,42 +151,46 @@ class LogCompressor:
             return None
         # Classification depends only on the template, so repetitive logs (the big ones)
         # run the expensive patterns once per distinct template.
-        kind_of: dict[str, str] = {}
-        lines = []
+        kind_of: dict[str, tuple[str, str | None]] = {}
+        lines: list[_Line] = []
+        levels: Counter[str] = Counter()
         for t in raw:
             tpl = template_of(t)
-            kind = kind_of.get(tpl)
-            if kind is None:
-                kind = kind_of[tpl] = _classify(tpl)
+            cls = kind_of.get(tpl)
+            if cls is None:
+                cls = kind_of[tpl] = _classify(tpl)
+            kind = _kind(t, cls[0])
             lines.append(_Line(t, tpl, kind))
+            if cls[1] and kind not in ("error", "warning"):
+                levels[cls[1]] += 1
         n = len(lines)
         cap = max(5, round(inp.config.router.log_max_lines * (1.5 - _clamp(inp.aggressiveness))))
 
         # keep[i] = priority (lower is more important); notes[i] = count line shown after i.
         keep: dict[int, int] = {}
         notes: dict[int, str] = {}
-        # Lines replaced by a "frames omitted" note inside a long trace.
-        trace_gaps: dict[int, int] = {}
 
         def mark(i: int, prio: int) -> None:
             if 0 <= i < n and (i not in keep or keep[i] > prio):
                 keep[i] = prio
 
         traces = _trace_spans(raw)
-        in_trace = set()
-        for s, e in traces:
+        # trace_of[i] = which trace line i belongs to, so a gap inside one trace reads
+        # "frames omitted" rather than "lines omitted".
+        trace_of: dict[int, int] = {}
+        for t, (s, e) in enumerate(traces):
             length = e - s + 1
-            in_trace.update(range(s, e + 1))
-            if length <= _TRACE_KEEP_HEAD + _TRACE_KEEP_TAIL + 1:
-                for i in range(s, e + 1):
+            for i in range(s, e + 1):
+                trace_of[i] = t
+                short = length <= _TRACE_KEEP_HEAD + _TRACE_KEEP_TAIL + 1
+                # The cause chain ("Caused by: …" and its first frame) is the point of a
+                # long Java trace, wherever it sits.
+                cause = raw[i].lstrip().startswith("Caused by:") or (i > s and raw[i - 1].lstrip().startswith("Caused by:"))
+                if short or i < s + _TRACE_KEEP_HEAD or i > e - _TRACE_KEEP_TAIL or cause:
                     mark(i, 1)
-            else:
-                for i in range(s, s + _TRACE_KEEP_HEAD):
-                    mark(i, 1)
-                for i in range(e - _TRACE_KEEP_TAIL + 1, e + 1):
-                    mark(i, 1)
-                trace_gaps[s + _TRACE_KEEP_HEAD - 1] = length - _TRACE_KEEP_HEAD - _TRACE_KEEP_TAIL
+        in_trace = trace_of.keys()
 
+        has_anchors = bool(inp.anchors)
         text_counts = Counter(raw)
         # Errors: first occurrence of each template with context; repeats become a count.
         error_seen: dict[str, int] = {}
@@ -192,7 +212,7 @@ class LogCompressor:
                 if ln.template not in warn_first:
                     warn_first[ln.template] = i
                     mark(i, 4)
-            if inp.anchors and inp.anchors.matches(ln.text):
+            if has_anchors and inp.anchors.matches(ln.text):
                 mark(i, 0)
         for tpl, i in error_seen.items():
             if error_counts[tpl] > 1:
@@ -204,15 +224,24 @@ class LogCompressor:
             mark(i, 2)
 
         # Frequent "other" templates: one representative each, with its count.
-        other_counts = Counter(ln.template for ln in lines if ln.kind == "other")
+        # (Stack frames are not noise: traces are handled above.)
+        other_counts = Counter(ln.template for i, ln in enumerate(lines) if ln.kind == "other" and i not in in_trace)
         other_first: dict[str, int] = {}
         for i, ln in enumerate(lines):
-            if ln.kind == "other" and other_counts[ln.template] >= 3 and ln.template not in other_first:
+            if ln.kind == "other" and i not in in_trace and other_counts[ln.template] >= 3 and ln.template not in other_first:
                 other_first[ln.template] = i
         for tpl, i in sorted(other_first.items(), key=lambda kv: (-other_counts[kv[0]], kv[1])):
             mark(i, 5)
             notes.setdefault(i, _count_note(text_counts, raw[i], other_counts[tpl]))
 
+        # Room left under the cap shows the shape of the rest: evenly spaced one-off lines.
+        singles = [i for i, ln in enumerate(lines) if i not in keep and i not in in_trace
+                   and ln.kind == "other" and other_counts[ln.template] < 3]
+        room = cap - len(keep)
+        if room > 0 and singles:
+            step = max(1, len(singles) // room)
+            for i in singles[::step][:room]:
+                mark(i, 6)
         chosen = _fit_to_cap(keep, cap)
         if len(chosen) >= n:
             return None
@@ -220,9 +249,8 @@ class LogCompressor:
         # note whose line was cut would describe nothing.
         notes = {i: t for i, t in notes.items() if i in chosen}
 
-        body = _render(raw, chosen, notes, trace_gaps)
+        body = _render(raw, chosen, notes, trace_of)
         kinds = Counter(ln.kind for ln in lines)
-        levels = _level_counts(lines)
         header = _header(n, kinds, levels, len(traces))
         summary = f"{kinds['error']} error, {kinds['warning']} warning lines, {len(traces)} traces kept"
         return Compressed(
@@ -257,18 +285,17 @@ def _fit_to_cap(keep: dict[int, int], cap: int) -> list[int]:
     return sorted(must + rest[:room])
 
 
-def _render(raw: list[str], chosen: list[int], notes: dict[int, str], trace_gaps: dict[int, int]) -> str:
+def _render(raw: list[str], chosen: list[int], notes: dict[int, str], trace_of: dict[int, int]) -> str:
     out: list[str] = []
     prev = -1
     for i in chosen:
         gap = i - prev - 1
         if gap > 0:
-            # A gap that exactly matches a trimmed trace middle says "frames".
-            frames = trace_gaps.get(prev)
-            if frames == gap:
+            t = trace_of.get(prev)
+            if t is not None and trace_of.get(i) == t:
                 out.append(f"    … {gap} frames omitted")
             else:
-                out.append(f"… {gap} lines omitted")
+                out.append(f"… {gap} line{'s' if gap != 1 else ''} omitted")
         line = raw[i]
         if len(line) > _MAX_LINE_CHARS:
             line = line[:_MAX_LINE_CHARS] + f" … ({len(raw[i]) - _MAX_LINE_CHARS} chars cut)"
@@ -277,19 +304,9 @@ def _render(raw: list[str], chosen: list[int], notes: dict[int, str], trace_gaps
             out.append(notes[i])
         prev = i
     if prev < len(raw) - 1:
-        out.append(f"… {len(raw) - 1 - prev} lines omitted")
+        rest = len(raw) - 1 - prev
+        out.append(f"… {rest} line{'s' if rest != 1 else ''} omitted")
     return "\n".join(out)
-
-
-def _level_counts(lines: list[_Line]) -> Counter[str]:
-    levels: Counter[str] = Counter()
-    for ln in lines:
-        if ln.kind in ("error", "warning"):
-            continue
-        m = _LEVEL_WORD.search(ln.text)
-        if m:
-            levels[(m.group(1) or m.group(2)).lower()] += 1
-    return levels
 
 
 def _header(n: int, kinds: Counter[str], levels: Counter[str], traces: int) -> str:
