@@ -1,0 +1,135 @@
+"""`headroom eval run|report|gate`: quality against savings, before every release."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _csv(value: str | None) -> list[str] | None:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from ..eval.configs import DEFAULT_CONFIGS
+
+    p = subparsers.add_parser("eval", help="measure task quality against token savings",
+                              description="Run the eval suite, write reports, or gate a release on them.")
+    sub = p.add_subparsers(dest="eval_command", metavar="SUBCOMMAND")
+    p.set_defaults(func=lambda a: (p.print_help(), 2)[1])
+
+    run = sub.add_parser("run", help="run scenarios through each configuration (and an LLM when given)")
+    run.add_argument("--suite", default="standard", help="smoke | standard | full (default: standard)")
+    run.add_argument("--families", help="comma-separated scenario families (default: all)")
+    run.add_argument("--seeds", help="comma-separated seeds (default: the suite's)")
+    run.add_argument("--configs", default=",".join(DEFAULT_CONFIGS),
+                     help=f"comma-separated configurations (default: {','.join(DEFAULT_CONFIGS)})")
+    run.add_argument("--formats", default="openai_chat,anthropic", help="wire shapes to test")
+    run.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda", "mps"],
+                     help="device for the ML configurations")
+    run.add_argument("--llmlingua-model", help="directory of an LLMLingua-2 checkpoint (enables llmlingua2)")
+    run.add_argument("--out", default="eval-results", help="output directory (default: eval-results)")
+    run.add_argument("--quiet", action="store_true", help="no progress bars")
+    run.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    llm = run.add_argument_group("LLM-backed runner (any OpenAI-compatible endpoint)")
+    llm.add_argument("--llm-base-url", help="e.g. http://127.0.0.1:8000/v1")
+    llm.add_argument("--llm-model", help="model name to send")
+    llm.add_argument("--llm-api-key-env", default=None,
+                     help="env var holding the key (default: HEADROOM_EVAL_API_KEY, then OPENAI_API_KEY)")
+    llm.add_argument("--llm-config", default="deterministic", help="configuration for the compressed arm")
+    llm.add_argument("--llm-max-tokens", type=int, default=256)
+    llm.add_argument("--proxy-url", help="a running headroom proxy's OpenAI base URL, adds the proxy arm")
+    llm.add_argument("--price-in", type=float, default=0.0, help="USD per million prompt tokens")
+    llm.add_argument("--price-out", type=float, default=0.0, help="USD per million completion tokens")
+    llm.add_argument("--bfcl-data", help="bfcl_eval/data folder (default: the installed bfcl-eval package's)")
+    llm.add_argument("--bfcl-category", default="simple_python")
+    llm.add_argument("--bfcl-limit", type=int, default=20, help="BFCL questions to ask (0 = none)")
+    run.set_defaults(func=cmd_run)
+
+    rep = sub.add_parser("report", help="write report.md, report.html and plots from DIR/results.json")
+    rep.add_argument("dir")
+    rep.add_argument("--no-plots", action="store_true")
+    rep.set_defaults(func=cmd_report)
+
+    gate = sub.add_parser("gate", help="exit 1 when results miss the release thresholds")
+    gate.add_argument("dir")
+    gate.add_argument("--gate-config", help="thresholds TOML (default: ./eval/gate.toml, else built-in)")
+    gate.add_argument("--min-fact-retention", type=float)
+    gate.add_argument("--min-savings", type=float)
+    gate.add_argument("--max-lost", type=float)
+    gate.add_argument("--max-latency-ms-median", type=float)
+    gate.set_defaults(func=cmd_gate)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import os
+
+    from ..eval.compression import run_compression
+    from ..eval.configs import CONFIGS, EvalOptions, resolve_device
+    from ..eval.report import save_results, write_reports
+    from ..eval.scenarios import build_suite
+
+    seeds = tuple(int(s) for s in _csv(args.seeds) or ()) or None
+    scenarios = build_suite(args.suite, _csv(args.families), seeds)
+    device = resolve_device(args.device)
+    options = EvalOptions(device=device, llmlingua_model=args.llmlingua_model)
+    results = run_compression(scenarios, _csv(args.configs) or [], options=options, formats=_csv(args.formats) or [],
+                              progress=not args.quiet)
+    results["meta"]["suite"] = args.suite
+    if args.llm_base_url:
+        if not args.llm_model:
+            raise ValueError("--llm-model is required with --llm-base-url")
+        from ..eval.llm import LLMOptions, run_llm
+
+        key = os.environ.get(args.llm_api_key_env) if args.llm_api_key_env else LLMOptions.key_from_env()
+        lo = LLMOptions(args.llm_base_url, args.llm_model, key, args.proxy_url, max_tokens=args.llm_max_tokens,
+                        price_in_per_mtok=args.price_in, price_out_per_mtok=args.price_out)
+        results["llm"] = run_llm(scenarios, lo, config=CONFIGS[args.llm_config].build(options),
+                                 bfcl_items=_bfcl_items(args), progress=not args.quiet)
+    path = save_results(results, args.out)
+    written = write_reports(results, args.out, plots=not args.no_plots)
+    from ..eval.report import config_table, markdown
+
+    print(markdown(config_table(results)))
+    print(f"\nwrote {path}, " + ", ".join(str(p) for p in written.values()), file=sys.stderr)
+    return 0
+
+
+def _bfcl_items(args: argparse.Namespace) -> list:
+    from ..eval.bfcl import find_data_dir, load_items
+
+    if args.bfcl_limit <= 0:
+        return []
+    data = find_data_dir(args.bfcl_data)
+    if data is None:
+        print("BFCL: skipped (no bfcl_eval data found; pass --bfcl-data DIR or `pip install --no-deps bfcl-eval`)",
+              file=sys.stderr)
+        return []
+    return load_items(data, args.bfcl_category, args.bfcl_limit)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from ..eval.report import load_results, write_reports
+
+    results = load_results(args.dir)
+    written = write_reports(results, Path(args.dir), plots=not args.no_plots)
+    for p in written.values():
+        print(p)
+    return 0
+
+
+def cmd_gate(args: argparse.Namespace) -> int:
+    from ..eval.gate import evaluate, format_checks, load_thresholds
+    from ..eval.report import load_results
+
+    checks = evaluate(load_results(args.dir), load_thresholds(args.gate_config), {
+        "min_fact_retention": args.min_fact_retention, "min_savings": args.min_savings,
+        "max_lost": args.max_lost, "max_latency_ms_median": args.max_latency_ms_median})
+    failed = [c for c in checks if not c.passed]
+    print(format_checks(checks))
+    if failed:
+        print(f"\ngate FAILED: {len(failed)} of {len(checks)} checks", file=sys.stderr)
+        return 1
+    print(f"\ngate passed: {len(checks)} checks")
+    return 0

@@ -1,0 +1,252 @@
+"""The compression-only runner: no LLM, runs in CI.
+
+For each configuration, a fresh :class:`Pipeline` (own CCR store) compresses every probe
+of every scenario in each wire shape, and we record token savings, whether each
+evidence string is kept / recoverable / lost, latency, and what each transform did.
+"""
+
+from __future__ import annotations
+
+import platform
+import statistics
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .. import __version__
+from ..api import compress
+from ..ccr.markers import find_hashes
+from ..ccr.store import CompressionStore
+from ..config import HeadroomConfig
+from ..pipeline import Pipeline
+from ..transforms.router import CompressionMemo
+from .configs import CONFIGS, EvalConfig, EvalOptions, with_context_budget
+from .evidence import check_evidence, recoverable_text, visible_text
+from .scenarios import Probe, Scenario
+
+FORMATS = ("openai_chat", "anthropic")
+PipelineFactory = Callable[[HeadroomConfig, CompressionStore], Pipeline]
+
+
+def default_pipeline_factory(config: HeadroomConfig, store: CompressionStore) -> Pipeline:
+    return Pipeline(config, store=store)
+
+
+@dataclass
+class CaseResult:
+    config: str
+    family: str
+    scenario: str
+    size: int
+    seed: int
+    format: str
+    probe_kind: str
+    question: str
+    tokens_before: int
+    tokens_after: int
+    latency_ms: float
+    evidence_total: int
+    kept: int
+    recoverable: int
+    lost: int
+    lost_strings: list[str]
+    markers: int
+    transforms: dict[str, dict[str, float]] = field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def never_worse(self) -> bool:
+        return self.tokens_after <= self.tokens_before
+
+
+def _request(scenario: Scenario, probe: Probe, fmt: str) -> tuple[Any, str, Any]:
+    """(messages, model, system) in the given wire shape."""
+    if fmt == "anthropic":
+        body = scenario.anthropic_body(probe)
+        return body["messages"], body["model"], body["system"]
+    return scenario.openai_messages(probe), "gpt-4o", None
+
+
+def _transform_stats(decisions: Iterable[Any]) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for d in decisions:
+        s = out[d.transform]
+        s[d.action] += 1
+        s["tokens_saved"] += d.tokens_before - d.tokens_after if d.action != "skipped" else 0
+        s["duration_ms"] += d.duration_ms
+    return {k: dict(v) for k, v in out.items()}
+
+
+class _ConfigRun:
+    """Pipelines for one configuration: one per context budget, sharing one store."""
+
+    def __init__(self, ec: EvalConfig, options: EvalOptions, factory: PipelineFactory):
+        self.ec = ec
+        self.config = ec.build(options)
+        self.store = CompressionStore(max_entries=1_000_000, ttl_seconds=self.config.ccr.store_ttl_seconds)
+        self.factory = factory
+        self._pipelines: dict[int | None, Pipeline] = {}
+
+    def pipeline(self, budget: int | None) -> Pipeline:
+        p = self._pipelines.get(budget)
+        if p is None:
+            p = self.factory(with_context_budget(self.config, budget), self.store)
+            self._pipelines[budget] = p
+        return p
+
+    def preflight(self) -> None:
+        """Build what the pipeline needs now, so a missing part is a skip, not a crash."""
+        p = self.pipeline(None)
+        _ = p.transforms
+        p.relevance()
+
+    def run_case(self, scenario: Scenario, probe: Probe, fmt: str) -> CaseResult:
+        p = self.pipeline(scenario.context_budget)
+        # Each case is judged on its own question: a shared memo would serve the form
+        # compressed for an earlier question (right in production, wrong for measuring).
+        p.memo = CompressionMemo()
+        messages, model, system = _request(scenario, probe, fmt)
+        base = {"config": self.ec.name, "family": scenario.family, "scenario": scenario.id, "size": scenario.size,
+                "seed": scenario.seed, "format": fmt, "probe_kind": probe.kind, "question": probe.question}
+        t0 = time.perf_counter()
+        try:
+            result = compress(messages, model=model, system=system, pipeline=p)
+        except Exception as exc:  # noqa: BLE001 (a crash is a finding, reported per case)
+            return CaseResult(**base, tokens_before=0, tokens_after=0, latency_ms=0.0,
+                              evidence_total=len(probe.evidence), kept=0, recoverable=0,
+                              lost=len(probe.evidence), lost_strings=list(probe.evidence), markers=0,
+                              error=f"{type(exc).__name__}: {exc}")
+        latency = (time.perf_counter() - t0) * 1000
+        visible = visible_text(result.conversation)
+        rec = recoverable_text(visible, self.store)
+        ev = check_evidence(probe.evidence, visible, rec)
+        return CaseResult(**base, tokens_before=result.tokens_before, tokens_after=result.tokens_after,
+                          latency_ms=latency, evidence_total=ev.total, kept=ev.kept, recoverable=ev.recoverable,
+                          lost=ev.lost, lost_strings=ev.lost_strings, markers=len(find_hashes(visible)),
+                          transforms=_transform_stats(result.decisions))
+
+
+def summarize(cases: list[CaseResult]) -> dict[str, Any]:
+    """Aggregate cases: savings over total tokens, retention over all evidence strings."""
+    if not cases:
+        return {}
+    before = sum(c.tokens_before for c in cases)
+    after = sum(c.tokens_after for c in cases)
+    ev = sum(c.evidence_total for c in cases)
+    kept = sum(c.kept for c in cases)
+    rec = sum(c.recoverable for c in cases)
+    lat = sorted(c.latency_ms for c in cases)
+    return {
+        "cases": len(cases),
+        "errors": sum(1 for c in cases if c.error),
+        "tokens_before": before,
+        "tokens_after": after,
+        "savings": (before - after) / before if before else 0.0,
+        "evidence": ev,
+        "kept": kept,
+        "recoverable": rec,
+        "lost": ev - kept - rec,
+        # "Fact retention" counts a fact as retained when the model can still get at it.
+        "fact_retention": (kept + rec) / ev if ev else 1.0,
+        "kept_ratio": kept / ev if ev else 1.0,
+        "never_worse": all(c.never_worse for c in cases),
+        "latency_ms_median": statistics.median(lat),
+        "latency_ms_p95": lat[min(len(lat) - 1, round(0.95 * (len(lat) - 1)))],
+    }
+
+
+def summarize_transforms(cases: list[CaseResult]) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for c in cases:
+        for name, stats in c.transforms.items():
+            for k, v in stats.items():
+                out[name][k] += v
+    return {k: dict(v) for k, v in sorted(out.items())}
+
+
+def run_compression(
+    scenarios: list[Scenario],
+    config_names: Iterable[str],
+    *,
+    options: EvalOptions | None = None,
+    formats: Iterable[str] = FORMATS,
+    pipeline_factory: PipelineFactory = default_pipeline_factory,
+    extra_configs: dict[str, EvalConfig] | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Run every scenario probe through every configuration; return the results document."""
+    options = options or EvalOptions()
+    formats = list(formats)
+    known = {**CONFIGS, **(extra_configs or {})}
+    started = time.time()
+    configs_out: list[dict[str, Any]] = []
+    cases: list[CaseResult] = []
+    work = [(s, p, f) for s in scenarios for p in s.probes for f in formats]
+    for name in config_names:
+        ec = known.get(name)
+        if ec is None:
+            raise ValueError(f"unknown configuration {name!r}; expected one of {', '.join(known)}")
+        entry: dict[str, Any] = {"name": name, "description": ec.description, "status": "ok", "reason": None}
+        configs_out.append(entry)
+        reason = ec.precondition(options)
+        if reason:
+            entry.update(status="skipped", reason=reason)
+            continue
+        try:
+            run = _ConfigRun(ec, options, pipeline_factory)
+            t0 = time.perf_counter()
+            run.preflight()
+            entry["setup_ms"] = (time.perf_counter() - t0) * 1000
+        except Exception as exc:  # noqa: BLE001 (any missing part makes the config a reported skip)
+            entry.update(status="skipped", reason=f"unavailable: {type(exc).__name__}: {exc}")
+            continue
+        entry["config"] = run.config.model_dump(mode="json")
+        if work:  # warm-up (model loading, first tokenizer use) stays out of the latencies
+            t0 = time.perf_counter()
+            run.run_case(*work[0])
+            entry["warmup_ms"] = (time.perf_counter() - t0) * 1000
+        for s, p, f in _progress(work, f"{name:>20}", progress):
+            cases.append(run.run_case(s, p, f))
+    by_config: dict[str, Any] = {}
+    for entry in configs_out:
+        mine = [c for c in cases if c.config == entry["name"]]
+        if not mine:
+            continue
+        fams: dict[str, list[CaseResult]] = defaultdict(list)
+        for c in mine:
+            fams[c.family].append(c)
+        by_config[entry["name"]] = {
+            "overall": summarize(mine),
+            "families": {f: summarize(cs) for f, cs in fams.items()},
+            "transforms": summarize_transforms(mine),
+        }
+    return {
+        "meta": {
+            "kind": "compression",
+            "headroom_version": __version__,
+            "python": sys.version.split()[0],
+            "platform": platform.platform(),
+            "device": options.device,
+            "formats": formats,
+            "scenarios": len(scenarios),
+            "families": sorted({s.family for s in scenarios}),
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+            "duration_s": round(time.time() - started, 2),
+        },
+        "configs": configs_out,
+        "summary": by_config,
+        "cases": [{**asdict(c), "never_worse": c.never_worse} for c in cases],
+    }
+
+
+def _progress(items: list, desc: str, enabled: bool):
+    if not enabled:
+        return items
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return items
+    return tqdm(items, desc=desc, unit="case", leave=True, file=sys.stderr)

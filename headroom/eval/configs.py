@@ -1,0 +1,78 @@
+"""The configurations the harness compares.
+
+Each is a named :class:`HeadroomConfig` recipe. Optional parts (an LLMLingua-2
+checkpoint, the embedding model, a transform another module provides) are checked up
+front by building the pipeline once; a configuration that cannot run is reported as
+skipped with the reason, never silently dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..config import ContextConfig, HeadroomConfig, LLMLinguaConfig, RelevanceConfig
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    device: str = "cpu"
+    llmlingua_model: str | None = None
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    name: str
+    description: str
+    build: Callable[[EvalOptions], HeadroomConfig]
+    # Why this config cannot run with these options (checked before building), or None.
+    precondition: Callable[[EvalOptions], str | None] = field(default=lambda o: None)
+
+
+def _deterministic(o: EvalOptions) -> HeadroomConfig:
+    return HeadroomConfig()
+
+
+def _llmlingua(o: EvalOptions) -> HeadroomConfig:
+    return HeadroomConfig(llmlingua=LLMLinguaConfig(enabled=True, model_path=o.llmlingua_model, device=o.device))
+
+
+def _relevance(o: EvalOptions) -> HeadroomConfig:
+    return HeadroomConfig(relevance=RelevanceConfig(mode="hybrid", device=o.device))
+
+
+def _intelligent(o: EvalOptions) -> HeadroomConfig:
+    return HeadroomConfig(context=ContextConfig(strategy="intelligent"))
+
+
+def _needs_llmlingua_model(o: EvalOptions) -> str | None:
+    return None if o.llmlingua_model else "no LLMLingua-2 checkpoint given (--llmlingua-model DIR)"
+
+
+CONFIGS: dict[str, EvalConfig] = {c.name: c for c in (
+    EvalConfig("deterministic", "default pipeline: router + deterministic compressors, BM25, RollingWindow",
+               _deterministic),
+    EvalConfig("llmlingua2", "deterministic + LLMLingua-2 for prose", _llmlingua, _needs_llmlingua_model),
+    EvalConfig("relevance_hybrid", "deterministic + hybrid BM25/embedding relevance (MiniLM)", _relevance),
+    EvalConfig("intelligent_context", "deterministic + IntelligentContext instead of RollingWindow", _intelligent),
+)}
+
+DEFAULT_CONFIGS = ("deterministic", "llmlingua2", "relevance_hybrid", "intelligent_context")
+
+
+def resolve_device(device: str) -> str:
+    """``auto`` becomes ``cuda`` when torch sees a GPU, else ``cpu`` (torch imported lazily)."""
+    if device != "auto":
+        return device
+    try:
+        import torch
+    except ImportError:
+        return "cpu"
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def with_context_budget(config: HeadroomConfig, budget: int | None) -> HeadroomConfig:
+    """The same config with an explicit context budget (long-session scenarios)."""
+    if budget is None:
+        return config
+    return config.model_copy(update={"context": config.context.model_copy(update={"max_tokens": budget})})

@@ -1,0 +1,68 @@
+"""Is a fact still there? Kept (verbatim in what the model sees), recoverable (behind a
+retrieval marker whose original contains it), or lost."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ccr.markers import find_hashes
+from ..ccr.store import CompressionStore
+from ..formats.model import Conversation
+
+# Retrieved originals can hold markers themselves (a dropped turn whose tool output was
+# already compressed); follow them this deep.
+_MAX_DEPTH = 3
+
+
+def visible_text(conv: Conversation) -> str:
+    """Every piece of text the model will read, system prompt and tool calls included."""
+    return "\n".join(b.text for _, _, b in conv.blocks() if b.text)
+
+
+def recoverable_text(text: str, store: CompressionStore | None) -> str:
+    """The originals behind every marker in ``text``, following nested markers."""
+    if store is None:
+        return ""
+    seen: set[str] = set()
+    out: list[str] = []
+    frontier = find_hashes(text)
+    for _ in range(_MAX_DEPTH):
+        nxt: list[str] = []
+        for h in frontier:
+            if h in seen:
+                continue
+            seen.add(h)
+            got = store.retrieve(h, record=False)  # measuring must not feed retrieval feedback
+            if got is not None:
+                out.append(got.content)
+                nxt.extend(find_hashes(got.content))
+        frontier = nxt
+        if not frontier:
+            break
+    return "\n".join(out)
+
+
+@dataclass
+class EvidenceCheck:
+    kept: int
+    recoverable: int
+    lost: int
+    lost_strings: list[str]
+
+    @property
+    def total(self) -> int:
+        return self.kept + self.recoverable + self.lost
+
+
+def check_evidence(evidence: tuple[str, ...], visible: str, recoverable: str) -> EvidenceCheck:
+    kept = rec = lost = 0
+    lost_strings = []
+    for e in evidence:
+        if e in visible:
+            kept += 1
+        elif e in recoverable:
+            rec += 1
+        else:
+            lost += 1
+            lost_strings.append(e)
+    return EvidenceCheck(kept, rec, lost, lost_strings)

@@ -1,0 +1,247 @@
+"""The LLM-backed runner: does the model still answer correctly from compressed context?
+
+Any OpenAI-compatible Chat Completions endpoint works (``--llm-base-url``, ``--llm-model``,
+key from ``HEADROOM_EVAL_API_KEY`` or ``OPENAI_API_KEY``). Each probe is asked in up to
+three arms:
+
+- ``original``: the uncompressed conversation;
+- ``compressed``: compressed by headroom, with the ``headroom_retrieve`` tool offered when
+  markers are present; retrieve calls are answered from the CCR store with
+  :mod:`headroom.ccr.responses` (the proxy's own logic) and the call continues;
+- ``proxy``: the original conversation sent through a running headroom proxy
+  (``--proxy-url``), so compression and the retrieve loop happen there.
+
+Scores: exact match, contains, token F1; the accuracy delta of each arm against
+``original`` with a paired bootstrap CI; tokens and cost.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..ccr.markers import find_hashes
+from ..ccr.responses import answer, continue_body, retrieve_calls
+from ..ccr.store import CompressionStore
+from ..ccr.tool import retrieve_tool_definition
+from ..config import HeadroomConfig
+from ..formats import OPENAI_CHAT
+from ..transforms.router import CompressionMemo
+from .compression import PipelineFactory, default_pipeline_factory
+from .scenarios import Probe, Scenario
+from .scoring import bootstrap_delta, contains, exact_match, token_f1
+
+
+@dataclass(frozen=True)
+class LLMOptions:
+    base_url: str
+    model: str
+    api_key: str | None = None
+    proxy_url: str | None = None
+    timeout_s: float = 120.0
+    max_tokens: int = 256
+    price_in_per_mtok: float = 0.0
+    price_out_per_mtok: float = 0.0
+    max_retrieve_rounds: int = 3
+    bootstrap_rounds: int = 2000
+
+    @staticmethod
+    def key_from_env() -> str | None:
+        return os.environ.get("HEADROOM_EVAL_API_KEY") or os.environ.get("OPENAI_API_KEY")
+
+
+class ChatEndpoint:
+    """POST ``{base_url}/chat/completions``; ``transport`` lets tests swap the network."""
+
+    def __init__(self, base_url: str, api_key: str | None, timeout_s: float, transport: Any = None):
+        import httpx
+
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = httpx.Client(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout_s,
+                                    transport=transport)
+
+    def complete(self, body: dict[str, Any]) -> dict[str, Any]:
+        r = self._client.post("/chat/completions", json=body)
+        if r.status_code >= 400:
+            raise RuntimeError(f"HTTP {r.status_code} from {r.request.url}: {r.text[:300]}")
+        return r.json()
+
+    def close(self) -> None:
+        self._client.close()
+
+
+@dataclass
+class Answer:
+    text: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    rounds: int = 0
+    retrieve_calls: int = 0
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    error: str | None = None
+
+
+def _message(resp: dict[str, Any]) -> dict[str, Any]:
+    return (resp.get("choices") or [{}])[0].get("message") or {}
+
+
+def ask(endpoint: ChatEndpoint, body: dict[str, Any], store: CompressionStore | None = None,
+        max_rounds: int = 3) -> Answer:
+    """Send ``body``; while the model calls only ``headroom_retrieve`` (and a store is
+    given), answer from the store and continue, at most ``max_rounds`` times."""
+    out = Answer()
+    try:
+        while True:
+            resp = endpoint.complete(body)
+            out.rounds += 1
+            usage = resp.get("usage") or {}
+            out.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+            out.completion_tokens += int(usage.get("completion_tokens") or 0)
+            calls = retrieve_calls(resp, OPENAI_CHAT) if store is not None else None
+            if calls and out.retrieve_calls < max_rounds:
+                out.retrieve_calls += 1
+                body = continue_body(body, resp, OPENAI_CHAT, {c.id: answer(store, c) for c in calls})
+                continue
+            msg = _message(resp)
+            out.text = msg.get("content") or ""
+            out.tool_calls = msg.get("tool_calls") or []
+            return out
+    except Exception as exc:  # noqa: BLE001 (one failing request is a scored miss, not a crashed run)
+        out.error = f"{type(exc).__name__}: {exc}"
+        return out
+
+
+def _body(options: LLMOptions, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"model": options.model, "messages": messages, "temperature": 0,
+                            "max_tokens": options.max_tokens}
+    if tools:
+        body["tools"] = tools
+    return body
+
+
+def _scores(ans: Answer, expected: str) -> dict[str, float]:
+    return {"exact": float(exact_match(ans.text, expected)), "contains": float(contains(ans.text, expected)),
+            "f1": token_f1(ans.text, expected)}
+
+
+def _arm_summary(rows: list[dict[str, Any]], options: LLMOptions) -> dict[str, Any]:
+    n = len(rows)
+    pt = sum(r["prompt_tokens"] for r in rows)
+    ct = sum(r["completion_tokens"] for r in rows)
+    return {
+        "n": n,
+        "exact": sum(r["exact"] for r in rows) / n if n else 0.0,
+        "contains": sum(r["contains"] for r in rows) / n if n else 0.0,
+        "f1": sum(r["f1"] for r in rows) / n if n else 0.0,
+        "prompt_tokens": pt,
+        "completion_tokens": ct,
+        "retrieve_calls": sum(r["retrieve_calls"] for r in rows),
+        "errors": sum(1 for r in rows if r["error"]),
+        "cost_usd": (pt * options.price_in_per_mtok + ct * options.price_out_per_mtok) / 1e6,
+    }
+
+
+def summarize_arms(cases: list[dict[str, Any]], options: LLMOptions, metric: str = "contains") -> dict[str, Any]:
+    arms: dict[str, list[dict[str, Any]]] = {}
+    for c in cases:
+        arms.setdefault(c["arm"], []).append(c)
+    out = {arm: _arm_summary(rows, options) for arm, rows in arms.items()}
+    base = {r["case"]: r[metric] for r in arms.get("original", [])}
+    for arm, rows in arms.items():
+        if arm == "original" or not base:
+            continue
+        paired = [(base[r["case"]], r[metric]) for r in rows if r["case"] in base]
+        out[arm][f"delta_{metric}"] = bootstrap_delta([p[0] for p in paired], [p[1] for p in paired],
+                                                      rounds=options.bootstrap_rounds)
+    return out
+
+
+def run_llm(
+    scenarios: list[Scenario],
+    options: LLMOptions,
+    *,
+    config: HeadroomConfig | None = None,
+    pipeline_factory: PipelineFactory = default_pipeline_factory,
+    transport: Any = None,
+    proxy_transport: Any = None,
+    bfcl_items: Iterable[Any] = (),
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Ask every probe in every arm; return the ``llm`` section of a results document."""
+    config = config or HeadroomConfig()
+    store = CompressionStore(max_entries=1_000_000, ttl_seconds=config.ccr.store_ttl_seconds)
+    pipelines: dict[int | None, Any] = {}
+    from .configs import with_context_budget
+
+    def pipeline_for(budget: int | None):
+        if budget not in pipelines:
+            pipelines[budget] = pipeline_factory(with_context_budget(config, budget), store)
+        return pipelines[budget]
+
+    llm = ChatEndpoint(options.base_url, options.api_key, options.timeout_s, transport)
+    proxy = ChatEndpoint(options.proxy_url, options.api_key, options.timeout_s, proxy_transport) if options.proxy_url else None
+    started = time.time()
+    cases: list[dict[str, Any]] = []
+    work = [(s, p) for s in scenarios for p in s.probes]
+    try:
+        for s, probe in _progress(work, "llm", progress):
+            cases.extend(_ask_probe(s, probe, options, llm, proxy, pipeline_for(s.context_budget), store))
+        bfcl_cases = []
+        for item in _progress(list(bfcl_items), "bfcl", progress):
+            from .bfcl import ask_bfcl
+
+            bfcl_cases.extend(ask_bfcl(item, options, llm, proxy, pipeline_for(None)))
+    finally:
+        llm.close()
+        if proxy:
+            proxy.close()
+    result: dict[str, Any] = {
+        "model": options.model,
+        "base_url": options.base_url,
+        "proxy_url": options.proxy_url,
+        "duration_s": round(time.time() - started, 2),
+        "arms": summarize_arms(cases, options),
+        "cases": cases,
+    }
+    if bfcl_cases:
+        result["bfcl"] = {"arms": summarize_arms(bfcl_cases, options, metric="contains"), "cases": bfcl_cases}
+    return result
+
+
+def _ask_probe(s: Scenario, probe: Probe, options: LLMOptions, llm: ChatEndpoint, proxy: ChatEndpoint | None,
+               pipeline: Any, store: CompressionStore) -> list[dict[str, Any]]:
+    from ..api import compress
+
+    case_id = f"{s.id}/{probe.kind}/{probe.question}"
+    messages = s.openai_messages(probe)
+    rows = []
+
+    def record(arm: str, ans: Answer) -> None:
+        rows.append({"arm": arm, "case": case_id, "family": s.family, "question": probe.question,
+                     "expected": probe.expected, **_scores(ans, probe.expected),
+                     **{k: v for k, v in asdict(ans).items() if k != "tool_calls"}})
+
+    record("original", ask(llm, _body(options, messages)))
+    pipeline.memo = CompressionMemo()  # judge each question on its own compressed form
+    result = compress(messages, model=options.model, pipeline=pipeline)
+    compressed = result.messages
+    has_markers = any(find_hashes(m.get("content")) for m in compressed if isinstance(m.get("content"), str))
+    tools = [retrieve_tool_definition(OPENAI_CHAT)] if has_markers else None
+    record("compressed", ask(llm, _body(options, compressed, tools), store, options.max_retrieve_rounds))
+    if proxy is not None:
+        record("proxy", ask(proxy, _body(options, messages)))
+    return rows
+
+
+def _progress(items: list, desc: str, enabled: bool):
+    if not enabled:
+        return items
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return items
+    return tqdm(items, desc=desc, unit="q", file=sys.stderr)

@@ -1,0 +1,176 @@
+"""Reports from a results document: results.json, report.md, report.html, PNG plots.
+
+The markdown and HTML are built from the same table rows, so they always agree. The
+HTML embeds its plots as data URIs: one file to attach to a release or a PR.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+RESULTS_FILE = "results.json"
+
+
+def save_results(results: dict[str, Any], out_dir: str | Path) -> Path:
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / RESULTS_FILE
+    path.write_text(json.dumps(results, indent=1, sort_keys=False))
+    return path
+
+
+def load_results(path: str | Path) -> dict[str, Any]:
+    p = Path(path)
+    if p.is_dir():
+        p = p / RESULTS_FILE
+    if not p.exists():
+        raise FileNotFoundError(f"no {RESULTS_FILE} at {p} (run `headroom eval run --out DIR` first)")
+    return json.loads(p.read_text())
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+# -- tables (rows of strings) ----------------------------------------------------------
+Table = tuple[list[str], list[list[str]]]
+
+
+def config_table(results: dict[str, Any]) -> Table:
+    head = ["config", "status", "cases", "tokens before", "tokens after", "savings", "fact retention", "kept",
+            "recoverable", "lost", "median ms", "p95 ms", "never worse"]
+    rows = []
+    for c in results.get("configs", []):
+        s = results.get("summary", {}).get(c["name"], {}).get("overall")
+        if c["status"] != "ok" or not s:
+            rows.append([c["name"], f"skipped: {c.get('reason') or 'no cases'}"] + [""] * (len(head) - 2))
+            continue
+        rows.append([c["name"], "ok", str(s["cases"]), f"{s['tokens_before']:,}", f"{s['tokens_after']:,}",
+                     _pct(s["savings"]), _pct(s["fact_retention"]), str(s["kept"]), str(s["recoverable"]),
+                     str(s["lost"]), f"{s['latency_ms_median']:.1f}", f"{s['latency_ms_p95']:.1f}",
+                     "yes" if s["never_worse"] else "NO"])
+    return head, rows
+
+
+def family_table(results: dict[str, Any], config: str) -> Table:
+    head = ["family", "cases", "tokens before", "tokens after", "savings", "fact retention", "kept", "recoverable",
+            "lost", "median ms"]
+    rows = []
+    for fam, s in sorted(results["summary"][config]["families"].items()):
+        rows.append([fam, str(s["cases"]), f"{s['tokens_before']:,}", f"{s['tokens_after']:,}", _pct(s["savings"]),
+                     _pct(s["fact_retention"]), str(s["kept"]), str(s["recoverable"]), str(s["lost"]),
+                     f"{s['latency_ms_median']:.1f}"])
+    return head, rows
+
+
+def transform_table(results: dict[str, Any], config: str) -> Table:
+    head = ["transform", "compressed/changed", "kept", "skipped", "tokens saved", "total ms"]
+    rows = []
+    for name, s in results["summary"][config]["transforms"].items():
+        changed = sum(s.get(k, 0) for k in ("compressed", "moved", "shrunk", "dropped", "expanded"))
+        rows.append([name, str(int(changed)), str(int(s.get("kept", 0))), str(int(s.get("skipped", 0))),
+                     f"{int(s.get('tokens_saved', 0)):,}", f"{s.get('duration_ms', 0):.0f}"])
+    return head, rows
+
+
+def lost_table(results: dict[str, Any], limit: int = 30) -> Table:
+    head = ["config", "scenario", "format", "question", "lost evidence"]
+    rows = [[c["config"], c["scenario"], c["format"], c["question"], ", ".join(c["lost_strings"]) or (c.get("error") or "")]
+            for c in results.get("cases", []) if c["lost"] or c.get("error")]
+    return head, rows[:limit]
+
+
+def llm_table(results: dict[str, Any]) -> Table:
+    head = ["arm", "n", "exact", "contains", "token F1", "Δ contains vs original (95% CI)", "prompt tokens",
+            "retrieve calls", "cost $"]
+    rows = []
+    for arm, s in results.get("llm", {}).get("arms", {}).items():
+        d = s.get("delta_contains")
+        delta = "" if d is None else f"{100 * d['mean']:+.1f} pts [{100 * d['lo']:+.1f}, {100 * d['hi']:+.1f}]"
+        rows.append([arm, str(s["n"]), _pct(s["exact"]), _pct(s["contains"]), f"{s['f1']:.3f}", delta,
+                     f"{s['prompt_tokens']:,}", str(s.get("retrieve_calls", 0)), f"{s.get('cost_usd', 0.0):.4f}"])
+    return head, rows
+
+
+def markdown(table: Table) -> str:
+    head, rows = table
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _html_table(table: Table) -> str:
+    head, rows = table
+    th = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _sections(results: dict[str, Any]) -> list[tuple[str, Table]]:
+    out: list[tuple[str, Table]] = []
+    if results.get("configs"):
+        out.append(("Configurations", config_table(results)))
+        for name in results.get("summary", {}):
+            out.append((f"Per family — {name}", family_table(results, name)))
+            out.append((f"Per transform — {name}", transform_table(results, name)))
+        out.append(("Lost evidence (first 30)", lost_table(results)))
+    if results.get("llm"):
+        out.append((f"LLM-backed accuracy — {results['llm'].get('model', '')}", llm_table(results)))
+    return out
+
+
+def _meta_line(results: dict[str, Any]) -> str:
+    m = results.get("meta", {})
+    return (f"headroom {m.get('headroom_version', '?')}, Python {m.get('python', '?')}, device {m.get('device', '?')}, "
+            f"{m.get('scenarios', '?')} scenarios × formats {', '.join(m.get('formats', []))}, "
+            f"started {m.get('started', '?')}, took {m.get('duration_s', '?')} s")
+
+
+def render_markdown(results: dict[str, Any], plots: list[Path] | None = None) -> str:
+    parts = ["# headroom eval report", "", _meta_line(results), ""]
+    for title, table in _sections(results):
+        parts += [f"## {title}", "", markdown(table), ""]
+    for p in plots or []:
+        parts += [f"![{p.stem}]({p.name})", ""]
+    return "\n".join(parts)
+
+
+_CSS = ("body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0}"
+        "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}td:first-child,th:first-child{text-align:left}"
+        "th{background:#f3f3f3}img{max-width:900px;display:block;margin:1em 0}")
+
+
+def render_html(results: dict[str, Any], plots: list[Path] | None = None) -> str:
+    head = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>headroom eval report</title><style>{_CSS}</style>"
+            "</head><body><h1>headroom eval report</h1>")
+    parts = [head, f"<p>{html.escape(_meta_line(results))}</p>"]
+    for title, table in _sections(results):
+        parts.append(f"<h2>{html.escape(title)}</h2>{_html_table(table)}")
+    for p in plots or []:
+        data = base64.b64encode(p.read_bytes()).decode()
+        parts.append(f"<h2>{html.escape(p.stem)}</h2><img alt='{html.escape(p.stem)}' src='data:image/png;base64,{data}'>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def write_reports(results: dict[str, Any], out_dir: str | Path, *, plots: bool = True) -> dict[str, Path]:
+    """Write report.md, report.html and (when matplotlib is installed) the PNG plots."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    pngs: list[Path] = []
+    if plots and results.get("summary"):
+        from .plots import plot_all
+
+        pngs = plot_all(results, out)
+        written.update({p.stem: p for p in pngs})
+    md = out / "report.md"
+    md.write_text(render_markdown(results, pngs))
+    page = out / "report.html"
+    page.write_text(render_html(results, pngs))
+    written.update(markdown=md, html=page)
+    return written

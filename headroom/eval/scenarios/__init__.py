@@ -1,0 +1,65 @@
+"""Scenario families and the suites built from them.
+
+A family is a function ``(size, seed) -> Scenario``. A suite names, per family, the sizes
+and seeds to generate; the same suite always yields the same conversations.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+
+from .base import Probe, Scenario, ToolCall, Turn
+from .session import agent_session
+from .structured import api_listing, db_rows, json_logs, metrics
+from .textual import build_output, code_search, documents, git_diff, text_logs
+
+Family = Callable[[int, int], Scenario]
+
+FAMILIES: dict[str, Family] = {
+    "metrics": metrics,
+    "json_logs": json_logs,
+    "db_rows": db_rows,
+    "api_listing": api_listing,
+    "build_output": build_output,
+    "text_logs": text_logs,
+    "code_search": code_search,
+    "git_diff": git_diff,
+    "documents": documents,
+    "agent_session": agent_session,
+}
+
+# Per family: the sizes each suite generates (items, lines, hunks, paragraphs or turns).
+_SIZES: dict[str, dict[str, tuple[int, ...]]] = {
+    "smoke": {"default": (60,), "git_diff": (20,), "documents": (40,), "agent_session": (8,)},
+    "standard": {"default": (100, 1000), "git_diff": (30, 150), "documents": (60, 300), "agent_session": (12, 30)},
+    "full": {"default": (100, 1000, 5000), "git_diff": (30, 150, 600), "documents": (60, 300, 1200),
+             "agent_session": (12, 30, 60)},
+}
+_SEEDS = {"smoke": (1,), "standard": (1, 2), "full": (1, 2, 3)}
+SUITES = tuple(_SIZES)
+
+
+def image_family_available() -> bool:
+    """Images are evaluated only once the image transform exists (``headroom.image``)."""
+    return importlib.util.find_spec("headroom.image.transform") is not None
+
+
+def build_suite(name: str = "standard", families: list[str] | None = None, seeds: tuple[int, ...] | None = None) -> list[Scenario]:
+    if name not in _SIZES:
+        raise ValueError(f"unknown suite {name!r}; expected one of {', '.join(SUITES)}")
+    chosen = families or list(FAMILIES)
+    unknown = [f for f in chosen if f not in FAMILIES]
+    if unknown:
+        raise ValueError(f"unknown scenario families {unknown}; expected some of {', '.join(FAMILIES)}")
+    sizes = _SIZES[name]
+    out = []
+    for fam in chosen:
+        for size in sizes.get(fam, sizes["default"]):
+            for seed in seeds or _SEEDS[name]:
+                out.append(FAMILIES[fam](size, seed))
+    return out
+
+
+__all__ = ["FAMILIES", "SUITES", "Family", "Probe", "Scenario", "ToolCall", "Turn", "build_suite",
+           "image_family_available"]

@@ -1,0 +1,122 @@
+"""What a scenario is: a realistic agent conversation plus the questions it must answer.
+
+A scenario is generated from a seed and a size, so every run of the suite sees the same
+bytes. Its *probes* say what a faithful compression must keep: the question, the expected
+answer, and the evidence strings the answer depends on. The harness checks evidence
+verbatim, so evidence is always an atomic value (an id, a number, an error word), never a
+``"key": value`` pair that a lossless table rendering would legitimately reshape.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One question about a scenario.
+
+    ``key`` is the exact string the question is about (wrapped in backticks inside
+    ``question``); a reader looks it up in its context. ``expected`` is the answer;
+    ``evidence`` are the strings that must survive compression (kept or recoverable)
+    for the answer to be derivable.
+    """
+
+    question: str
+    expected: str
+    evidence: tuple[str, ...]
+    key: str = ""
+    kind: str = "lookup"  # lookup | spike | error | count — for per-kind reporting
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    arguments: dict[str, Any]
+    output: str
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One past exchange: the user's words, the tool calls they caused, the reply."""
+
+    user: str
+    calls: tuple[ToolCall, ...] = ()
+    reply: str | None = None
+
+
+@dataclass
+class Scenario:
+    family: str
+    size: int
+    seed: int
+    system: str
+    # History before the probe question; the last turn's tool calls answer the question.
+    turns: list[Turn]
+    probes: list[Probe]
+    # Token budget for the context transforms (long sessions only); None = model default.
+    context_budget: int | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return f"{self.family}/n={self.size}/seed={self.seed}"
+
+    def tool_outputs(self) -> list[str]:
+        return [c.output for t in self.turns for c in t.calls]
+
+    # -- wire shapes -------------------------------------------------------------------
+    def openai_messages(self, probe: Probe) -> list[dict[str, Any]]:
+        """OpenAI Chat Completions messages ending with the question's tool results.
+
+        The question is the latest user turn; the tool calls the agent made for it
+        follow, as in the request an agent sends right after its tools ran.
+        """
+        msgs: list[dict[str, Any]] = [{"role": "system", "content": self.system}]
+        for n, turn in enumerate(self._turns_for(probe)):
+            msgs.append({"role": "user", "content": turn.user})
+            if turn.calls:
+                ids = [f"call_{n}_{k}" for k in range(len(turn.calls))]
+                msgs.append({
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {"id": i, "type": "function",
+                         "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+                        for i, c in zip(ids, turn.calls)
+                    ],
+                })
+                msgs.extend({"role": "tool", "tool_call_id": i, "content": c.output} for i, c in zip(ids, turn.calls))
+            if turn.reply:
+                msgs.append({"role": "assistant", "content": turn.reply})
+        return msgs
+
+    def anthropic_body(self, probe: Probe) -> dict[str, Any]:
+        """The same conversation as an Anthropic Messages body (system at top level)."""
+        msgs: list[dict[str, Any]] = []
+        for n, turn in enumerate(self._turns_for(probe)):
+            msgs.append({"role": "user", "content": turn.user})
+            if turn.calls:
+                ids = [f"toolu_{n}_{k}" for k in range(len(turn.calls))]
+                msgs.append({"role": "assistant", "content": [
+                    {"type": "tool_use", "id": i, "name": c.name, "input": c.arguments}
+                    for i, c in zip(ids, turn.calls)
+                ]})
+                msgs.append({"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": i, "content": c.output}
+                    for i, c in zip(ids, turn.calls)
+                ]})
+            if turn.reply:
+                msgs.append({"role": "assistant", "content": turn.reply})
+        return {"model": "claude-sonnet-4-5", "max_tokens": 1024, "system": self.system, "messages": msgs}
+
+    def _turns_for(self, probe: Probe) -> list[Turn]:
+        """History with the probe's question as the user text of the final turn."""
+        *past, last = self.turns
+        return [*past, Turn(user=probe.question, calls=last.calls, reply=None)]
+
+
+def as_lines(rows: list[str]) -> str:
+    return "\n".join(rows) + "\n"

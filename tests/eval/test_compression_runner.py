@@ -1,0 +1,114 @@
+"""The compression-only runner's bookkeeping, checked against compressors whose effect we know."""
+
+from __future__ import annotations
+
+import pytest
+
+from headroom.eval.compression import run_compression
+from headroom.eval.configs import EvalConfig, EvalOptions
+from headroom.eval.scenarios import Probe, Scenario, ToolCall, Turn, build_suite
+from headroom.pipeline import Pipeline
+from headroom.transforms.compressor import Compressed
+from headroom.transforms.detect import ContentType
+from headroom.transforms.router import ContentRouter
+
+from .conftest import head_keeper_factory
+
+
+def _lines_scenario() -> Scenario:
+    lines = [f"2026-03-04 10:00:{i % 60:02d} INFO worker-{i:03d} processed batch b{i:04d} in {i + 100} ms"
+             for i in range(200)]
+    out = "\n".join(lines)
+    probes = [Probe("Which batch did worker `worker-002` process?", "b0002", ("b0002",), key="worker-002"),
+              Probe("Which batch did worker `worker-150` process?", "b0150", ("b0150",), key="worker-150")]
+    return Scenario("handmade", 200, 0, "sys", [Turn("tail the log", (ToolCall("tail", {"n": 200}, out),))], probes)
+
+
+def test_kept_and_recoverable_are_counted_exactly():
+    # HeadKeeper keeps the first 5 lines: b0002 stays visible, b0150 only behind the marker.
+    res = run_compression([_lines_scenario()], ["deterministic"], pipeline_factory=head_keeper_factory(5),
+                          formats=["openai_chat", "anthropic"], progress=False)
+    cases = res["cases"]
+    assert len(cases) == 4
+    by_q = {(c["question"], c["format"]): c for c in cases}
+    for fmt in ("openai_chat", "anthropic"):
+        first = by_q[("Which batch did worker `worker-002` process?", fmt)]
+        second = by_q[("Which batch did worker `worker-150` process?", fmt)]
+        assert (first["kept"], first["recoverable"], first["lost"]) == (1, 0, 0)
+        assert (second["kept"], second["recoverable"], second["lost"]) == (0, 1, 0)
+        assert second["markers"] == 1 and second["tokens_after"] < second["tokens_before"]
+    overall = res["summary"]["deterministic"]["overall"]
+    assert overall["fact_retention"] == 1.0 and overall["kept_ratio"] == 0.5
+    assert overall["never_worse"] and 0.5 < overall["savings"] < 1
+    router = res["summary"]["deterministic"]["transforms"]["content_router"]
+    assert router["compressed"] == 4 and router["tokens_saved"] > 0
+
+
+class _Forgetful:
+    """A buggy compressor that drops lines but claims to be lossless (no CCR, no marker)."""
+
+    name = "forgetful"
+
+    def compress(self, inp):
+        lines = inp.text.splitlines()
+        return Compressed("\n".join(lines[:5]), len(lines), 5, "drop", lossy=False)
+
+
+def test_lost_facts_are_detected_and_named():
+    def factory(config, store):
+        c = _Forgetful()
+        return Pipeline(config, store=store, transforms=[ContentRouter(compressors={t: c for t in ContentType})])
+
+    res = run_compression([_lines_scenario()], ["deterministic"], pipeline_factory=factory, formats=["openai_chat"],
+                          progress=False)
+    lost = [c for c in res["cases"] if c["lost"]]
+    assert [c["lost_strings"] for c in lost] == [["b0150"]]
+    assert res["summary"]["deterministic"]["overall"]["fact_retention"] == 0.5
+
+
+def test_unavailable_configs_are_skipped_with_a_reason():
+    def broken(config, store):
+        raise ImportError("No module named 'some_optional_extra'")
+
+    extra = {"needs_extra": EvalConfig("needs_extra", "test", lambda o: __import__("headroom").HeadroomConfig())}
+    res = run_compression(build_suite("smoke", ["metrics"]), ["llmlingua2", "needs_extra"], pipeline_factory=broken,
+                          extra_configs=extra, progress=False)
+    status = {c["name"]: (c["status"], c["reason"]) for c in res["configs"]}
+    assert status["llmlingua2"] == ("skipped", "no LLMLingua-2 checkpoint given (--llmlingua-model DIR)")
+    assert status["needs_extra"][0] == "skipped" and "some_optional_extra" in status["needs_extra"][1]
+    assert res["cases"] == [] and res["summary"] == {}
+    with pytest.raises(ValueError, match="unknown configuration"):
+        run_compression([], ["nope"], progress=False)
+
+
+def test_device_reaches_the_ml_configs():
+    from headroom.eval.configs import CONFIGS
+
+    opts = EvalOptions(device="cuda", llmlingua_model="/models/llmlingua-2-xlm-roberta-large-meetingbank")
+    assert CONFIGS["llmlingua2"].build(opts).llmlingua.device == "cuda"
+    assert CONFIGS["llmlingua2"].build(opts).llmlingua.model_path == opts.llmlingua_model
+    assert CONFIGS["relevance_hybrid"].build(opts).relevance.device == "cuda"
+    assert CONFIGS["relevance_hybrid"].build(opts).relevance.mode == "hybrid"
+    assert CONFIGS["intelligent_context"].build(opts).context.strategy == "intelligent"
+
+
+def test_session_scenarios_run_under_their_context_budget():
+    seen = []
+
+    def factory(config, store):
+        seen.append(config.context.max_tokens)
+        return head_keeper_factory(5)(config, store)
+
+    sessions = build_suite("smoke", ["agent_session", "metrics"])
+    run_compression(sessions, ["deterministic"], pipeline_factory=factory, formats=["openai_chat"], progress=False)
+    assert sessions[0].context_budget in seen and None in seen
+
+
+def test_default_pipeline_never_grows_a_request_and_never_crashes():
+    """The real pipeline over the smoke suite: invariant 5 (never worse), no errors."""
+    res = run_compression(build_suite("smoke"), ["deterministic"], progress=False)
+    entry = res["configs"][0]
+    assert entry["status"] == "ok", entry["reason"]
+    assert all(c["error"] is None for c in res["cases"])
+    assert all(c["tokens_after"] <= c["tokens_before"] for c in res["cases"])
+    assert res["summary"]["deterministic"]["overall"]["savings"] > 0

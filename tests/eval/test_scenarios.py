@@ -1,0 +1,52 @@
+"""Scenario generators: deterministic, well-formed in both wire shapes, evidence planted."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from headroom.eval.scenarios import FAMILIES, build_suite
+from headroom.formats import parse
+
+
+def test_at_least_eight_families():
+    assert len(FAMILIES) >= 8
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_generator_is_seeded_and_plants_every_evidence_string(family):
+    a, b = FAMILIES[family](40, 7), FAMILIES[family](40, 7)
+    assert a.tool_outputs() == b.tool_outputs()
+    assert FAMILIES[family](40, 8).tool_outputs() != a.tool_outputs()
+    text = "\n".join(a.tool_outputs())
+    assert a.probes
+    for probe in a.probes:
+        for e in probe.evidence:
+            assert e in text, (family, e)
+        if probe.key:
+            assert f"`{probe.key}`" in probe.question
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_both_wire_shapes_parse_with_the_question_last_and_tool_results_linked(family):
+    s = FAMILIES[family](30, 1)
+    probe = s.probes[0]
+    for body, fmt in (({"model": "gpt-4o", "messages": s.openai_messages(probe)}, "openai_chat"),
+                      (s.anthropic_body(probe), "anthropic")):
+        conv = parse(json.loads(json.dumps(body)), fmt)
+        assert conv.latest_user_text() == probe.question
+        results = list(conv.tool_results())
+        assert len(results) == sum(len(t.calls) for t in s.turns)
+        assert all(b.tool_name for _, _, b in results)
+        assert results[-1][2].text == s.turns[-1].calls[-1].output
+
+
+def test_suites_differ_in_size_and_reject_unknown_names():
+    smoke, standard = build_suite("smoke"), build_suite("standard")
+    assert {s.family for s in smoke} == set(FAMILIES)
+    assert len(standard) > len(smoke)
+    with pytest.raises(ValueError, match="unknown suite"):
+        build_suite("nope")
+    with pytest.raises(ValueError, match="unknown scenario families"):
+        build_suite("smoke", ["metrics", "bogus"])
