@@ -1,0 +1,57 @@
+"""Hybrid relevance: BM25 for exact names, embeddings for meaning, mixed per query.
+
+The mix adapts to the question. When it names exact identifiers (``ORD-4411``,
+``user_42``, ``auth.py``, a UUID, a number) the items that contain them are the answer and
+embeddings blur near-identical ids together, so BM25 gets most of the weight. A question
+in plain words leans on embeddings. When BM25 matches nothing at all, only embeddings
+can say anything.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .bm25 import BM25
+from .embedding import EmbeddingScorer
+
+# Tokens that look like exact identifiers: contain a digit, an inner _ . / or -, or camelCase.
+_EXACT_ID = re.compile(
+    r"\b[0-9a-fA-F]{8}-[0-9a-fA-F-]{27}\b"  # UUID
+    r"|\b(?:[A-Za-z0-9]+[-_.:/])*[A-Za-z0-9]*\d[A-Za-z0-9]*(?:[-_.:/][A-Za-z0-9]+)*"  # ORD-4411, v1.2, 10.0.0.1
+    r"|\b[A-Za-z0-9]+(?:[_./][A-Za-z0-9]+)+\b"  # snake_case, dotted, paths: auth.py, src/app
+    r"|\b[a-z]+[A-Z][A-Za-z0-9]*\b"  # camelCase
+)
+
+ID_WEIGHT = 0.75  # BM25 share when the query names exact ids
+WORD_WEIGHT = 0.15  # BM25 share for a plain-language question: a tie-breaker
+
+
+def exact_ids(query: str) -> list[str]:
+    return [m.group(0) for m in _EXACT_ID.finditer(query) if len(m.group(0)) >= 2]
+
+
+def bm25_weight(query: str, bm25_scores: list[float]) -> float:
+    if not any(s > 0 for s in bm25_scores):
+        return 0.0
+    return ID_WEIGHT if exact_ids(query) else WORD_WEIGHT
+
+
+def _scale(scores: list[float]) -> list[float]:
+    """Min-max to [0, 1] within this item list, so the two signals are comparable."""
+    lo, hi = min(scores), max(scores)
+    if hi - lo < 1e-9:
+        return [0.0] * len(scores)
+    return [(s - lo) / (hi - lo) for s in scores]
+
+
+class HybridScorer:
+    def __init__(self, device: str = "cpu", model_path: str | None = None):
+        self.embedding = EmbeddingScorer(device, model_path)
+
+    def __call__(self, query: str, items: list[str]) -> list[float]:
+        if not items:
+            return []
+        lexical = BM25(items).scores(query)
+        semantic = self.embedding(query, items)
+        w = bm25_weight(query, lexical)
+        return [w * b + (1 - w) * e for b, e in zip(_scale(lexical), _scale(semantic))]
