@@ -39,3 +39,19 @@ __all__ = [
     "default_store",
     "retrieve",
 ]
+
+# Imported on first use, so `import headroom` stays light (the SDK wrappers pull in more).
+_LAZY = {
+    "HeadroomClient": ".client",
+    "OpenAIProvider": ".providers",
+    "AnthropicProvider": ".providers",
+    "GoogleProvider": ".providers",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,47 @@
+"""One entry point for provider cache optimisation, used by HeadroomClient and the proxy.
+
+- Anthropic: ``cache_control`` breakpoints (see :mod:`.anthropic`).
+- OpenAI and Gemini cache automatically on an identical prefix of 1024+ tokens; the
+  pipeline already keeps that prefix stable (no reordering; CacheAligner moves dynamic
+  system-prompt values; compressed history is memoised byte for byte), so the optimiser
+  only observes it. With ``openai_prompt_cache_key=True`` it also sets
+  ``prompt_cache_key`` to the session hash when the client did not, which routes a
+  session's requests to the same cache shard.
+- Every request is fed to a :class:`~.stability.PrefixTracker` for the stability report.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .anthropic import AnthropicCacheOptimizer
+from .stability import PrefixTracker
+
+
+class CacheOptimizer:
+    def __init__(self, *, min_tokens: int = 1024, openai_prompt_cache_key: bool = False):
+        self.anthropic = AnthropicCacheOptimizer(min_tokens=min_tokens)
+        self.tracker = PrefixTracker()
+        self.openai_prompt_cache_key = openai_prompt_cache_key
+
+    def apply(self, body: dict[str, Any], fmt: str, session_id: str | None = None) -> dict[str, Any]:
+        """The body to send; also records its prefix stability under the session."""
+        session = session_id or AnthropicCacheOptimizer.session_key(_as_messages(body))
+        if fmt == "anthropic":
+            body = self.anthropic.apply(body, session_id=session)
+        elif self.openai_prompt_cache_key and "prompt_cache_key" not in body:
+            body = {**body, "prompt_cache_key": f"headroom-{session}"}
+        self.tracker.observe(body, session)
+        return body
+
+    def report(self) -> dict[str, list[dict[str, Any]]]:
+        return self.tracker.report()
+
+
+def _as_messages(body: dict[str, Any]) -> dict[str, Any]:
+    """Responses bodies keep history in ``input``; key sessions the same way as messages."""
+    if "messages" in body:
+        return body
+    inp = body.get("input")
+    items = [inp] if isinstance(inp, str) else list(inp or [])
+    return {"model": body.get("model"), "tools": body.get("tools"), "system": body.get("instructions"), "messages": items}
