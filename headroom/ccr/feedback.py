@@ -108,8 +108,8 @@ class FeedbackTracker:
         return r0 / (r0 + rate)
 
     def summary(self) -> dict[str, Any]:
-        """Everything ``GET /v1/feedback`` shows."""
-        self._refresh_if_stale()
+        """Everything ``GET /v1/feedback`` shows, computed fresh (the cache is for ``hints``)."""
+        self.refresh()
         with self._lock:
             tools = {name: self._describe(name, c) for name, c in sorted(self._snapshot.items())}
             refreshed_at = self._refreshed_at
@@ -129,8 +129,8 @@ class FeedbackTracker:
         }
 
     def tool(self, name: str) -> dict[str, Any] | None:
-        """What ``GET /v1/feedback/{tool}`` shows; None for a tool never seen."""
-        self._refresh_if_stale()
+        """What ``GET /v1/feedback/{tool}`` shows (fresh); None for a tool never seen."""
+        self.refresh()
         with self._lock:
             counts = self._snapshot.get(name)
             return self._describe(name, counts) if counts is not None else None

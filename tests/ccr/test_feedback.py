@@ -98,6 +98,16 @@ def test_hints_are_cached_for_the_refresh_interval(store, clock):
     assert fb.hints()["api"] < before
 
 
+def test_summary_and_tool_are_always_fresh(store, clock):
+    fb = FeedbackTracker(store, refresh_seconds=60, clock=clock)
+    hashes = store_outputs(store, "api", 3)
+    assert fb.hints()["api"] > 0.5
+    store.retrieve(hashes[0])
+    assert fb.tool("api")["retrieved"] == 1
+    store.retrieve(hashes[1])
+    assert fb.summary()["tools"]["api"]["retrieved"] == 2
+
+
 def test_old_activity_leaves_the_window(store, clock):
     fb = FeedbackTracker(store, window_seconds=100, refresh_seconds=0, clock=clock)
     for h in store_outputs(store, "old", 10):

@@ -1,0 +1,68 @@
+"""Two proxy replicas on one Redis: what A compressed, B can hand back."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+
+from headroom.ccr.markers import find_hashes
+from headroom.config import CCRConfig, HeadroomConfig
+
+from .conftest import ServerThread
+
+# A service log: the log compressor keeps errors and a sample, which is lossy.
+TOOL_OUTPUT = "\n".join(
+    f"2026-11-22 04:{i // 60:02d}:{i % 60:02d} INFO svc-{i % 7} request req-{i:04d} served in {20 + i * 37 % 400} ms"
+    if i % 97 else f"2026-11-22 04:{i // 60:02d}:{i % 60:02d} ERROR svc-{i % 7} request req-{i:04d} failed: timeout"
+    for i in range(1, 400)
+)
+
+
+def fake_upstream(seen: list[dict]) -> httpx.MockTransport:
+    """A provider that records what reached it and answers with a fixed message."""
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        seen.append(json.loads(request.content))
+        return httpx.Response(200, json={
+            "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "gpt-4o",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": "done"}}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        })
+
+    return httpx.MockTransport(handle)
+
+
+def test_replica_b_returns_what_replica_a_compressed(redis_url):
+    from headroom.proxy import ProxyConfig, create_app
+
+    hc = HeadroomConfig(ccr=CCRConfig(backend="redis", redis_url=redis_url))
+    seen_a: list[dict] = []
+    app_a = create_app(ProxyConfig(metrics_db=None), hc, transport=fake_upstream(seen_a))
+    app_b = create_app(ProxyConfig(metrics_db=None), hc, transport=fake_upstream([]))
+    body = {"model": "gpt-4o", "messages": [
+        {"role": "user", "content": "Which services are slow?"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "query_latency", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": TOOL_OUTPUT},
+    ]}
+    with ServerThread(app_a) as a, ServerThread(app_b) as b:
+        r = httpx.post(f"{a.url}/v1/chat/completions", json=body, headers={"authorization": "Bearer sk-test"})
+        assert r.status_code == 200 and r.json()["choices"][0]["message"]["content"] == "done"
+        sent = seen_a[0]["messages"][2]["content"]
+        assert len(sent) < len(TOOL_OUTPUT) / 2  # replica A compressed the tool output
+        (h,) = find_hashes(sent)
+
+        got = httpx.get(f"{b.url}/v1/retrieve/{h}")
+        assert got.status_code == 200
+        assert got.json()["content"] == TOOL_OUTPUT and got.json()["full"] is True
+        assert got.json()["tool_name"] == "query_latency"
+        assert "req-0123" not in sent
+        matches = httpx.post(f"{b.url}/v1/retrieve", json={"hash": h, "query": "req-0123"}).json()
+        assert matches["content"] == TOOL_OUTPUT.splitlines()[122] and matches["full"] is False
+
+        # B's retrievals land in the shared log: A's feedback sees them.
+        fb = httpx.get(f"{a.url}/v1/feedback/query_latency").json()
+        assert fb["retrieved"] == 1 and fb["retrieval_events"] == 2
+        assert httpx.get(f"{b.url}/v1/retrieve/{'0' * 24}").status_code == 404
