@@ -71,8 +71,11 @@ def mean_std(values: list[float]) -> tuple[float, float]:
     n = len(values)
     if not n:
         return 0.0, 0.0
-    m = math.fsum(values) / n
-    var = math.fsum((v - m) ** 2 for v in values) / n
+    try:
+        m = math.fsum(values) / n
+        var = math.fsum((v - m) ** 2 for v in values) / n
+    except OverflowError:  # values near 1e308: no meaningful spread, no outliers
+        return 0.0, 0.0
     return m, math.sqrt(var)
 
 
@@ -129,6 +132,8 @@ def change_point_positions(values: list[float], threshold: float) -> list[int]:
     for v in values:
         ps.append(ps[-1] + v)
         ps2.append(ps2[-1] + v * v)
+    if not math.isfinite(ps2[-1]):  # squares overflowed: nothing sensible to compare
+        return []
     scale = max(abs(v) for v in values) or 1.0
     eps = 1e-9 * scale
     def score_at(i: int) -> float:

@@ -1,0 +1,298 @@
+"""SmartCrusher: stats, patterns, keep plan, lossless table, lossy JSON, nested and scalar arrays."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from headroom.config import HeadroomConfig, SmartCrusherConfig
+from headroom.tokens import counter_for
+from headroom.transforms.anchors import extract_anchors
+from headroom.transforms.compressor import CompressInput
+from headroom.transforms.smart_crusher import SmartCrusher, parse_table, render_table
+from headroom.transforms.smart_crusher.keep_plan import evenly_spaced, target_size
+from headroom.transforms.smart_crusher.patterns import Pattern, detect_pattern, find_roles
+from headroom.transforms.smart_crusher.stats import change_point_positions, field_stats, outlier_positions
+
+LOSSY = SmartCrusherConfig(lossless_min_savings=1.0)  # the table can never save 100 %: forces the keep plan
+
+
+def make_input(data, *, query: str = "", sc: SmartCrusherConfig | None = None, aggressiveness: float = 0.5,
+               indent: int | None = None) -> CompressInput:
+    text = data if isinstance(data, str) else json.dumps(data, indent=indent)
+    return CompressInput(text=text, config=HeadroomConfig(smart_crusher=sc or SmartCrusherConfig()),
+                         counter=counter_for("gpt-4o"), query=query, anchors=extract_anchors(query),
+                         aggressiveness=aggressiveness)
+
+
+def metrics(n: int, seed: int = 7) -> list[dict]:
+    rng = random.Random(seed)
+    return [
+        {"ts": f"2024-05-01T{(i // 60) % 24:02d}:{i % 60:02d}:00Z", "host": f"web-{i % 8}",
+         "metric": "cpu_usage", "value": round(40 + rng.gauss(0, 2), 2), "unit": "percent", "id": f"m-{100000 + i}"}
+        for i in range(n)
+    ]
+
+
+def logs(n: int, seed: int = 3) -> list[dict]:
+    rng = random.Random(seed)
+    return [
+        {"time": f"2024-05-01T10:{(i // 60) % 60:02d}:{i % 60:02d}Z", "level": "INFO", "service": "api",
+         "message": f"GET /v1/items/{rng.randint(1, 500)} 200 in {rng.randint(3, 40)}ms", "request_id": f"req-{i:05d}"}
+        for i in range(n)
+    ]
+
+
+def lossy_items(result) -> list:
+    data = json.loads(result.text)
+    if isinstance(data, dict) and "_constant" in data:
+        return [{**data["_constant"], **it} for it in data["items"]]
+    return data
+
+
+# -- statistics -------------------------------------------------------------------------
+
+
+def test_field_stats_uniqueness_constants_types_and_numbers():
+    items = [{"id": i, "kind": "a", "v": float(i % 3), "mixed": i if i % 2 else str(i)} for i in range(30)]
+    stats = field_stats(items, threshold=2.0, outlier_cap=15)
+    assert stats["id"].uniqueness == 1.0 and stats["id"].monotonic
+    assert stats["kind"].constant and stats["kind"].constant_value == "a"
+    assert not stats["v"].constant and stats["v"].distinct == 3
+    assert stats["v"].mean == pytest.approx(sum(i % 3 for i in range(30)) / 30)
+    assert stats["v"].minimum == 0.0 and stats["v"].maximum == 2.0 and stats["v"].std > 0
+    assert stats["mixed"].types == {"number": 15, "string": 15}
+
+
+def test_constant_detection_distinguishes_json_types():
+    # 1 and 1.0 and true are equal in Python but different JSON: not a constant field.
+    items = [{"x": 1}, {"x": 1.0}, {"x": True}, {"x": 1}]
+    assert not field_stats(items, 2.0, 15)["x"].constant
+
+
+def test_outliers_beyond_threshold_and_wide_tails_capped():
+    values = [10.0] * 50 + [11.0] * 50
+    values[37] = 60.0
+    assert outlier_positions(values, 2.0, cap=15) == [37]
+    rng = random.Random(1)
+    noisy = [rng.gauss(0, 1) for _ in range(2000)]
+    noisy[1234] = 25.0
+    found = outlier_positions(noisy, 2.0, cap=15)
+    assert 1234 in found and len(found) <= 15
+
+
+def test_change_point_found_and_noise_is_quiet():
+    rng = random.Random(5)
+    series = [rng.gauss(10, 1) for _ in range(300)] + [rng.gauss(30, 1) for _ in range(300)]
+    cps = change_point_positions(series, 2.0)
+    assert len(cps) == 1 and abs(cps[0] - 300) <= 1
+    flat = [rng.gauss(10, 1) for _ in range(600)]
+    assert change_point_positions(flat, 2.0) == []
+    spike = [10.0 + (i % 2) * 0.1 for i in range(600)]
+    spike[200] = 500.0  # a lone spike is an outlier, not a level shift
+    assert change_point_positions(spike, 2.0) == []
+
+
+# -- patterns ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "items, expected",
+    [
+        (metrics(50), Pattern.TIME_SERIES),
+        (logs(50), Pattern.LOGS),
+        ([{"title": f"doc {i}", "url": f"https://x.org/{i}", "score": 1 - i / 100} for i in range(50)], Pattern.SEARCH_RESULTS),
+        ([{"user_id": i, "name": f"user{i}", "email": f"u{i}@x.org"} for i in range(50)], Pattern.GENERIC),
+    ],
+)
+def test_pattern_detection(items, expected):
+    stats = field_stats(items, 2.0, 15)
+    assert detect_pattern(find_roles(items, stats)) is expected
+
+
+# -- keep plan ----------------------------------------------------------------------------
+
+
+def test_keep_plan_never_drops_errors_outliers_change_points_anchors_and_edges():
+    items = metrics(1000)
+    items[500]["value"] = 99.5  # spike
+    items[700]["status"] = "failed"  # error by status word
+    items[710]["error"] = {"code": "E_TIMEOUT"}  # error key
+    items[720]["id"] = "m-traceback"
+    items[720]["note"] = "ValueError: bad reading"  # exception text
+    for it in items[850:]:  # level shift
+        it["value"] = round(it["value"] + 30, 2)
+    result = SmartCrusher().compress(make_input(items, query="what happened to m-100333 ?", sc=LOSSY))
+    assert result is not None and result.lossy
+    kept = lossy_items(result)
+    ids = [it["id"] for it in kept]
+    for must in ("m-100000", "m-100001", "m-100002", "m-100998", "m-100999",  # first 3, last 2
+                 "m-100500", "m-100700", "m-100710", "m-traceback", "m-100333", "m-100849", "m-100850"):
+        assert must in ids, must
+    assert ids == sorted(ids, key=lambda x: [it["id"] for it in items].index(x))  # original order
+    assert result.items_before == 1000 and result.items_after == len(kept) < 40
+    assert "3 errors" in result.summary and "anomalies" in result.summary and "change points" in result.summary
+
+
+def test_filler_follows_relevance_and_aggressiveness():
+    items = [{"sku": f"SKU-{i:04d}", "name": "plain widget", "price": 10 + (i % 5)} for i in range(400)]
+    items[123]["name"] = "titanium gearbox"
+    q = "anything about a gearbox?"
+    kept = lossy_items(SmartCrusher().compress(make_input(items, query=q, sc=LOSSY)))
+    assert any(it["name"] == "titanium gearbox" for it in kept)
+    gentle = SmartCrusher().compress(make_input(items, sc=LOSSY, aggressiveness=0.0))
+    hard = SmartCrusher().compress(make_input(items, sc=LOSSY, aggressiveness=1.0))
+    assert gentle.items_after > hard.items_after
+    assert target_size(15, 0.0) == 22 and target_size(15, 1.0) == 8 and target_size(15, 0.5) == 15
+
+
+def test_search_results_keep_top_scores():
+    hits = [{"title": f"result {i}", "url": f"https://docs.example/{i}", "score": round(0.3 + ((i * 37) % 100) / 200, 3)}
+            for i in range(200)]
+    kept = lossy_items(SmartCrusher().compress(make_input(hits, sc=LOSSY)))
+    best = sorted(hits, key=lambda h: -h["score"])[:5]
+    for h in best:
+        assert h in kept
+
+
+def test_anchor_matching_most_items_does_not_keep_everything():
+    items = [{"host": "web-1.internal", "n": i} for i in range(300)]
+    result = SmartCrusher().compress(make_input(items, query="why is web-1.internal slow", sc=LOSSY))
+    assert result is not None and result.items_after <= 30
+
+
+def test_evenly_spaced():
+    assert evenly_spaced(10, 3) == [0, 4, 9] or evenly_spaced(10, 3) == [0, 5, 9]
+    assert evenly_spaced(3, 10) == [0, 1, 2]
+
+
+# -- lossless table -----------------------------------------------------------------------
+
+
+def test_table_round_trip_exact():
+    items = metrics(40)
+    items[3]["extra"] = {"nested": [1, 2.0, None, "a\nb"]}  # new key set: a new section
+    items[10]["value"] = 1.0
+    items[11]["value"] = 1
+    table = render_table(items)
+    assert table is not None
+    assert parse_table(table.text) == items
+    # Equal as JSON text too (1.0 stays 1.0, key order kept).
+    assert json.dumps(parse_table(table.text)) == json.dumps(items)
+    assert table.text.count("\n") >= 40
+
+
+def test_lossless_result_used_when_it_saves_enough():
+    items = metrics(200)
+    inp = make_input(items, indent=2)
+    result = SmartCrusher().compress(inp)
+    assert result is not None and not result.lossy and result.strategy == "table"
+    assert result.items_before == result.items_after == 200
+    assert parse_table(result.text) == items
+    assert inp.counter.count(result.text) <= 0.7 * inp.counter.count(inp.text)
+
+
+def test_table_rejects_irregular_records():
+    items = [{"k" + str(i % 7): i} for i in range(50)]
+    assert render_table(items) is None
+    assert parse_table(render_table([{"a": 1}] * 5, factor_constants=False).text) == [{"a": 1}] * 5
+
+
+def test_parse_table_rejects_malformed():
+    for bad in ("nope", "@table rows=1\n[1]", "@table rows=1\n@keys [\"a\"]\n[1,2]"):
+        with pytest.raises(ValueError):
+            parse_table(bad)
+
+
+# -- lossy output shape ----------------------------------------------------------------
+
+
+def test_lossy_output_is_valid_json_and_factors_constants():
+    result = SmartCrusher().compress(make_input(metrics(300), sc=LOSSY))
+    data = json.loads(result.text)
+    assert data["_constant"] == {"metric": "cpu_usage", "unit": "percent"}
+    assert all("metric" not in it for it in data["items"])
+    assert result.strategy.endswith("+constants")
+    plain = SmartCrusher().compress(make_input(metrics(300), sc=LOSSY.model_copy(update={"factor_constants": False})))
+    assert isinstance(json.loads(plain.text), list)
+
+
+# -- nested and scalar arrays -------------------------------------------------------------
+
+
+def test_nested_object_crushes_inner_arrays_and_keeps_the_rest():
+    inner = metrics(500)
+    inner[250]["value"] = 250.0
+    doc = {"meta": {"page": 1, "source": "prometheus"}, "data": {"items": inner, "count": 500}, "tags": ["a", "b"]}
+    result = SmartCrusher().compress(make_input(doc, sc=LOSSY))
+    assert result is not None and result.lossy and result.strategy == "nested"
+    out = json.loads(result.text)
+    assert out["meta"] == doc["meta"] and out["tags"] == ["a", "b"] and out["data"]["count"] == 500
+    assert result.items_before == 500 and result.items_after == len(out["data"]["items"]) < 40
+    assert any(it["value"] == 250.0 for it in out["data"]["items"])
+
+
+def test_scalar_number_array_keeps_extremes_anchors_edges():
+    rng = random.Random(2)
+    nums = [round(rng.uniform(10, 20), 3) for _ in range(1000)]
+    nums[400] = 999.0
+    nums[401] = -50.0
+    nums[600] = 4242.0
+    result = SmartCrusher().compress(make_input(nums, query="where is 4242?", sc=LOSSY))
+    kept = json.loads(result.text)
+    for v in (999.0, -50.0, 4242.0, nums[0], nums[-1]):
+        assert v in kept
+    assert result.items_after == len(kept) < 40
+
+
+def test_scalar_string_array_dedupes_and_keeps_errors():
+    lines = ["ok"] * 300 + ["retrying"] * 300 + ["ConnectionError: reset by peer"] + ["done"] * 300
+    result = SmartCrusher().compress(make_input(lines, sc=LOSSY))
+    kept = json.loads(result.text)
+    assert "ConnectionError: reset by peer" in kept
+    assert len(kept) < 20 and kept[0] == "ok" and kept[-1] == "done"
+
+
+# -- thresholds, determinism, odd inputs ----------------------------------------------
+
+
+def test_small_inputs_return_none():
+    assert SmartCrusher().compress(make_input(metrics(3))) is None  # < min_items_to_analyze
+    assert SmartCrusher().compress(make_input([1, 2, 3, 4, 5, 6, 7])) is None  # < min_tokens_to_crush
+    assert SmartCrusher().compress(make_input("not json at all " * 100)) is None
+    assert SmartCrusher().compress(make_input(metrics(100), sc=SmartCrusherConfig(enabled=False))) is None
+
+
+def test_deterministic():
+    items = metrics(800)
+    items[77]["value"] = 500.0
+    outs = {SmartCrusher().compress(make_input(items, query="m-100400 and m-100401", sc=LOSSY)).text for _ in range(3)}
+    assert len(outs) == 1
+    outs = {SmartCrusher().compress(make_input(items)).text for _ in range(2)}
+    assert len(outs) == 1
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        [None] * 300,
+        [[i, str(i)] for i in range(300)],
+        [{"a": float("nan"), "b": i} for i in range(300)],
+        [{"a": "x" * 20000}] * 6,
+        [{"a": i} if i % 2 else i for i in range(300)],
+        [True, False, 1, 1.0, "1", None] * 60,
+        {"a": {"b": {"c": {"d": list(range(500))}}}},
+    ],
+)
+def test_odd_inputs_never_raise(data):
+    inp = make_input(data, sc=SmartCrusherConfig(min_tokens_to_crush=0, min_items_to_analyze=2, lossless_min_savings=1.0))
+    result = SmartCrusher().compress(inp)
+    if result is not None:
+        json.loads(result.text)
+
+
+def test_deep_nesting_returns_none_or_valid():
+    deep = "[" * 5000 + "]" * 5000
+    assert SmartCrusher().compress(make_input(deep, sc=SmartCrusherConfig(min_tokens_to_crush=0))) is None
