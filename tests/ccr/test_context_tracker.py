@@ -205,3 +205,31 @@ def test_no_store_is_a_recorded_skip():
 def test_invalid_limits():
     with pytest.raises(ValueError):
         ContextTracker(max_items=0)
+
+
+def test_with_the_real_compressors_across_turns():
+    """Turn 1 compresses a log; turn 2 asks about a line the memoised form dropped."""
+    from headroom.transforms.router import CompressionMemo
+
+    log = "\n".join(
+        f"2026-11-22 04:{i // 60:02d}:{i % 60:02d} INFO svc-{i % 7} request req-{i:04d} served in {20 + i * 37 % 400} ms"
+        if i % 97 else f"2026-11-22 04:{i // 60:02d}:{i % 60:02d} ERROR svc-{i % 7} request req-{i:04d} failed: timeout"
+        for i in range(1, 400))
+    history = [
+        {"role": "user", "content": "Which services are slow?"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "read_log", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": log},
+    ]
+    p = Pipeline(HeadroomConfig(), store=CompressionStore(), memo=CompressionMemo(),
+                 transforms=[ContentRouter(), ContextTracker()])
+    turn1 = p.compress_body({"model": "gpt-4o", "messages": history})
+    compressed = turn1.body["messages"][2]["content"]
+    assert "req-0123" not in compressed and turn1.ccr_hashes
+    turn2 = p.compress_body({"model": "gpt-4o", "messages": history + [
+        {"role": "assistant", "content": "svc-3 is slowest."},
+        {"role": "user", "content": "What happened to req-0123?"}]})
+    msgs = turn2.body["messages"]
+    assert msgs[2]["content"] == compressed  # the cached prefix is byte-identical
+    added = msgs[-1]["content"][1]["text"]
+    assert log.splitlines()[122] in added and added.count("request req-") == 1
