@@ -19,6 +19,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from .compressor import Compressed, CompressInput
+from .text import anchored_indices
 
 _MIN_LINES = 12  # shorter logs are cheaper to send whole
 _CONTEXT = 2  # lines kept before and after an error
@@ -190,7 +191,7 @@ class LogCompressor:
                     mark(i, 1)
         in_trace = trace_of.keys()
 
-        has_anchors = bool(inp.anchors)
+        anchored = anchored_indices(inp.anchors, raw, cap)
         text_counts = Counter(raw)
         # Errors: first occurrence of each template with context; repeats become a count.
         error_seen: dict[str, int] = {}
@@ -212,7 +213,7 @@ class LogCompressor:
                 if ln.template not in warn_first:
                     warn_first[ln.template] = i
                     mark(i, 4)
-            if has_anchors and inp.anchors.matches(ln.text):
+            if i in anchored:
                 mark(i, 0)
         for tpl, i in error_seen.items():
             if error_counts[tpl] > 1:

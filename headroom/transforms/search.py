@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from .compressor import Compressed, CompressInput
+from .text import anchored_indices
 
 # A path: no spaces, has a dot-extension or a slash, no leading colon.
 _WITH_LINE = re.compile(r"^(?P<path>[^\s:][^:\n]*?):(?P<line>\d+)(?P<sep>[:-])(?P<text>.*)$")
@@ -86,7 +87,7 @@ class SearchCompressor:
 
         scores = inp.relevance_scores([h.text for h in matches])
         score_of = {id(h): s for h, s in zip(matches, scores)}
-        anchored = {id(h) for h in matches if inp.anchors and inp.anchors.matches(f"{h.path}:{h.text}")}
+        anchored = {id(matches[i]) for i in anchored_indices(inp.anchors, [f"{h.path}:{h.text}" for h in matches], total)}
 
         def rank(h: Hit, order: int) -> tuple:
             return (id(h) not in anchored, -score_of[id(h)], order)

@@ -34,6 +34,23 @@ _IMPORTANT = re.compile(
 _WORD = re.compile(r"[a-z0-9]+")
 
 
+def anchored_indices(anchors, texts: list[str], limit: int) -> set[int]:
+    """Indices of ``texts`` that name a *selective* anchor of the question.
+
+    An anchor found in more than ``limit`` items is usually the search pattern itself
+    (ask about ``compute_total``, grep for ``compute_total``: every hit names it), so
+    forcing all of them would disable compression; such anchors are left to relevance
+    scoring instead.
+    """
+    if not anchors:
+        return set()
+    hits: dict[str, list[int]] = {}
+    for i, t in enumerate(texts):
+        for term in anchors.matching(t):
+            hits.setdefault(term, []).append(i)
+    return {i for idx in hits.values() if len(idx) <= limit for i in idx}
+
+
 @dataclass
 class Unit:
     text: str
@@ -119,8 +136,8 @@ class TextCrusher:
 
         keep = [False] * n
         used = 0
-        for i, u in enumerate(units):
-            if not duplicate[i] and inp.anchors and inp.anchors.matches(u.text):
+        for i in sorted(anchored_indices(inp.anchors, [u.text for u in units], max(2, int(n * ratio)))):
+            if not duplicate[i]:
                 keep[i] = True
                 used += tokens[i]
         for i in sorted(range(n), key=lambda k: (-scores[k], k)):

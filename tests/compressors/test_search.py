@@ -1,0 +1,149 @@
+"""SearchCompressor: grouped per file, capped, relevant and anchored hits kept."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import headroom
+from headroom.ccr.markers import MARKER_RE
+from headroom.config import HeadroomConfig, RouterConfig
+from headroom.tokens import count_tokens, counter_for
+from headroom.transforms.anchors import extract_anchors
+from headroom.transforms.compressor import CompressInput
+from headroom.transforms.search import SearchCompressor, parse_search
+
+PLANTED = "    raise PaymentDeclined(code='CARD_EXPIRED_4417')  # compute_total path"
+
+
+def rg_output(files: int = 40, per_file: int = 12, line_numbers: bool = True) -> str:
+    """rg over a repo: ``files`` files with ``per_file`` hits each; one planted line in file 23."""
+    out = []
+    for f in range(files):
+        path = f"src/pkg{f % 5}/module_{f}.py"
+        for k in range(per_file):
+            content = PLANTED if (f == 23 and k == 9) else f"    total = compute_total(items_{k}, discount={k})"
+            out.append(f"{path}:{10 + k * 7}:{content}" if line_numbers else f"{path}:{content}")
+    return "\n".join(out)
+
+
+def compress(text: str, query: str = "", config: HeadroomConfig | None = None, aggressiveness: float = 0.5):
+    return SearchCompressor().compress(
+        CompressInput(text=text, config=config or HeadroomConfig(), counter=counter_for("gpt-4o"),
+                      query=query, anchors=extract_anchors(query), aggressiveness=aggressiveness)
+    )
+
+
+def hit_lines(text: str) -> list[str]:
+    return [ln for ln in text.splitlines() if re.match(r"^src/\S+\.py:", ln)]
+
+
+def test_rg_over_40_files_keeps_anchor_hit_and_caps() -> None:
+    text = rg_output()
+    out = compress(text, query="where is CARD_EXPIRED_4417 raised?")
+    assert out is not None and out.lossy
+    assert f"src/pkg3/module_23.py:73:{PLANTED}" in out.text
+    hits = hit_lines(out.text)
+    assert len(hits) == out.items_after <= 40
+    assert out.items_before == 480
+    assert count_tokens(out.text) < count_tokens(text) * 0.3
+
+
+def test_per_file_cap_and_dropped_counts() -> None:
+    text = rg_output(files=5, per_file=12)
+    out = compress(text)
+    for f in range(5):
+        path = f"src/pkg{f % 5}/module_{f}.py"
+        assert sum(1 for ln in hit_lines(out.text) if ln.startswith(path + ":")) == 5
+    assert out.text.count("  … +7 more in this file") == 5
+    # Without a question the earliest hits of each file are kept, in order.
+    first = hit_lines(out.text)[:5]
+    assert [int(ln.split(":")[1]) for ln in first] == [10, 17, 24, 31, 38]
+
+
+def test_relevance_to_the_question_picks_the_hits() -> None:
+    lines = []
+    for k in range(30):
+        body = "    retry_budget = load_retry_budget(cfg)" if k == 21 else f"    value_{k} = helper_{k}(x)"
+        lines.append(f"app/settings.py:{k + 1}:{body}")
+    out = compress("\n".join(lines), query="how is the retry budget loaded")
+    assert "app/settings.py:22:    retry_budget = load_retry_budget(cfg)" in out.text
+
+
+def test_total_cap_lists_dropped_files() -> None:
+    text = rg_output(files=60, per_file=3)
+    cfg = HeadroomConfig(router=RouterConfig(search_max_total=10, search_max_per_file=2))
+    out = compress(text, config=cfg)
+    assert out.items_after == 10
+    m = re.search(r"… (\d+) matches in (\d+) other files: ", out.text)
+    assert m and int(m.group(2)) == 50 and int(m.group(1)) == 150
+    assert "and 35 more files" in out.text  # 15 listed by name, the rest counted
+
+
+def test_without_line_numbers_and_heading_mode() -> None:
+    no_numbers = compress(rg_output(files=4, per_file=10, line_numbers=False))
+    assert no_numbers is not None
+    assert "src/pkg0/module_0.py:    total = compute_total(items_0, discount=0)" in no_numbers.text
+    heading = "\n".join(
+        f"src/mod{i}/file{i}.py\n" + "\n".join(f"{k * 4 + 1}:    x = compute_total({k})" for k in range(9)) + "\n"
+        for i in range(6)
+    )
+    files, other = parse_search(heading)
+    assert len(files) == 6 and other == 0 and all(len(f.hits) == 9 for f in files)
+    out = compress(heading)
+    assert "src/mod2/file2.py:1:    x = compute_total(0)" in out.text
+    assert out.items_before == 54 and out.items_after == 30
+
+
+def test_context_lines_are_not_counted_as_matches() -> None:
+    text = "\n".join(
+        f"lib/a.py:{k}-    context {k}\nlib/a.py:{k + 1}:    match {k}\n--" for k in range(1, 40, 3)
+    )
+    files, _ = parse_search(text)
+    assert sum(1 for h in files[0].hits if h.context) == sum(1 for h in files[0].hits if not h.context)
+    out = compress(text)
+    assert out.items_before == 13
+    assert "context" not in "\n".join(hit_lines(out.text))
+
+
+def test_small_results_are_left_alone() -> None:
+    assert compress(rg_output(files=2, per_file=3)) is None
+
+
+def test_deterministic() -> None:
+    text = rg_output()
+    assert compress(text, query="compute_total discount").text == compress(text, query="compute_total discount").text
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=2000))
+def test_odd_input_never_raises(text: str) -> None:
+    out = compress(text)
+    assert out is None or out.items_after < out.items_before
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a.py", "b/c.go", "d e.txt", ":x", "f.rs"]), st.integers(0, 99),
+                          st.sampled_from([":", "-"]), st.text(max_size=30)), min_size=1, max_size=200))
+def test_hit_shaped_noise_never_raises(rows) -> None:
+    out = compress("\n".join(f"{p}:{n}{sep}{t}" for p, n, sep, t in rows))
+    assert out is None or out.items_after <= out.items_before
+
+
+def test_end_to_end_marker_retrieves_exact_original() -> None:
+    text = rg_output(files=40, per_file=12)
+    messages = [
+        {"role": "user", "content": "Find where CARD_EXPIRED_4417 is raised."},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_s", "type": "function", "function": {"name": "ripgrep", "arguments": '{"pattern": "compute_total"}'}}]},
+        {"role": "tool", "tool_call_id": "call_s", "content": text},
+    ]
+    result = headroom.compress(messages, model="gpt-4o")
+    compressed = result.messages[2]["content"]
+    assert PLANTED in compressed
+    m = MARKER_RE.search(compressed)
+    assert m
+    got = headroom.retrieve(m.group("hash"))
+    assert got is not None and got.content == text
