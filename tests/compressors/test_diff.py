@@ -1,0 +1,196 @@
+"""DiffCompressor: every change kept, context trimmed, lockfiles collapsed, still a diff."""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import headroom
+from headroom.ccr.markers import MARKER_RE
+from headroom.config import HeadroomConfig, RouterConfig
+from headroom.tokens import count_tokens, counter_for
+from headroom.transforms.anchors import extract_anchors
+from headroom.transforms.compressor import CompressInput
+from headroom.transforms.diff import DiffCompressor, parse_diff
+
+
+def git_file_diff(path: str, old: list[str], new: list[str], context: int = 8) -> str:
+    body = difflib.unified_diff(old, new, f"a/{path}", f"b/{path}", n=context, lineterm="")
+    return "\n".join([f"diff --git a/{path} b/{path}", "index 1a2b3c4..5d6e7f8 100644", *body])
+
+
+def source_pair() -> tuple[list[str], list[str]]:
+    old = [f"    step_{i} = compute(payload, {i})" for i in range(120)]
+    new = list(old)
+    new[10] = "    step_10 = compute(payload, MAX_RETRIES_9931)"
+    new.insert(60, "    log.warning('retrying %s', job_id)")
+    del new[100]
+    return old, new
+
+
+def lock_pair() -> tuple[list[str], list[str]]:
+    old = [f'    "node_modules/pkg{i}": {{"version": "1.0.{i}"}},' for i in range(400)]
+    new = [f'    "node_modules/pkg{i}": {{"version": "1.1.{i}"}},' for i in range(400)]
+    return old, new
+
+
+def full_diff() -> str:
+    old, new = source_pair()
+    lo, ln = lock_pair()
+    return "\n".join([
+        git_file_diff("src/worker.py", old, new),
+        git_file_diff("package-lock.json", lo, ln),
+        git_file_diff("docs/notes.md", ["a", "b", "c"], ["a", "B", "c"]),
+    ]) + "\n"
+
+
+def compress(text: str, query: str = "", config: HeadroomConfig | None = None):
+    return DiffCompressor().compress(
+        CompressInput(text=text, config=config or HeadroomConfig(), counter=counter_for("gpt-4o"),
+                      query=query, anchors=extract_anchors(query))
+    )
+
+
+def apply_unified(old: list[str], hunks_text: list[str]) -> list[str]:
+    """A strict patch applier: context and removed lines must match exactly where the header says."""
+    out: list[str] = []
+    pos = 0  # next old line (0-based) not yet copied
+    i = 0
+    while i < len(hunks_text):
+        m = re.match(r"^@@ -(\d+),(\d+) \+(\d+),(\d+) @@", hunks_text[i])
+        if not m:
+            i += 1
+            continue
+        old_start, old_n, _new_start, new_n = map(int, m.groups())
+        start = old_start - 1 if old_n else old_start
+        out.extend(old[pos:start])
+        pos = start
+        i += 1
+        seen_old = seen_new = 0
+        while i < len(hunks_text) and (seen_old < old_n or seen_new < new_n):
+            line = hunks_text[i]
+            tag, body = line[:1], line[1:]
+            if tag == " ":
+                assert old[pos] == body, (pos, old[pos], body)
+                out.append(body)
+                pos += 1
+                seen_old += 1
+                seen_new += 1
+            elif tag == "-":
+                assert old[pos] == body, (pos, old[pos], body)
+                pos += 1
+                seen_old += 1
+            elif tag == "+":
+                out.append(body)
+                seen_new += 1
+            i += 1
+        assert (seen_old, seen_new) == (old_n, new_n)
+    out.extend(old[pos:])
+    return out
+
+
+def section(text: str, path: str) -> list[str]:
+    """Lines of ``text`` belonging to one file's diff."""
+    lines = text.splitlines()
+    start = lines.index(f"diff --git a/{path} b/{path}")
+    end = next((k for k in range(start + 1, len(lines)) if lines[k].startswith("diff --git ")), len(lines))
+    return lines[start:end]
+
+
+def test_every_change_survives_and_context_is_trimmed() -> None:
+    text = full_diff()
+    out = compress(text)
+    assert out is not None and out.lossy
+    for line in text.splitlines():
+        if line.startswith(("+", "-")) and not line.startswith(("+++", "---")) and "node_modules" not in line:
+            assert line in out.text.splitlines()
+    src = section(out.text, "src/worker.py")
+    context = [ln for ln in src if ln.startswith(" ")]
+    assert len(context) <= 2 * 3  # 1 line either side of 3 changes
+    assert count_tokens(out.text) < count_tokens(text) * 0.15
+
+
+def test_trimmed_hunks_still_apply_exactly() -> None:
+    old, new = source_pair()
+    out = compress(git_file_diff("src/worker.py", old, new))
+    assert apply_unified(old, out.text.splitlines()) == new
+    assert out.items_after == 3 and out.items_before == 3
+    cfg = HeadroomConfig(router=RouterConfig(diff_context_lines=0))
+    assert apply_unified(old, compress(git_file_diff("src/worker.py", old, new), config=cfg).text.splitlines()) == new
+
+
+def test_lockfile_collapses_to_a_stat_line() -> None:
+    out = compress(full_diff())
+    lock = section(out.text, "package-lock.json")
+    assert "node_modules/pkg" not in "\n".join(lock)
+    assert "… 1 hunk collapsed (generated/lock file): +400 -400 lines" in lock
+    assert " package-lock.json | +400 -400 (collapsed)" in out.text
+    assert " src/worker.py | +2 -2" in out.text
+    assert out.text.startswith("[diff: 3 files, +403 -403;")
+
+
+def test_small_generated_change_and_anchored_lockfile_are_shown() -> None:
+    lo, ln = lock_pair()
+    small = git_file_diff("yarn.lock", lo[:10], [lo[0].replace("1.0", "9.9")] + lo[1:10])
+    src_old, src_new = source_pair()
+    out = compress(small + "\n" + git_file_diff("src/worker.py", src_old, src_new))
+    assert "+" + lo[0].replace("1.0", "9.9") in out.text
+    asked = compress(full_diff(), query='which version of "node_modules/pkg17" is locked now?')
+    assert '+    "node_modules/pkg17": {"version": "1.1.17"},' in asked.text
+
+
+def test_parse_handles_removed_lines_that_look_like_headers() -> None:
+    old = ["intro", "-- a sql comment", "--- dashes", "tail"] + [f"x{i}" for i in range(20)]
+    new = ["intro", "tail"] + [f"x{i}" for i in range(20)]
+    d = git_file_diff("q.sql", old, new, context=10)
+    _, files = parse_diff(d)
+    assert len(files) == 1 and files[0].removed == 2
+    assert apply_unified(old, compress(d).text.splitlines()) == new
+
+
+def test_nothing_to_trim_returns_none() -> None:
+    assert compress(git_file_diff("a.py", ["a", "b", "c"], ["a", "B", "c"], context=1)) is None
+    assert compress("not a diff at all\njust words") is None
+
+
+def test_deterministic() -> None:
+    assert compress(full_diff()).text == compress(full_diff()).text
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=2000))
+def test_odd_input_never_raises(text: str) -> None:
+    out = compress(text)
+    assert out is None or isinstance(out.text, str)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "c", "d", "--- x", "+++ y", "@@ z"]), max_size=40),
+       st.lists(st.sampled_from(["a", "b", "c", "d", "--- x", "+++ y", "@@ z"]), max_size=40),
+       st.integers(0, 3))
+def test_random_diffs_apply_after_trimming(old: list[str], new: list[str], ctx: int) -> None:
+    d = git_file_diff("f.txt", old, new, context=5)
+    cfg = HeadroomConfig(router=RouterConfig(diff_context_lines=ctx))
+    out = compress(d, config=cfg)
+    if out is not None:
+        assert apply_unified(old, out.text.splitlines()[1:]) == new
+
+
+def test_end_to_end_marker_retrieves_exact_original() -> None:
+    text = full_diff()
+    messages = [
+        {"role": "user", "content": "Review my change to the retry logic."},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_d", "type": "function", "function": {"name": "git_diff", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "call_d", "content": text},
+    ]
+    result = headroom.compress(messages, model="gpt-4o")
+    compressed = result.messages[2]["content"]
+    assert "+    step_10 = compute(payload, MAX_RETRIES_9931)" in compressed
+    m = MARKER_RE.search(compressed)
+    assert m
+    got = headroom.retrieve(m.group("hash"))
+    assert got is not None and got.content == text
