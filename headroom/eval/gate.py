@@ -123,7 +123,12 @@ def format_checks(checks: list[Check], only_failed: bool = False) -> str:
             return "-"
         return f"{x:.4g}"
 
-    table = [head] + [["PASS" if c.passed else "FAIL", c.scope, c.metric, fmt(c.threshold), fmt(c.value), c.note]
+    def verdict(c: Check) -> str:
+        if not c.passed:
+            return "FAIL"
+        return "SKIP" if c.value is None else "PASS"
+
+    table = [head] + [[verdict(c), c.scope, c.metric, fmt(c.threshold), fmt(c.value), c.note]
                       for c in rows]
     widths = [max(len(r[i]) for r in table) for i in range(len(head))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in table)

@@ -1,0 +1,120 @@
+"""The LLM-backed runner end to end against a deterministic reader on 127.0.0.1.
+
+The compressor is HeadKeeper (first 5 lines), so we know exactly which answers survive
+compression and which are reachable only through ``headroom_retrieve``.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+
+import pytest
+
+from headroom.eval.llm import LLMOptions, run_llm
+from headroom.eval.scenarios import build_suite
+
+from .conftest import head_keeper_factory
+from .fake_openai import FakeOpenAI
+
+
+@pytest.fixture
+def reader():
+    with FakeOpenAI() as srv:
+        yield srv
+
+
+def _definition_scenario():
+    # `def resolve_..._quota` sits in the middle of 60 rg hits: HeadKeeper drops it.
+    return build_suite("smoke", ["code_search"])
+
+
+def test_answer_only_recoverable_through_headroom_retrieve(reader):
+    scenarios = _definition_scenario()
+    probe = scenarios[0].probes[0]
+    res = run_llm(scenarios, LLMOptions(reader.base_url, "reader"), pipeline_factory=head_keeper_factory(5),
+                  progress=False)
+    rows = {r["arm"]: r for r in res["cases"]}
+    assert rows["original"]["contains"] == 1.0 and rows["original"]["retrieve_calls"] == 0
+    assert rows["compressed"]["contains"] == 1.0 and rows["compressed"]["retrieve_calls"] == 1
+    assert probe.expected in rows["compressed"]["text"]
+
+    compressed_requests = [b for b in reader.requests if b.get("tools")]
+    first, follow_up = compressed_requests[0], compressed_requests[1]
+    # The fact was not in what the model first saw...
+    assert probe.key not in json.dumps([m for m in first["messages"] if m["role"] != "user"])
+    assert [t["function"]["name"] for t in first["tools"]] == ["headroom_retrieve"]
+    # ...and came back as the retrieve tool's result, answered from headroom's CCR store.
+    tool_msgs = [m for m in follow_up["messages"] if m["role"] == "tool"]
+    assert probe.key in tool_msgs[-1]["content"]
+    arms = res["arms"]
+    assert arms["compressed"]["prompt_tokens"] > 0
+    assert arms["compressed"]["delta_contains"]["mean"] == 0.0
+
+
+def test_without_the_retrieve_loop_the_answer_is_lost(reader):
+    res = run_llm(_definition_scenario(), LLMOptions(reader.base_url, "reader", max_retrieve_rounds=0),
+                  pipeline_factory=head_keeper_factory(5), progress=False)
+    rows = {r["arm"]: r for r in res["cases"]}
+    assert rows["original"]["contains"] == 1.0
+    assert rows["compressed"]["contains"] == 0.0
+    assert res["arms"]["compressed"]["delta_contains"]["mean"] == -1.0
+
+
+def test_kept_facts_need_no_retrieval_and_cost_fewer_tokens(reader):
+    # HeadKeeper(1000) keeps every line of the page: no marker, so no tool is offered.
+    scenarios = build_suite("smoke", ["documents"])
+    res = run_llm(scenarios, LLMOptions(reader.base_url, "reader", price_in_per_mtok=2.5, price_out_per_mtok=10),
+                  pipeline_factory=head_keeper_factory(1000), progress=False)
+    for r in res["cases"]:
+        assert r["contains"] == 1.0 and r["retrieve_calls"] == 0
+    assert res["arms"]["original"]["cost_usd"] > 0
+    assert not any(b.get("tools") for b in reader.requests)
+
+
+class _Uvicorn:
+    def __init__(self, app):
+        import uvicorn
+
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="critical", lifespan="on"))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            assert time.monotonic() < deadline and self.thread.is_alive(), "proxy did not start"
+            time.sleep(0.01)
+        return f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
+
+    def __exit__(self, *exc):
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+        self.sock.close()
+
+
+def test_proxy_arm_runs_the_ccr_loop_inside_the_proxy(reader, tmp_path):
+    pytest.importorskip("fastapi")
+    from headroom.ccr.store import CompressionStore
+    from headroom.config import HeadroomConfig
+    from headroom.proxy.app import create_app
+    from headroom.proxy.config import ProxyConfig
+
+    upstream = reader.base_url.removesuffix("/v1")
+    pipeline = head_keeper_factory(5)(HeadroomConfig(), CompressionStore())
+    app = create_app(ProxyConfig(openai_api_url=upstream, metrics_db=None), pipeline=pipeline)
+    with _Uvicorn(app) as proxy_url:
+        res = run_llm(_definition_scenario(), LLMOptions(reader.base_url, "reader", proxy_url=proxy_url),
+                      pipeline_factory=head_keeper_factory(5), progress=False)
+    rows = {r["arm"]: r for r in res["cases"]}
+    # The client (our runner) made no retrieve call itself: the proxy answered it.
+    assert rows["proxy"]["retrieve_calls"] == 0 and rows["proxy"]["contains"] == 1.0
+    continuations = [b for b in reader.requests if any(tc["function"]["name"] == "headroom_retrieve"
+                                                       for m in b["messages"] for tc in m.get("tool_calls") or [])]
+    # One from the runner's compressed arm, one the proxy sent upstream on its own.
+    assert len(continuations) == 2
+    assert res["arms"]["proxy"]["delta_contains"]["mean"] == 0.0

@@ -1,0 +1,85 @@
+"""Reports (markdown, self-contained HTML, PNG plots), the release gate and the CLI."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from headroom.cli import main
+from headroom.eval.compression import run_compression
+from headroom.eval.gate import evaluate, format_checks, load_thresholds
+from headroom.eval.report import load_results, save_results, write_reports
+from headroom.eval.scenarios import build_suite
+
+from .conftest import head_keeper_factory
+
+REPO_GATE = Path(__file__).resolve().parents[2] / "eval" / "gate.toml"
+
+
+@pytest.fixture(scope="module")
+def results():
+    return run_compression(build_suite("smoke", ["metrics", "text_logs", "code_search"]), ["deterministic", "llmlingua2"],
+                           pipeline_factory=head_keeper_factory(5), formats=["openai_chat"], progress=False)
+
+
+def test_reports_are_written_and_self_contained(results, tmp_path):
+    save_results(results, tmp_path)
+    assert load_results(tmp_path)["summary"].keys() == results["summary"].keys()
+    written = write_reports(load_results(tmp_path), tmp_path)
+    md = written["markdown"].read_text()
+    assert "| deterministic | ok |" in md and "skipped: no LLMLingua-2 checkpoint" in md
+    assert "Per family — deterministic" in md and "| text_logs |" in md
+    page = written["html"].read_text()
+    assert page.count("data:image/png;base64,") == 2 and 'src="http' not in page and "src='http" not in page
+    for name in ("pareto", "families"):
+        assert written[name].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(FileNotFoundError):
+        load_results(tmp_path / "nowhere")
+
+
+def test_gate_passes_and_fails_on_thresholds(results):
+    s = results["summary"]["deterministic"]["overall"]
+    ok = evaluate(results, {"overall": {"min_fact_retention": s["fact_retention"], "min_savings": s["savings"] - 0.01}})
+    assert all(c.passed for c in ok)
+    bad = evaluate(results, {"overall": {"min_savings": 0.999}})
+    failed = [c for c in bad if not c.passed]
+    assert [(c.scope, c.metric) for c in failed] == [("deterministic", "min_savings")]
+    table = format_checks(bad)
+    assert re.search(r"^FAIL\s+deterministic\s+min_savings\s+0.999", table, re.M)
+    assert re.search(r"^SKIP\s+llmlingua2\s+status.*skipped: no LLMLingua-2", table, re.M)
+    # A skipped configuration fails only when required.
+    req = evaluate(results, {"overall": {}, "require": {"configs": ["llmlingua2"]}})
+    assert [c.scope for c in req if not c.passed] == ["llmlingua2"]
+    fam = evaluate(results, {"families": {"metrics": {"max_lost": -1}}})
+    assert [c.scope for c in fam if not c.passed] == ["deterministic/metrics"]
+
+
+def test_gate_file_is_valid_and_typos_are_rejected(tmp_path):
+    data = load_thresholds(REPO_GATE)
+    assert data["overall"]["min_fact_retention"] == 0.98
+    bad = tmp_path / "gate.toml"
+    bad.write_text("[overall]\nmin_savigns = 0.5\n")
+    with pytest.raises(ValueError, match="min_savigns"):
+        load_thresholds(bad)
+
+
+def test_cli_run_report_gate(tmp_path, capsys):
+    out = tmp_path / "res"
+    rc = main(["eval", "run", "--suite", "smoke", "--families", "metrics,json_logs", "--configs", "deterministic,llmlingua2",
+               "--formats", "openai_chat", "--device", "cpu", "--out", str(out), "--quiet", "--no-plots"])
+    assert rc == 0
+    printed = capsys.readouterr().out
+    assert "| deterministic | ok |" in printed
+    data = json.loads((out / "results.json").read_text())
+    assert data["meta"]["suite"] == "smoke" and data["meta"]["device"] == "cpu"
+    assert main(["eval", "report", str(out), "--no-plots"]) == 0
+    assert (out / "report.html").exists()
+    capsys.readouterr()
+    assert main(["eval", "gate", str(out), "--gate-config", str(REPO_GATE), "--min-savings", "0.9999"]) == 1
+    table = capsys.readouterr().out
+    assert "FAIL" in table and "min_savings" in table and "0.9999" in table
+    assert main(["eval", "gate", str(out), "--gate-config", str(REPO_GATE), "--min-savings", "0",
+                 "--min-fact-retention", "0"]) in (0, 1)
