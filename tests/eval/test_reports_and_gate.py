@@ -48,8 +48,8 @@ def test_gate_passes_and_fails_on_thresholds(results):
     failed = [c for c in bad if not c.passed]
     assert [(c.scope, c.metric) for c in failed] == [("deterministic", "min_savings")]
     table = format_checks(bad)
-    assert re.search(r"^FAIL\s+deterministic\s+min_savings\s+0.999", table, re.M)
-    assert re.search(r"^SKIP\s+llmlingua2\s+status.*skipped: no LLMLingua-2", table, re.M)
+    assert re.search(r"^FAIL\s+deterministic\s+min_savings\s+0.999", table, re.MULTILINE)
+    assert re.search(r"^SKIP\s+llmlingua2\s+status.*skipped: no LLMLingua-2", table, re.MULTILINE)
     # A skipped configuration fails only when required.
     req = evaluate(results, {"overall": {}, "require": {"configs": ["llmlingua2"]}})
     assert [c.scope for c in req if not c.passed] == ["llmlingua2"]
