@@ -40,6 +40,17 @@ def make_pipeline(config: HeadroomConfig | None = None) -> Pipeline:
                     transforms=[ContentRouter(compressors={ct: HeadLines() for ct in ContentType})])
 
 
+def wait_for(check, timeout: float = 5.0) -> None:
+    """Wait until ``check()`` is true: a streamed request is booked after its last byte is sent."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(0.01)
+
+
 class Fake:
     def __init__(self, url: str, rec: Recorder):
         self.url, self.rec = url, rec

@@ -88,7 +88,7 @@ def conversation_facts(path: str, body: dict[str, Any]) -> tuple[str, str | None
                 has_retrieve_result |= m.get("tool_call_id") in retrieve_ids
     elif path.endswith("/responses"):
         inp = body.get("input")
-        items = [{"role": "user", "content": inp}] if isinstance(inp, str) else inp
+        items = [{"role": "user", "content": inp}] if isinstance(inp, str) else (inp or [])
         for it in items:
             if it.get("type") == "function_call" and is_retrieve_tool(it.get("name")):
                 retrieve_ids.add(it["call_id"])

@@ -135,8 +135,11 @@ def test_ccr_loop_is_invisible_to_the_client(api, stream, fake, start_proxy):
     first, second = fake.rec.requests
     assert last_tool_text(PATHS[api], second["json"]) == BIG  # upstream got the original back
     assert find_hashes(last_tool_text(PATHS[api], first["json"]))
-    stats = app.state.headroom.stats.snapshot()
-    assert stats["ccr"] == {"retrieve_rounds": 1, "retrieve_calls_answered": 1}
+    from conftest import wait_for
+
+    stats = app.state.headroom.stats
+    wait_for(lambda: stats.snapshot()["requests"]["total"] == 1)
+    assert stats.snapshot()["ccr"] == {"retrieve_rounds": 1, "retrieve_calls_answered": 1}
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
