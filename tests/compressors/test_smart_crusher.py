@@ -296,3 +296,22 @@ def test_odd_inputs_never_raise(data):
 def test_deep_nesting_returns_none_or_valid():
     deep = "[" * 5000 + "]" * 5000
     assert SmartCrusher().compress(make_input(deep, sc=SmartCrusherConfig(min_tokens_to_crush=0))) is None
+
+
+def test_logs_keep_errors_and_one_off_messages():
+    items = logs(600)
+    items[300]["message"] = "cache warmed for tenant acme"
+    items[450]["level"] = "ERROR"
+    result = SmartCrusher().compress(make_input(items, sc=LOSSY))
+    assert result.strategy.startswith("logs")
+    kept = lossy_items(result)
+    assert items[300] in kept and items[450] in kept
+    assert "1 errors kept" in result.summary or "1 errors" in result.summary
+
+
+def test_time_series_needs_ordered_timestamps():
+    items = metrics(60)
+    stats = field_stats(items, 2.0, 15)
+    assert find_roles(items, stats).time_ordered
+    shuffled = items[::2] + items[1::2]
+    assert detect_pattern(find_roles(shuffled, field_stats(shuffled, 2.0, 15))) is not Pattern.TIME_SERIES

@@ -9,6 +9,7 @@ evenly spaced samples for a series). Kept items stay in their original order.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,7 +62,7 @@ def anchor_indices(index: RowIndex, anchors: Anchors) -> set[int]:
     out: set[int] = set()
     limit = max(1, int(len(index.rows) * _ANCHOR_MAX_SHARE))
     for term in sorted(anchors.terms):
-        hits = index.containing(term)
+        hits = index.containing(term, limit)
         if len(hits) <= limit:
             out.update(hits)
     return out
@@ -84,8 +85,11 @@ def relevance_ranking(index: RowIndex, query: str, score: Callable[[list[str]], 
     if len(texts) > _PREFILTER_ABOVE:
         words = sorted({w for w in tokenize(query) if len(w) >= 3})
         hits: set[int] = set()
+        common = max(1, int(len(texts) * _ANCHOR_MAX_SHARE))
         for w in words:
-            hits.update(index.containing(w))
+            rows = index.containing(w, common)
+            if len(rows) <= common:  # a word in most rows ranks nothing
+                hits.update(rows)
         candidates = sorted(hits)[:_MAX_SCORED]
         if not candidates:
             return []
@@ -104,6 +108,27 @@ def score_ranking(items: Sequence[Any], field_name: str) -> list[int]:
             scored.append((v if lower_is_better else -v, i))
     scored.sort()
     return [i for _, i in scored]
+
+
+_VARIABLE_PARTS = re.compile(r"\d+|[0-9a-f]{8,}|\"[^\"]*\"")
+
+
+def rare_messages_first(items: Sequence[Any], field_name: str) -> list[int]:
+    """One item per message template (numbers, hex ids, quoted values masked), rarest first.
+
+    A log's repeated lines say little; the one-off lines are where the story is.
+    """
+    first: dict[str, int] = {}
+    counts: dict[str, int] = {}
+    for i, it in enumerate(items):
+        msg = it.get(field_name) if isinstance(it, dict) else None
+        if not isinstance(msg, str):
+            continue
+        t = _VARIABLE_PARTS.sub("#", msg)
+        if t not in first:
+            first[t] = i
+        counts[t] = counts.get(t, 0) + 1
+    return [first[t] for t in sorted(first, key=lambda t: (counts[t], first[t]))]
 
 
 def fill(n: int, must: set[int], target: int, rankings: Iterable[Sequence[int]],
@@ -152,10 +177,12 @@ def plan_records(items: list[Any], texts: list[str], stats: dict[str, FieldStats
     if pattern is Pattern.SEARCH_RESULTS and roles.score:
         by_score = score_ranking(items, roles.score)
         rankings = [by_score[: max(1, slots // 2)], *rankings, by_score]
-    elif pattern is Pattern.LOGS and roles.level:
-        warnings = [i for i, it in enumerate(items)
-                    if isinstance(it, dict) and str(it.get(roles.level, "")).lower() in ("warn", "warning")]
-        rankings.append(warnings)
+    elif pattern is Pattern.LOGS:
+        if roles.level:
+            rankings.append([i for i, it in enumerate(items)
+                             if isinstance(it, dict) and str(it.get(roles.level, "")).lower() in ("warn", "warning")])
+        if roles.message:
+            rankings.append(rare_messages_first(items, roles.message))
     rankings.append(evenly_spaced(n, slots))
     kept = fill(n, all_must, max(slots, len(all_must)), rankings)
     return KeepPlan(kept, must)

@@ -41,6 +41,8 @@ class FieldRoles:
     message: str | None = None
     score: str | None = None
     metrics: tuple[str, ...] = ()
+    # The timestamp column is sorted (either way): the items form a series.
+    time_ordered: bool = False
 
 
 def _looks_like_time(fs: FieldStats, sample: list[Any]) -> bool:
@@ -51,6 +53,16 @@ def _looks_like_time(fs: FieldStats, sample: list[Any]) -> bool:
         lo, hi = fs.minimum, fs.maximum
         return (_EPOCH_S[0] <= lo and hi < _EPOCH_S[1]) or (_EPOCH_MS[0] <= lo and hi < _EPOCH_MS[1])
     return False
+
+
+def _mostly_sorted(values: list[Any]) -> bool:
+    """True when >= 95 % of consecutive steps go the same way (ISO strings sort as text)."""
+    try:
+        up = sum(1 for a, b in zip(values, values[1:]) if b >= a)
+    except TypeError:  # mixed types cannot be ordered
+        return False
+    steps = len(values) - 1
+    return steps > 0 and (up >= 0.95 * steps or steps - up >= 0.95 * steps)
 
 
 def find_roles(items: list[Any], stats: dict[str, FieldStats]) -> FieldRoles:
@@ -76,7 +88,8 @@ def find_roles(items: list[Any], stats: dict[str, FieldStats]) -> FieldRoles:
         name for name, fs in stats.items()
         if fs.is_numeric and not fs.constant and not fs.monotonic and name not in (timestamp, score)
     )
-    return FieldRoles(timestamp, level, message, score, metrics)
+    time_ordered = timestamp is not None and _mostly_sorted([d[timestamp] for d in dicts if timestamp in d])
+    return FieldRoles(timestamp, level, message, score, metrics, time_ordered)
 
 
 def detect_pattern(roles: FieldRoles) -> Pattern:
@@ -84,6 +97,6 @@ def detect_pattern(roles: FieldRoles) -> Pattern:
         return Pattern.LOGS
     if roles.score is not None:
         return Pattern.SEARCH_RESULTS
-    if roles.timestamp is not None and roles.metrics:
+    if roles.time_ordered and roles.metrics:
         return Pattern.TIME_SERIES
     return Pattern.GENERIC

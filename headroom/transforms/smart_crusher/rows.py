@@ -35,8 +35,12 @@ class RowIndex:
     def row_of(self, offset: int) -> int:
         return bisect_right(self.starts, offset) - 1
 
-    def containing(self, term: str) -> list[int]:
-        """Rows whose lowercased text contains ``term`` (already lowercase), in order."""
+    def containing(self, term: str, limit: int | None = None) -> list[int]:
+        """Rows whose lowercased text contains ``term`` (already lowercase), in order.
+
+        With ``limit``, stops after ``limit + 1`` rows: callers that ignore terms found
+        in too many rows need not walk all of them.
+        """
         if not term or "\n" in term:
             return []
         text = self.lowered
@@ -46,6 +50,8 @@ class RowIndex:
         while i != -1:
             row = bisect_right(starts, i) - 1
             out.append(row)
+            if limit is not None and len(out) > limit:
+                break
             # Jump to the next row: one hit per row is enough.
             nxt = starts[row + 1] if row + 1 < len(starts) else len(text)
             i = text.find(term, nxt)
