@@ -20,6 +20,7 @@ as stored, so the rate never exceeds 1.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import OrderedDict
@@ -30,6 +31,8 @@ from typing import Any
 from .store import CompressionStore
 
 UNKNOWN_TOOL = "(unknown)"
+
+log = logging.getLogger("headroom.ccr.feedback")
 
 
 @dataclass
@@ -51,6 +54,7 @@ class FeedbackTracker:
         neutral_rate: float = 0.1,
         prior_strength: float = 20.0,
         max_tracked_hashes: int = 100_000,
+        background_refresh: bool = True,
         clock: Callable[[], float] = time.time,
     ):
         if not 0 < neutral_rate < 1:
@@ -63,7 +67,9 @@ class FeedbackTracker:
         self.neutral_rate = neutral_rate
         self.prior_strength = prior_strength
         self.max_tracked_hashes = max_tracked_hashes
+        self.background_refresh = background_refresh
         self.clock = clock
+        self._refreshing: threading.Thread | None = None
         self._lock = threading.Lock()
         # hash -> (tool name, first stored at); oldest first, bounded.
         self._stored: OrderedDict[str, tuple[str, float]] = OrderedDict()
@@ -97,10 +103,42 @@ class FeedbackTracker:
     # -- reading -------------------------------------------------------------------
 
     def hints(self) -> dict[str, float]:
-        """Tool name -> aggressiveness in [0, 1]; cached for ``refresh_seconds``."""
-        self._refresh_if_stale()
+        """Tool name -> aggressiveness in [0, 1], cheap enough to call on every request.
+
+        Served from a cache. Once it is older than ``refresh_seconds`` the next call starts
+        one background refresh and still answers from the cache, so no request waits for
+        the retrieval log to be read (tens of ms with a large log or a remote Redis). Only
+        the very first call, with no cache yet, refreshes inline.
+        """
+        with self._lock:
+            never = self._refreshed_at is None
+            stale = never or self.clock() - self._refreshed_at >= self.refresh_seconds
+            start = stale and not never and self.background_refresh and self._refreshing is None
+            if start:
+                self._refreshing = threading.Thread(target=self._refresh_in_background, daemon=True,
+                                                    name="headroom-feedback-refresh")
+        if start:
+            self._refreshing.start()
+        elif stale and (never or not self.background_refresh):
+            self.refresh()
         with self._lock:
             return dict(self._hints)
+
+    def _refresh_in_background(self) -> None:
+        try:
+            self.refresh()
+        except Exception:  # a store hiccup must not kill hints; the next call retries
+            log.warning("feedback refresh failed", exc_info=True)
+        finally:
+            with self._lock:
+                self._refreshing = None
+
+    def wait_for_refresh(self, timeout: float | None = None) -> None:
+        """Block until a background refresh in progress (if any) has finished."""
+        with self._lock:
+            thread = self._refreshing
+        if thread is not None:
+            thread.join(timeout)
 
     def aggressiveness(self, stored: int, retrieved: int) -> float:
         k, r0 = self.prior_strength, self.neutral_rate
@@ -163,12 +201,6 @@ class FeedbackTracker:
                 if tool != UNKNOWN_TOOL
             }
             self._refreshed_at = now
-
-    def _refresh_if_stale(self) -> None:
-        with self._lock:
-            fresh = self._refreshed_at is not None and self.clock() - self._refreshed_at < self.refresh_seconds
-        if not fresh:
-            self.refresh()
 
     def _describe(self, name: str, c: _ToolCounts) -> dict[str, Any]:
         stored, retrieved = len(c.stored), len(c.retrieved)

@@ -8,8 +8,8 @@ original, this transform appends a new text block to the last message, the user'
 holding the matching original items. It never rewrites existing text and never touches
 earlier messages, so the cached prefix stays byte-identical.
 
-Runs after the ContentRouter. Reads originals through ``ctx.store`` without recording a
-retrieval (the model did not ask; feedback should not count it).
+Runs after the ContentRouter. Reads originals through ``ctx.store.get`` without recording
+a retrieval (the model did not ask; feedback should not count it).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from ..formats.model import RETRIEVE_TOOL_NAME, Block, BlockKind, Conversation, 
 from ..transforms.anchors import extract_anchors
 from ..transforms.base import TransformContext
 from .markers import find_hashes, has_marker
+from .store import split_items
 
 NAME = "context_tracker"
 HEADER = "[headroom: original items from compressed tool outputs that match your question]"
@@ -108,12 +109,15 @@ class ContextTracker:
         if entry is None:
             return []
         low = entry.original.lower()
-        # Cheap gate before BM25 (which tokenises the whole original): most compressed
-        # outputs in a long conversation do not mention the question's anchors at all.
+        # Cheap gate: most compressed outputs in a long conversation do not mention the
+        # question's anchors at all.
         if not any(t in low for t in terms):
             return []
-        candidates = ctx.store.search(h, " ".join(terms), k=10_000)
-        return [it for it in candidates if it not in visible and any(rx.search(it.lower()) for _, rx in patterns)]
+        # The same items the store's search ranks (JSON elements or lines), filtered by
+        # whole-token anchor matches and kept in their original order. BM25 ranking would
+        # add nothing here but the cost of tokenising the whole original per request.
+        return [it for it in split_items(entry.original)
+                if it not in visible and any(rx.search(it.lower()) for _, rx in patterns)]
 
 
 def expansion_terms(query: str) -> list[str]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 
 import pytest
 
@@ -88,13 +90,32 @@ def test_retrievals_of_outputs_stored_elsewhere_still_count(store, clock):
 
 
 def test_hints_are_cached_for_the_refresh_interval(store, clock):
-    fb = FeedbackTracker(store, refresh_seconds=5, clock=clock)
+    fb = FeedbackTracker(store, refresh_seconds=5, background_refresh=False, clock=clock)
     hashes = store_outputs(store, "api", 20)
     before = fb.hints()["api"]
     for h in hashes:
         store.retrieve(h)
     assert fb.hints()["api"] == before  # still the cached value
     clock.t += 5
+    assert fb.hints()["api"] < before
+
+
+def test_stale_hints_refresh_in_the_background_without_blocking(store, clock):
+    fb = FeedbackTracker(store, refresh_seconds=5, clock=clock)
+    hashes = store_outputs(store, "api", 20)
+    before = fb.hints()["api"]  # first call: computed inline
+    for h in hashes:
+        store.retrieve(h)
+    gate = threading.Event()
+    read_log = store.retrievals
+    store.retrievals = lambda since=0.0: (gate.wait(5), read_log(since))[1]  # a slow log
+    clock.t += 5
+    t0 = time.perf_counter()
+    assert fb.hints()["api"] == before  # answered from the cache at once
+    assert fb.hints()["api"] == before  # one refresh in flight, not two
+    assert time.perf_counter() - t0 < 1
+    gate.set()
+    fb.wait_for_refresh(5)
     assert fb.hints()["api"] < before
 
 
@@ -109,7 +130,7 @@ def test_summary_and_tool_are_always_fresh(store, clock):
 
 
 def test_old_activity_leaves_the_window(store, clock):
-    fb = FeedbackTracker(store, window_seconds=100, refresh_seconds=0, clock=clock)
+    fb = FeedbackTracker(store, window_seconds=100, refresh_seconds=0, background_refresh=False, clock=clock)
     for h in store_outputs(store, "old", 10):
         store.retrieve(h)
     assert "old" in fb.hints()
