@@ -1,0 +1,82 @@
+"""/v1/compress, /v1/retrieve*, /health, /stats, /metrics and the SQLite metrics rows."""
+
+from __future__ import annotations
+
+import httpx
+
+from headroom.ccr.markers import find_hashes
+from headroom.metrics import MetricsStore
+
+from conftest import wait_for
+from test_e2e_sdk import BIG, chat_messages, last_tool_text, oa
+
+CHAT = "/v1/chat/completions"
+
+
+def test_compress_then_retrieve(fake, start_proxy):
+    url, _ = start_proxy()
+    r = httpx.post(f"{url}/v1/compress", json={"model": "gpt-4o", "messages": chat_messages()})
+    data = r.json()
+    assert r.status_code == 200 and data["format"] == "openai_chat"
+    assert data["tokens_saved"] == data["tokens_before"] - data["tokens_after"] > 0
+    [h] = data["ccr_hashes"]
+    assert find_hashes(last_tool_text(CHAT, data["body"])) == [h]
+    assert any(d["action"] == "compressed" for d in data["decisions"])
+    got = httpx.get(f"{url}/v1/retrieve/{h}").json()
+    assert got["content"] == BIG and got["full"] is True
+    q = httpx.post(f"{url}/v1/retrieve", json={"hash": h, "query": "batch 123"}).json()
+    assert q["full"] is False and "processed batch 123 " in q["content"]
+    assert httpx.get(f"{url}/v1/retrieve/{'f' * 24}").status_code == 404
+    assert httpx.post(f"{url}/v1/retrieve", json={"query": "x"}).status_code == 400
+    stats = httpx.get(f"{url}/v1/retrieve/stats").json()
+    assert stats["entries"] == 1 and stats["retrieve_hits"] == 2 and stats["retrieve_misses"] == 1
+    assert fake.rec.requests == []  # nothing went upstream
+
+
+def test_health(start_proxy):
+    url, _ = start_proxy(mode="audit")
+    assert httpx.get(f"{url}/health").json()["mode"] == "audit"
+
+
+def test_stats_metrics_and_sqlite_rows(fake, start_proxy, tmp_path):
+    db = str(tmp_path / "rows.db")
+    url, _ = start_proxy(metrics_db=db)
+    client = oa(url)
+    client.chat.completions.create(model="gpt-4o", messages=chat_messages())
+    for _ in client.chat.completions.create(model="gpt-4o", messages=chat_messages(), stream=True):
+        pass
+    client.chat.completions.create(model="gpt-4o", messages=chat_messages(), extra_headers={"x-headroom-bypass": "1"})
+    wait_for(lambda: httpx.get(f"{url}/stats").json()["requests"]["total"] == 3)
+    stats = httpx.get(f"{url}/stats").json()
+    assert stats["requests"]["by_api"] == {"openai_chat": 3} and stats["requests"]["bypassed"] == 1
+    tokens = stats["tokens"]
+    assert tokens["saved"] == tokens["before"] - tokens["after"] > 0
+    assert sum(stats["by_transform"].values()) == tokens["saved"]
+    assert stats["ccr_store"]["entries"] == 1 and stats["latency"]["count"] == 3
+
+    text = httpx.get(f"{url}/metrics").text
+    assert '# TYPE headroom_requests_total counter' in text
+    assert 'headroom_requests_total{api="openai_chat",mode="optimize",status="200"} 2' in text
+    assert f"headroom_tokens_saved_total {tokens['saved']}" in text
+    assert 'headroom_request_latency_ms_bucket{le="+Inf"} 3' in text
+    assert "headroom_ccr_entries 1" in text
+
+    store = MetricsStore(db)
+    wait_for(lambda: len(store.query()) == 3)
+    rows = sorted(store.query(), key=lambda r: r.timestamp)
+    assert [r.stream for r in rows] == [False, True, False]
+    assert [r.mode for r in rows] == ["optimize", "optimize", "passthrough"]
+    assert rows[0].tokens_saved > 0 and rows[0].provider == "openai" and rows[0].model == "gpt-4o"
+    assert rows[0].status_code == 200 and rows[0].output_tokens == 5 and rows[0].ccr_hashes
+    assert rows[0].transforms_applied == ["content_router:head_lines:head"]
+    store.close()
+
+
+def test_feedback_routes_answer(start_proxy):
+    url, app = start_proxy()
+    r = httpx.get(f"{url}/v1/feedback")
+    if app.state.headroom.feedback is None:
+        assert r.status_code == 501 and r.json()["error"]["message"]
+    else:
+        assert r.status_code == 200 and isinstance(r.json(), dict)
+        assert httpx.get(f"{url}/v1/feedback/never_seen_tool").status_code in (200, 404)
