@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..compressor import Compressed, CompressInput
-from .keep_plan import KeepPlan, plan_records, plan_scalars
+from .keep_plan import KeepPlan, plan_records, plan_scalars, summarize
 from .patterns import Pattern, detect_pattern, find_roles
 from .stats import FieldStats, field_stats
 from .table import dumps, render_table
@@ -83,6 +83,21 @@ def render_factored(items: list[dict], constants: dict[str, Any]) -> str:
     """``{"_constant": {...}, "items": [...]}`` with the constant keys left out of each item."""
     rows = ",\n".join(dumps({k: v for k, v in it.items() if k not in constants}) for it in items)
     return "{" + f'"{CONSTANT_KEY}":{dumps(constants)},"{ITEMS_KEY}":[\n{rows}\n]' + "}"
+
+
+class CrushedList(list):
+    """An inner array after its keep plan: rendered one item per line, like top-level ones."""
+
+
+def render_nested(value: Any) -> str:
+    """Compact JSON, except that crushed inner arrays put each kept item on its own line."""
+    if isinstance(value, CrushedList):
+        return render_array(value)
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{dumps(k)}:{render_nested(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(render_nested(v) for v in value) + "]"
+    return dumps(value)
 
 
 class SmartCrusher:
@@ -162,7 +177,7 @@ class SmartCrusher:
         if not plans or totals["after"] >= totals["before"]:
             return None
         summary = _merge_summaries(plans)
-        return Compressed(dumps(new), totals["before"], totals["after"], "nested", lossy=True, summary=summary)
+        return Compressed(render_nested(new), totals["before"], totals["after"], "nested", lossy=True, summary=summary)
 
     def _crush_inner(self, value: Any, inp: CompressInput, cfg: SmartCrusherConfig,
                      totals: dict[str, int], plans: list[KeepPlan], depth: int) -> Any:
@@ -181,14 +196,13 @@ class SmartCrusher:
                     totals["before"] += len(value)
                     totals["after"] += len(crushed.items)
                     plans.append(crushed.plan)
-                    return crushed.items
+                    return CrushedList(crushed.items)
         return [self._crush_inner(v, inp, cfg, totals, plans, depth + 1) for v in value]
 
 
 def _merge_summaries(plans: list[KeepPlan]) -> str:
-    merged = KeepPlan(kept=[], must={})
+    totals: dict[str, int] = {}
     for p in plans:
-        for reason, idx in p.must.items():
-            # Indices from different arrays must not collide when counted together.
-            merged.must.setdefault(reason, set()).update((id(p), i) for i in idx)
-    return merged.summary()
+        for reason, n in p.counts().items():
+            totals[reason] = totals.get(reason, 0) + n
+    return summarize(totals)

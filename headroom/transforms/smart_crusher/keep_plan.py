@@ -32,18 +32,31 @@ _PREFILTER_ABOVE = 64
 _MAX_SCORED = 2000
 
 
+_SINGULAR = {ERRORS: "error", ANOMALIES: "anomaly", CHANGE_POINTS: "change point", ANCHORS: "anchor match"}
+
+
 @dataclass
 class KeepPlan:
     kept: list[int]
+    # Must-keep item indices by reason (a change point keeps the items on both sides).
     must: dict[str, set[int]] = field(default_factory=dict)
+    # Level shifts found (each one keeps two items).
+    shifts: int = 0
+
+    def counts(self) -> dict[str, int]:
+        out = {reason: len(self.must.get(reason, ())) for reason in (ERRORS, ANOMALIES, ANCHORS)}
+        out[CHANGE_POINTS] = self.shifts
+        return out
 
     def summary(self) -> str:
-        parts = []
-        for reason in (ERRORS, ANOMALIES, CHANGE_POINTS, ANCHORS):
-            n = len(self.must.get(reason, ()))
-            if n:
-                parts.append(f"{n} {reason}")
-        return (", ".join(parts) + " kept") if parts else ""
+        return summarize(self.counts())
+
+
+def summarize(counts: dict[str, int]) -> str:
+    """``"3 errors, 1 anomaly kept"``: what the marker tells the model survived."""
+    parts = [f"{counts[r]} {_SINGULAR[r] if counts[r] == 1 else r}"
+             for r in (ERRORS, ANOMALIES, CHANGE_POINTS, ANCHORS) if counts.get(r)]
+    return (", ".join(parts) + " kept") if parts else ""
 
 
 def target_size(max_items: int, aggressiveness: float) -> int:
@@ -165,12 +178,14 @@ def plan_records(items: list[Any], texts: list[str], stats: dict[str, FieldStats
         ANCHORS: anchor_indices(index, anchors),
         EDGES: edge_indices(n, first, last),
     }
+    shifts: set[int] = set()
     for name, fs in stats.items():
         if name == roles.timestamp:
             continue
         must[ANOMALIES].update(fs.outliers)
-        for i in fs.change_points:
-            must[CHANGE_POINTS].update((i - 1, i))
+        shifts.update(fs.change_points)
+    for i in shifts:
+        must[CHANGE_POINTS].update((i - 1, i))
     all_must = set().union(*must.values())
     rankings: list[Sequence[int]] = [relevance_ranking(index, query, score)]
     slots = target_size(max_items, aggressiveness)
@@ -185,7 +200,7 @@ def plan_records(items: list[Any], texts: list[str], stats: dict[str, FieldStats
             rankings.append(rare_messages_first(items, roles.message))
     rankings.append(evenly_spaced(n, slots))
     kept = fill(n, all_must, max(slots, len(all_must)), rankings)
-    return KeepPlan(kept, must)
+    return KeepPlan(kept, must, len(shifts))
 
 
 def plan_scalars(items: list[Any], texts: list[str], *, threshold: float, first: int, last: int,
@@ -199,6 +214,7 @@ def plan_scalars(items: list[Any], texts: list[str], *, threshold: float, first:
             if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and abs(v) != float("inf")]
     anomalies: set[int] = set()
     change_points: set[int] = set()
+    shifts = 0
     if nums:
         values = [v for _, v in nums]
         lo = min(range(len(values)), key=lambda p: (values[p], p))
@@ -207,6 +223,7 @@ def plan_scalars(items: list[Any], texts: list[str], *, threshold: float, first:
         anomalies.update(nums[p][0] for p in outlier_positions(values, threshold, max_items))
         for p in change_point_positions(values, threshold):
             change_points.update((nums[p - 1][0], nums[p][0]))
+            shifts += 1
     index = RowIndex(texts)
     errors = {i for i, v in enumerate(items) if isinstance(v, str) and is_error_item(v)} | rows_with_error_text(index)
     must = {ERRORS: errors, ANOMALIES: anomalies, CHANGE_POINTS: change_points,
@@ -215,4 +232,4 @@ def plan_scalars(items: list[Any], texts: list[str], *, threshold: float, first:
     slots = target_size(max_items, aggressiveness)
     rankings = [relevance_ranking(index, query, score), evenly_spaced(n, max(slots * 4, slots)), range(n)]
     kept = fill(n, all_must, max(slots, len(all_must)), rankings, dedupe=[hashable(v) for v in items])
-    return KeepPlan(kept, must)
+    return KeepPlan(kept, must, shifts)
