@@ -11,8 +11,9 @@ output) goes through ``headroom.compress()``:
 - tokens before/after and savings, with one counter (o200k, as for gpt-4o) for both
   headroom and the upstream package, so the numbers compare;
 - median latency of ``compress()``, warm (imports, tokenizer and pipeline built) and
-  repeated; each repetition starts from an empty compression memo, so it measures real
-  compression work (``memo ms`` is the repeat-turn cost, when the memo answers);
+  repeated; each repetition compresses a fresh output of the same family and size (the
+  next seeds), so no cache answers it and both packages see the same inputs
+  (``memo ms`` is the repeat-turn cost, when our memo answers);
 - every planted fact (error, spike, anomaly, the item the question names): kept
   verbatim, recoverable (inside the CCR original behind a marker), or lost; each probe
   is asked in its own conversation, as a user would.
@@ -79,17 +80,25 @@ def tokens_of(messages: list[dict[str, Any]]) -> int:
     return conversation_tokens(conv, counter_for(MODEL))
 
 
-def bench_scenario(s: Scenario, repeats: int) -> Row:
+def timing_inputs(s: Scenario, repeats: int) -> list[list[dict[str, Any]]]:
+    """Same family and size, a different seed per repetition: every timed call sees new
+    content, so no cache (ours or the upstream package's) can answer it."""
+    gen = FAMILIES[s.family]
+    return [(v := gen(s.size, s.seed + 1000 + k)).openai_messages(v.probes[0]) for k in range(repeats + 1)]
+
+
+def bench_scenario(s: Scenario, repeats: int, timing: list[list[dict[str, Any]]]) -> Row:
     store = CompressionStore(max_entries=100_000)
     pipeline = Pipeline(HeadroomConfig(), store=store)
-    first = s.openai_messages(s.probes[0])
-    compress(first, model=MODEL, pipeline=pipeline)  # warm-up: imports, tokenizer, pipeline
+    compress(timing[0], model=MODEL, pipeline=pipeline)  # warm-up: imports, tokenizer, pipeline
     times = []
-    for _ in range(repeats):
+    for messages in timing[1:]:
         pipeline.memo = CompressionMemo()
         t0 = time.perf_counter()
-        result = compress(first, model=MODEL, pipeline=pipeline)
+        compress(messages, model=MODEL, pipeline=pipeline)
         times.append((time.perf_counter() - t0) * 1000)
+    first = s.openai_messages(s.probes[0])
+    result = compress(first, model=MODEL, pipeline=pipeline)
     t0 = time.perf_counter()
     compress(first, model=MODEL, pipeline=pipeline)  # memo hit: what a later turn costs
     memo_ms = (time.perf_counter() - t0) * 1000
@@ -113,14 +122,14 @@ import headroom
 cases = json.load(sys.stdin)
 out = []
 for case in cases:
-    runs = case["runs"]
-    first = runs[0]["messages"]
-    headroom.compress(first, model=case["model"])
+    runs, timing = case["runs"], case["timing"]
+    headroom.compress(timing[0], model=case["model"])
     times = []
-    for _ in range(case["repeats"]):
+    for messages in timing[1:]:
         t0 = time.perf_counter()
-        r = headroom.compress(first, model=case["model"])
+        headroom.compress(messages, model=case["model"])
         times.append((time.perf_counter() - t0) * 1000)
+    r = headroom.compress(runs[0]["messages"], model=case["model"])
     kept = facts = 0
     for run in runs:
         res = headroom.compress(run["messages"], model=case["model"])
@@ -134,11 +143,12 @@ print(json.dumps(out))
 """
 
 
-def run_upstream(python: str, scenarios: list[Scenario], repeats: int) -> dict[str, dict[str, Any]]:
+def run_upstream(python: str, scenarios: list[Scenario], timings: list[list[list[dict[str, Any]]]]
+                 ) -> dict[str, dict[str, Any]]:
     counter_for(MODEL)  # sets TIKTOKEN_CACHE_DIR to the offline BPE files, which the child inherits
-    cases = [{"id": f"{s.family}/{s.size}", "model": MODEL, "repeats": repeats,
+    cases = [{"id": f"{s.family}/{s.size}", "model": MODEL, "timing": timing,
               "runs": [{"messages": s.openai_messages(p), "evidence": list(p.evidence)} for p in s.probes]}
-             for s in scenarios]
+             for s, timing in zip(scenarios, timings)]
     # -P and a neutral cwd: the child must import the upstream package, never this checkout.
     proc = subprocess.run([python, "-P", "-c", UPSTREAM_RUNNER], input=json.dumps(cases), capture_output=True,
                           text=True, cwd="/", env={**os.environ, "PYTHONPATH": ""}, check=False)
@@ -210,14 +220,15 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(x) for x in args.sizes.split(",") if x]
     scenarios = [FAMILIES[f](scenario_size(f, n), args.seed) for f in families for n in sizes]
     rows = []
-    for s, (f, n) in zip(scenarios, [(f, n) for f in families for n in sizes]):
-        row = bench_scenario(s, args.repeats)
+    timings = [timing_inputs(s, args.repeats) for s in scenarios]
+    for s, timing, (f, n) in zip(scenarios, timings, [(f, n) for f in families for n in sizes]):
+        row = bench_scenario(s, args.repeats, timing)
         row.items = n
         rows.append(row)
         print(f"{f:>12} {n:>6}: {row.tokens_before:>8} -> {row.tokens_after:>7} tokens, "
               f"{row.median_ms:7.1f} ms", file=sys.stderr)
     if args.upstream_python:
-        up = run_upstream(args.upstream_python, scenarios, args.repeats)
+        up = run_upstream(args.upstream_python, scenarios, timings)
         for s, r in zip(scenarios, rows):
             r.upstream = up.get(f"{s.family}/{s.size}")
     print(markdown(rows, bool(args.upstream_python)))
