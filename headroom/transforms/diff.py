@@ -5,7 +5,9 @@ Every file header and every added/removed line is kept; unchanged context is tri
 split into smaller hunks with recomputed ``@@ -a,b +c,d @@`` headers, so the output is
 still a valid unified diff (``git apply`` accepts it with reduced context). Generated and
 lock files (package-lock.json, *.lock, *.min.js, vendored trees, …) with large changes
-collapse to a one-line stat. A ``--stat``-like header gives per-file +/- counts.
+collapse to a one-line stat. A ``--stat``-like header gives per-file +/- counts (the
+largest files when there are many). ``index <blob>..<blob>`` lines are dropped: blob
+hashes cost tokens and answer nothing an agent asks (the original stays in CCR).
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ _GENERATED = (
 )
 # A generated file with at most this many changed lines is shown normally.
 _GENERATED_MIN_CHANGES = 30
+# The stat header lists at most this many files (largest first); it repeats what the
+# hunks show, so on a 100-file diff a full list would cost more than it tells.
+_STAT_MAX_FILES = 12
 
 
 @dataclass
@@ -132,7 +137,10 @@ def trim_hunk(h: Hunk, context: int) -> list[Hunk]:
         if ln.startswith("\\") and i > 0 and keep[i - 1]:
             keep[i] = True
     out: list[Hunk] = []
-    old, new = h.old_start, h.new_start
+    # Track the number of the next line on each side. A side with no lines in the hunk
+    # names the line *before* the change in its header ("@@ -0,0 +1 @@"), so it is one less.
+    old = h.old_start if any(ln[:1] in (" ", "-", "") for ln in h.lines) else h.old_start + 1
+    new = h.new_start if any(ln[:1] in (" ", "+", "") for ln in h.lines) else h.new_start + 1
     cur: Hunk | None = None
     for i, ln in enumerate(h.lines):
         tag = ln[:1]
@@ -151,6 +159,10 @@ def trim_hunk(h: Hunk, context: int) -> list[Hunk]:
         elif tag == "+":
             new += 1
     return out
+
+
+def _useful_header(header: list[str]) -> list[str]:
+    return [ln for ln in header if not ln.startswith("index ")]
 
 
 def render_hunk(h: Hunk) -> list[str]:
@@ -172,7 +184,7 @@ class DiffCompressor:
             return None
         context = inp.config.router.diff_context_lines
         out: list[str] = list(preamble)
-        stat: list[str] = []
+        stat: list[tuple[int, str]] = []  # (changed lines, stat line)
         hunks_after = 0
         collapsed = 0
         changed_anything = False
@@ -181,13 +193,15 @@ class DiffCompressor:
             name = f.path or (f.header[0] if f.header else "?")
             anchored = bool(inp.anchors) and any(inp.anchors.matches(ln) for h in f.hunks for ln in h.lines)
             if f.hunks and _is_generated(f.path) and added + removed > _GENERATED_MIN_CHANGES and not anchored:
-                out.extend(f.header)
+                out.extend(_useful_header(f.header))
                 out.append(f"… {len(f.hunks)} hunk{'s' if len(f.hunks) != 1 else ''} collapsed (generated/lock file): +{added} -{removed} lines")
-                stat.append(f" {name} | +{added} -{removed} (collapsed)")
+                stat.append((added + removed, f" {name} | +{added} -{removed} (collapsed)"))
                 collapsed += 1
                 changed_anything = True
                 continue
-            out.extend(f.header)
+            header = _useful_header(f.header)
+            changed_anything |= len(header) != len(f.header)
+            out.extend(header)
             for h in f.hunks:
                 pieces = trim_hunk(h, context)
                 if len(pieces) != 1 or len(pieces[0].lines) != len(h.lines):
@@ -196,12 +210,17 @@ class DiffCompressor:
                     out.extend(render_hunk(p))
                 hunks_after += len(pieces)
             if f.hunks:
-                stat.append(f" {name} | +{added} -{removed}")
+                stat.append((added + removed, f" {name} | +{added} -{removed}"))
         if not changed_anything:
             return None
         total_add = sum(f.added for f in files)
         total_rem = sum(f.removed for f in files)
-        header = [f"[diff: {len(stat)} files, +{total_add} -{total_rem}; context trimmed to {context} lines]", *stat]
+        shown = sorted(range(len(stat)), key=lambda k: (-stat[k][0], k))[:_STAT_MAX_FILES]
+        header = [f"[diff: {len(stat)} files, +{total_add} -{total_rem}; context trimmed to {context} "
+                  f"line{'s' if context != 1 else ''}]"]
+        header += [stat[k][1] for k in sorted(shown)]
+        if len(stat) > len(shown):
+            header.append(f" … and {len(stat) - len(shown)} more files")
         summary = f"{len(stat)} files, +{total_add} -{total_rem}"
         if collapsed:
             summary += f", {collapsed} generated file{'s' if collapsed != 1 else ''} collapsed"

@@ -152,7 +152,9 @@ def test_parse_handles_removed_lines_that_look_like_headers() -> None:
 
 
 def test_nothing_to_trim_returns_none() -> None:
-    assert compress(git_file_diff("a.py", ["a", "b", "c"], ["a", "B", "c"], context=1)) is None
+    no_index = [ln for ln in git_file_diff("a.py", ["a", "b", "c"], ["a", "B", "c"], context=1).splitlines()
+                if not ln.startswith("index ")]
+    assert compress("\n".join(no_index)) is None
     assert compress("not a diff at all\njust words") is None
 
 
@@ -194,3 +196,23 @@ def test_end_to_end_marker_retrieves_exact_original() -> None:
     assert m
     got = headroom.retrieve(m.group("hash"))
     assert got is not None and got.content == text
+
+
+def test_many_files_stat_is_capped_and_index_lines_dropped() -> None:
+    parts = []
+    for k in range(30):
+        old = [f"    line_{i} = {i}" for i in range(12)]
+        new = list(old)
+        for j in range(k % 4 + 1):
+            new[j * 3] = f"    line_{j * 3} = {j * 3} + {k}"
+        parts.append(git_file_diff(f"src/m{k}.py", old, new, context=3))
+    text = "\n".join(parts)
+    out = compress(text)
+    lines = out.text.splitlines()
+    assert not any(ln.startswith("index ") for ln in lines)
+    stat = [ln for ln in lines if re.match(r"^ src/m\d+\.py \| \+\d+ -\d+$", ln)]
+    # The 12 largest files: all eight with 4 changes, then the first four with 3.
+    assert len(stat) == 12 and sum(ln.endswith("+4 -4") for ln in stat) == 8
+    assert all(ln.endswith(("+4 -4", "+3 -3")) for ln in stat)
+    assert " … and 18 more files" in lines
+    assert sum(1 for ln in lines if ln.startswith("diff --git ")) == 30
