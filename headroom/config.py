@@ -124,6 +124,8 @@ class ContextConfig(_Section):
     # Explicit budget; None = the model's context limit minus the output buffer.
     max_tokens: int | None = Field(None, ge=1)
     rolling_window: RollingWindowConfig = RollingWindowConfig()
+    # Where IntelligentContext runs MiniLM for its semantic factor.
+    device: Device = "cpu"
 
 
 class LLMLinguaConfig(_Section):
@@ -159,7 +161,17 @@ class ImageConfig(_Section):
     enabled: bool = True
     device: Device = "cpu"
     siglip_path: str | None = None
+    # Router head directory; None = the registry's "image-router" (models/image_router).
+    router_path: str | None = None
+    # Under this router confidence the image is kept as sent ("preserve").
     confidence_floor: float = Field(0.6, ge=0, le=1)
+    # OCR text replaces the image only at or above this mean character confidence.
+    ocr_min_confidence: float = Field(0.85, ge=0, le=1)
+    # Long side after a "low" downscale, per provider without a low-detail switch.
+    anthropic_max_long_side: int = Field(512, ge=64)
+    google_max_long_side: int = Field(768, ge=64)
+    # Text lines are never shrunk below this height (pixels), whatever the technique.
+    min_legible_line_px: float = Field(10.0, gt=0)
 
 
 class HeadroomConfig(_Section):
