@@ -12,10 +12,12 @@ the cache hit turn after turn:
    never add one to a block that already has ``cache_control``.
 
 Where: one breakpoint at the end of the static prefix (last system block, else last
-tool); then history breakpoints on old messages (never the newest one, which is still
-changing), each placed when the prefix has at least doubled since the previous
-breakpoint and holds at least ``min_tokens`` tokens. Doubling keeps at least about half
-of a long history cached with only three history breakpoints.
+tool) on the first turn; then at most one history breakpoint per turn, on the last
+message of that turn, when the prefix has at least doubled since the previous breakpoint
+and holds at least ``min_tokens`` tokens. Only messages that are new in this turn are
+candidates: marking an older one would rewrite bytes the provider has already cached.
+Doubling keeps at least about half of a long history cached with three history
+breakpoints.
 """
 
 from __future__ import annotations
@@ -75,6 +77,8 @@ class _Session:
     # ("system", -1) / ("tools", -1) / ("messages", i): where each of our breakpoints sits,
     # with the hash of the prefix up to and including that position when it was placed.
     breakpoints: list[tuple[str, int, str]] = field(default_factory=list)
+    # Messages already sent in this session; only later ones may get a new breakpoint.
+    seen_messages: int = 0
 
 
 class AnthropicCacheOptimizer:
@@ -94,10 +98,12 @@ class AnthropicCacheOptimizer:
         tools = _strip_cc(body.get("tools"))
         if where == "tools":
             return _h(tools)
-        system = _strip_cc(body.get("system"))
+        system = _as_blocks(_strip_cc(body.get("system")))
         if where == "system":
             return _h(tools, system)
-        return _h(tools, system, _strip_cc((body.get("messages") or [])[: index + 1]))
+        msgs = [{**m, "content": _as_blocks(m.get("content"))} if isinstance(m, dict) else m
+                for m in _strip_cc((body.get("messages") or [])[: index + 1])]
+        return _h(tools, system, msgs)
 
     def apply(self, body: dict[str, Any], session_id: str | None = None) -> dict[str, Any]:
         """A copy of ``body`` with breakpoints re-applied and, if slots remain, new ones added."""
@@ -124,6 +130,7 @@ class AnthropicCacheOptimizer:
             for where, idx in self._candidates(out, sess, budget):
                 if _mark(out, where, idx):
                     sess.breakpoints.append((where, idx, self._prefix_hash(out, where, idx)))
+            sess.seen_messages = max(sess.seen_messages, len(out["messages"]))
         return out
 
     @staticmethod
@@ -149,17 +156,11 @@ class AnthropicCacheOptimizer:
         if out:
             last = max(last, static_tokens)
         msgs = body["messages"]
-        running = static_tokens
-        for i, m in enumerate(msgs[:-1]):  # never the newest message: it is still changing
-            running += counter.count(_dumps(_strip_cc(m)))
-            if budget <= 0:
-                break
-            if ("messages", i) in placed or not _markable(m):
-                continue
-            if running >= max(self.min_tokens, 2 * last):
+        i = len(msgs) - 1
+        if budget > 0 and i >= sess.seen_messages and ("messages", i) not in placed and _markable(msgs[i]):
+            total = static_tokens + counter.count(_dumps(_strip_cc(msgs)))
+            if total >= max(self.min_tokens, 2 * last):
                 out.append(("messages", i))
-                budget -= 1
-                last = running
         return out
 
     @staticmethod
@@ -168,6 +169,12 @@ class AnthropicCacheOptimizer:
         if where == "messages":
             parts.append((body.get("messages") or [])[: idx + 1])
         return counter.count(_dumps(_strip_cc(parts)))
+
+
+def _as_blocks(content: Any) -> Any:
+    """A string system/content as the one text block ``_mark`` turns it into, so a prefix
+    hashes the same before and after we mark it."""
+    return [{"type": "text", "text": content}] if isinstance(content, str) else content
 
 
 def _markable(message: Any) -> bool:
