@@ -72,11 +72,11 @@ def test_stats_metrics_and_sqlite_rows(fake, start_proxy, tmp_path):
     store.close()
 
 
-def test_feedback_routes_answer(start_proxy):
-    url, app = start_proxy()
-    r = httpx.get(f"{url}/v1/feedback")
-    if app.state.headroom.feedback is None:
-        assert r.status_code == 501 and r.json()["error"]["message"]
-    else:
-        assert r.status_code == 200 and isinstance(r.json(), dict)
-        assert httpx.get(f"{url}/v1/feedback/never_seen_tool").status_code in (200, 404)
+def test_feedback_sees_retrievals_the_proxy_answered(fake, start_proxy):
+    url, _ = start_proxy()
+    oa(url).chat.completions.create(model="gpt-4o", messages=chat_messages(), extra_headers={"x-fake-script": "retrieve"})
+    summary = httpx.get(f"{url}/v1/feedback").json()
+    assert summary["tools"]["read_logs"]["retrieved"] == 1
+    tool = httpx.get(f"{url}/v1/feedback/read_logs").json()
+    assert tool["retrieval_rate"] == 1.0 and tool["aggressiveness"] < 0.5
+    assert httpx.get(f"{url}/v1/feedback/never_seen_tool").status_code == 404
