@@ -39,8 +39,11 @@ def timed(fn: Callable[[int], object], n: int) -> tuple[float, float]:
 
 
 def log_output(seed: int, lines: int = 300) -> str:
-    return "\n".join(f"2026-11-22 04:{i // 60 % 60:02d}:{i % 60:02d} INFO svc-{i % 7} request req-{seed}-{i:04d} "
-                     f"served in {20 + i * 37 % 400} ms" for i in range(lines))
+    return "\n".join(
+        f"2026-11-22 04:{i // 60 % 60:02d}:{i % 60:02d} INFO svc-{i % 7} request req-{seed}-{i:04d} "
+        f"served in {20 + i * 37 % 400} ms"
+        for i in range(lines)
+    )
 
 
 @contextmanager
@@ -52,8 +55,11 @@ def private_redis():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"redis://127.0.0.1:{port}/0"
     import redis
 
@@ -70,6 +76,15 @@ def private_redis():
         proc.wait(timeout=5)
 
 
+def bench_store(store: CompressionStore, originals: list[str]):
+    n = len(originals)
+    hashes: list[str] = []
+    put = timed(lambda i: hashes.append(store.store(originals[i], tool_name="read_log")), n)
+    get = timed(lambda i: store.retrieve(hashes[i]), n)
+    search = timed(lambda i: store.retrieve(hashes[i], f"req-{i}-0042"), min(n, 200))
+    return put, get, search
+
+
 def bench_backends(n: int, redis_url: str | None) -> None:
     originals = [log_output(i) for i in range(n)]
     print(f"backend store/retrieve, {n} originals of {len(originals[0]) // 1024} KB each")
@@ -84,12 +99,11 @@ def bench_backends(n: int, redis_url: str | None) -> None:
             backends.append(("redis", lambda: RedisBackend(redis_url)))
         for name, make in backends:
             store = CompressionStore(make())
-            hashes: list[str] = []
-            put = timed(lambda i: hashes.append(store.store(originals[i], tool_name="read_log")), n)
-            get = timed(lambda i: store.retrieve(hashes[i]), n)
-            search = timed(lambda i: store.retrieve(hashes[i], f"req-{i}-0042"), min(n, 200))
-            print(f"  {name:7s} store p50 {put[0]:.3f} p99 {put[1]:.3f} | retrieve p50 {get[0]:.3f} p99 {get[1]:.3f}"
-                  f" | retrieve+query p50 {search[0]:.3f} p99 {search[1]:.3f}")
+            put, get, search = bench_store(store, originals)
+            print(
+                f"  {name:7s} store p50 {put[0]:.3f} p99 {put[1]:.3f} | retrieve p50 {get[0]:.3f} p99 {get[1]:.3f}"
+                f" | retrieve+query p50 {search[0]:.3f} p99 {search[1]:.3f}"
+            )
             store.close()
     if not redis_url:
         print("  redis   skipped (no redis-server binary and no --redis-url)")
@@ -119,28 +133,50 @@ def bench_tracker(outputs: int) -> None:
         h = store.store(original, tool_name="read_log")
         marker = f"[300 items compressed to 10. Retrieve more: hash={h}. Expires in 30m.]"
         messages += [
-            {"role": "assistant", "content": None, "tool_calls": [
-                {"id": f"c{k}", "type": "function", "function": {"name": "read_log", "arguments": "{}"}}]},
-            {"role": "tool", "tool_call_id": f"c{k}", "content": "\n".join(original.splitlines()[:10]) + "\n" + marker},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": f"c{k}",
+                        "type": "function",
+                        "function": {"name": "read_log", "arguments": "{}"},
+                    }
+                ],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": f"c{k}",
+                "content": "\n".join(original.splitlines()[:10]) + "\n" + marker,
+            },
         ]
     tracker = ContextTracker()
     counter = counter_for("gpt-4o")
 
     def run(question: str) -> Callable[[int], object]:
         def once(_: int) -> object:
-            conv = parse({"model": "gpt-4o", "messages": messages + [{"role": "user", "content": question}]},
-                         "openai_chat")
+            conv = parse(
+                {"model": "gpt-4o", "messages": messages + [{"role": "user", "content": question}]},
+                "openai_chat",
+            )
             ctx = TransformContext(config=cfg, counter=counter, store=store, query=question)
             return tracker.apply(conv, ctx)
+
         return once
 
-    parse_only = timed(lambda i: parse({"model": "gpt-4o", "messages": messages}, "openai_chat"), 50)
+    parse_only = timed(
+        lambda i: parse({"model": "gpt-4o", "messages": messages}, "openai_chat"), 50
+    )
     miss = timed(run("what happened to req-999-0042?"), 50)
     hit = timed(run(f"what happened to req-{outputs // 2}-0042?"), 50)
-    print(f"context tracker, {outputs} compressed outputs of {len(log_output(0)) // 1024} KB in the conversation"
-          f" (parse alone p50 {parse_only[0]:.2f} ms)")
-    print(f"  no match p50 {miss[0]:.2f} p99 {miss[1]:.2f} ms | one match p50 {hit[0]:.2f} p99 {hit[1]:.2f} ms"
-          " (parse included)")
+    print(
+        f"context tracker, {outputs} compressed outputs of {len(log_output(0)) // 1024} KB in the conversation"
+        f" (parse alone p50 {parse_only[0]:.2f} ms)"
+    )
+    print(
+        f"  no match p50 {miss[0]:.2f} p99 {miss[1]:.2f} ms | one match p50 {hit[0]:.2f} p99 {hit[1]:.2f} ms"
+        " (parse included)"
+    )
 
 
 def main() -> None:

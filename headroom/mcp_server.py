@@ -32,7 +32,8 @@ def retrieve_text(store: CompressionStore, hash: str, query: str | None = None) 
     h = hash.strip().lower()
     if not _HASH.match(h):
         raise RetrieveError(
-            f"invalid hash {hash!r}: expected the 24 hex digits after 'hash=' in a compression marker"
+            f"invalid hash {hash!r}: expected the 24 hex digits after 'hash=' "
+            "in a compression marker"
         )
     found = store.retrieve(h, query.strip() if query and query.strip() else None)
     if found is None:
@@ -61,17 +62,31 @@ def build_server(store: CompressionStore) -> Any:
     server = server_cls(SERVER_NAME, instructions=TOOL_DESCRIPTION)
 
     def headroom_retrieve(
-        hash: Annotated[str, Field(description="The 24-character hex hash from the marker (the value after 'hash=').")],
-        query: Annotated[str | None, Field(description="Optional search terms: return only the items of the "
-                                                       "original that match them.")] = None,
+        hash: Annotated[
+            str,
+            Field(
+                description="The 24-character hex hash from the marker (the value after 'hash=')."
+            ),
+        ],
+        query: Annotated[
+            str | None,
+            Field(
+                description="Optional search terms: return only the items of the "
+                "original that match them."
+            ),
+        ] = None,
     ) -> str:
         try:
             return retrieve_text(store, hash, query)
         except RetrieveError as exc:
             raise tool_error(str(exc)) from None
 
-    server.add_tool(headroom_retrieve, name=RETRIEVE_TOOL_NAME, description=TOOL_DESCRIPTION,
-                    structured_output=False)
+    server.add_tool(
+        headroom_retrieve,
+        name=RETRIEVE_TOOL_NAME,
+        description=TOOL_DESCRIPTION,
+        structured_output=False,
+    )
     return server
 
 

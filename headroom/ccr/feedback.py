@@ -115,8 +115,11 @@ class FeedbackTracker:
             stale = never or self.clock() - self._refreshed_at >= self.refresh_seconds
             start = stale and not never and self.background_refresh and self._refreshing is None
             if start:
-                self._refreshing = threading.Thread(target=self._refresh_in_background, daemon=True,
-                                                    name="headroom-feedback-refresh")
+                self._refreshing = threading.Thread(
+                    target=self._refresh_in_background,
+                    daemon=True,
+                    name="headroom-feedback-refresh",
+                )
         if start:
             self._refreshing.start()
         elif stale and (never or not self.background_refresh):

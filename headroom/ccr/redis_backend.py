@@ -63,24 +63,33 @@ local function drop(prefix, hashes)
 end
 """
 
-_COUNT = _SWEEP_BODY + """
+_COUNT = (
+    _SWEEP_BODY
+    + """
 sweep(ARGV[1], ARGV[2])
 return redis.call('ZCARD', KEYS[1])
 """
+)
 
 # ARGV: prefix, now_ms, keep.
-_EVICT_LRU = _SWEEP_BODY + """
+_EVICT_LRU = (
+    _SWEEP_BODY
+    + """
 sweep(ARGV[1], ARGV[2])
 local extra = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[3])
 if extra <= 0 then return 0 end
 return drop(ARGV[1], redis.call('ZRANGE', KEYS[1], 0, extra - 1))
 """
+)
 
 # ARGV: prefix, now_ms, store-clock now.
-_PURGE_EXPIRED = _SWEEP_BODY + """
+_PURGE_EXPIRED = (
+    _SWEEP_BODY
+    + """
 sweep(ARGV[1], ARGV[2])
 return drop(ARGV[1], redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[3]))
 """
+)
 
 
 def redact_url(url: str) -> str:
@@ -169,17 +178,28 @@ class RedisBackend:
         return int(self._count(keys=self._index_keys(), args=[self._entry_prefix, _now_ms()]))
 
     def evict_lru(self, keep: int) -> int:
-        return int(self._evict(keys=self._index_keys(), args=[self._entry_prefix, _now_ms(), max(0, keep)]))
+        return int(
+            self._evict(keys=self._index_keys(), args=[self._entry_prefix, _now_ms(), max(0, keep)])
+        )
 
     def purge_expired(self, now: float) -> int:
-        return int(self._purge(keys=self._index_keys(), args=[self._entry_prefix, _now_ms(), repr(now)]))
+        return int(
+            self._purge(keys=self._index_keys(), args=[self._entry_prefix, _now_ms(), repr(now)])
+        )
 
     def log_retrieval(self, event: RetrievalEvent) -> None:
         # A sequence number keeps two identical events (same hash, query, time) distinct
         # members of the sorted set.
         seq = self._redis.incr(self._event_seq)
-        member = json.dumps({"seq": seq, "hash": event.hash, "tool_name": event.tool_name,
-                             "query": event.query, "at": event.at})
+        member = json.dumps(
+            {
+                "seq": seq,
+                "hash": event.hash,
+                "tool_name": event.tool_name,
+                "query": event.query,
+                "at": event.at,
+            }
+        )
         pipe = self._redis.pipeline(transaction=True)
         pipe.zadd(self._events, {member: event.at})
         pipe.zremrangebyrank(self._events, 0, -(self.max_events + 1))
@@ -201,8 +221,12 @@ def _connect(url: str) -> Any:
     try:
         import redis  # lazy: only Redis deployments need the package
     except ImportError as exc:
-        raise ImportError("the Redis CCR backend needs the 'redis' package: pip install 'headroom[redis]'") from exc
-    client = redis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=5, health_check_interval=30)
+        raise ImportError(
+            "the Redis CCR backend needs the 'redis' package: pip install 'headroom[redis]'"
+        ) from exc
+    client = redis.Redis.from_url(
+        url, decode_responses=True, socket_connect_timeout=5, health_check_interval=30
+    )
     try:
         client.ping()
     except redis.RedisError as exc:
@@ -216,7 +240,10 @@ def _now_ms() -> int:
 
 
 def _encode(entry: Entry) -> dict[str, str]:
-    data: dict[str, str] = {"original": entry.original, "meta": json.dumps(entry.meta, sort_keys=True)}
+    data: dict[str, str] = {
+        "original": entry.original,
+        "meta": json.dumps(entry.meta, sort_keys=True),
+    }
     for name in _FLOAT_FIELDS:
         data[name] = repr(float(getattr(entry, name)))
     for name in _INT_FIELDS:

@@ -17,7 +17,14 @@ from __future__ import annotations
 import json
 import re
 
-from ..formats.model import RETRIEVE_TOOL_NAME, Block, BlockKind, Conversation, Role, is_retrieve_tool
+from ..formats.model import (
+    RETRIEVE_TOOL_NAME,
+    Block,
+    BlockKind,
+    Conversation,
+    Role,
+    is_retrieve_tool,
+)
 from ..transforms.anchors import extract_anchors
 from ..transforms.base import TransformContext
 from .markers import find_hashes, has_marker
@@ -54,7 +61,7 @@ class ContextTracker:
         for i, j, block in conv.tool_results():
             if not has_marker(block.text):
                 continue
-            where = dict(message_index=i, block_index=j, tool_name=block.tool_name)
+            where = {"message_index": i, "block_index": j, "tool_name": block.tool_name}
             if block.is_retrieve_output or is_retrieve_tool(block.tool_name):
                 ctx.decide(NAME, "skipped", "headroom_retrieve output", **where)
                 continue
@@ -63,7 +70,13 @@ class ContextTracker:
                     continue
                 seen.add(h)
                 if h in already_retrieved:
-                    ctx.decide(NAME, "skipped", "already retrieved in this conversation", ccr_hash=h, **where)
+                    ctx.decide(
+                        NAME,
+                        "skipped",
+                        "already retrieved in this conversation",
+                        ccr_hash=h,
+                        **where,
+                    )
                     continue
                 if items_left <= 0 or tokens_left <= 0:
                     ctx.decide(NAME, "skipped", "expansion budget used up", ccr_hash=h, **where)
@@ -79,16 +92,31 @@ class ContextTracker:
                     kept.append(item)
                     used += cost
                 if not kept:
-                    ctx.decide(NAME, "skipped", f"matching items exceed the {self.max_tokens}-token budget",
-                               ccr_hash=h, **where)
+                    ctx.decide(
+                        NAME,
+                        "skipped",
+                        f"matching items exceed the {self.max_tokens}-token budget",
+                        ccr_hash=h,
+                        **where,
+                    )
                     continue
-                matched = sorted({t for t, rx in patterns for item in kept if rx.search(item.lower())})
+                matched = sorted(
+                    {t for t, rx in patterns for item in kept if rx.search(item.lower())}
+                )
                 sections.append(_section(h, block.tool_name, matched, kept, len(hits) - len(kept)))
                 items_left -= len(kept)
                 tokens_left -= used
-                ctx.decide(NAME, "expanded", f"{len(kept)} of {len(hits)} matching items added for "
-                           f"{', '.join(matched)}", message_index=target, block_index=len(conv.messages[target].blocks),
-                           tool_name=block.tool_name, ccr_hash=h, tokens_before=0, tokens_after=used)
+                ctx.decide(
+                    NAME,
+                    "expanded",
+                    f"{len(kept)} of {len(hits)} matching items added for {', '.join(matched)}",
+                    message_index=target,
+                    block_index=len(conv.messages[target].blocks),
+                    tool_name=block.tool_name,
+                    ccr_hash=h,
+                    tokens_before=0,
+                    tokens_after=used,
+                )
         if not sections:
             ctx.decide(NAME, "kept", f"no compressed item matches {', '.join(terms)}")
             return conv
@@ -104,7 +132,9 @@ class ContextTracker:
             return "the last message is inside the frozen prefix"
         return None
 
-    def _matching_items(self, ctx: TransformContext, h: str, terms: list[str], patterns, visible: str) -> list[str]:
+    def _matching_items(
+        self, ctx: TransformContext, h: str, terms: list[str], patterns, visible: str
+    ) -> list[str]:
         entry = ctx.store.get(h)
         if entry is None:
             return []
@@ -116,8 +146,11 @@ class ContextTracker:
         # The same items the store's search ranks (JSON elements or lines), filtered by
         # whole-token anchor matches and kept in their original order. BM25 ranking would
         # add nothing here but the cost of tokenising the whole original per request.
-        return [it for it in split_items(entry.original)
-                if it not in visible and any(rx.search(it.lower()) for _, rx in patterns)]
+        return [
+            it
+            for it in split_items(entry.original)
+            if it not in visible and any(rx.search(it.lower()) for _, rx in patterns)
+        ]
 
 
 def expansion_terms(query: str) -> list[str]:
@@ -154,7 +187,9 @@ def _section(h: str, tool: str | None, matched: list[str], items: list[str], mor
     source = f" of {tool}" if tool else ""
     lines = [f"From compressed output{source} hash={h}, matching {', '.join(matched)}:", *items]
     if more:
-        lines.append(f"({more} more matching items: call {RETRIEVE_TOOL_NAME} with this hash and a query.)")
+        lines.append(
+            f"({more} more matching items: call {RETRIEVE_TOOL_NAME} with this hash and a query.)"
+        )
     return "\n".join(lines)
 
 

@@ -16,13 +16,27 @@ def register(subparsers) -> None:
         description="Serve the headroom_retrieve tool over MCP stdio. Point it at the same "
         "store the proxy uses: its SQLite file (--ccr-db) or its Redis (--ccr-backend redis).",
     )
-    serve.add_argument("--ccr-backend", choices=["sqlite", "redis"], default="sqlite",
-                       help="where the proxy keeps originals (default: sqlite)")
-    serve.add_argument("--ccr-db", metavar="PATH", default=None,
-                       help="SQLite CCR store file (default: the proxy's default path)")
-    serve.add_argument("--redis-url", metavar="URL", default=None,
-                       help="Redis URL for --ccr-backend redis (default: redis://127.0.0.1:6379/0)")
-    serve.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    serve.add_argument(
+        "--ccr-backend",
+        choices=["sqlite", "redis"],
+        default="sqlite",
+        help="where the proxy keeps originals (default: sqlite)",
+    )
+    serve.add_argument(
+        "--ccr-db",
+        metavar="PATH",
+        default=None,
+        help="SQLite CCR store file (default: the proxy's default path)",
+    )
+    serve.add_argument(
+        "--redis-url",
+        metavar="URL",
+        default=None,
+        help="Redis URL for --ccr-backend redis (default: redis://127.0.0.1:6379/0)",
+    )
+    serve.add_argument(
+        "--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
+    )
     serve.set_defaults(func=_serve)
     mcp.set_defaults(func=lambda args: _usage(mcp))
 

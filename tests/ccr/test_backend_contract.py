@@ -8,8 +8,14 @@ from headroom.ccr import CompressionStore, Entry, MemoryBackend, RetrievalEvent,
 
 
 def make_entry(hash: str, at: float, *, ttl: float = 100.0, **kw) -> Entry:
-    return Entry(hash=hash, original=kw.pop("original", f"original of {hash}"), created_at=at,
-                 expires_at=at + ttl, last_access=at, **kw)
+    return Entry(
+        hash=hash,
+        original=kw.pop("original", f"original of {hash}"),
+        created_at=at,
+        expires_at=at + ttl,
+        last_access=at,
+        **kw,
+    )
 
 
 @pytest.fixture(params=["memory", "sqlite", "redis"])
@@ -27,9 +33,18 @@ def backend(request, tmp_path):
 
 
 def test_round_trip_keeps_every_field(backend):
-    e = make_entry("a" * 24, 10.0, original='[{"id": 1, "name": "Zoë ✓"}]\nline two', tool_name="search",
-                   compressed="short", original_tokens=120, compressed_tokens=12, item_count=7,
-                   retrieval_count=2, meta={"kind": "json", "n": [1, 2]})
+    e = make_entry(
+        "a" * 24,
+        10.0,
+        original='[{"id": 1, "name": "Zoë ✓"}]\nline two',
+        tool_name="search",
+        compressed="short",
+        original_tokens=120,
+        compressed_tokens=12,
+        item_count=7,
+        retrieval_count=2,
+        meta={"kind": "json", "n": [1, 2]},
+    )
     backend.put(e)
     assert backend.get(e.hash) == e
 
@@ -95,8 +110,12 @@ def test_purge_expired_uses_the_given_clock(backend):
 
 
 def test_retrieval_log_filters_by_time_in_order(backend):
-    events = [RetrievalEvent("7" * 24, "search", None, 1.0), RetrievalEvent("7" * 24, "search", "id 42", 2.0),
-              RetrievalEvent("8" * 24, None, None, 3.0), RetrievalEvent("8" * 24, None, None, 3.0)]
+    events = [
+        RetrievalEvent("7" * 24, "search", None, 1.0),
+        RetrievalEvent("7" * 24, "search", "id 42", 2.0),
+        RetrievalEvent("8" * 24, None, None, 3.0),
+        RetrievalEvent("8" * 24, None, None, 3.0),
+    ]
     for ev in events:
         backend.log_retrieval(ev)
     assert backend.retrievals() == events

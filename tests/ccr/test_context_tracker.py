@@ -15,8 +15,10 @@ from headroom.transforms.compressor import Compressed
 from headroom.transforms.detect import ContentType
 from headroom.transforms.router import ContentRouter
 
-ORDERS = [{"id": f"ORD-{i:04d}", "customer": f"user_{i}", "status": "lost" if i == 42 else "delivered"}
-          for i in range(200)]
+ORDERS = [
+    {"id": f"ORD-{i:04d}", "customer": f"user_{i}", "status": "lost" if i == 42 else "delivered"}
+    for i in range(200)
+]
 ORDERS_TEXT = json.dumps(ORDERS)
 
 
@@ -44,20 +46,36 @@ def pipeline():
 
 
 def chat(question: str, *, extra: list | None = None) -> dict:
-    return {"model": "gpt-4o", "messages": [
-        {"role": "system", "content": "You are helpful."},
-        {"role": "user", "content": "List all orders."},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "list_orders", "arguments": "{}"}}]},
-        {"role": "tool", "tool_call_id": "c1", "content": ORDERS_TEXT},
-        {"role": "assistant", "content": "There are 200 orders."},
-        *(extra or []),
-        {"role": "user", "content": question},
-    ]}
+    return {
+        "model": "gpt-4o",
+        "messages": [
+            {"role": "system", "content": "You are helpful."},
+            {"role": "user", "content": "List all orders."},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": "list_orders", "arguments": "{}"},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": ORDERS_TEXT},
+            {"role": "assistant", "content": "There are 200 orders."},
+            *(extra or []),
+            {"role": "user", "content": question},
+        ],
+    }
 
 
 def decisions(result, action=None):
-    return [d for d in result.decisions if d.transform == "context_tracker" and (action is None or d.action == action)]
+    return [
+        d
+        for d in result.decisions
+        if d.transform == "context_tracker" and (action is None or d.action == action)
+    ]
 
 
 def test_expands_matching_items_into_a_new_block_of_the_last_user_message(pipeline):
@@ -84,8 +102,13 @@ def test_expands_matching_items_into_a_new_block_of_the_last_user_message(pipeli
 
 
 def test_common_words_do_not_fire(pipeline):
-    result = pipeline().compress_body(chat("Which of them were lost, and why is the status so bad?"))
-    assert result.body["messages"][-1]["content"] == "Which of them were lost, and why is the status so bad?"
+    result = pipeline().compress_body(
+        chat("Which of them were lost, and why is the status so bad?")
+    )
+    assert (
+        result.body["messages"][-1]["content"]
+        == "Which of them were lost, and why is the status so bad?"
+    )
     (d,) = decisions(result)
     assert d.action == "skipped" and "no concrete" in d.reason
 
@@ -136,8 +159,17 @@ def test_retrieve_outputs_are_never_expanded(pipeline):
     # fetched already): neither may trigger an expansion.
     extra = [
         {"role": "user", "content": "Get the rest."},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "r1", "type": "function", "function": {"name": "headroom_retrieve", "arguments": json.dumps({"hash": h})}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "r1",
+                    "type": "function",
+                    "function": {"name": "headroom_retrieve", "arguments": json.dumps({"hash": h})},
+                }
+            ],
+        },
         {"role": "tool", "tool_call_id": "r1", "content": marker_text},
         {"role": "assistant", "content": "ok"},
     ]
@@ -171,27 +203,56 @@ def test_expansion_is_not_a_retrieval(pipeline):
 
 def test_anthropic_and_responses_formats(pipeline):
     p = pipeline()
-    anthropic = {"model": "claude-sonnet-4", "max_tokens": 100, "messages": [
-        {"role": "user", "content": "List all orders."},
-        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "list_orders", "input": {}}]},
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": ORDERS_TEXT}]},
-        {"role": "assistant", "content": "200 orders."},
-        {"role": "user", "content": [{"type": "text", "text": "Who owns ORD-0042?", "cache_control": {"type": "ephemeral"}}]},
-    ]}
+    anthropic = {
+        "model": "claude-sonnet-4",
+        "max_tokens": 100,
+        "messages": [
+            {"role": "user", "content": "List all orders."},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t1", "name": "list_orders", "input": {}}],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t1", "content": ORDERS_TEXT}],
+            },
+            {"role": "assistant", "content": "200 orders."},
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "Who owns ORD-0042?",
+                        "cache_control": {"type": "ephemeral"},
+                    }
+                ],
+            },
+        ],
+    }
     out = p.compress_body(copy.deepcopy(anthropic), "anthropic").body["messages"][-1]["content"]
-    assert out[0] == {"type": "text", "text": "Who owns ORD-0042?", "cache_control": {"type": "ephemeral"}}
+    assert out[0] == {
+        "type": "text",
+        "text": "Who owns ORD-0042?",
+        "cache_control": {"type": "ephemeral"},
+    }
     assert out[1]["type"] == "text" and json.dumps(ORDERS[42]) in out[1]["text"]
 
-    responses = {"model": "gpt-4o", "input": [
-        {"role": "user", "content": "List all orders."},
-        {"type": "function_call", "call_id": "f1", "name": "list_orders", "arguments": "{}"},
-        {"type": "function_call_output", "call_id": "f1", "output": ORDERS_TEXT},
-        {"role": "user", "content": "Who owns ORD-0042?"},
-    ]}
+    responses = {
+        "model": "gpt-4o",
+        "input": [
+            {"role": "user", "content": "List all orders."},
+            {"type": "function_call", "call_id": "f1", "name": "list_orders", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "f1", "output": ORDERS_TEXT},
+            {"role": "user", "content": "Who owns ORD-0042?"},
+        ],
+    }
     out = p.compress_body(copy.deepcopy(responses), "openai_responses").body["input"][-1]
     assert out["role"] == "user"
     assert out["content"][0] == {"type": "input_text", "text": "Who owns ORD-0042?"}
-    assert out["content"][1]["type"] == "input_text" and json.dumps(ORDERS[42]) in out["content"][1]["text"]
+    assert (
+        out["content"][1]["type"] == "input_text"
+        and json.dumps(ORDERS[42]) in out["content"][1]["text"]
+    )
 
 
 def test_no_store_is_a_recorded_skip():
@@ -213,22 +274,44 @@ def test_with_the_real_compressors_across_turns():
 
     log = "\n".join(
         f"2026-11-22 04:{i // 60:02d}:{i % 60:02d} INFO svc-{i % 7} request req-{i:04d} served in {20 + i * 37 % 400} ms"
-        if i % 97 else f"2026-11-22 04:{i // 60:02d}:{i % 60:02d} ERROR svc-{i % 7} request req-{i:04d} failed: timeout"
-        for i in range(1, 400))
+        if i % 97
+        else f"2026-11-22 04:{i // 60:02d}:{i % 60:02d} ERROR svc-{i % 7} request req-{i:04d} failed: timeout"
+        for i in range(1, 400)
+    )
     history = [
         {"role": "user", "content": "Which services are slow?"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "read_log", "arguments": "{}"}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "read_log", "arguments": "{}"},
+                }
+            ],
+        },
         {"role": "tool", "tool_call_id": "c1", "content": log},
     ]
-    p = Pipeline(HeadroomConfig(), store=CompressionStore(), memo=CompressionMemo(),
-                 transforms=[ContentRouter(), ContextTracker()])
+    p = Pipeline(
+        HeadroomConfig(),
+        store=CompressionStore(),
+        memo=CompressionMemo(),
+        transforms=[ContentRouter(), ContextTracker()],
+    )
     turn1 = p.compress_body({"model": "gpt-4o", "messages": history})
     compressed = turn1.body["messages"][2]["content"]
     assert "req-0123" not in compressed and turn1.ccr_hashes
-    turn2 = p.compress_body({"model": "gpt-4o", "messages": history + [
-        {"role": "assistant", "content": "svc-3 is slowest."},
-        {"role": "user", "content": "What happened to req-0123?"}]})
+    turn2 = p.compress_body(
+        {
+            "model": "gpt-4o",
+            "messages": history
+            + [
+                {"role": "assistant", "content": "svc-3 is slowest."},
+                {"role": "user", "content": "What happened to req-0123?"},
+            ],
+        }
+    )
     msgs = turn2.body["messages"]
     assert msgs[2]["content"] == compressed  # the cached prefix is byte-identical
     added = msgs[-1]["content"][1]["text"]

@@ -44,7 +44,12 @@ def test_no_data_is_neutral(store):
     assert fb.hints() == {}
     assert fb.aggressiveness(0, 0) == pytest.approx(0.5)
     assert fb.tool("grep") is None
-    assert fb.summary()["totals"] == {"tools": 0, "stored": 0, "retrieved": 0, "retrieval_events": 0}
+    assert fb.summary()["totals"] == {
+        "tools": 0,
+        "stored": 0,
+        "retrieved": 0,
+        "retrieval_events": 0,
+    }
 
 
 def test_often_retrieved_tools_get_gentler_never_retrieved_harder(store, clock):
@@ -130,7 +135,9 @@ def test_summary_and_tool_are_always_fresh(store, clock):
 
 
 def test_old_activity_leaves_the_window(store, clock):
-    fb = FeedbackTracker(store, window_seconds=100, refresh_seconds=0, background_refresh=False, clock=clock)
+    fb = FeedbackTracker(
+        store, window_seconds=100, refresh_seconds=0, background_refresh=False, clock=clock
+    )
     for h in store_outputs(store, "old", 10):
         store.retrieve(h)
     assert "old" in fb.hints()
@@ -175,18 +182,40 @@ def test_pipeline_feeds_hints_to_compressors(clock):
     spy = RecordingCompressor()
     router = ContentRouter({ct: spy for ct in ContentType})
     pipeline = Pipeline(HeadroomConfig(), store=store, transforms=[router], hints=fb.hints)
-    body = {"model": "gpt-4o", "messages": [
-        {"role": "user", "content": "go"},
-        {"role": "assistant", "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "fetch_docs", "arguments": "{}"}},
-            {"id": "c2", "type": "function", "function": {"name": "list_files", "arguments": "{}"}},
-            {"id": "c3", "type": "function", "function": {"name": "new_tool", "arguments": "{}"}}]},
-        {"role": "tool", "tool_call_id": "c1", "content": "documentation paragraph " * 200},
-        {"role": "tool", "tool_call_id": "c2", "content": "src/file_%d.py\n" * 300},
-        {"role": "tool", "tool_call_id": "c3", "content": "fresh output words " * 200},
-    ]}
+    body = {
+        "model": "gpt-4o",
+        "messages": [
+            {"role": "user", "content": "go"},
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": "fetch_docs", "arguments": "{}"},
+                    },
+                    {
+                        "id": "c2",
+                        "type": "function",
+                        "function": {"name": "list_files", "arguments": "{}"},
+                    },
+                    {
+                        "id": "c3",
+                        "type": "function",
+                        "function": {"name": "new_tool", "arguments": "{}"},
+                    },
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "documentation paragraph " * 200},
+            {"role": "tool", "tool_call_id": "c2", "content": "src/file_%d.py\n" * 300},
+            {"role": "tool", "tool_call_id": "c3", "content": "fresh output words " * 200},
+        ],
+    }
     pipeline.compress_body(body)
-    assert spy.seen["fetch_docs"] == pytest.approx(fb.hints()["fetch_docs"]) and spy.seen["fetch_docs"] < 0.3
+    assert (
+        spy.seen["fetch_docs"] == pytest.approx(fb.hints()["fetch_docs"])
+        and spy.seen["fetch_docs"] < 0.3
+    )
     assert spy.seen["list_files"] > 0.7
     assert spy.seen["new_tool"] == 0.5
 

@@ -14,11 +14,15 @@ from headroom.cli import build_parser
 from headroom.config import CCRConfig
 
 REPO = Path(__file__).resolve().parents[2]
-ORIGINAL = json.dumps([{"id": i, "host": f"web-{i}.prod", "status": "down" if i == 17 else "up"} for i in range(60)])
+ORIGINAL = json.dumps(
+    [{"id": i, "host": f"web-{i}.prod", "status": "down" if i == 17 else "up"} for i in range(60)]
+)
 
 
 def server_params(*args: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "headroom", "mcp", "serve", *args], cwd=str(REPO))
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "headroom", "mcp", "serve", *args], cwd=str(REPO)
+    )
 
 
 def text_of(result) -> str:
@@ -39,12 +43,15 @@ async def test_mcp_serve_retrieves_from_the_proxys_sqlite_store(tmp_path):
     h = store.store(ORIGINAL, tool_name="list_hosts", compressed="[…]")
     store.close()
 
-    tools, (full, matches, unknown, invalid) = await call_session(server_params("--ccr-db", str(db)), [
-        ("headroom_retrieve", {"hash": h}),
-        ("headroom_retrieve", {"hash": h, "query": "web-17.prod"}),
-        ("headroom_retrieve", {"hash": "0123456789abcdef01234567"}),
-        ("headroom_retrieve", {"hash": "not-a-hash"}),
-    ])
+    tools, (full, matches, unknown, invalid) = await call_session(
+        server_params("--ccr-db", str(db)),
+        [
+            ("headroom_retrieve", {"hash": h}),
+            ("headroom_retrieve", {"hash": h, "query": "web-17.prod"}),
+            ("headroom_retrieve", {"hash": "0123456789abcdef01234567"}),
+            ("headroom_retrieve", {"hash": "not-a-hash"}),
+        ],
+    )
 
     (tool,) = tools.tools
     assert tool.name == "headroom_retrieve"
@@ -54,7 +61,9 @@ async def test_mcp_serve_retrieves_from_the_proxys_sqlite_store(tmp_path):
     assert not _is_error(full) and text_of(full) == ORIGINAL  # byte for byte
     assert not _is_error(matches)
     assert text_of(matches) == json.dumps({"id": 17, "host": "web-17.prod", "status": "down"})
-    assert _is_error(unknown) and "unknown or expired hash=0123456789abcdef01234567" in text_of(unknown)
+    assert _is_error(unknown) and "unknown or expired hash=0123456789abcdef01234567" in text_of(
+        unknown
+    )
     assert _is_error(invalid) and "invalid hash" in text_of(invalid)
 
     # The retrievals land in the shared store's log, where feedback reads them.
@@ -66,8 +75,10 @@ async def test_mcp_serve_retrieves_from_the_proxys_sqlite_store(tmp_path):
 async def test_mcp_serve_reads_a_shared_redis_store(redis_url):
     store = CompressionStore.from_config(CCRConfig(backend="redis", redis_url=redis_url))
     h = store.store(ORIGINAL, tool_name="list_hosts")
-    _, (full,) = await call_session(server_params("--ccr-backend", "redis", "--redis-url", redis_url),
-                                    [("headroom_retrieve", {"hash": h})])
+    _, (full,) = await call_session(
+        server_params("--ccr-backend", "redis", "--redis-url", redis_url),
+        [("headroom_retrieve", {"hash": h})],
+    )
     assert text_of(full) == ORIGINAL
     assert store.get(h).retrieval_count == 1
 
@@ -82,7 +93,9 @@ def test_cli_flags_map_onto_the_store_config(tmp_path):
     args = build_parser().parse_args(["mcp", "serve", "--ccr-db", str(tmp_path / "x.db")])
     cfg = store_config(args)
     assert cfg.backend == "sqlite" and cfg.sqlite_path == str(tmp_path / "x.db")
-    args = build_parser().parse_args(["mcp", "serve", "--ccr-backend", "redis", "--redis-url", "redis://h:1/2"])
+    args = build_parser().parse_args(
+        ["mcp", "serve", "--ccr-backend", "redis", "--redis-url", "redis://h:1/2"]
+    )
     cfg = store_config(args)
     assert cfg.backend == "redis" and cfg.redis_url == "redis://h:1/2"
 

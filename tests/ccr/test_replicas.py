@@ -14,7 +14,8 @@ from .conftest import ServerThread
 # A service log: the log compressor keeps errors and a sample, which is lossy.
 TOOL_OUTPUT = "\n".join(
     f"2026-11-22 04:{i // 60:02d}:{i % 60:02d} INFO svc-{i % 7} request req-{i:04d} served in {20 + i * 37 % 400} ms"
-    if i % 97 else f"2026-11-22 04:{i // 60:02d}:{i % 60:02d} ERROR svc-{i % 7} request req-{i:04d} failed: timeout"
+    if i % 97
+    else f"2026-11-22 04:{i // 60:02d}:{i % 60:02d} ERROR svc-{i % 7} request req-{i:04d} failed: timeout"
     for i in range(1, 400)
 )
 
@@ -24,12 +25,23 @@ def fake_upstream(seen: list[dict]) -> httpx.MockTransport:
 
     def handle(request: httpx.Request) -> httpx.Response:
         seen.append(json.loads(request.content))
-        return httpx.Response(200, json={
-            "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "gpt-4o",
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": "done"}}],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-        })
+        return httpx.Response(
+            200,
+            json={
+                "id": "chatcmpl-1",
+                "object": "chat.completion",
+                "created": 0,
+                "model": "gpt-4o",
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": "done"},
+                    }
+                ],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+            },
+        )
 
     return httpx.MockTransport(handle)
 
@@ -41,14 +53,28 @@ def test_replica_b_returns_what_replica_a_compressed(redis_url):
     seen_a: list[dict] = []
     app_a = create_app(ProxyConfig(metrics_db=None), hc, transport=fake_upstream(seen_a))
     app_b = create_app(ProxyConfig(metrics_db=None), hc, transport=fake_upstream([]))
-    body = {"model": "gpt-4o", "messages": [
-        {"role": "user", "content": "Which services are slow?"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "query_latency", "arguments": "{}"}}]},
-        {"role": "tool", "tool_call_id": "call_1", "content": TOOL_OUTPUT},
-    ]}
+    body = {
+        "model": "gpt-4o",
+        "messages": [
+            {"role": "user", "content": "Which services are slow?"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "query_latency", "arguments": "{}"},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": "call_1", "content": TOOL_OUTPUT},
+        ],
+    }
     with ServerThread(app_a) as a, ServerThread(app_b) as b:
-        r = httpx.post(f"{a.url}/v1/chat/completions", json=body, headers={"authorization": "Bearer sk-test"})
+        r = httpx.post(
+            f"{a.url}/v1/chat/completions", json=body, headers={"authorization": "Bearer sk-test"}
+        )
         assert r.status_code == 200 and r.json()["choices"][0]["message"]["content"] == "done"
         sent = seen_a[0]["messages"][2]["content"]
         assert len(sent) < len(TOOL_OUTPUT) / 2  # replica A compressed the tool output
