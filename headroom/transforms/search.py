@@ -85,43 +85,40 @@ class SearchCompressor:
         per_file = max(1, round(cfg.search_max_per_file * scale))
         total = max(1, round(cfg.search_max_total * scale))
 
-        scores = inp.relevance_scores([h.text for h in matches])
-        score_of = {id(h): s for h, s in zip(matches, scores)}
+        # Grep output repeats the same line content across files (every call site of a
+        # function reads alike); score each distinct content once.
+        distinct = list(dict.fromkeys(h.text for h in matches))
+        by_text = dict(zip(distinct, inp.relevance_scores(distinct)))
+        score_of = {id(h): by_text[h.text] for h in matches}
         anchored = {id(matches[i]) for i in anchored_indices(inp.anchors, [f"{h.path}:{h.text}" for h in matches], total)}
 
-        def rank(h: Hit, order: int) -> tuple:
-            return (id(h) not in anchored, -score_of[id(h)], order)
-
-        # Per file: its matches best first.
-        ranked: list[list[Hit]] = []
+        # Per file: its matches best first (anchored, then relevance, then line order).
+        ranked: list[list[tuple[tuple, Hit]]] = []
         for f in files:
             fm = [h for h in f.hits if not h.context]
-            ranked.append([h for _, h in sorted(((rank(h, k), h) for k, h in enumerate(fm)), key=lambda x: x[0])])
+            ranked.append(sorted((((id(h) not in anchored, -score_of[id(h)], k), h) for k, h in enumerate(fm)),
+                                 key=lambda kh: kh[0]))
 
         # Anchored matches always stay. Then one match per file (best files first), then
         # the best remaining matches overall, within both caps.
         chosen: set[int] = set(anchored)
-        per_count = [sum(1 for h in hs if id(h) in anchored) for hs in ranked]
-        file_order = sorted(
-            range(len(files)),
-            key=lambda i: (not any(id(h) in anchored for h in ranked[i]), -max((score_of[id(h)] for h in ranked[i]), default=0), i),
-        )
-        for i in file_order:
+        per_count = [sum(1 for _, h in hs if id(h) in anchored) for hs in ranked]
+        file_order = sorted((hs[0][0][:2] + (i,) for i, hs in enumerate(ranked) if hs))
+        for *_, i in file_order:
             if len(chosen) >= total:
                 break
-            if ranked[i] and per_count[i] == 0:
-                chosen.add(id(ranked[i][0]))
+            if per_count[i] == 0:
+                chosen.add(id(ranked[i][0][1]))
                 per_count[i] += 1
-        pool = sorted(
-            ((rank(h, k), i, h) for i, hs in enumerate(ranked) for k, h in enumerate(hs) if id(h) not in chosen),
-            key=lambda x: (x[0][0], x[0][1], x[0][2], x[1]),
-        )
-        for _, i, h in pool:
-            if len(chosen) >= total:
-                break
-            if per_count[i] < per_file:
-                chosen.add(id(h))
-                per_count[i] += 1
+        if len(chosen) < total:
+            pool = sorted((key + (i,), h) for i, hs in enumerate(ranked) for key, h in hs if id(h) not in chosen)
+            for key, h in pool:
+                if len(chosen) >= total:
+                    break
+                i = key[-1]
+                if per_count[i] < per_file:
+                    chosen.add(id(h))
+                    per_count[i] += 1
         if len(chosen) >= len(matches):
             return None
 
