@@ -14,7 +14,11 @@ from headroom.transforms.compressor import CompressInput
 from headroom.transforms.smart_crusher import SmartCrusher, parse_table, render_table
 from headroom.transforms.smart_crusher.keep_plan import evenly_spaced, target_size
 from headroom.transforms.smart_crusher.patterns import Pattern, detect_pattern, find_roles
-from headroom.transforms.smart_crusher.stats import change_point_positions, field_stats, outlier_positions
+from headroom.transforms.smart_crusher.stats import (
+    change_point_positions,
+    field_stats,
+    outlier_positions,
+)
 
 LOSSY = SmartCrusherConfig(lossless_min_savings=1.0)  # the table can never save 100 %: forces the keep plan
 

@@ -143,9 +143,11 @@ class SmartCrusher:
 
     def crush_array(self, data: list, texts: list[str], inp: CompressInput, cfg: SmartCrusherConfig) -> CrushedArray:
         """Apply the keep plan to one array (already long enough to analyse)."""
-        common = dict(first=cfg.first_items, last=cfg.last_items, max_items=cfg.max_items_after_crush,
-                      aggressiveness=inp.aggressiveness, anchors=inp.anchors, query=inp.query,
-                      score=inp.relevance_scores)
+        common: dict[str, Any] = {
+            "first": cfg.first_items, "last": cfg.last_items, "max_items": cfg.max_items_after_crush,
+            "aggressiveness": inp.aggressiveness, "anchors": inp.anchors, "query": inp.query,
+            "score": inp.relevance_scores,
+        }
         if all(_is_scalar(v) for v in data):
             plan = plan_scalars(data, texts, threshold=cfg.variance_threshold, **common)
             return CrushedArray([data[i] for i in plan.kept], plan, Pattern.GENERIC)

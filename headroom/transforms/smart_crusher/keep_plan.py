@@ -9,6 +9,7 @@ evenly spaced samples for a series). Kept items stay in their original order.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -61,7 +62,8 @@ def summarize(counts: dict[str, int]) -> str:
 
 def target_size(max_items: int, aggressiveness: float) -> int:
     """Filler budget: 1.5x ``max_items`` when gentle (0), 0.5x when aggressive (1)."""
-    a = min(1.0, max(0.0, float(aggressiveness))) if aggressiveness == aggressiveness else 0.5
+    a = float(aggressiveness)
+    a = 0.5 if math.isnan(a) else min(1.0, max(0.0, a))
     return max(1, round(max_items * (1.5 - a)))
 
 
@@ -117,7 +119,7 @@ def score_ranking(items: Sequence[Any], field_name: str) -> list[int]:
     scored = []
     for i, it in enumerate(items):
         v = it.get(field_name) if isinstance(it, dict) else None
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v:
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
             scored.append((v if lower_is_better else -v, i))
     scored.sort()
     return [i for _, i in scored]
@@ -211,7 +213,7 @@ def plan_scalars(items: list[Any], texts: list[str], *, threshold: float, first:
 
     n = len(items)
     nums = [(i, float(v)) for i, v in enumerate(items)
-            if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and abs(v) != float("inf")]
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)]
     anomalies: set[int] = set()
     change_points: set[int] = set()
     shifts = 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from .stats import FieldStats
@@ -22,11 +23,11 @@ class Pattern(str, enum.Enum):
     GENERIC = "generic"
 
 
-_TIME_NAME = re.compile(r"^(?:ts|t|time|timestamp|date|datetime|at|when|period|bucket|window)$|(?:_at|_time|_ts|_date|At|Time|Timestamp)$", re.I)
+_TIME_NAME = re.compile(r"^(?:ts|t|time|timestamp|date|datetime|at|when|period|bucket|window)$|(?:_at|_time|_ts|_date|At|Time|Timestamp)$", re.IGNORECASE)
 _ISO_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$")
-_LEVEL_NAME = re.compile(r"^(?:level|lvl|severity|log_?level|loglevel|priority)$", re.I)
-_MESSAGE_NAME = re.compile(r"^(?:message|msg|log|text|event|line)$", re.I)
-_SCORE_NAME = re.compile(r"^_?(?:score|relevance|relevance_score|similarity|rank|ranking|confidence|distance)$", re.I)
+_LEVEL_NAME = re.compile(r"^(?:level|lvl|severity|log_?level|loglevel|priority)$", re.IGNORECASE)
+_MESSAGE_NAME = re.compile(r"^(?:message|msg|log|text|event|line)$", re.IGNORECASE)
+_SCORE_NAME = re.compile(r"^_?(?:score|relevance|relevance_score|similarity|rank|ranking|confidence|distance)$", re.IGNORECASE)
 _LEVEL_VALUES = {"trace", "debug", "info", "notice", "warn", "warning", "error", "err", "fatal", "critical", "crit", "panic"}
 
 # Epoch seconds (2001..2286) or milliseconds in the same span.
@@ -58,7 +59,7 @@ def _looks_like_time(fs: FieldStats, sample: list[Any]) -> bool:
 def _mostly_sorted(values: list[Any]) -> bool:
     """True when >= 95 % of consecutive steps go the same way (ISO strings sort as text)."""
     try:
-        up = sum(1 for a, b in zip(values, values[1:]) if b >= a)
+        up = sum(1 for a, b in pairwise(values) if b >= a)
     except TypeError:  # mixed types cannot be ordered
         return False
     steps = len(values) - 1
@@ -74,9 +75,7 @@ def find_roles(items: list[Any], stats: dict[str, FieldStats]) -> FieldRoles:
         values = [d[name] for d in sample if name in d]
         if timestamp is None and (_TIME_NAME.search(name) or fs.dominant_type == "string") and _looks_like_time(fs, values):
             timestamp = name
-        elif level is None and _LEVEL_NAME.match(name) and fs.dominant_type == "string":
-            level = name
-        elif level is None and fs.dominant_type == "string" and fs.distinct <= 8 and values and all(
+        elif level is None and _LEVEL_NAME.match(name) and fs.dominant_type == "string" or level is None and fs.dominant_type == "string" and fs.distinct <= 8 and values and all(
             isinstance(v, str) and v.lower() in _LEVEL_VALUES for v in values
         ):
             level = name

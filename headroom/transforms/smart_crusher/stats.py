@@ -13,6 +13,7 @@ import json
 import math
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 
@@ -105,7 +106,7 @@ def is_monotonic(values: list[float]) -> bool:
     if len(values) < 3:
         return False
     up = down = 0
-    for a, b in zip(values, values[1:]):
+    for a, b in pairwise(values):
         if b > a:
             up += 1
         elif b < a:
