@@ -50,6 +50,14 @@ def _feedback_tracker(store: Any) -> tuple[Any, str | None]:
     return FeedbackTracker(store), None
 
 
+def _warm_up(pipeline: Pipeline) -> None:
+    """Import the transforms and load the tokenizer before the first request needs them."""
+    try:
+        pipeline.compress_body({"model": "gpt-4o", "messages": [{"role": "user", "content": "warm up"}]}, "openai_chat")
+    except Exception:  # a broken optional stage is reported per request, not at startup
+        log.warning("pipeline warm-up failed", exc_info=True)
+
+
 def create_app(
     proxy_config: ProxyConfig | None = None,
     headroom_config: HeadroomConfig | None = None,
@@ -82,6 +90,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
+        await asyncio.to_thread(_warm_up, pipeline)
         yield
         await state.client.aclose()
         await asyncio.to_thread(state.close)

@@ -1,0 +1,74 @@
+"""`headroom proxy`: run the compression proxy (a thin layer over headroom.proxy.serve)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "proxy", help="run the compression proxy for OpenAI and Anthropic clients",
+        description="Run an HTTP proxy that compresses what agents send to OpenAI (Chat Completions, "
+                    "Responses) and Anthropic (Messages). Point OPENAI_BASE_URL at http://HOST:PORT/v1 and "
+                    "ANTHROPIC_BASE_URL at http://HOST:PORT.")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, loopback only)")
+    p.add_argument("--port", type=int, default=8787, help="port to listen on (default: 8787)")
+    p.add_argument("--openai-api-url", default="https://api.openai.com", help="OpenAI upstream base URL")
+    p.add_argument("--anthropic-api-url", default="https://api.anthropic.com", help="Anthropic upstream base URL")
+    p.add_argument("--mode", choices=["optimize", "audit", "passthrough"], default="optimize",
+                   help="optimize: forward compressed; audit: measure only, forward the original; "
+                        "passthrough: touch nothing (default: optimize)")
+    p.add_argument("--no-ccr-inject-tool", action="store_true",
+                   help="do not add the headroom_retrieve tool (nor answer its calls) when requests carry markers")
+    p.add_argument("--ccr-backend", choices=["memory", "sqlite", "redis"], default="sqlite",
+                   help="where originals are kept for retrieval (default: sqlite, survives restarts)")
+    p.add_argument("--ccr-path", default="headroom_ccr.sqlite3", help="SQLite file for --ccr-backend sqlite")
+    p.add_argument("--redis-url", default="redis://127.0.0.1:6379/0", help="Redis URL for --ccr-backend redis")
+    p.add_argument("--max-body-mb", type=float, default=64.0, help="largest request body accepted, in MB (default: 64)")
+    p.add_argument("--llmlingua", action="store_true", help="compress prose with LLMLingua-2 (needs the ml extra)")
+    p.add_argument("--llmlingua-device", choices=["auto", "cpu", "cuda", "mps"], default="auto",
+                   help="device for LLMLingua-2 (default: auto)")
+    p.add_argument("--llmlingua-model-path", default=None, help="local LLMLingua-2 checkpoint directory")
+    p.add_argument("--admin-token", default=os.environ.get("HEADROOM_ADMIN_TOKEN"),
+                   help="let non-loopback clients use /stats, /metrics, /v1/retrieve*, /v1/feedback* when they send "
+                        "it (Authorization: Bearer or x-headroom-admin-token); default: $HEADROOM_ADMIN_TOKEN")
+    p.add_argument("--allowed-host", action="append", default=[], metavar="HOST",
+                   help="extra Host header value to accept (repeatable; loopback names and --host always are)")
+    p.add_argument("--metrics-db", default="headroom.db",
+                   help="per-request metrics file (SQLite; .jsonl for JSON Lines; default: headroom.db)")
+    p.add_argument("--no-metrics", action="store_true", help="do not write per-request metrics rows")
+    p.add_argument("--compression-timeout", type=float, default=10.0,
+                   help="seconds before a request is forwarded uncompressed (default: 10)")
+    p.add_argument("--log-level", choices=["debug", "info", "warning", "error"], default="info")
+    p.add_argument("--log-bodies", action="store_true", help="log request bodies at debug level (they hold user data)")
+    p.set_defaults(func=run)
+
+
+def build_configs(args: argparse.Namespace):
+    """(ProxyConfig, HeadroomConfig) for the parsed flags."""
+    from ..config import CCRConfig, HeadroomConfig, LLMLinguaConfig
+    from ..proxy.config import LOOPBACK_HOSTS, ProxyConfig
+
+    proxy = ProxyConfig(
+        host=args.host, port=args.port, openai_api_url=args.openai_api_url, anthropic_api_url=args.anthropic_api_url,
+        mode=args.mode, inject_tool=not args.no_ccr_inject_tool, max_body_mb=args.max_body_mb,
+        admin_token=args.admin_token or None, allowed_hosts=(*LOOPBACK_HOSTS, *args.allowed_host),
+        compression_timeout_s=args.compression_timeout, metrics_db=None if args.no_metrics else args.metrics_db,
+        log_level=args.log_level, log_bodies=args.log_bodies,
+    )
+    ccr = CCRConfig(backend=args.ccr_backend, sqlite_path=args.ccr_path, redis_url=args.redis_url,
+                    inject_tool=not args.no_ccr_inject_tool)
+    llmlingua = LLMLinguaConfig(enabled=args.llmlingua, device=args.llmlingua_device,
+                                model_path=args.llmlingua_model_path)
+    return proxy, HeadroomConfig(ccr=ccr, llmlingua=llmlingua)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..proxy import serve
+
+    proxy, headroom = build_configs(args)
+    if proxy.host not in ("127.0.0.1", "localhost", "::1") and not proxy.admin_token:
+        print(f"headroom proxy: listening on {proxy.host}; admin routes stay loopback-only without --admin-token")
+    serve(proxy, headroom)
+    return 0
