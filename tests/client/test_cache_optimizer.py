@@ -145,7 +145,6 @@ def _assert_byte_stable(bodies: list[bytes], key: str) -> None:
         assert b.startswith(a[:-1]), f"turn {n}: forwarded {key} does not extend turn {n - 1} byte for byte"
 
 
-@pytest.mark.slow
 def test_replayed_anthropic_session_keeps_the_forwarded_prefix_byte_identical(fake):
     ant = anthropic.Anthropic(base_url=fake.url, api_key="k", max_retries=0)
     client = HeadroomClient(original_client=ant, cache_optimizer=True)
@@ -179,7 +178,6 @@ def test_replayed_anthropic_session_keeps_the_forwarded_prefix_byte_identical(fa
     assert client.get_summary()["totals"]["tokens_saved"] > 0
 
 
-@pytest.mark.slow
 def test_replayed_openai_session_keeps_the_forwarded_prefix_byte_identical(fake):
     oai = openai.OpenAI(base_url=fake.url + "/v1", api_key="k", max_retries=0)
     client = HeadroomClient(original_client=oai, cache_optimizer=True)

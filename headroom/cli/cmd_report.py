@@ -1,0 +1,43 @@
+"""`headroom report`: the HTML savings report from a metrics database."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from datetime import datetime, timezone
+
+
+def _when(value: str) -> float:
+    """ISO date/time (UTC when no zone is given) or a relative age like 24h / 7d."""
+    v = value.strip().lower()
+    if v[-1:] in ("h", "d") and v[:-1].replace(".", "", 1).isdigit():
+        return time.time() - float(v[:-1]) * (3600 if v.endswith("h") else 86400)
+    dt = datetime.fromisoformat(value)
+    return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).timestamp()
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..report import write_report
+
+    summary = write_report(
+        args.db, args.out, title=args.title,
+        since=_when(args.since) if args.since else None,
+        until=_when(args.until) if args.until else None,
+        model=args.model, mode=args.mode,
+    )
+    t = summary["totals"]
+    print(f"wrote {args.out}: {t['requests']:,} requests, {t['tokens_saved']:,} tokens saved "
+          f"({t['savings_pct']:.1f}% of {t['tokens_before']:,})")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("report", help="write an HTML savings report from the metrics database")
+    p.add_argument("--db", default="headroom.db", help="metrics database: SQLite file or .jsonl (default: headroom.db)")
+    p.add_argument("--out", default="report.html", help="HTML file to write (default: report.html)")
+    p.add_argument("--since", help="only requests at or after this time: ISO date/time (UTC) or an age like 24h, 7d")
+    p.add_argument("--until", help="only requests before this time (same forms as --since)")
+    p.add_argument("--model", help="only this model")
+    p.add_argument("--mode", choices=["optimize", "audit", "simulate", "passthrough"], help="only this mode")
+    p.add_argument("--title", default="Headroom savings report")
+    p.set_defaults(func=run)
