@@ -18,7 +18,7 @@ def make_entry(hash: str, at: float, *, ttl: float = 100.0, **kw) -> Entry:
     )
 
 
-@pytest.fixture(params=["memory", "sqlite", "redis"])
+@pytest.fixture(params=["memory", "sqlite", pytest.param("redis", marks=pytest.mark.redis)])
 def backend(request, tmp_path):
     if request.param == "memory":
         b = MemoryBackend()

@@ -72,6 +72,7 @@ async def test_mcp_serve_retrieves_from_the_proxys_sqlite_store(tmp_path):
     reopened.close()
 
 
+@pytest.mark.redis
 async def test_mcp_serve_reads_a_shared_redis_store(redis_url):
     store = CompressionStore.from_config(CCRConfig(backend="redis", redis_url=redis_url))
     h = store.store(ORIGINAL, tool_name="list_hosts")

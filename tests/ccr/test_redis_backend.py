@@ -13,6 +13,8 @@ from headroom.config import CCRConfig
 
 from .conftest import free_port
 
+pytestmark = pytest.mark.redis
+
 
 def test_entries_carry_a_native_redis_ttl(redis_url):
     backend = RedisBackend(redis_url, ttl_seconds=60)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import httpx
+import pytest
 
 from headroom.ccr.markers import find_hashes
 from headroom.config import CCRConfig, HeadroomConfig
@@ -46,6 +47,7 @@ def fake_upstream(seen: list[dict]) -> httpx.MockTransport:
     return httpx.MockTransport(handle)
 
 
+@pytest.mark.redis
 def test_replica_b_returns_what_replica_a_compressed(redis_url):
     from headroom.proxy import ProxyConfig, create_app
 
