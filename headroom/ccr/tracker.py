@@ -128,6 +128,10 @@ class ContextTracker:
             return "no CCR store"
         if not conv.messages or conv.messages[-1].role is not Role.USER:
             return "the last message is not a user turn"
+        if not conv.messages[-1].text():
+            # An agent-loop step (Anthropic tool results only): the question was asked, and
+            # answered with an expansion, in an earlier request.
+            return "the last user message holds no question text"
         if len(conv.messages) - 1 < ctx.config.frozen_prefix_messages:
             return "the last message is inside the frozen prefix"
         return None

@@ -188,6 +188,35 @@ def test_only_when_the_last_message_is_a_user_turn(pipeline):
     assert decisions(result)[0].reason == "the last message is not a user turn"
 
 
+def test_not_on_an_agent_loop_step_without_question_text(pipeline):
+    body = {
+        "model": "claude-sonnet-4",
+        "max_tokens": 100,
+        "messages": [
+            {"role": "user", "content": "List all orders, then check ORD-0042."},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t1", "name": "list_orders", "input": {}}],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t1", "content": ORDERS_TEXT}],
+            },
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t2", "name": "ping", "input": {}}],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t2", "content": "pong"}],
+            },
+        ],
+    }
+    result = pipeline().compress_body(copy.deepcopy(body), "anthropic")
+    assert result.body["messages"][-1] == body["messages"][-1]
+    assert decisions(result)[0].reason == "the last user message holds no question text"
+
+
 def test_deterministic(pipeline):
     p = pipeline()
     a = p.compress_body(chat("ORD-0042 and ORD-0150?"))
