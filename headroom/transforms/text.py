@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from .compressor import Compressed, CompressInput
 
 _MIN_UNITS = 6  # fewer sentences than this: nothing worth selecting
+_NEAR_WINDOW = 32  # near-duplicate check against this many previous units (exact: all)
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n+")
 # A sentence ends at . ! ? (optionally closed by a quote/bracket) before whitespace and
 # an upper-case letter, digit or opening quote. Abbreviations like "e.g. the" do not
@@ -82,9 +83,9 @@ def split_units(text: str) -> list[Unit]:
     return units
 
 
-def _shingle_key(text: str) -> frozenset[str]:
-    words = _WORD.findall(text.lower())
-    return frozenset(w if not w.isdigit() else "#" for w in words)
+def _word_set(text: str) -> frozenset[str]:
+    # Numbers stay: "retry after 5 s" and "retry after 50 s" are different facts.
+    return frozenset(_WORD.findall(text.lower()))
 
 
 class TextCrusher:
@@ -100,13 +101,14 @@ class TextCrusher:
         ratio = inp.config.router.text_target_ratio * (1.5 - min(1.0, max(0.0, float(inp.aggressiveness))))
         budget = max(1, int(total * min(0.9, ratio)))
 
-        # Near-duplicates: same words (numbers masked) or >= 90 % overlap with an earlier unit.
+        # Near-duplicates: the same set of words as any earlier unit, or >= 85 % overlap
+        # with one of the recent ones (repeated boilerplate, reworded repeats).
         duplicate = [False] * len(units)
         seen: list[frozenset[str]] = []
         exact: set[frozenset[str]] = set()
         for i, u in enumerate(units):
-            key = _shingle_key(u.text)
-            if key and (key in exact or any(_jaccard(key, s) >= 0.9 for s in seen[-64:])):
+            key = _word_set(u.text)
+            if key and (key in exact or any(_jaccard(key, s) >= 0.85 for s in seen[-_NEAR_WINDOW:])):
                 duplicate[i] = True
                 continue
             exact.add(key)
