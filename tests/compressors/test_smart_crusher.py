@@ -321,3 +321,13 @@ def test_time_series_needs_ordered_timestamps():
     shuffled = items[:]
     random.Random(4).shuffle(shuffled)
     assert detect_pattern(find_roles(shuffled, field_stats(shuffled, 2.0, 15))) is not Pattern.TIME_SERIES
+
+
+def test_array_rows_get_column_statistics():
+    rng = random.Random(9)
+    rows = [[1717200000 + 60 * i, round(20 + rng.gauss(0, 1), 2), f"node-{i % 3}"] for i in range(500)]
+    rows[321][1] = 95.5
+    result = SmartCrusher().compress(make_input(rows, sc=LOSSY))
+    kept = json.loads(result.text)
+    assert rows[321] in kept and result.strategy == "time_series"
+    assert result.summary.startswith("1 anomaly")

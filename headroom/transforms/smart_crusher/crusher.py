@@ -151,8 +151,11 @@ class SmartCrusher:
         if all(_is_scalar(v) for v in data):
             plan = plan_scalars(data, texts, threshold=cfg.variance_threshold, **common)
             return CrushedArray([data[i] for i in plan.kept], plan, Pattern.GENERIC)
-        stats = field_stats(data, cfg.variance_threshold, outlier_cap=cfg.max_items_after_crush)
-        roles = find_roles(data, stats)
+        # Rows given as arrays (``[[ts, value], ...]``) get the same column statistics,
+        # with positions as field names.
+        view = [{f"[{j}]": v for j, v in enumerate(it)} if type(it) is list else it for it in data]
+        stats = field_stats(view, cfg.variance_threshold, outlier_cap=cfg.max_items_after_crush)
+        roles = find_roles(view, stats)
         pattern = detect_pattern(roles)
         plan = plan_records(data, texts, stats, roles, pattern, **common)
         return CrushedArray([data[i] for i in plan.kept], plan, pattern, stats)

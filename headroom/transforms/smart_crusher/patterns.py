@@ -23,7 +23,12 @@ class Pattern(str, enum.Enum):
     GENERIC = "generic"
 
 
-_TIME_NAME = re.compile(r"^(?:ts|t|time|timestamp|date|datetime|at|when|period|bucket|window)$|(?:_at|_time|_ts|_date|At|Time|Timestamp)$", re.IGNORECASE)
+# snake_case suffixes in any case; camelCase suffixes (createdAt) only with their capital,
+# so "format" or "heartbeat" do not look like times.
+_TIME_NAME = re.compile(
+    r"^(?i:ts|t|time|timestamp|date|datetime|when|period|bucket|window)$|"
+    r"(?i:_at|_time|_ts|_date)$|[a-z](?:At|Time|Timestamp|Date)$"
+)
 _ISO_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$")
 _LEVEL_NAME = re.compile(r"^(?:level|lvl|severity|log_?level|loglevel|priority)$", re.IGNORECASE)
 _MESSAGE_NAME = re.compile(r"^(?:message|msg|log|text|event|line)$", re.IGNORECASE)
@@ -46,13 +51,15 @@ class FieldRoles:
     time_ordered: bool = False
 
 
-def _looks_like_time(fs: FieldStats, sample: list[Any]) -> bool:
+def _looks_like_time(name: str, fs: FieldStats, sample: list[Any]) -> bool:
+    """ISO-8601 strings; or a monotonic number in the epoch s/ms range or with a time-like name."""
     if fs.dominant_type == "string":
         strings = [v for v in sample if isinstance(v, str)]
         return bool(strings) and sum(1 for v in strings if _ISO_TIME.match(v)) >= 0.8 * len(strings)
     if fs.is_numeric and fs.monotonic and fs.minimum is not None and fs.maximum is not None:
         lo, hi = fs.minimum, fs.maximum
-        return (_EPOCH_S[0] <= lo and hi < _EPOCH_S[1]) or (_EPOCH_MS[0] <= lo and hi < _EPOCH_MS[1])
+        epoch = (_EPOCH_S[0] <= lo and hi < _EPOCH_S[1]) or (_EPOCH_MS[0] <= lo and hi < _EPOCH_MS[1])
+        return epoch or bool(_TIME_NAME.search(name))
     return False
 
 
@@ -73,7 +80,7 @@ def find_roles(items: list[Any], stats: dict[str, FieldStats]) -> FieldRoles:
     timestamp = level = message = score = None
     for name, fs in stats.items():
         values = [d[name] for d in sample if name in d]
-        if timestamp is None and (_TIME_NAME.search(name) or fs.dominant_type == "string") and _looks_like_time(fs, values):
+        if timestamp is None and _looks_like_time(name, fs, values):
             timestamp = name
         elif level is None and _LEVEL_NAME.match(name) and fs.dominant_type == "string" or level is None and fs.dominant_type == "string" and fs.distinct <= 8 and values and all(
             isinstance(v, str) and v.lower() in _LEVEL_VALUES for v in values
