@@ -77,6 +77,8 @@ def _transform_stats(decisions: Iterable[Any]) -> dict[str, dict[str, float]]:
         s[d.action] += 1
         s["tokens_saved"] += d.tokens_before - d.tokens_after if d.action != "skipped" else 0
         s["duration_ms"] += d.duration_ms
+        if d.strategy and d.action not in ("kept", "skipped"):
+            s[f"via {d.strategy}"] += 1  # which compressor did the work (e.g. llmlingua2 vs text)
     return {k: dict(v) for k, v in out.items()}
 
 

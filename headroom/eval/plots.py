@@ -26,6 +26,9 @@ def plot_pareto(results: dict[str, Any], path: Path) -> Path:
                    color=color)
         o = s["overall"]
         ax.scatter([100 * o["fact_retention"]], [100 * o["savings"]], s=90, color=color, label=name, edgecolor="black")
+    lowest = min([100 * s["overall"]["fact_retention"] for s in results["summary"].values()]
+                 + [100 * f["fact_retention"] for s in results["summary"].values() for f in s["families"].values()])
+    ax.set_xlim(max(0.0, lowest - 5), 101)
     ax.set_xlabel("fact retention (kept or recoverable), %")
     ax.set_ylabel("token savings, %")
     ax.set_title("Savings vs retention (large: configuration, small: families)")

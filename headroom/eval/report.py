@@ -81,7 +81,7 @@ def lost_table(results: dict[str, Any], limit: int = 30) -> Table:
     head = ["config", "scenario", "format", "question", "lost evidence"]
     rows = [[c["config"], c["scenario"], c["format"], c["question"], ", ".join(c["lost_strings"]) or (c.get("error") or "")]
             for c in results.get("cases", []) if c["lost"] or c.get("error")]
-    return head, rows[:limit]
+    return head, rows[:limit] or [["(none)", "", "", "", ""]]
 
 
 def llm_table(results: dict[str, Any]) -> Table:

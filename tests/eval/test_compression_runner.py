@@ -112,3 +112,17 @@ def test_default_pipeline_never_grows_a_request_and_never_crashes():
     assert all(c["error"] is None for c in res["cases"])
     assert all(c["tokens_after"] <= c["tokens_before"] for c in res["cases"])
     assert res["summary"]["deterministic"]["overall"]["savings"] > 0
+
+
+@pytest.mark.slow
+def test_llmlingua2_config_runs_with_a_local_checkpoint(tmp_path):
+    """With a checkpoint directory, the llmlingua2 config runs and LLMLingua-2 does the prose."""
+    pytest.importorskip("transformers")
+    from headroom.ml.testing import build_xlm_roberta
+
+    model = build_xlm_roberta(tmp_path / "llmlingua-2-xlm-roberta-large-meetingbank")
+    res = run_compression(build_suite("smoke", ["plain_text"]), ["llmlingua2"], formats=["openai_chat"],
+                          options=EvalOptions(device="cpu", llmlingua_model=str(model)), progress=False)
+    assert res["configs"][0]["status"] == "ok", res["configs"][0]["reason"]
+    router = res["summary"]["llmlingua2"]["transforms"]["content_router"]
+    assert any(k.startswith("via llmlingua") for k in router), router

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from .base import Probe, Scenario, ToolCall, Turn
 from .session import agent_session
 from .structured import api_listing, db_rows, json_logs, metrics
-from .textual import build_output, code_search, documents, git_diff, text_logs
+from .textual import build_output, code_search, documents, git_diff, plain_text, text_logs
 
 Family = Callable[[int, int], Scenario]
 
@@ -26,15 +26,17 @@ FAMILIES: dict[str, Family] = {
     "code_search": code_search,
     "git_diff": git_diff,
     "documents": documents,
+    "plain_text": plain_text,
     "agent_session": agent_session,
 }
 
 # Per family: the sizes each suite generates (items, lines, hunks, paragraphs or turns).
 _SIZES: dict[str, dict[str, tuple[int, ...]]] = {
-    "smoke": {"default": (60,), "git_diff": (20,), "documents": (40,), "agent_session": (8,)},
-    "standard": {"default": (100, 1000), "git_diff": (30, 150), "documents": (60, 300), "agent_session": (12, 30)},
+    "smoke": {"default": (60,), "git_diff": (20,), "documents": (40,), "plain_text": (30,), "agent_session": (8,)},
+    "standard": {"default": (100, 1000), "git_diff": (30, 150), "documents": (60, 300), "plain_text": (30, 150),
+                 "agent_session": (12, 30)},
     "full": {"default": (100, 1000, 5000), "git_diff": (30, 150, 600), "documents": (60, 300, 1200),
-             "agent_session": (12, 30, 60)},
+             "plain_text": (30, 150, 600), "agent_session": (12, 30, 60)},
 }
 _SEEDS = {"smoke": (1,), "standard": (1, 2), "full": (1, 2, 3)}
 SUITES = tuple(_SIZES)

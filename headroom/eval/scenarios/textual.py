@@ -142,3 +142,32 @@ def documents(size: int, seed: int) -> Scenario:
     call = ToolCall("fetch_url", {"url": "https://shop.example.com/support/warranty"}, "\n".join(parts))
     return Scenario("documents", size, seed, "You are a shopping assistant. Answer from the fetched pages.",
                     [Turn("Check the warranty page.", (call,))], probes)
+
+
+_NOTES = ("The team reviewed the open action items from the previous sync and agreed to keep the current scope.",
+          "Several people raised concerns about the timeline, but no blocking issues were identified this week.",
+          "The discussion moved on to hiring, onboarding material and the offsite planning for next quarter.",
+          "It was noted that the dashboards are slow in the mornings, which will be looked at by the platform group.",
+          "Everyone is reminded to update their status in the tracker before the end of the day on Thursday.",
+          "The retro format will stay the same, with a rotating facilitator chosen at the start of each sprint.")
+
+
+def plain_text(size: int, seed: int) -> Scenario:
+    """Plain prose (meeting notes, size = paragraphs) with one decision in it: the text
+    compressors' (TextCrusher, LLMLingua-2) home ground."""
+    rng = random.Random(f"plain_text:{seed}:{size}")
+    owner = f"{rng.choice(('Priya', 'Marek', 'Aiko', 'Tomás', 'Lena'))} {rng.choice(('Okafor', 'Lindqvist', 'Sato', 'Moreau'))}"
+    date = f"2026-04-{rng.randint(10, 28)}"
+    fact = rng.randrange(size // 3, max(size // 3 + 1, size - 1))
+    paras = []
+    for i in range(size):
+        if i == fact:
+            paras.append(f"Decision: the `billing-v2` migration is owned by {owner} and freezes on {date}; "
+                         "no schema changes are allowed after that day.")
+        else:
+            paras.append(" ".join(rng.sample(_NOTES, 3)))
+    probes = [Probe("Who owns the `billing-v2` migration, and when does it freeze?", f"{owner} {date}",
+                    (owner, date), key="billing-v2")]
+    call = ToolCall("read_document", {"doc": "notes/weekly-sync.md"}, "\n\n".join(paras))
+    return Scenario("plain_text", size, seed, "You are a project assistant. Answer from the documents.",
+                    [Turn("Summarise the weekly sync notes.", (call,))], probes)
