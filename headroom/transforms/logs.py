@@ -276,11 +276,18 @@ def _count_note(text_counts: Counter[str], text: str, count: int) -> str:
 
 
 def _fit_to_cap(keep: dict[int, int], cap: int) -> list[int]:
-    """Drop the least important lines until the cap holds; priority 0 always stays."""
+    """Drop the least important lines until the cap holds; priority 0 always stays.
+
+    Unless there are more than twice ``cap`` of them (a log of thousands of distinct
+    errors): then the first and the last ``cap`` stay, as the first failure and the final
+    state are what explain a run, and the header still counts them all.
+    """
     if len(keep) <= cap:
         return sorted(keep)
     ranked = sorted(keep, key=lambda i: (keep[i], i))
     must = [i for i in ranked if keep[i] == 0]
+    if len(must) > 2 * cap:
+        must = must[:cap] + must[-cap:]
     rest = [i for i in ranked if keep[i] != 0]
     room = max(0, cap - len(must))
     return sorted(must + rest[:room])

@@ -27,6 +27,8 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[A-Z0-9\"'(\[])")
 _LINE_UNIT = re.compile(r"^\s*(?:#{1,6}\s|[-*+•]\s|\d+[.)]\s|>\s|\|)")
 _NUMBER = re.compile(r"\d")
+# Hard-wrapped prose has 10+ words a line; listings, CSV rows and config lines have few.
+_LISTING_WORDS_PER_LINE = 6
 _IMPORTANT = re.compile(
     r"\b(?:error|fail(?:ed|ure|s)?|exception|warning|must|never|always|important|note|deprecated|"
     r"required|breaking|security|limit|default)\b",
@@ -63,6 +65,12 @@ def split_units(text: str) -> list[Unit]:
     """Sentences (and heading/list lines) with the paragraph each belongs to."""
     units: list[Unit] = []
     for p, para in enumerate(_PARAGRAPH_BREAK.split(text.strip())):
+        rows = [ln for ln in para.splitlines() if ln.strip()]
+        if len(rows) >= 3 and sum(len(ln.split()) for ln in rows) < _LISTING_WORDS_PER_LINE * len(rows):
+            # Short lines (a listing, a CSV, a config file) are not hard-wrapped prose:
+            # each line is a unit, so they are never glued into one giant "sentence".
+            units.extend(Unit(ln.rstrip(), p, True) for ln in rows)
+            continue
         buf: list[str] = []
 
         def flush() -> None:
@@ -169,29 +177,37 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def _render(units: list[Unit], keep: list[bool]) -> str:
-    """Kept units in order; paragraphs stay paragraphs; a dropped stretch becomes "…"."""
-    paras: list[list[str]] = []
+    """Kept units in order; paragraphs stay paragraphs; a dropped stretch becomes "…".
+
+    Sentences of a paragraph join with a space, line units (headings, list items, rows)
+    each take a line, and a gap marker sits inline or on its own line to match.
+    """
+    paras: list[list[tuple[str, bool]]] = []
     cur_para = -1
-    gap = False
+    gap = not keep[0]
     for u, k in zip(units, keep):
         if not k:
             gap = True
             continue
         if u.paragraph != cur_para:
             if gap and paras:
-                paras[-1].append("…")
+                paras[-1].append(("…", paras[-1][-1][1]))
+            elif gap:
+                paras.append([("…", u.line_unit)])
             paras.append([])
             cur_para = u.paragraph
         elif gap:
-            paras[-1].append("…")
-        paras[-1].append(u.text if not u.line_unit else "\n" + u.text)
+            paras[-1].append(("…", u.line_unit or paras[-1][-1][1]))
+        paras[-1].append((u.text, u.line_unit))
         gap = False
     if gap and paras:
-        paras[-1].append("…")
+        paras[-1].append(("…", paras[-1][-1][1]))
     out = []
-    for p in paras:
-        s = " ".join(p).replace(" \n", "\n").strip()
-        out.append(s)
-    if not keep[0]:
-        out.insert(0, "…")
-    return "\n\n".join(out)
+    for items in paras:
+        pieces: list[str] = []
+        for k, (text, is_line) in enumerate(items):
+            if k:
+                pieces.append("\n" if is_line or items[k - 1][1] else " ")
+            pieces.append(text)
+        out.append("".join(pieces))
+    return "\n\n".join(p for p in out if p)

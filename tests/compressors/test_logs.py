@@ -160,6 +160,16 @@ def test_room_under_the_cap_is_filled_and_scales_with_aggressiveness() -> None:
     assert small.items_after <= 20
 
 
+def test_thousands_of_distinct_errors_are_bounded() -> None:
+    words = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta", "zeta", "eta"]
+    lines = [f"ERROR cannot open /data/{a}/{b}/{c}.txt" for a in words for b in words for c in words]
+    out = compress("\n".join(lines))
+    errors = [ln for ln in out.text.splitlines() if ln.startswith("ERROR")]
+    assert len(errors) == 2 * 60
+    assert errors[0] == lines[0] and errors[-1] == lines[-1]
+    assert out.text.startswith("[log: 1000 lines; 1000 error")
+
+
 def test_json_lines_log_keeps_the_error_record() -> None:
     recs = [{"ts": f"2026-11-22T03:00:{i % 60:02d}Z", "level": "info", "msg": "request done", "status": 200, "ms": i}
             for i in range(500)]

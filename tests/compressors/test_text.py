@@ -138,3 +138,15 @@ def test_end_to_end_marker_retrieves_exact_original() -> None:
     assert m
     got = headroom.retrieve(m.group("hash"))
     assert got is not None and got.content == doc
+
+
+def test_short_line_listings_become_line_units() -> None:
+    listing = "\n".join(f"/srv/app/releases/2026-11-{d:02d}/build.log" for d in range(1, 29))
+    units = split_units(listing)
+    assert len(units) == 28 and all(u.line_unit for u in units)
+    wrapped = ("The retry policy decides how often a failed request is attempted again by\n"
+               "the client library, and how long it waits between two attempts when the\n"
+               "server answers with a temporary error such as a timeout or a busy signal.")
+    assert len(split_units(wrapped)) == 1  # hard-wrapped prose is still one sentence
+    out = compress(listing, query="what happened on 2026-11-17?")
+    assert out is not None and "/srv/app/releases/2026-11-17/build.log" in out.text.splitlines()
