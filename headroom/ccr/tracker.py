@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+from collections import OrderedDict
 
 from ..formats.model import (
     RETRIEVE_TOOL_NAME,
@@ -37,11 +39,12 @@ HEADER = "[headroom: original items from compressed tool outputs that match your
 class ContextTracker:
     name = NAME
 
-    def __init__(self, max_items: int = 10, max_tokens: int = 1000):
+    def __init__(self, max_items: int = 10, max_tokens: int = 1000, cache_chars: int = 16_000_000):
         if max_items < 1 or max_tokens < 1:
             raise ValueError("max_items and max_tokens must be at least 1")
         self.max_items = max_items
         self.max_tokens = max_tokens
+        self._originals = _OriginalCache(cache_chars)
 
     def apply(self, conv: Conversation, ctx: TransformContext) -> Conversation:
         skip = self._precondition_failure(conv, ctx)
@@ -139,12 +142,12 @@ class ContextTracker:
     def _matching_items(
         self, ctx: TransformContext, h: str, terms: list[str], patterns, visible: str
     ) -> list[str]:
-        entry = ctx.store.get(h)
-        if entry is None:
+        original = self._original(ctx, h)
+        if original is None:
             return []
-        low = entry.original.lower()
         # Cheap gate: most compressed outputs in a long conversation do not mention the
         # question's anchors at all.
+        low = original.lower()
         if not any(t in low for t in terms):
             return []
         # The same items the store's search ranks (JSON elements or lines), filtered by
@@ -152,9 +155,24 @@ class ContextTracker:
         # add nothing here but the cost of tokenising the whole original per request.
         return [
             it
-            for it in split_items(entry.original)
+            for it in split_items(original)
             if it not in visible and any(rx.search(it.lower()) for _, rx in patterns)
         ]
+
+    def _original(self, ctx: TransformContext, h: str) -> str | None:
+        """The live original for ``h``. Originals never change for a hash (it is their
+        content hash), so they are cached here: every request of a long conversation
+        would otherwise read every compressed original again, a round trip each on Redis.
+        """
+        now = ctx.store.clock()
+        cached = self._originals.get(h, now)
+        if cached is not None:
+            return cached
+        entry = ctx.store.get(h)
+        if entry is None:
+            return None
+        self._originals.put(h, entry.original, entry.expires_at)
+        return entry.original
 
 
 def expansion_terms(query: str) -> list[str]:
@@ -205,3 +223,36 @@ def _append_text_block(conv: Conversation, index: int, text: str) -> None:
     # A string ``content`` cannot hold two parts; render it as a part list instead. The
     # user's own text stays byte-identical as the first part.
     message.content_is_string = False
+
+
+class _OriginalCache:
+    """LRU of originals by hash, bounded by total characters; honours expiry times."""
+
+    def __init__(self, max_chars: int):
+        self.max_chars = max_chars
+        self._data: OrderedDict[str, tuple[str, float]] = OrderedDict()
+        self._chars = 0
+        self._lock = threading.Lock()
+
+    def get(self, h: str, now: float) -> str | None:
+        with self._lock:
+            item = self._data.get(h)
+            if item is None:
+                return None
+            if item[1] <= now:  # expired in the store too: forget it
+                self._chars -= len(self._data.pop(h)[0])
+                return None
+            self._data.move_to_end(h)
+            return item[0]
+
+    def put(self, h: str, original: str, expires_at: float) -> None:
+        if len(original) > self.max_chars:
+            return
+        with self._lock:
+            old = self._data.pop(h, None)
+            if old is not None:
+                self._chars -= len(old[0])
+            self._data[h] = (original, expires_at)
+            self._chars += len(original)
+            while self._chars > self.max_chars:
+                self._chars -= len(self._data.popitem(last=False)[1][0])

@@ -10,7 +10,10 @@ import pytest
 from headroom.ccr import CompressionStore
 from headroom.ccr.tracker import HEADER, ContextTracker, expansion_terms
 from headroom.config import HeadroomConfig
+from headroom.formats import parse
 from headroom.pipeline import Pipeline
+from headroom.tokens import counter_for
+from headroom.transforms.base import TransformContext
 from headroom.transforms.compressor import Compressed
 from headroom.transforms.detect import ContentType
 from headroom.transforms.router import ContentRouter
@@ -345,3 +348,49 @@ def test_with_the_real_compressors_across_turns():
     assert msgs[2]["content"] == compressed  # the cached prefix is byte-identical
     added = msgs[-1]["content"][1]["text"]
     assert log.splitlines()[122] in added and added.count("request req-") == 1
+
+
+def test_originals_are_read_once_and_expire_with_the_store():
+    now = [1000.0]
+    store = CompressionStore(ttl_seconds=60, clock=lambda: now[0])
+    p = Pipeline(
+        HeadroomConfig(),
+        store=store,
+        transforms=[ContentRouter({ContentType.JSON_ARRAY: KeepFirstItems()}), ContextTracker()],
+    )
+    reads = []
+    get = store.get
+    store.get = lambda h: reads.append(h) or get(h)
+    first = p.compress_body(chat("ORD-0042?"))
+    second = p.compress_body(chat("ORD-0042?"))
+    assert json.dumps(first.body) == json.dumps(second.body)
+    assert len(reads) == 1  # the second request was served from the tracker's cache
+    now[0] += 61  # past the TTL, and nothing re-stored the original
+    # Run the tracker alone on the compressed conversation (the router would re-store).
+    body = {
+        **first.body,
+        "messages": first.body["messages"][:-1] + [{"role": "user", "content": "ORD-0042?"}],
+    }
+    ctx = TransformContext(
+        config=HeadroomConfig(), counter=counter_for("gpt-4o"), store=store, query="ORD-0042?"
+    )
+    p.transforms[1].apply(parse(body, "openai_chat"), ctx)
+    assert [d.action for d in ctx.decisions] == ["kept"]  # expired: nothing to expand
+
+
+def test_original_cache_is_bounded_by_characters():
+    from headroom.ccr.tracker import _OriginalCache
+
+    cache = _OriginalCache(max_chars=10)
+    cache.put("a", "12345", 100.0)
+    cache.put("b", "12345", 100.0)
+    assert cache.get("a", 0.0) == "12345"  # a is now the most recent
+    cache.put("c", "123", 100.0)
+    assert (
+        cache.get("b", 0.0) is None
+        and cache.get("a", 0.0) == "12345"
+        and cache.get("c", 0.0) == "123"
+    )
+    cache.put("huge", "x" * 11, 100.0)
+    assert cache.get("huge", 0.0) is None
+    assert cache.get("a", 100.0) is None  # expired
