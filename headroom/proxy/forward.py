@@ -62,6 +62,7 @@ class Outgoing:
             out["x-headroom-tokens-before"] = str(self.result.tokens_before)
             out["x-headroom-tokens-after"] = str(self.result.tokens_after)
             out["x-headroom-tokens-saved"] = str(self.result.tokens_saved)
+            out["x-headroom-compression-ms"] = f"{self.result.duration_ms:.2f}"
         if self.compression_error:
             out["x-headroom-compression"] = "failed"
         return out
