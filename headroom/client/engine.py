@@ -9,6 +9,7 @@ and afterwards record one metrics row. The CCR retrieval loop reuses
 from __future__ import annotations
 
 import copy
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +20,8 @@ from ..ccr.tool import defines_retrieve_tool, inject_retrieve_tool
 from ..metrics import MetricsStore, RequestMetrics
 from ..pipeline import Pipeline, PipelineResult
 from ..providers import Provider
+
+log = logging.getLogger("headroom.client")
 
 MODES = ("optimize", "audit", "simulate")
 # Keyword arguments the SDKs treat as request options rather than body fields.
@@ -75,6 +78,7 @@ class Call:
     result: PipelineResult | None
     injected_tool: bool = False
     stream: bool = False
+    compress_error: str | None = None  # why the pipeline could not run (mode is then passthrough)
     retrievals: int = 0  # retrieve calls answered
     rounds: int = 0  # extra requests sent by the retrieval loop
     started: float = field(default_factory=time.perf_counter)
@@ -105,10 +109,22 @@ class Engine:
         options = {k: kwargs[k] for k in REQUEST_OPTIONS if k in kwargs}
         body = to_jsonable({k: v for k, v in kwargs.items() if k not in REQUEST_OPTIONS and _given(v)})
         model = str(body.get("model") or "")
-        # The pipeline works on a copy: audit mode must send the caller's exact request.
-        result = self.pipeline.compress_body(copy.deepcopy(body), fmt, model=model or None)
-        call = Call(fmt, mode, model, kwargs, options, kwargs, result, stream=bool(body.get("stream")))
-        if mode == "optimize":
+        original = {k: v for k, v in kwargs.items() if k not in REQUEST_OPTIONS}
+        try:
+            # The pipeline works on a copy: audit mode must send the caller's exact request.
+            result: PipelineResult | None = self.pipeline.compress_body(copy.deepcopy(body), fmt, model=model or None)
+        except Exception as exc:
+            if mode == "simulate":
+                raise
+            # Never worse: a request headroom cannot parse goes out exactly as given.
+            log.warning("headroom could not compress this %s request, sending it unchanged: %s", fmt, exc)
+            result = None
+            compress_error = f"{type(exc).__name__}: {exc}"
+        call = Call(fmt, mode, model, kwargs, options, original, result, stream=bool(body.get("stream")))
+        if result is None:
+            call.mode = "passthrough"
+            call.compress_error = compress_error
+        elif mode == "optimize":
             send = result.body
             if self.pipeline.config.ccr.inject_tool and not defines_retrieve_tool(send):
                 send = inject_retrieve_tool(send, fmt)
@@ -116,9 +132,6 @@ class Engine:
             if self.cache is not None:
                 send = self.cache.apply(send, fmt, session_id=session)
             call.send = send
-        else:
-            # audit and simulate forward (or would forward) the request exactly as given.
-            call.send = {k: v for k, v in kwargs.items() if k not in REQUEST_OPTIONS}
         return call
 
     def simulate(self, call: Call) -> SimulationResult:
@@ -157,9 +170,18 @@ class Engine:
     def record(self, call: Call, resp: Any, *, error: BaseException | None = None,
                simulated: bool = False, status_code: int | None = None) -> RequestMetrics | None:
         r = call.result
-        if r is None:
-            return None
         usage = _usage(resp) if resp is not None else {}
+        if r is None:
+            row = RequestMetrics(
+                mode=call.mode, provider=self.provider.name, model=call.model, stream=call.stream,
+                latency_ms=round((time.perf_counter() - call.started) * 1000, 3),
+                status_code=status_code if status_code is not None else (None if error else 200),
+                cached_tokens=usage.get("cached", 0), output_tokens=usage.get("output", 0),
+                error=f"{type(error).__name__}: {error}" if error else call.compress_error,
+            )
+            if self.metrics is not None:
+                self.metrics.record(row)
+            return row
         row = RequestMetrics.from_pipeline(
             r,
             mode=call.mode,

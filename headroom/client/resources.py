@@ -38,7 +38,7 @@ class Creates(_Wrapped):
     def _send(self, call: Call, create: Any) -> Any:
         eng = self._engine
         try:
-            if call.mode == "audit":
+            if call.mode in ("audit", "passthrough"):
                 resp = create(**call.kwargs)
                 eng.record(call, None if call.stream else resp)
                 return resp
@@ -71,9 +71,9 @@ class Messages(Creates):
         call.stream = True
         if call.mode == "simulate":
             return eng.simulate(call)
-        if call.mode == "audit" or not call.injected_tool:
+        if call.mode != "optimize" or not call.injected_tool:
             eng.record(call, None)
-            return self._target.stream(**(call.kwargs if call.mode == "audit" else call.send_kwargs()))
+            return self._target.stream(**(call.kwargs if call.mode != "optimize" else call.send_kwargs()))
         try:
             while True:
                 raw = self._target.create(**call.send_kwargs(), stream=True)
@@ -99,7 +99,7 @@ class AsyncCreates(_Wrapped):
     async def _send(self, call: Call, create: Any) -> Any:
         eng = self._engine
         try:
-            if call.mode == "audit":
+            if call.mode in ("audit", "passthrough"):
                 resp = await create(**call.kwargs)
                 eng.record(call, None if call.stream else resp)
                 return resp
@@ -131,9 +131,9 @@ class AsyncMessages(AsyncCreates):
         call.stream = True
         if call.mode == "simulate":
             return eng.simulate(call)
-        if call.mode == "audit" or not call.injected_tool:
+        if call.mode != "optimize" or not call.injected_tool:
             eng.record(call, None)
-            return self._target.stream(**(call.kwargs if call.mode == "audit" else call.send_kwargs()))
+            return self._target.stream(**(call.kwargs if call.mode != "optimize" else call.send_kwargs()))
 
         async def run_rounds() -> Any:
             try:

@@ -167,3 +167,21 @@ async def test_async_openai_create_and_stream(fake, openai_messages):
     assert text.strip().startswith("retrieved ")
     assert [r.retrievals for r in c.metrics.query()] == [0, 1]
     await aoai.close()
+
+
+def test_a_request_headroom_cannot_compress_goes_out_unchanged(fake, oai, openai_messages, monkeypatch):
+    oai.chat.completions.create(model="gpt-4o", messages=openai_messages)
+    direct = fake.state.requests[-1].raw
+    c = HeadroomClient(original_client=oai)
+
+    def broken(*a, **k):
+        raise ValueError("unparseable")
+
+    monkeypatch.setattr(c.engine.pipeline, "compress_body", broken)
+    resp = c.chat.completions.create(model="gpt-4o", messages=openai_messages)
+    assert resp.choices[0].message.content.startswith("answer")
+    assert fake.state.requests[-1].raw == direct
+    (row,) = c.metrics.query()
+    assert row.mode == "passthrough" and "unparseable" in row.error and row.status_code == 200
+    with pytest.raises(ValueError, match="unparseable"):
+        c.chat.completions.create(model="gpt-4o", messages=openai_messages, headroom_mode="simulate")
