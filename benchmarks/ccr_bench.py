@@ -16,7 +16,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 from headroom.ccr import CompressionStore, MemoryBackend, RetrievalEvent, SQLiteBackend
@@ -124,59 +124,66 @@ def bench_feedback(events: int) -> None:
     print(f"  refresh p50 {refresh[0]:.2f} ms | hints() cached p50 {cached[0] * 1000:.1f} us")
 
 
-def bench_tracker(outputs: int) -> None:
-    store = CompressionStore()
-    cfg = HeadroomConfig()
+def bench_tracker(outputs: int, redis_url: str | None) -> None:
+    print(
+        f"context tracker, {outputs} compressed outputs of {len(log_output(0)) // 1024} KB"
+        " in the conversation (parse of the request included)"
+    )
+    stores = [("memory", lambda: CompressionStore())]
+    if redis_url:
+        from headroom.ccr.redis_backend import RedisBackend
+
+        stores.append(
+            ("redis", lambda: CompressionStore(RedisBackend(redis_url, prefix="bench-tracker:")))
+        )
+    for name, make_store in stores:
+        store = make_store()
+        miss, hit, cold = bench_tracker_on(store, outputs)
+        print(
+            f"  {name:7s} no match p50 {miss[0]:.2f} ms | one match p50 {hit[0]:.2f} ms"
+            f" | one match, cold cache p50 {cold[0]:.2f} ms"
+        )
+        store.close()
+
+
+def bench_tracker_on(store: CompressionStore, outputs: int):
+    messages = conversation_with_compressed_logs(store, outputs)
+    cfg, counter = HeadroomConfig(), counter_for("gpt-4o")
+
+    def run(question: str, tracker: ContextTracker | None) -> Callable[[int], object]:
+        body = {"model": "gpt-4o", "messages": [*messages, {"role": "user", "content": question}]}
+
+        def once(_: int) -> object:
+            ctx = TransformContext(config=cfg, counter=counter, store=store, query=question)
+            # tracker None: a fresh tracker per call, i.e. nothing cached yet
+            return (tracker or ContextTracker()).apply(parse(body, "openai_chat"), ctx)
+
+        return once
+
+    warm = ContextTracker()
+    miss = timed(run("what happened to req-999-0042?", warm), 50)
+    hit = timed(run(f"what happened to req-{outputs // 2}-0042?", warm), 50)
+    cold = timed(run(f"what happened to req-{outputs // 2}-0042?", None), 20)
+    return miss, hit, cold
+
+
+def conversation_with_compressed_logs(store: CompressionStore, outputs: int) -> list[dict]:
     messages: list[dict] = [{"role": "user", "content": "Read the logs."}]
     for k in range(outputs):
         original = log_output(k)
         h = store.store(original, tool_name="read_log")
         marker = f"[300 items compressed to 10. Retrieve more: hash={h}. Expires in 30m.]"
+        call = {
+            "id": f"c{k}",
+            "type": "function",
+            "function": {"name": "read_log", "arguments": "{}"},
+        }
+        head = "\n".join(original.splitlines()[:10])
         messages += [
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {
-                        "id": f"c{k}",
-                        "type": "function",
-                        "function": {"name": "read_log", "arguments": "{}"},
-                    }
-                ],
-            },
-            {
-                "role": "tool",
-                "tool_call_id": f"c{k}",
-                "content": "\n".join(original.splitlines()[:10]) + "\n" + marker,
-            },
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": f"c{k}", "content": f"{head}\n{marker}"},
         ]
-    tracker = ContextTracker()
-    counter = counter_for("gpt-4o")
-
-    def run(question: str) -> Callable[[int], object]:
-        def once(_: int) -> object:
-            conv = parse(
-                {"model": "gpt-4o", "messages": messages + [{"role": "user", "content": question}]},
-                "openai_chat",
-            )
-            ctx = TransformContext(config=cfg, counter=counter, store=store, query=question)
-            return tracker.apply(conv, ctx)
-
-        return once
-
-    parse_only = timed(
-        lambda i: parse({"model": "gpt-4o", "messages": messages}, "openai_chat"), 50
-    )
-    miss = timed(run("what happened to req-999-0042?"), 50)
-    hit = timed(run(f"what happened to req-{outputs // 2}-0042?"), 50)
-    print(
-        f"context tracker, {outputs} compressed outputs of {len(log_output(0)) // 1024} KB in the conversation"
-        f" (parse alone p50 {parse_only[0]:.2f} ms)"
-    )
-    print(
-        f"  no match p50 {miss[0]:.2f} p99 {miss[1]:.2f} ms | one match p50 {hit[0]:.2f} p99 {hit[1]:.2f} ms"
-        " (parse included)"
-    )
+    return messages
 
 
 def main() -> None:
@@ -184,13 +191,10 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=2000, help="originals per backend")
     ap.add_argument("--redis-url", default=None)
     args = ap.parse_args()
-    if args.redis_url:
-        bench_backends(args.n, args.redis_url)
-    else:
-        with private_redis() as url:
-            bench_backends(args.n, url)
-    bench_feedback(30_000)
-    bench_tracker(20)
+    with private_redis() if not args.redis_url else nullcontext(args.redis_url) as url:
+        bench_backends(args.n, url)
+        bench_feedback(30_000)
+        bench_tracker(20, url)
 
 
 if __name__ == "__main__":
