@@ -270,6 +270,26 @@ def test_small_inputs_return_none():
     assert SmartCrusher().compress(make_input(metrics(100), sc=SmartCrusherConfig(enabled=False))) is None
 
 
+def test_short_arrays_are_not_cut_below_ccr_min_items_to_cache():
+    items = metrics(18)
+    for it in items:
+        it["note"] = "steady " * 12
+    assert SmartCrusher().compress(make_input(items, sc=LOSSY.model_copy(update={"max_items_after_crush": 5}))) is None
+    inp = make_input(items, sc=LOSSY.model_copy(update={"max_items_after_crush": 5}))
+    inp.config = inp.config.model_copy(update={"ccr": inp.config.ccr.model_copy(update={"min_items_to_cache": 10})})
+    result = SmartCrusher().compress(inp)
+    assert result is not None and result.lossy and result.items_after < 18
+
+
+def test_long_array_of_few_items_crushes_arrays_inside_them():
+    jobs = [{"job": f"build-{i}", "steps": metrics(300, seed=i)} for i in range(6)]
+    result = SmartCrusher().compress(make_input(jobs, sc=LOSSY))
+    assert result is not None and result.strategy == "nested"
+    out = json.loads(result.text)
+    assert [j["job"] for j in out] == [j["job"] for j in jobs]
+    assert result.items_before == 1800 and all(len(j["steps"]) < 40 for j in out)
+
+
 def test_deterministic():
     items = metrics(800)
     items[77]["value"] = 500.0
@@ -293,6 +313,7 @@ def test_deterministic():
 )
 def test_odd_inputs_never_raise(data):
     inp = make_input(data, sc=SmartCrusherConfig(min_tokens_to_crush=0, min_items_to_analyze=2, lossless_min_savings=1.0))
+    inp.config = inp.config.model_copy(update={"ccr": inp.config.ccr.model_copy(update={"min_items_to_cache": 2})})
     result = SmartCrusher().compress(inp)
     if result is not None:
         json.loads(result.text)

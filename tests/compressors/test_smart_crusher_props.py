@@ -21,7 +21,8 @@ json_values = st.recursive(
 )
 records = st.lists(st.dictionaries(st.sampled_from(["id", "ts", "v", "level", "msg", "error"]), scalars, max_size=6),
                    min_size=1, max_size=60)
-CONFIG = HeadroomConfig(smart_crusher=SmartCrusherConfig(min_tokens_to_crush=0, min_items_to_analyze=2, max_items_after_crush=3))
+CONFIG = HeadroomConfig(smart_crusher=SmartCrusherConfig(min_tokens_to_crush=0, min_items_to_analyze=2, max_items_after_crush=3),
+                        ccr={"min_items_to_cache": 2})
 COUNTER = counter_for("gpt-4o")
 
 

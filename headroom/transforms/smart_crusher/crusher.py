@@ -72,6 +72,12 @@ def item_texts(items: list[Any]) -> list[str]:
     return [dumps(list(it.values())) if isinstance(it, dict) else dumps(it) for it in items]
 
 
+def lossy_min_items(inp: CompressInput) -> int:
+    """Arrays shorter than this are never cut: below ``ccr.min_items_to_cache`` the
+    retrieval round trip a cut invites costs more than the items it saves."""
+    return max(inp.config.smart_crusher.min_items_to_analyze, inp.config.ccr.min_items_to_cache)
+
+
 def render_array(items: list[Any]) -> str:
     """Valid JSON, one item per line: compact but still easy for a model to scan."""
     if not items:
@@ -133,10 +139,13 @@ class SmartCrusher:
         lossless_text = table.text if table is not None else dumps(data)
         if estimate_tokens(lossless_text, inp.counter) <= tokens * (1 - cfg.lossless_min_savings):
             return Compressed(lossless_text, len(data), len(data), "table" if table else "minify", lossy=False)
+        if len(data) < lossy_min_items(inp):
+            return self._compress_nested(data, tokens, inp, cfg, lossless_tried=True)
         texts = table.rows if table is not None else item_texts(data)
         crushed = self.crush_array(data, texts, inp, cfg)
         if len(crushed.items) >= len(data):
-            return None  # nothing can go, and the lossless form did not save enough
+            # Nothing can go at this level; long arrays inside the items still might.
+            return self._compress_nested(data, tokens, inp, cfg, lossless_tried=True)
         text, factored = self._render_lossy(crushed, inp, cfg)
         strategy = crushed.pattern.value + ("+constants" if factored else "")
         return Compressed(text, len(data), len(crushed.items), strategy, lossy=True, summary=crushed.plan.summary())
@@ -172,10 +181,12 @@ class SmartCrusher:
 
     # -- objects (and short arrays) holding long arrays ------------------------------
 
-    def _compress_nested(self, data: list | dict, tokens: int, inp: CompressInput, cfg: SmartCrusherConfig) -> Compressed | None:
-        minified = dumps(data)
-        if estimate_tokens(minified, inp.counter) <= tokens * (1 - cfg.lossless_min_savings):
-            return Compressed(minified, 1, 1, "minify", lossy=False)
+    def _compress_nested(self, data: list | dict, tokens: int, inp: CompressInput, cfg: SmartCrusherConfig,
+                         *, lossless_tried: bool = False) -> Compressed | None:
+        if not lossless_tried:
+            minified = dumps(data)
+            if estimate_tokens(minified, inp.counter) <= tokens * (1 - cfg.lossless_min_savings):
+                return Compressed(minified, 1, 1, "minify", lossy=False)
         totals = {"before": 0, "after": 0}
         plans: list[KeepPlan] = []
         new = self._crush_inner(data, inp, cfg, totals, plans, depth=0)
@@ -192,7 +203,7 @@ class SmartCrusher:
             return {k: self._crush_inner(v, inp, cfg, totals, plans, depth + 1) for k, v in value.items()}
         if not isinstance(value, list):
             return value
-        if len(value) >= cfg.min_items_to_analyze:
+        if len(value) >= lossy_min_items(inp):
             texts = item_texts(value)
             # Rough size check (4 characters per token): tiny arrays are not worth a marker.
             if sum(len(t) for t in texts) >= 4 * cfg.min_tokens_to_crush:
