@@ -44,8 +44,16 @@ def _python_bodies_ast(source: str, lines: list[str]) -> list[Body] | None:
         return None
     bodies: list[Body] = []
 
+    def statements(node: ast.AST):
+        # Functions live only in statement lists; skipping expressions makes the walk
+        # touch a few percent of the nodes.
+        for attr in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for child in getattr(node, attr, None) or ():
+                if isinstance(child, ast.AST):
+                    yield child
+
     def visit(node: ast.AST) -> None:
-        for child in ast.iter_child_nodes(node):
+        for child in statements(node):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 body = child.body
                 first = body[0]

@@ -194,3 +194,16 @@ def test_end_to_end_marker_retrieves_exact_original() -> None:
     assert m
     got = headroom.retrieve(m.group("hash"))
     assert got is not None and got.content == src
+
+
+def test_functions_inside_if_try_and_match_blocks_are_found() -> None:
+    body = "\n".join(f"            z{i} = {i}" for i in range(10))
+    src = (
+        "import sys\n\nif sys.platform == 'win32':\n    def win():\n" + body.replace("            ", "        ") +
+        "\nelse:\n    try:\n        def posix():\n" + body + "\n    except ImportError:\n        pass\n"
+        "\nmatch sys.argv:\n    case [_, 'x']:\n        def cli():\n" + body + "\n"
+    )
+    out = compress(src)
+    assert out.items_before == 3 and out.items_after == 0
+    assert out.text.count("# … 10 lines elided") == 3
+    ast.parse(src)
