@@ -352,3 +352,18 @@ def test_array_rows_get_column_statistics():
     kept = json.loads(result.text)
     assert rows[321] in kept and result.strategy == "time_series"
     assert result.summary.startswith("1 anomaly")
+
+
+def test_numbers_sent_as_strings_prometheus_matrix():
+    rng = random.Random(3)
+    values = [[1717200000 + 15 * i, f"{0.5 + rng.gauss(0, 0.02):.4f}"] for i in range(800)]
+    values[444][1] = "9.7"
+    body = {"status": "success", "data": {"resultType": "matrix", "result": [
+        {"metric": {"__name__": "node_load1", "instance": "db-2:9100"}, "values": values}]}}
+    result = SmartCrusher().compress(make_input(body, sc=LOSSY))
+    assert result is not None and result.strategy == "nested"
+    out = json.loads(result.text)
+    kept = out["data"]["result"][0]["values"]
+    assert [1717200000 + 15 * 444, "9.7"] in kept and len(kept) < 40
+    assert out["data"]["result"][0]["metric"] == body["data"]["result"][0]["metric"]
+    assert "1 anomaly" in result.summary

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -199,6 +200,26 @@ def _columns(items: list[Any]) -> tuple[dict[str, list[Any]], dict[str, list[int
     return columns, positions, len(dicts)
 
 
+_NUMBER_TEXT = re.compile(r"\s*-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*")
+
+
+def _looks_numeric(col: list[Any]) -> bool:
+    """Numbers sent as strings (Prometheus values, CSV-ish APIs): judge by a sample."""
+    step = max(1, len(col) // 32)
+    sample = [v for v in col[::step] if isinstance(v, str)]
+    return bool(sample) and all(_NUMBER_TEXT.fullmatch(v) for v in sample)
+
+
+def _parse_numeric_strings(pos: list[int], col: list[Any]) -> list[tuple[int, float]]:
+    out = []
+    for p, v in zip(pos, col):
+        if isinstance(v, str) and _NUMBER_TEXT.fullmatch(v):
+            f = float(v)
+            if math.isfinite(f):
+                out.append((p, f))
+    return out
+
+
 def field_stats(items: list[Any], threshold: float, outlier_cap: int) -> dict[str, FieldStats]:
     """Statistics for every key of the dict items (non-dict items are ignored).
 
@@ -216,11 +237,14 @@ def field_stats(items: list[Any], threshold: float, outlier_cap: int) -> dict[st
         if fs.present == n_dicts and fs.distinct == 1 and n_dicts > 1:
             fs.constant = True
             fs.constant_value = col[0]
-        if int not in type_counts and float not in type_counts:
-            continue
         pos = positions[k]
-        # ``v - v == 0`` is False for inf and NaN; bool is excluded by the exact type test.
-        nums = [(p, float(v)) for p, v in zip(pos, col) if (type(v) is int or type(v) is float) and v - v == 0]
+        if int in type_counts or float in type_counts:
+            # ``v - v == 0`` is False for inf and NaN; bool is excluded by the exact type test.
+            nums = [(p, float(v)) for p, v in zip(pos, col) if (type(v) is int or type(v) is float) and v - v == 0]
+        elif type_counts.get(str, 0) >= 0.8 * len(col) and _looks_numeric(col):
+            nums = _parse_numeric_strings(pos, col)
+        else:
+            continue
         fs.numeric_count = len(nums)
         if not nums:
             continue
