@@ -24,7 +24,7 @@ from ..config import HeadroomConfig
 from ..pipeline import Pipeline
 from ..transforms.router import CompressionMemo
 from .configs import CONFIGS, EvalConfig, EvalOptions, with_context_budget
-from .evidence import check_evidence, recoverable_text, visible_text
+from .evidence import check_evidence, recoverable_text, visible_text, with_image_evidence
 from .scenarios import Probe, Scenario
 
 FORMATS = ("openai_chat", "anthropic")
@@ -124,8 +124,17 @@ class _ConfigRun:
         latency = (time.perf_counter() - t0) * 1000
         visible = visible_text(result.conversation)
         rec = recoverable_text(visible, self.store)
+        if scenario.has_image:
+            visible, rec = with_image_evidence(probe.evidence, result.conversation, visible, rec)
         ev = check_evidence(probe.evidence, visible, rec)
-        return CaseResult(**base, tokens_before=result.tokens_before, tokens_after=result.tokens_after,
+        before, after = result.tokens_before, result.tokens_after
+        if scenario.has_image:
+            # Image tokens are provider estimates the image transform records in its
+            # decisions; the text token count of the conversation does not include them.
+            img = [d for d in result.decisions if d.transform == "image" and d.action in ("kept", "compressed")]
+            before += sum(d.tokens_before for d in img)
+            after += sum(d.tokens_after for d in img)
+        return CaseResult(**base, tokens_before=before, tokens_after=after,
                           latency_ms=latency, evidence_total=ev.total, kept=ev.kept, recoverable=ev.recoverable,
                           lost=ev.lost, lost_strings=ev.lost_strings, markers=len(find_hashes(visible)),
                           transforms=_transform_stats(result.decisions))

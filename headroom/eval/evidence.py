@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ..ccr.markers import find_hashes
 from ..ccr.store import CompressionStore
-from ..formats.model import Conversation
+from ..formats.model import BlockKind, Conversation
 
 # Retrieved originals can hold markers themselves (a dropped turn whose tool output was
 # already compressed); follow them this deep.
@@ -40,6 +40,21 @@ def recoverable_text(text: str, store: CompressionStore | None) -> str:
         if not frontier:
             break
     return "\n".join(out)
+
+
+def shows_image(conv: Conversation) -> bool:
+    return any(b.kind is BlockKind.IMAGE for _, _, b in conv.blocks())
+
+
+def with_image_evidence(evidence: tuple[str, ...], conv: Conversation, visible: str, recoverable: str) -> tuple[str, str]:
+    """Facts that live in pixels: kept while an image is still shown to the model,
+    recoverable when the image was replaced and its original is behind a marker."""
+    facts = "\n".join(evidence)
+    if shows_image(conv):
+        return f"{visible}\n{facts}", recoverable
+    if "data:image/" in recoverable:
+        return visible, f"{recoverable}\n{facts}"
+    return visible, recoverable
 
 
 @dataclass

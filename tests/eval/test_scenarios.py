@@ -14,7 +14,10 @@ def test_at_least_eight_families():
     assert len(FAMILIES) >= 8
 
 
-@pytest.mark.parametrize("family", sorted(FAMILIES))
+TEXT_FAMILIES = sorted(f for f in FAMILIES if f != "images")
+
+
+@pytest.mark.parametrize("family", TEXT_FAMILIES)
 def test_generator_is_seeded_and_plants_every_evidence_string(family):
     a, b = FAMILIES[family](40, 7), FAMILIES[family](40, 7)
     assert a.tool_outputs() == b.tool_outputs()
@@ -28,7 +31,7 @@ def test_generator_is_seeded_and_plants_every_evidence_string(family):
             assert f"`{probe.key}`" in probe.question
 
 
-@pytest.mark.parametrize("family", sorted(FAMILIES))
+@pytest.mark.parametrize("family", TEXT_FAMILIES)
 def test_both_wire_shapes_parse_with_the_question_last_and_tool_results_linked(family):
     s = FAMILIES[family](30, 1)
     probe = s.probes[0]
@@ -50,3 +53,18 @@ def test_suites_differ_in_size_and_reject_unknown_names():
         build_suite("nope")
     with pytest.raises(ValueError, match="unknown scenario families"):
         build_suite("smoke", ["metrics", "bogus"])
+
+
+def test_image_scenario_carries_a_decodable_screenshot_in_both_shapes():
+    pytest.importorskip("PIL")
+    from headroom.eval.scenarios.images import images
+
+    s = images(400, 3)
+    assert images(400, 3).meta == s.meta and images(400, 4).meta != s.meta
+    probe = s.probes[0]
+    for body, fmt in (({"model": "gpt-4o", "messages": s.openai_messages(probe)}, "openai_chat"),
+                      (s.anthropic_body(probe), "anthropic")):
+        conv = parse(json.loads(json.dumps(body)), fmt)
+        assert conv.latest_user_text() == probe.question
+        [img] = [b for _, _, b in conv.blocks() if b.kind.value == "image"]
+        assert img.image.media_type == "image/png" and img.image.data == s.meta["image_png_b64"]

@@ -32,19 +32,27 @@ FAMILIES: dict[str, Family] = {
 
 # Per family: the sizes each suite generates (items, lines, hunks, paragraphs or turns).
 _SIZES: dict[str, dict[str, tuple[int, ...]]] = {
-    "smoke": {"default": (60,), "git_diff": (20,), "documents": (40,), "plain_text": (30,), "agent_session": (8,)},
+    "smoke": {"default": (60,), "git_diff": (20,), "documents": (40,), "plain_text": (30,), "agent_session": (8,),
+              "images": (800,)},
     "standard": {"default": (100, 1000), "git_diff": (30, 150), "documents": (60, 300), "plain_text": (30, 150),
-                 "agent_session": (12, 30)},
+                 "agent_session": (12, 30), "images": (800, 1600)},
     "full": {"default": (100, 1000, 5000), "git_diff": (30, 150, 600), "documents": (60, 300, 1200),
-             "plain_text": (30, 150, 600), "agent_session": (12, 30, 60)},
+             "plain_text": (30, 150, 600), "agent_session": (12, 30, 60), "images": (800, 1600, 2400)},
 }
 _SEEDS = {"smoke": (1,), "standard": (1, 2), "full": (1, 2, 3)}
 SUITES = tuple(_SIZES)
 
 
 def image_family_available() -> bool:
-    """Images are evaluated only once the image transform exists (``headroom.image``)."""
-    return importlib.util.find_spec("headroom.image.transform") is not None
+    """Images are evaluated when the image transform and Pillow are installed."""
+    return (importlib.util.find_spec("headroom.image.transform") is not None
+            and importlib.util.find_spec("PIL") is not None)
+
+
+if image_family_available():
+    from .images import images
+
+    FAMILIES["images"] = images
 
 
 def build_suite(name: str = "standard", families: list[str] | None = None, seeds: tuple[int, ...] | None = None) -> list[Scenario]:

@@ -64,6 +64,10 @@ class Scenario:
     def id(self) -> str:
         return f"{self.family}/n={self.size}/seed={self.seed}"
 
+    @property
+    def has_image(self) -> bool:
+        return bool(self.meta.get("image_png_b64"))
+
     def tool_outputs(self) -> list[str]:
         return [c.output for t in self.turns for c in t.calls]
 
@@ -75,8 +79,15 @@ class Scenario:
         follow, as in the request an agent sends right after its tools ran.
         """
         msgs: list[dict[str, Any]] = [{"role": "system", "content": self.system}]
-        for n, turn in enumerate(self._turns_for(probe)):
-            msgs.append({"role": "user", "content": turn.user})
+        turns = self._turns_for(probe)
+        for n, turn in enumerate(turns):
+            image = self.meta.get("image_png_b64") if n == len(turns) - 1 else None
+            if image:
+                msgs.append({"role": "user", "content": [
+                    {"type": "text", "text": turn.user},
+                    {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{image}"}}]})
+            else:
+                msgs.append({"role": "user", "content": turn.user})
             if turn.calls:
                 ids = [f"call_{n}_{k}" for k in range(len(turn.calls))]
                 msgs.append({
@@ -96,8 +107,15 @@ class Scenario:
     def anthropic_body(self, probe: Probe) -> dict[str, Any]:
         """The same conversation as an Anthropic Messages body (system at top level)."""
         msgs: list[dict[str, Any]] = []
-        for n, turn in enumerate(self._turns_for(probe)):
-            msgs.append({"role": "user", "content": turn.user})
+        turns = self._turns_for(probe)
+        for n, turn in enumerate(turns):
+            image = self.meta.get("image_png_b64") if n == len(turns) - 1 else None
+            if image:
+                msgs.append({"role": "user", "content": [
+                    {"type": "text", "text": turn.user},
+                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": image}}]})
+            else:
+                msgs.append({"role": "user", "content": turn.user})
             if turn.calls:
                 ids = [f"toolu_{n}_{k}" for k in range(len(turn.calls))]
                 msgs.append({"role": "assistant", "content": [
