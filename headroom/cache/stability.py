@@ -18,7 +18,7 @@ from typing import Any
 def prefix_elements(body: dict[str, Any]) -> list[str]:
     """The request as the cache sees it: serialised tools, system and messages, in order."""
     out: list[str] = []
-    dumps = lambda x: json.dumps(x, ensure_ascii=False, separators=(",", ":"))  # noqa: E731
+    dumps = lambda x: json.dumps(x, ensure_ascii=False, separators=(",", ":"))
     for t in body.get("tools") or []:
         out.append(dumps(t))
     for key in ("system", "instructions"):

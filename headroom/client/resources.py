@@ -81,7 +81,8 @@ class Messages(Creates):
                 if eng.retrieve_round(call, final):
                     continue
                 eng.record(call, final)
-                return message_stream_manager(lambda: ReplayStream(chunks, raw), is_async=False)
+                replay = ReplayStream(chunks, raw)
+                return message_stream_manager(lambda replay=replay: replay, is_async=False)
         except Exception as exc:
             eng.record(call, None, error=exc, status_code=getattr(exc, "status_code", None))
             raise

@@ -69,10 +69,10 @@ class ReplayStream:
     def __next__(self) -> Any:
         return next(self._iter)
 
-    def __enter__(self) -> ReplayStream:
+    def __enter__(self) -> ReplayStream:  # noqa: PYI034
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def close(self) -> None:
@@ -99,10 +99,10 @@ class AsyncReplayStream:
         except StopIteration:
             raise StopAsyncIteration from None
 
-    async def __aenter__(self) -> AsyncReplayStream:
+    async def __aenter__(self) -> AsyncReplayStream:  # noqa: PYI034
         return self
 
-    async def __aexit__(self, *exc: Any) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
     async def close(self) -> None:

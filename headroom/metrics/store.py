@@ -160,10 +160,10 @@ class MetricsStore:
                 self._conn.close()
                 self._conn = None
 
-    def __enter__(self) -> MetricsStore:
+    def __enter__(self) -> MetricsStore:  # noqa: PYI034
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- decoding -----------------------------------------------------------------------

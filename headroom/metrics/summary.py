@@ -73,7 +73,7 @@ def summarize(rows: Iterable[RequestMetrics]) -> dict[str, Any]:
         first_timestamp=rows[0].timestamp if rows else None,
         last_timestamp=rows[-1].timestamp if rows else None,
     )
-    by_saving = lambda d: dict(sorted(d.items(), key=lambda kv: (-kv[1]["tokens_saved"], kv[0])))  # noqa: E731
+    by_saving = lambda d: dict(sorted(d.items(), key=lambda kv: (-kv[1]["tokens_saved"], kv[0])))
     return {
         "totals": _finish(total),
         "by_model": by_saving({k: _finish(v) for k, v in by_model.items()}),

@@ -37,7 +37,7 @@ def _load_file(path: str | Path) -> dict[str, dict[str, dict[str, Any]]]:
     with open(path, encoding="utf-8") as f:
         raw = json.load(f)
     if not isinstance(raw, dict):
-        raise ValueError(f"{path}: expected a JSON object of providers")
+        raise TypeError(f"{path}: expected a JSON object of providers")
     return {p: models for p, models in raw.items() if not p.startswith("_") and isinstance(models, dict)}
 
 
@@ -46,7 +46,7 @@ def _merge(into: dict[str, dict[str, dict[str, Any]]], extra: dict[str, dict[str
         target = into.setdefault(provider, {})
         for model, entry in models.items():
             if not isinstance(entry, dict):
-                raise ValueError(f"price entry for {provider}/{model} must be an object")
+                raise TypeError(f"price entry for {provider}/{model} must be an object")
             target[model] = {**target.get(model, {}), **entry}
 
 

@@ -7,7 +7,7 @@ from html import escape
 
 
 def fmt_int(n: float) -> str:
-    return f"{int(round(n)):,}"
+    return f"{round(n):,}"
 
 
 def bar_chart(labels: Sequence[str], series: Sequence[tuple[str, Sequence[float], str]],

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from fake_upstream import FakeUpstream  # noqa: E402
+from fake_upstream import FakeUpstream
 
 
 @pytest.fixture(scope="session")

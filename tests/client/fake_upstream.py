@@ -185,11 +185,32 @@ def responses_reply(state: FakeState, body: dict[str, Any], n: int) -> tuple[dic
     else:
         item = {"type": "message", "id": f"msg_{n}", "status": "completed", "role": "assistant",
                 "content": [{"type": "output_text", "text": text, "annotations": []}]}
-    return {"id": f"resp_{n}", "object": "response", "created_at": 1700000000, "model": body.get("model", "gpt-4o"),
+    full = {"id": f"resp_{n}", "object": "response", "created_at": 1700000000, "model": body.get("model", "gpt-4o"),
             "status": "completed", "output": [item], "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
             "usage": {"input_tokens": 100, "output_tokens": 3, "total_tokens": 103,
                       "input_tokens_details": {"cached_tokens": state.cached_tokens},
-                      "output_tokens_details": {"reasoning_tokens": 0}}}, None
+                      "output_tokens_details": {"reasoning_tokens": 0}}}
+    if not body.get("stream"):
+        return full, None
+    started = {**full, "status": "in_progress", "output": [], "usage": None}
+    ev: list[tuple[str | None, Any]] = [("response.created", {"type": "response.created", "sequence_number": 0, "response": started})]
+    seq = 1
+    if h:
+        ev.append(("response.output_item.added", {"type": "response.output_item.added", "sequence_number": seq,
+                                                  "output_index": 0, "item": {**item, "arguments": "", "status": "in_progress"}}))
+    else:
+        empty = {**item, "status": "in_progress", "content": []}
+        ev.append(("response.output_item.added", {"type": "response.output_item.added", "sequence_number": seq,
+                                                  "output_index": 0, "item": empty}))
+        for word in text.split(" "):
+            seq += 1
+            ev.append(("response.output_text.delta", {"type": "response.output_text.delta", "sequence_number": seq,
+                                                      "item_id": item["id"], "output_index": 0, "content_index": 0,
+                                                      "delta": word + " ", "logprobs": []}))
+    ev.append(("response.output_item.done", {"type": "response.output_item.done", "sequence_number": seq + 1,
+                                             "output_index": 0, "item": item}))
+    ev.append(("response.completed", {"type": "response.completed", "sequence_number": seq + 2, "response": full}))
+    return None, _sse(ev)
 
 
 def build_app(state: FakeState):

@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 
 import anthropic
 import openai
-import pytest
 from conftest import big_tool_output
 
 from headroom import HeadroomClient
@@ -140,7 +140,7 @@ def _raw_array(raw: bytes, key: str) -> str:
 
 
 def _assert_byte_stable(bodies: list[bytes], key: str) -> None:
-    for n, (prev, cur) in enumerate(zip(bodies, bodies[1:]), start=2):
+    for n, (prev, cur) in enumerate(pairwise(bodies), start=2):
         a, b = _raw_array(prev, key), _raw_array(cur, key)
         assert b.startswith(a[:-1]), f"turn {n}: forwarded {key} does not extend turn {n - 1} byte for byte"
 

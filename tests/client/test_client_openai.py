@@ -86,7 +86,7 @@ def test_retrieval_loop_is_invisible(fake, client, openai_messages):
     original = openai_messages[-1]["content"]
     assert resp.choices[0].message.tool_calls is None
     assert resp.choices[0].message.content == f"retrieved {len(original)} chars"
-    first, second = fake.state.requests
+    _, second = fake.state.requests
     # the second request answers the retrieve call with the exact original
     assert second.json["messages"][-1]["content"] == original
     assert second.json["messages"][-2]["tool_calls"][0]["function"]["name"] == "headroom_retrieve"
@@ -185,3 +185,20 @@ def test_a_request_headroom_cannot_compress_goes_out_unchanged(fake, oai, openai
     assert row.mode == "passthrough" and "unparseable" in row.error and row.status_code == 200
     with pytest.raises(ValueError, match="unparseable"):
         c.chat.completions.create(model="gpt-4o", messages=openai_messages, headroom_mode="simulate")
+
+
+def test_responses_stream_with_retrieval_loop(fake, client):
+    from conftest import big_tool_output
+
+    out = big_tool_output(seed="rs")
+    items = [
+        {"role": "user", "content": "find errors"},
+        {"type": "function_call", "call_id": "call_y", "name": "search", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "call_y", "output": out},
+    ]
+    fake.state.retrieve_first = True
+    events = list(client.responses.create(model="gpt-4o", input=items, stream=True))
+    assert events[-1].type == "response.completed"
+    assert events[-1].response.output_text == f"retrieved {len(out)} chars"
+    assert len(fake.state.requests) == 2
+    assert fake.state.requests[1].json["input"][-1] == {"type": "function_call_output", "call_id": "call_1", "output": out}

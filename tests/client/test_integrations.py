@@ -15,11 +15,11 @@ from headroom.ccr.markers import find_hashes
 from headroom.metrics import MetricsStore
 
 lc = pytest.importorskip("langchain_core", reason="langchain-core is not installed")
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel  # noqa: E402
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage  # noqa: E402
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from headroom.integrations.langchain import HeadroomChatModel, retrieve_tool  # noqa: E402
-from headroom.integrations.litellm import HeadroomLiteLLMCallback  # noqa: E402
+from headroom.integrations.langchain import HeadroomChatModel, retrieve_tool
+from headroom.integrations.litellm import HeadroomLiteLLMCallback
 
 
 class RecordingFake(GenericFakeChatModel):
