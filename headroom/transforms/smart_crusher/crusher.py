@@ -186,7 +186,8 @@ class SmartCrusher:
         if not lossless_tried:
             minified = dumps(data)
             if estimate_tokens(minified, inp.counter) <= tokens * (1 - cfg.lossless_min_savings):
-                return Compressed(minified, 1, 1, "minify", lossy=False)
+                n = len(data) if isinstance(data, list) else 1
+                return Compressed(minified, n, n, "minify", lossy=False)
         totals = {"before": 0, "after": 0}
         plans: list[KeepPlan] = []
         new = self._crush_inner(data, inp, cfg, totals, plans, depth=0)

@@ -20,10 +20,12 @@ from ..anchors import Anchors
 from .patterns import FieldRoles, Pattern
 from .rows import RowIndex
 from .signals import error_items, error_keys, is_error_item, rows_with_error_text
-from .stats import FieldStats, hashable
+from .stats import FieldStats, change_point_positions, hashable, outlier_positions
 
 # Must-keep reasons, in the order the summary lists them.
-ERRORS, ANOMALIES, CHANGE_POINTS, ANCHORS, EDGES = "errors", "anomalies", "change points", "anchor matches", "edges"
+ERRORS, ANOMALIES, CHANGE_POINTS, ANCHORS = "errors", "anomalies", "change points", "anchor matches"
+# Also kept, but not worth a word in the marker.
+EDGES, EXTREMES = "edges", "extremes"
 # An anchor found in more than this share of the items distinguishes nothing: ignored.
 _ANCHOR_MAX_SHARE = 0.5
 # Relevance scoring of longer arrays only looks at rows sharing a word with the question
@@ -208,20 +210,20 @@ def plan_records(items: list[Any], texts: list[str], stats: dict[str, FieldStats
 def plan_scalars(items: list[Any], texts: list[str], *, threshold: float, first: int, last: int,
                  max_items: int, aggressiveness: float, anchors: Anchors, query: str,
                  score: Callable[[list[str]], list[float]]) -> KeepPlan:
-    """Keep plan for an array of numbers/strings: extremes, anchors, errors, edges, deduped filler."""
-    from .stats import change_point_positions, outlier_positions
-
+    """Keep plan for an array of numbers/strings: min and max, outliers, level shifts, error
+    strings, anchors, edges; filler skips values already kept."""
     n = len(items)
     nums = [(i, float(v)) for i, v in enumerate(items)
             if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)]
     anomalies: set[int] = set()
+    extremes: set[int] = set()
     change_points: set[int] = set()
     shifts = 0
     if nums:
         values = [v for _, v in nums]
         lo = min(range(len(values)), key=lambda p: (values[p], p))
         hi = min(range(len(values)), key=lambda p: (-values[p], p))
-        anomalies.update((nums[lo][0], nums[hi][0]))
+        extremes.update((nums[lo][0], nums[hi][0]))
         anomalies.update(nums[p][0] for p in outlier_positions(values, threshold, max_items))
         for p in change_point_positions(values, threshold):
             change_points.update((nums[p - 1][0], nums[p][0]))
@@ -229,7 +231,7 @@ def plan_scalars(items: list[Any], texts: list[str], *, threshold: float, first:
     index = RowIndex(texts)
     errors = {i for i, v in enumerate(items) if isinstance(v, str) and is_error_item(v)} | rows_with_error_text(index)
     must = {ERRORS: errors, ANOMALIES: anomalies, CHANGE_POINTS: change_points,
-            ANCHORS: anchor_indices(index, anchors), EDGES: edge_indices(n, first, last)}
+            ANCHORS: anchor_indices(index, anchors), EDGES: edge_indices(n, first, last), EXTREMES: extremes}
     all_must = set().union(*must.values())
     slots = target_size(max_items, aggressiveness)
     rankings = [relevance_ranking(index, query, score), evenly_spaced(n, max(slots * 4, slots)), range(n)]
