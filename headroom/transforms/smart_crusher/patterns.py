@@ -73,6 +73,15 @@ def _mostly_sorted(values: list[Any]) -> bool:
     return steps > 0 and (up >= 0.95 * steps or steps - up >= 0.95 * steps)
 
 
+def _is_level(name: str, fs: FieldStats, sample: list[Any]) -> bool:
+    """A log level: by name (``level``, ``severity``…) or by values (INFO/WARN/ERROR…)."""
+    if fs.dominant_type != "string":
+        return False
+    if _LEVEL_NAME.match(name):
+        return True
+    return fs.distinct <= 8 and bool(sample) and all(isinstance(v, str) and v.lower() in _LEVEL_VALUES for v in sample)
+
+
 def find_roles(items: list[Any], stats: dict[str, FieldStats]) -> FieldRoles:
     dicts = [it for it in items if isinstance(it, dict)]
     step = max(1, len(dicts) // 50)
@@ -82,9 +91,7 @@ def find_roles(items: list[Any], stats: dict[str, FieldStats]) -> FieldRoles:
         values = [d[name] for d in sample if name in d]
         if timestamp is None and _looks_like_time(name, fs, values):
             timestamp = name
-        elif level is None and _LEVEL_NAME.match(name) and fs.dominant_type == "string" or level is None and fs.dominant_type == "string" and fs.distinct <= 8 and values and all(
-            isinstance(v, str) and v.lower() in _LEVEL_VALUES for v in values
-        ):
+        elif level is None and _is_level(name, fs, values):
             level = name
         elif message is None and _MESSAGE_NAME.match(name) and fs.dominant_type == "string":
             message = name
