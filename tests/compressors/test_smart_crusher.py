@@ -367,3 +367,10 @@ def test_numbers_sent_as_strings_prometheus_matrix():
     assert [1717200000 + 15 * 444, "9.7"] in kept and len(kept) < 40
     assert out["data"]["result"][0]["metric"] == body["data"]["result"][0]["metric"]
     assert "1 anomaly" in result.summary
+
+
+def test_nested_error_keys_count_as_errors():
+    items = [{"id": f"op-{i}", "result": {"error": None, "rows": i}} for i in range(200)]
+    items[150]["result"]["error"] = "deadline exceeded"
+    result = SmartCrusher().compress(make_input(items, sc=LOSSY))
+    assert items[150] in lossy_items(result) and result.summary == "1 error kept"

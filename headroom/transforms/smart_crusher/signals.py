@@ -25,14 +25,18 @@ _HTTP_KEYS = {"status", "status_code", "statuscode", "http_status", "httpstatus"
 _ERROR_KEYS = {"error", "errors", "err", "exception", "exc", "traceback", "stacktrace", "stack_trace", "stack", "fault"}
 _SUCCESS_KEYS = {"success", "ok", "passed", "succeeded", "healthy"}
 # Exception text inside any value: Python/Java/JS/Go style.
+# The last alternative catches a non-empty "error"/"exception" key nested inside a value
+# (rows are compact JSON, so nested objects keep their keys).
 ERROR_TEXT = re.compile(
     r"Traceback \(most recent call last\)|\b[A-Z][A-Za-z]*(?:Error|Exception)\b|\bpanic:|"
-    r"\bFATAL\b|\bSegmentation fault\b|\bstack overflow\b|\bOOMKilled\b|\bout of memory\b",
+    r"\bFATAL\b|\bSegmentation fault\b|\bstack overflow\b|\bOOMKilled\b|\bout of memory\b|"
+    r'"(?:error|errors|exception)":(?!null|false|""|\[\]|\{\}|0[,}])',
 )
 # Every ERROR_TEXT match contains one of these; a pattern that starts with literals is
 # scanned far faster by ``re`` than one that starts with a character class.
 _ERROR_TEXT_PREFILTER = re.compile(
-    r"Traceback \(|Error\b|Exception\b|panic:|FATAL|Segmentation fault|stack overflow|OOMKilled|out of memory"
+    r"Traceback \(|Error\b|Exception\b|panic:|FATAL|Segmentation fault|stack overflow|OOMKilled|out of memory|"
+    r'"error|"exception'
 )
 _ALL_SIGNAL_KEYS = _STATE_KEYS | _HTTP_KEYS | _ERROR_KEYS | _SUCCESS_KEYS
 
