@@ -80,3 +80,21 @@ def test_feedback_sees_retrievals_the_proxy_answered(fake, start_proxy):
     tool = httpx.get(f"{url}/v1/feedback/read_logs").json()
     assert tool["retrieval_rate"] == 1.0 and tool["aggressiveness"] < 0.5
     assert httpx.get(f"{url}/v1/feedback/never_seen_tool").status_code == 404
+
+
+def test_default_pipeline_sqlite_store_survives_a_restart(fake, start_proxy, tmp_path):
+    from headroom.ccr.backends import SQLiteBackend
+    from headroom.config import CCRConfig, HeadroomConfig
+
+    hc = HeadroomConfig(ccr=CCRConfig(backend="sqlite", sqlite_path=str(tmp_path / "ccr.sqlite3")))
+    url, app = start_proxy(headroom_config=hc)
+    state = app.state.headroom
+    assert isinstance(state.store.backend, SQLiteBackend)
+    assert state.feedback is not None and state.pipeline._hints == state.feedback.hints  # feedback feeds hints
+    data = httpx.post(f"{url}/v1/compress", json={"model": "gpt-4o", "messages": chat_messages()}).json()
+    assert data["tokens_saved"] > 0
+    hashes = data["ccr_hashes"]
+    assert hashes
+    url2, _ = start_proxy(headroom_config=hc)  # a second proxy on the same file: a restart
+    for h in hashes:
+        assert httpx.get(f"{url2}/v1/retrieve/{h}").json()["content"] == BIG
