@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +42,8 @@ class _ToolCounts:
     retrieval_events: int = 0
     last_retrieved_at: float | None = None
     recent_queries: list[str] = field(default_factory=list)
+    expansions: int = 0
+    expanded_items: int = 0
 
 
 class FeedbackTracker:
@@ -73,6 +75,8 @@ class FeedbackTracker:
         self._lock = threading.Lock()
         # hash -> (tool name, first stored at); oldest first, bounded.
         self._stored: OrderedDict[str, tuple[str, float]] = OrderedDict()
+        # (at, tool, hash, items) per ContextTracker expansion; shown, not used for hints.
+        self._expansions: deque[tuple[float, str, str, int]] = deque(maxlen=10_000)
         self._snapshot: dict[str, _ToolCounts] = {}
         self._hints: dict[str, float] = {}
         self._refreshed_at: float | None = None
@@ -99,6 +103,14 @@ class FeedbackTracker:
             self._stored[hash] = (tool_name, self.clock())
             while len(self._stored) > self.max_tracked_hashes:
                 self._stored.popitem(last=False)
+
+    def record_expansion(self, tool_name: str | None, hash: str, items: int) -> None:
+        """Note that the ContextTracker expanded ``items`` items of ``hash`` proactively.
+
+        Shown in :meth:`summary`; not a retrieval, so it does not change the hints.
+        """
+        with self._lock:
+            self._expansions.append((self.clock(), tool_name or UNKNOWN_TOOL, hash, items))
 
     # -- reading -------------------------------------------------------------------
 
@@ -165,6 +177,7 @@ class FeedbackTracker:
                 "stored": sum(t["stored"] for t in tools.values()),
                 "retrieved": sum(t["retrieved"] for t in tools.values()),
                 "retrieval_events": sum(t["retrieval_events"] for t in tools.values()),
+                "expansions": sum(t["expansions"] for t in tools.values()),
             },
             "tools": tools,
         }
@@ -197,11 +210,16 @@ class FeedbackTracker:
                 c.last_retrieved_at = ev.at
                 if ev.query:
                     c.recent_queries = (c.recent_queries + [ev.query])[-5:]
+            for at, tool, _h, items in self._expansions:
+                if at >= since:
+                    c = counts.setdefault(tool, _ToolCounts())
+                    c.expansions += 1
+                    c.expanded_items += items
             self._snapshot = counts
             self._hints = {
                 tool: self.aggressiveness(len(c.stored), len(c.retrieved))
                 for tool, c in counts.items()
-                if tool != UNKNOWN_TOOL
+                if tool != UNKNOWN_TOOL and c.stored
             }
             self._refreshed_at = now
 
@@ -216,4 +234,6 @@ class FeedbackTracker:
             "aggressiveness": round(self.aggressiveness(stored, retrieved), 4),
             "last_retrieved_at": c.last_retrieved_at,
             "recent_queries": list(c.recent_queries),
+            "expansions": c.expansions,
+            "expanded_items": c.expanded_items,
         }

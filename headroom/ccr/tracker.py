@@ -18,6 +18,7 @@ import json
 import re
 import threading
 from collections import OrderedDict
+from typing import TYPE_CHECKING
 
 from ..formats.model import (
     RETRIEVE_TOOL_NAME,
@@ -32,6 +33,9 @@ from ..transforms.base import TransformContext
 from .markers import find_hashes, has_marker
 from .store import split_items
 
+if TYPE_CHECKING:
+    from .feedback import FeedbackTracker
+
 NAME = "context_tracker"
 HEADER = "[headroom: original items from compressed tool outputs that match your question]"
 
@@ -39,11 +43,19 @@ HEADER = "[headroom: original items from compressed tool outputs that match your
 class ContextTracker:
     name = NAME
 
-    def __init__(self, max_items: int = 10, max_tokens: int = 1000, cache_chars: int = 16_000_000):
+    def __init__(
+        self,
+        max_items: int = 10,
+        max_tokens: int = 1000,
+        cache_chars: int = 16_000_000,
+        feedback: FeedbackTracker | None = None,
+    ):
         if max_items < 1 or max_tokens < 1:
             raise ValueError("max_items and max_tokens must be at least 1")
         self.max_items = max_items
         self.max_tokens = max_tokens
+        # Expansions are reported here so they show up at /v1/feedback.
+        self.feedback = feedback
         self._originals = _OriginalCache(cache_chars)
 
     def apply(self, conv: Conversation, ctx: TransformContext) -> Conversation:
@@ -55,11 +67,51 @@ class ContextTracker:
         if not terms:
             ctx.decide(NAME, "skipped", "the question names no concrete ids, names or values")
             return conv
-        already_retrieved = retrieved_hashes(conv)
         patterns = [(t, _term_pattern(t)) for t in terms]
+        target = len(conv.messages) - 1
+        new_block_index = len(conv.messages[target].blocks)
         sections: list[str] = []
         items_left, tokens_left = self.max_items, self.max_tokens
-        target = len(conv.messages) - 1
+        for block, h, where in self._compressed_outputs(conv, ctx):
+            if items_left <= 0 or tokens_left <= 0:
+                ctx.decide(NAME, "skipped", "expansion budget used up", ccr_hash=h, **where)
+                continue
+            hits = self._matching_items(ctx, h, terms, patterns, block.text or "")
+            if not hits:
+                continue
+            kept, used = _within_budget(hits, ctx, items_left, tokens_left)
+            if not kept:
+                reason = f"matching items exceed the {self.max_tokens}-token budget"
+                ctx.decide(NAME, "skipped", reason, ccr_hash=h, **where)
+                continue
+            matched = sorted({t for t, rx in patterns for it in kept if rx.search(it.lower())})
+            sections.append(_section(h, block.tool_name, matched, kept, len(hits) - len(kept)))
+            items_left -= len(kept)
+            tokens_left -= used
+            if self.feedback is not None:
+                self.feedback.record_expansion(block.tool_name, h, len(kept))
+            reason = f"{len(kept)} of {len(hits)} matching items added for {', '.join(matched)}"
+            ctx.decide(
+                NAME,
+                "expanded",
+                reason,
+                message_index=target,
+                block_index=new_block_index,
+                tool_name=block.tool_name,
+                ccr_hash=h,
+                tokens_before=0,
+                tokens_after=used,
+            )
+        if not sections:
+            ctx.decide(NAME, "kept", f"no compressed item matches {', '.join(terms)}")
+            return conv
+        _append_text_block(conv, target, "\n\n".join([HEADER, *sections]))
+        return conv
+
+    def _compressed_outputs(self, conv: Conversation, ctx: TransformContext):
+        """(block, hash, where) for each marker hash in a tool output that may be expanded,
+        first occurrence only; records why the others are left alone."""
+        already_retrieved = retrieved_hashes(conv)
         seen: set[str] = set()
         for i, j, block in conv.tool_results():
             if not has_marker(block.text):
@@ -73,58 +125,10 @@ class ContextTracker:
                     continue
                 seen.add(h)
                 if h in already_retrieved:
-                    ctx.decide(
-                        NAME,
-                        "skipped",
-                        "already retrieved in this conversation",
-                        ccr_hash=h,
-                        **where,
-                    )
+                    reason = "already retrieved in this conversation"
+                    ctx.decide(NAME, "skipped", reason, ccr_hash=h, **where)
                     continue
-                if items_left <= 0 or tokens_left <= 0:
-                    ctx.decide(NAME, "skipped", "expansion budget used up", ccr_hash=h, **where)
-                    continue
-                hits = self._matching_items(ctx, h, terms, patterns, block.text or "")
-                if not hits:
-                    continue
-                kept, used = [], 0
-                for item in hits:
-                    cost = ctx.counter.count(item) + 1
-                    if len(kept) >= items_left or used + cost > tokens_left:
-                        break
-                    kept.append(item)
-                    used += cost
-                if not kept:
-                    ctx.decide(
-                        NAME,
-                        "skipped",
-                        f"matching items exceed the {self.max_tokens}-token budget",
-                        ccr_hash=h,
-                        **where,
-                    )
-                    continue
-                matched = sorted(
-                    {t for t, rx in patterns for item in kept if rx.search(item.lower())}
-                )
-                sections.append(_section(h, block.tool_name, matched, kept, len(hits) - len(kept)))
-                items_left -= len(kept)
-                tokens_left -= used
-                ctx.decide(
-                    NAME,
-                    "expanded",
-                    f"{len(kept)} of {len(hits)} matching items added for {', '.join(matched)}",
-                    message_index=target,
-                    block_index=len(conv.messages[target].blocks),
-                    tool_name=block.tool_name,
-                    ccr_hash=h,
-                    tokens_before=0,
-                    tokens_after=used,
-                )
-        if not sections:
-            ctx.decide(NAME, "kept", f"no compressed item matches {', '.join(terms)}")
-            return conv
-        _append_text_block(conv, target, "\n\n".join([HEADER, *sections]))
-        return conv
+                yield block, h, where
 
     def _precondition_failure(self, conv: Conversation, ctx: TransformContext) -> str | None:
         if ctx.store is None or not ctx.config.ccr.enabled:
@@ -198,6 +202,21 @@ def retrieved_hashes(conv: Conversation) -> set[str]:
             if isinstance(args, dict) and isinstance(args.get("hash"), str):
                 out.add(args["hash"].strip())
     return out
+
+
+def _within_budget(
+    items: list[str], ctx: TransformContext, max_items: int, max_tokens: int
+) -> tuple[list[str], int]:
+    """The leading items that fit both budgets, and the tokens they use."""
+    kept: list[str] = []
+    used = 0
+    for item in items:
+        cost = ctx.counter.count(item) + 1  # + the newline joining it
+        if len(kept) >= max_items or used + cost > max_tokens:
+            break
+        kept.append(item)
+        used += cost
+    return kept, used
 
 
 def _term_pattern(term: str) -> re.Pattern[str]:

@@ -394,3 +394,22 @@ def test_original_cache_is_bounded_by_characters():
     cache.put("huge", "x" * 11, 100.0)
     assert cache.get("huge", 0.0) is None
     assert cache.get("a", 100.0) is None  # expired
+
+
+def test_expansions_are_reported_to_feedback():
+    from headroom.ccr.feedback import FeedbackTracker
+
+    store = CompressionStore()
+    fb = FeedbackTracker(store)
+    router = ContentRouter({ContentType.JSON_ARRAY: KeepFirstItems()})
+    p = Pipeline(
+        HeadroomConfig(),
+        store=store,
+        transforms=[router, ContextTracker(feedback=fb)],
+        hints=fb.hints,
+    )
+    result = p.compress_body(chat("What about ORD-0042 and ORD-0043?"))
+    assert fb.tool("list_orders")["expansions"] == 1
+    assert fb.tool("list_orders")["expanded_items"] == 2
+    assert fb.tool("list_orders")["retrieved"] == 0  # an expansion is not a retrieval
+    assert decisions(result, "expanded")

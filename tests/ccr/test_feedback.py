@@ -49,6 +49,7 @@ def test_no_data_is_neutral(store):
         "stored": 0,
         "retrieved": 0,
         "retrieval_events": 0,
+        "expansions": 0,
     }
 
 
@@ -153,7 +154,13 @@ def test_summary_shape(store, clock):
     store.retrieve(h, "user_42")
     s = fb.summary()
     json.dumps(s)  # served as JSON by /v1/feedback
-    assert s["totals"] == {"tools": 2, "stored": 3, "retrieved": 1, "retrieval_events": 1}
+    assert s["totals"] == {
+        "tools": 2,
+        "stored": 3,
+        "retrieved": 1,
+        "retrieval_events": 1,
+        "expansions": 0,
+    }
     assert set(s["tools"]) == {"search", "grep"}
     assert s["tools"]["search"]["recent_queries"] == ["user_42"]
     assert s["tools"]["grep"]["aggressiveness"] > 0.5 > s["tools"]["search"]["aggressiveness"]
@@ -225,3 +232,16 @@ def test_invalid_parameters_are_rejected(store):
         FeedbackTracker(store, neutral_rate=0)
     with pytest.raises(ValueError):
         FeedbackTracker(store, prior_strength=0)
+
+
+def test_expansions_are_shown_but_do_not_change_hints(store, clock):
+    fb = FeedbackTracker(store, clock=clock)
+    hashes = store_outputs(store, "orders", 5)
+    before = fb.hints()["orders"]
+    fb.record_expansion("orders", hashes[0], 3)
+    fb.record_expansion("orders", hashes[1], 1)
+    fb.record_expansion(None, "e" * 24, 2)
+    info = fb.tool("orders")
+    assert info["expansions"] == 2 and info["expanded_items"] == 4
+    assert fb.summary()["totals"]["expansions"] == 3
+    assert fb.hints()["orders"] == before
