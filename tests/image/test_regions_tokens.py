@@ -1,0 +1,60 @@
+import pytest
+
+from headroom.image.regions import crop_box, find_region
+from headroom.image.tokens import anthropic_tokens, gemini_tokens, image_tokens, openai_tokens
+
+
+@pytest.mark.parametrize("query,region", [
+    ("What's in the top-left corner?", "top_left"),
+    ("look at the upper-left quadrant", "top_left"),
+    ("what is in the lower right corner", "bottom_right"),
+    ("the bottom-left", "bottom_left"),
+    ("anything on the right-hand side?", "right"),
+    ("describe the left half", "left"),
+    ("what's in the top part", "top"),
+    ("the bottom strip of the picture", "bottom"),
+    ("what sits in the centre of the image", "center"),
+    ("zoom into the middle", "center"),
+    ("the northeast corner", "top_right"),
+    ("south-west area", "bottom_left"),
+    ("What animal is this?", None),
+    ("Count the whiskers", None),
+])
+def test_find_region(query, region):
+    assert find_region(query) == region
+
+
+def test_crop_boxes_cover_the_named_part():
+    w, h = 800, 600
+    assert crop_box("top_left", w, h) == (0, 0, 400, 300)
+    assert crop_box("top_right", w, h) == (400, 0, 800, 300)
+    assert crop_box("bottom_left", w, h) == (0, 300, 400, 600)
+    assert crop_box("bottom_right", w, h) == (400, 300, 800, 600)
+    assert crop_box("left", w, h) == (0, 0, 400, 600)
+    assert crop_box("bottom", w, h) == (0, 300, 800, 600)
+    assert crop_box("center", w, h) == (200, 150, 600, 450)
+    # Odd sizes: the far halves still reach the edge.
+    assert crop_box("bottom_right", 801, 601) == (401, 301, 801, 601)
+    with pytest.raises(ValueError):
+        crop_box("somewhere", w, h)
+
+
+def test_openai_tile_arithmetic():
+    assert openai_tokens(1024, 1024, "low") == 85
+    assert openai_tokens(512, 512) == 85 + 170  # one tile
+    assert openai_tokens(1024, 1024, "high") == 85 + 170 * 4  # short side 768 -> 2x2 tiles
+    # 2048x4096 -> fit 2048 box (1024x2048) -> short side 768 (768x1536) -> 2x3 tiles
+    assert openai_tokens(2048, 4096) == 85 + 170 * 6
+    assert openai_tokens(100, 100, None) == 255
+
+
+def test_anthropic_and_gemini_estimates():
+    assert anthropic_tokens(750, 100) == 100
+    assert anthropic_tokens(1000, 1000) == 1334
+    # The API downscales big images to ~1.15 MP: the estimate is capped near 1600.
+    assert 1500 <= anthropic_tokens(4000, 3000) <= 1600
+    assert gemini_tokens(384, 200) == 258
+    assert gemini_tokens(1000, 700) == 258 * 2
+    assert image_tokens("google", 768, 768) == 258
+    with pytest.raises(ValueError):
+        image_tokens("acme", 1, 1)

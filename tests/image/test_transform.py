@@ -1,0 +1,192 @@
+"""ImageTransform through the Pipeline and the three adapters (scripted router, real pixels)."""
+
+import copy
+import json
+
+import pytest
+from conftest import ScriptedRouter, RULES, b64, document, photo, quadrants, unb64
+
+from headroom.ccr.store import CompressionStore
+from headroom.config import HeadroomConfig
+from headroom.formats import BlockKind, parse
+from headroom.image.ocr import OcrLine, OcrResult
+from headroom.image.transform import ImageTransform
+from headroom.pipeline import Pipeline
+from headroom.transforms.router import CompressionMemo
+
+
+def good_ocr(img):
+    return OcrResult([OcrLine("Error: connection refused on port 5432", 0.98, (0, 0, 1, 1))])
+
+
+def _pipeline(router=None, ocr=good_ocr, config=None):
+    config = config or HeadroomConfig()
+    t = ImageTransform(config, router=router or ScriptedRouter(dict(RULES)), ocr=ocr)
+    return Pipeline(config, store=CompressionStore(), memo=CompressionMemo(), transforms=[t])
+
+
+def chat_body(question, img, detail=None, fmt="PNG"):
+    iu = {"url": f"data:image/{fmt.lower()};base64,{b64(img, fmt)}"}
+    if detail:
+        iu["detail"] = detail
+    return {"model": "gpt-4o", "messages": [
+        {"role": "system", "content": "You are helpful."},
+        {"role": "user", "content": [{"type": "text", "text": question}, {"type": "image_url", "image_url": iu}]},
+    ]}
+
+
+def responses_body(question, img):
+    return {"model": "gpt-4o", "input": [{"role": "user", "content": [
+        {"type": "input_text", "text": question},
+        {"type": "input_image", "image_url": f"data:image/png;base64,{b64(img)}", "detail": "auto"}]}]}
+
+
+def anthropic_body(question, img):
+    return {"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [{"role": "user", "content": [
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": b64(img)},
+         "cache_control": {"type": "ephemeral"}},
+        {"type": "text", "text": question}]}]}
+
+
+def _image_decisions(result):
+    return [d for d in result.decisions if d.transform == "image"]
+
+
+def test_chat_full_low_sets_detail_low_and_stores_the_original():
+    p = _pipeline()
+    body = chat_body("What animal is this?", photo())
+    original_url = body["messages"][1]["content"][1]["image_url"]["url"]
+    snapshot = copy.deepcopy(body)
+    r = p.compress_body(body, "openai_chat")
+    assert body == snapshot  # the caller's body is not mutated
+    part = r.body["messages"][1]["content"][1]
+    assert part == {"type": "image_url", "image_url": {"url": original_url, "detail": "low"}}
+    (d,) = _image_decisions(r)
+    assert d.action == "compressed" and d.strategy == "low_detail"
+    assert (d.tokens_before, d.tokens_after) == (765, 85)
+    assert p.store.retrieve(d.ccr_hash).content == original_url
+    assert r.body["messages"][0] == snapshot["messages"][0]
+
+
+def test_chat_transcode_renders_a_valid_text_part_with_marker():
+    p = _pipeline()
+    r = p.compress_body(chat_body("Read the error", document(800, 400, 22, 6)), "openai_chat")
+    content = r.body["messages"][1]["content"]
+    assert [c["type"] for c in content] == ["text", "text"]
+    assert "connection refused on port 5432" in content[1]["text"]
+    (d,) = _image_decisions(r)
+    assert d.strategy == "transcode" and f"hash={d.ccr_hash}" in content[1]["text"]
+    reparsed = parse(json.loads(json.dumps(r.body)), "openai_chat")
+    assert [b.kind for b in reparsed.messages[1].blocks] == [BlockKind.TEXT, BlockKind.TEXT]
+
+
+def test_responses_transcode_uses_input_text_and_crop_keeps_input_image():
+    p = _pipeline()
+    r = p.compress_body(responses_body("Read the sign", document(800, 400, 22, 6)), "openai_responses")
+    part = r.body["input"][0]["content"][1]
+    assert part["type"] == "input_text" and "5432" in part["text"]
+    r = p.compress_body(responses_body("what is in the top-left corner?", quadrants(1024, 768)), "openai_responses")
+    part = r.body["input"][0]["content"][1]
+    assert part["type"] == "input_image" and part["detail"] == "auto"
+    assert part["image_url"].startswith("data:image/png;base64,")
+    img = unb64(part["image_url"].split(",", 1)[1]).convert("RGB")
+    assert img.size == (512, 384) and set(img.getdata()) == {(255, 0, 0)}
+
+
+def test_anthropic_downscale_payload_and_cache_control_survive():
+    p = _pipeline()
+    r = p.compress_body(anthropic_body("What animal is this?", photo(2000, 1500)), "anthropic")
+    part = r.body["messages"][0]["content"][0]
+    assert part["type"] == "image" and part["cache_control"] == {"type": "ephemeral"}
+    assert part["source"]["type"] == "base64" and part["source"]["media_type"] == "image/png"
+    assert max(unb64(part["source"]["data"]).size) == 512
+    (d,) = _image_decisions(r)
+    assert d.strategy == "downscale" and d.tokens_after < d.tokens_before
+
+
+def test_anthropic_transcode_becomes_a_text_block_keeping_cache_control():
+    p = _pipeline()
+    r = p.compress_body(anthropic_body("Read the error", document(800, 400, 22, 6)), "anthropic")
+    part = r.body["messages"][0]["content"][0]
+    assert part["type"] == "text" and "5432" in part["text"]
+    assert part["cache_control"] == {"type": "ephemeral"}
+    assert "source" not in part
+
+
+def test_preserve_leaves_the_body_byte_identical():
+    p = _pipeline()
+    body = anthropic_body("Count the whiskers", photo())
+    r = p.compress_body(body, "anthropic")
+    assert json.dumps(r.body, sort_keys=True) == json.dumps(body, sort_keys=True)
+    (d,) = _image_decisions(r)
+    assert d.action == "kept" and "full resolution" in d.reason
+
+
+def test_low_confidence_ocr_keeps_the_image():
+    p = _pipeline(ocr=lambda img: OcrResult([OcrLine("3rr0r", 0.3, (0, 0, 1, 1))]))
+    r = p.compress_body(chat_body("Read the error", document(800, 400, 22, 6)), "openai_chat")
+    assert r.body["messages"][1]["content"][1]["type"] == "image_url"
+    assert "confidence" in _image_decisions(r)[0].reason
+
+
+def test_image_in_history_keeps_its_bytes_when_the_question_changes():
+    """Invariant 4: the image is decided by its own message's question, memoised."""
+    p = _pipeline()
+    turn1 = anthropic_body("What's in the top-left corner?", quadrants(1600, 1200))
+    r1 = p.compress_body(turn1, "anthropic")
+    turn2 = copy.deepcopy(turn1)
+    turn2["messages"] += [{"role": "assistant", "content": "A red square."},
+                          {"role": "user", "content": "Now count the whiskers please"}]
+    r2 = p.compress_body(turn2, "anthropic")
+    assert r2.body["messages"][0] == r1.body["messages"][0]
+    assert "memo hit" in _image_decisions(r2)[0].reason
+
+
+def test_image_without_own_text_uses_the_latest_question():
+    router = ScriptedRouter(dict(RULES))
+    p = _pipeline(router=router)
+    body = {"model": "gpt-4o", "messages": [
+        {"role": "user", "content": [{"type": "image_url", "image_url": {"url": f"data:image/png;base64,{b64(photo())}"}}]},
+        {"role": "user", "content": "what animal is this"}]}
+    r = p.compress_body(body, "openai_chat")
+    assert r.body["messages"][0]["content"][0]["image_url"]["detail"] == "low"
+    assert router.calls == ["what animal is this"]
+
+
+def test_remote_url_images_are_not_fetched_but_can_get_low_detail():
+    p = _pipeline()
+    body = {"model": "gpt-4o", "messages": [{"role": "user", "content": [
+        {"type": "text", "text": "what animal is this?"},
+        {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}]}]}
+    r = p.compress_body(body, "openai_chat")
+    assert r.body["messages"][0]["content"][1]["image_url"] == {"url": "https://example.com/cat.png", "detail": "low"}
+    body["messages"][0]["content"][0]["text"] = "what is in the top left corner"
+    r = p.compress_body(body, "openai_chat")
+    assert "not fetched" in _image_decisions(r)[0].reason
+
+
+def test_broken_image_data_is_skipped_with_a_reason():
+    p = _pipeline()
+    body = {"model": "gpt-4o", "messages": [{"role": "user", "content": [
+        {"type": "text", "text": "what animal is this?"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,bm90IGFuIGltYWdl"}}]}]}
+    r = p.compress_body(body, "openai_chat")
+    assert r.body == body
+    assert "not decodable" in _image_decisions(r)[0].reason
+
+
+def test_frozen_prefix_is_respected():
+    config = HeadroomConfig(frozen_prefix_messages=2)
+    p = _pipeline(config=config)
+    body = chat_body("What animal is this?", photo())
+    r = p.compress_body(body, "openai_chat")
+    assert r.body == body
+    assert _image_decisions(r)[0].reason == "frozen prefix"
+
+
+@pytest.mark.parametrize("fmt", ["openai_chat", "anthropic"])
+def test_image_transform_is_deterministic(fmt):
+    make = chat_body if fmt == "openai_chat" else anthropic_body
+    a = _pipeline().compress_body(make("What animal is this?", photo(1500, 1000)), fmt).body
+    b = _pipeline().compress_body(make("What animal is this?", photo(1500, 1000)), fmt).body
+    assert json.dumps(a) == json.dumps(b)
