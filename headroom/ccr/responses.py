@@ -143,10 +143,15 @@ def continue_body(body: dict[str, Any], response: dict[str, Any], fmt: str, answ
         results = [{"role": "tool", "tool_call_id": cid, "content": text} for cid, text in answers.items()]
         return {**body, "messages": [*body.get("messages", []), assistant, *results]}
     if fmt == OPENAI_RESPONSES:
+        outputs = [{"type": "function_call_output", "call_id": cid, "output": text} for cid, text in answers.items()]
+        if body.get("previous_response_id") and response.get("id"):
+            # A chained conversation lives on the provider: chain onto this turn and send
+            # only the tool results (re-sending its items would duplicate them).
+            return {**body, "previous_response_id": response["id"], "input": outputs}
         inp = body.get("input")
         items = [{"role": "user", "content": inp}] if isinstance(inp, str) else list(inp or [])
         items.extend(copy.deepcopy(response.get("output") or []))
-        items.extend({"type": "function_call_output", "call_id": cid, "output": text} for cid, text in answers.items())
+        items.extend(outputs)
         return {**body, "input": items}
     if fmt == ANTHROPIC:
         assistant = {"role": "assistant", "content": copy.deepcopy(response.get("content") or [])}

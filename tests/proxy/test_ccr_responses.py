@@ -234,3 +234,11 @@ def test_foreign_call_detection_per_format():
     assert not anth.saw_foreign_call
     anth.feed({"type": "content_block_start", "index": 2, "content_block": {"type": "tool_use", "name": "bash"}})
     assert anth.saw_foreign_call
+
+
+def test_continue_responses_chained_by_previous_response_id():
+    body = {"model": "m", "previous_response_id": "resp_0", "input": [{"role": "user", "content": "q"}]}
+    resp = responses_response([("c1", "headroom_retrieve", {"hash": H})])
+    nxt = continue_body(body, resp, "openai_responses", {"c1": "ORIGINAL"})
+    assert nxt["previous_response_id"] == "resp_1"
+    assert nxt["input"] == [{"type": "function_call_output", "call_id": "c1", "output": "ORIGINAL"}]
