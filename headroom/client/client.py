@@ -98,6 +98,8 @@ class HeadroomClient:
 
     def __getattr__(self, name: str) -> Any:
         # Everything headroom does not wrap (models, files, embeddings, beta, …).
+        if name.startswith("__") or name == "_original":  # copy/pickle probes before __init__
+            raise AttributeError(name)
         return getattr(self._original, name)
 
     def __repr__(self) -> str:

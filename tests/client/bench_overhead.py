@@ -85,6 +85,38 @@ def bench_client(n: int = 100) -> None:
         fake.stop()
 
 
+def bench_session(turns: int = 10) -> None:
+    """A replayed agent session through the Anthropic SDK with the cache optimiser on."""
+    import anthropic
+
+    fake = FakeUpstream().start()
+    try:
+        ant = anthropic.Anthropic(base_url=fake.url, api_key="k", max_retries=0)
+        hc = HeadroomClient(original_client=ant, cache_optimizer=True)
+        system = "You are a meticulous SRE assistant. " + "Quote exact paths and line numbers. " * 200
+        history: list[dict] = []
+        for turn in range(turns):
+            history += [
+                {"role": "user", "content": f"Turn {turn}: look for errors in service {turn}."},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": f"t{turn}", "name": "search", "input": {}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{turn}",
+                                              "content": big_tool_output(seed=f"s{turn}")}]},
+            ]
+            r = hc.messages.create(model="claude-sonnet-4-5", max_tokens=64, system=system, messages=history)
+            history.append({"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in r.content]})
+        (report,) = hc.cache_report().values()
+        print("turn  request bytes  stable prefix bytes  extends previous  cache_control markers")
+        for t, req in zip(report, fake.state.requests):
+            markers = req.raw.count(b'"cache_control"')
+            print(f"{t['turn']:4d}  {t['total_bytes']:13,d}  {t['stable_bytes']:19,d}  {t['extends_previous']!s:>16}"
+                  f"  {markers:21d}")
+        s = hc.get_summary()["totals"]
+        print(f"session: {s['tokens_before']:,} input tokens before, {s['tokens_saved']:,} saved ({s['savings_pct']}%)")
+    finally:
+        fake.stop()
+
+
 if __name__ == "__main__":
     bench_metrics()
     bench_client()
+    bench_session()
