@@ -374,3 +374,12 @@ def test_nested_error_keys_count_as_errors():
     items[150]["result"]["error"] = "deadline exceeded"
     result = SmartCrusher().compress(make_input(items, sc=LOSSY))
     assert items[150] in lossy_items(result) and result.summary == "1 error kept"
+
+
+def test_question_naming_a_sparse_key_keeps_items_that_have_it():
+    orders = [{"order": f"o-{i}", "total": 20 + i % 7} for i in range(300)]
+    orders[42]["coupon_code"] = "SPRING"
+    orders[211]["coupon_code"] = "VIP"
+    result = SmartCrusher().compress(make_input(orders, query="which orders used a `coupon_code`?", sc=LOSSY))
+    kept = lossy_items(result)
+    assert orders[42] in kept and orders[211] in kept

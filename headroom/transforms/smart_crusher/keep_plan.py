@@ -85,6 +85,22 @@ def anchor_indices(index: RowIndex, anchors: Anchors) -> set[int]:
     return out
 
 
+def sparse_key_anchor_indices(items: Sequence[Any], stats: dict[str, FieldStats], anchors: Anchors) -> set[int]:
+    """Items having a key the question names, when only some items have it.
+
+    Item texts hold values only, so this is where a question like "which orders have a
+    `coupon_code`?" finds its items. A key every item has distinguishes nothing.
+    """
+    if not anchors:
+        return set()
+    n_dicts = sum(1 for it in items if isinstance(it, dict))
+    keys = [k for k, fs in stats.items()
+            if fs.present <= _ANCHOR_MAX_SHARE * n_dicts and anchors.matching(str(k).lower())]
+    if not keys:
+        return set()
+    return {i for i, it in enumerate(items) if isinstance(it, dict) and any(k in it for k in keys)}
+
+
 def evenly_spaced(n: int, k: int) -> list[int]:
     if k <= 0 or n <= 0:
         return []
@@ -179,7 +195,7 @@ def plan_records(items: list[Any], texts: list[str], stats: dict[str, FieldStats
         ERRORS: structural | rows_with_error_text(index),
         ANOMALIES: set(),
         CHANGE_POINTS: set(),
-        ANCHORS: anchor_indices(index, anchors),
+        ANCHORS: anchor_indices(index, anchors) | sparse_key_anchor_indices(items, stats, anchors),
         EDGES: edge_indices(n, first, last),
     }
     shifts: set[int] = set()
