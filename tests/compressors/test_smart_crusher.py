@@ -383,3 +383,31 @@ def test_question_naming_a_sparse_key_keeps_items_that_have_it():
     result = SmartCrusher().compress(make_input(orders, query="which orders used a `coupon_code`?", sc=LOSSY))
     kept = lossy_items(result)
     assert orders[42] in kept and orders[211] in kept
+
+
+_CROSS_PROCESS_SCRIPT = """
+import json, random, sys
+sys.path.insert(0, {tests!r})
+from test_smart_crusher import LOSSY, logs, make_input, metrics
+from headroom.transforms.smart_crusher import SmartCrusher
+items = metrics(400) + logs(200)
+items[123]["value"] = 321.0
+print(SmartCrusher().compress(make_input(items, query="m-100222 'req-00042' web-3", sc=LOSSY)).text)
+"""
+
+
+@pytest.mark.slow
+def test_deterministic_across_processes_with_different_hash_seeds():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = _CROSS_PROCESS_SCRIPT.format(tests=str(Path(__file__).parent))
+    outs = set()
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120, check=False)
+        assert proc.returncode == 0, proc.stderr
+        outs.add(proc.stdout)
+    assert len(outs) == 1
