@@ -43,7 +43,7 @@ class HeadroomClient:
         pipeline: Pipeline | None = None,
         cache_optimizer: bool | CacheOptimizer = False,
     ):
-        """``metrics`` defaults to an in-memory store (``get_summary()`` still works);
+        """``metrics`` defaults to an in-memory store of the last 100,000 requests;
         pass ``MetricsStore("headroom.db")`` to keep rows for ``headroom report``.
         ``cache_optimizer=True`` adds Anthropic cache breakpoints and the prefix report."""
         self._original = original_client
@@ -56,7 +56,7 @@ class HeadroomClient:
             pipeline=pipeline or default_pipeline(config),
             provider=self.provider,
             default_mode=default_mode,
-            metrics=metrics if metrics is not None else MetricsStore(":memory:"),
+            metrics=metrics if metrics is not None else MetricsStore(":memory:", max_rows=100_000),
             cache=cache,
         )
         chat = getattr(original_client, "chat", None)

@@ -51,9 +51,15 @@ class MetricsStore:
     ``":memory:"`` keeps an in-memory SQLite database (tests, simulate runs).
     """
 
-    def __init__(self, path: str | Path = "headroom.db"):
+    def __init__(self, path: str | Path = "headroom.db", *, max_rows: int | None = None):
+        """``max_rows`` (SQLite only) keeps just the newest rows, so a long-running process
+        with an in-memory store does not grow without bound."""
         self.path = str(path)
         self.kind = "jsonl" if self.path.endswith(".jsonl") else "sqlite"
+        if max_rows is not None and (max_rows < 1 or self.kind == "jsonl"):
+            raise ValueError("max_rows must be positive and applies to SQLite stores only")
+        self.max_rows = max_rows
+        self._inserts = 0
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         if self.path != ":memory:":
@@ -97,7 +103,12 @@ class MetricsStore:
         placeholders = ", ".join("?" for _ in COLUMNS)
         with self._lock:
             assert self._conn is not None
-            self._conn.execute(f"INSERT INTO {TABLE} ({', '.join(COLUMNS)}) VALUES ({placeholders})", values)
+            cur = self._conn.execute(f"INSERT INTO {TABLE} ({', '.join(COLUMNS)}) VALUES ({placeholders})", values)
+            self._inserts += 1
+            # Trim in batches (every ~1 % of the cap) so the DELETE cost is amortised.
+            if self.max_rows is not None and self._inserts >= max(1, self.max_rows // 100):
+                self._inserts = 0
+                self._conn.execute(f"DELETE FROM {TABLE} WHERE id <= ?", (cur.lastrowid - self.max_rows,))
         return row
 
     def record_many(self, rows: Iterable[RequestMetrics | dict[str, Any]]) -> int:

@@ -143,3 +143,14 @@ def test_timeline_buckets_by_hour():
     assert [b["start"] for b in tl] == [18000, 25200]
     assert tl[0]["tokens_saved"] == 1200 and tl[1]["tokens_saved"] == 0
     assert summarize([])["totals"]["requests"] == 0
+
+
+def test_max_rows_keeps_only_the_newest(tmp_path):
+    s = MetricsStore(":memory:", max_rows=100)
+    for i in range(350):
+        s.record(_row(float(i)))
+    assert s.count() == 100
+    assert [r.timestamp for r in s.query(limit=2)] == [348.0, 349.0]
+    assert s.query()[0].timestamp == 250.0
+    with pytest.raises(ValueError):
+        MetricsStore(tmp_path / "m.jsonl", max_rows=10)

@@ -93,3 +93,12 @@ def test_report_renders_in_headless_chromium(db, tmp_path):
                        capture_output=True, text=True, timeout=90, check=False)
     assert r.returncode == 0 and shot.exists() and shot.stat().st_size > 10_000, r.stderr[-2000:]
     assert Path(shot).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_reads_jsonl_metrics(tmp_path, capsys):
+    path = tmp_path / "metrics.jsonl"
+    MetricsStore(path).record_many(_rows())
+    out = tmp_path / "r.html"
+    assert main(["report", "--db", str(path), "--out", str(out), "--mode", "audit"]) == 0
+    assert "1 requests, 0 tokens saved" in capsys.readouterr().out
+    assert "3,000" in out.read_text()
