@@ -40,6 +40,8 @@ _NOT_ERROR = re.compile(
 _WARNING = re.compile(r"\b(?:warn(?:ing)?s?|deprecat\w*)\b|\"level\"\s*:\s*\"warn(?:ing)?\"", re.I)
 _NOT_WARNING = re.compile(r"\b(?:0|no)\s+warnings?\b|\bwarnings?\s*[:=]\s*0\b", re.I)
 _LEVEL_WORD = re.compile(r"\b(TRACE|DEBUG|INFO|NOTICE)\b|\"level\"\s*:\s*\"(trace|debug|info)\"", re.I)
+_JSON_LEVEL = re.compile(r"\"(?:level|severity|lvl|log\.level|levelname)\"\s*:\s*\"(\w+)\"", re.I)
+_JSON_ERROR_LEVELS = frozenset({"error", "err", "fatal", "critical", "crit", "panic", "alert", "emerg", "emergency"})
 _SUMMARY = re.compile(
     r"^=+ .*\b(?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|no tests ran)\b.*=+\s*$|"
     r"\b\d+ (?:passed|failed|failing|passing|pending|skipped|errors?)\b|"
@@ -84,6 +86,17 @@ _KEYWORDS = (
 
 def _classify(template: str) -> tuple[str, str | None]:
     """(kind, level word) of a template. "0 errors" is refined per line in ``_kind``."""
+    if template.startswith("{"):
+        m = _JSON_LEVEL.search(template)
+        if m:
+            # A structured record says its level; an "error": null field in an info
+            # record is not a failure.
+            value = m.group(1).lower()
+            if value in _JSON_ERROR_LEVELS:
+                return "error", None
+            if value.startswith("warn"):
+                return "warning", None
+            return "other", value
     m = _LEVEL_WORD.search(template)
     level = (m.group(1) or m.group(2)).lower() if m else None
     low = template.lower()
@@ -253,7 +266,8 @@ class LogCompressor:
         body = _render(raw, chosen, notes, trace_of)
         kinds = Counter(ln.kind for ln in lines)
         header = _header(n, kinds, levels, len(traces))
-        summary = f"{kinds['error']} error, {kinds['warning']} warning lines, {len(traces)} traces kept"
+        summary = (f"{_plural(kinds['error'], 'error line')}, {_plural(kinds['warning'], 'warning line')}, "
+                   f"{_plural(len(traces), 'stack trace')}; errors and traces kept")
         return Compressed(
             text=f"{header}\n{body}",
             items_before=n,
@@ -262,6 +276,10 @@ class LogCompressor:
             lossy=True,
             summary=summary,
         )
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' if n != 1 else ''}"
 
 
 def _clamp(x: float) -> float:

@@ -174,9 +174,13 @@ def test_json_lines_log_keeps_the_error_record() -> None:
     recs = [{"ts": f"2026-11-22T03:00:{i % 60:02d}Z", "level": "info", "msg": "request done", "status": 200, "ms": i}
             for i in range(500)]
     recs[321] = {"ts": "2026-11-22T03:05:21Z", "level": "error", "msg": "upstream timeout", "route": "/v1/pay"}
+    for k in range(0, 500, 7):  # info records that carry an empty "error" field
+        if k != 321:
+            recs[k]["error"] = None
     text = "\n".join(json.dumps(r) for r in recs)
     out = compress(text)
     assert json.dumps(recs[321]) in out.text
+    assert out.text.startswith("[log: 500 lines; 1 error, 0 warning, 499 info")
     assert count_tokens(out.text) < count_tokens(text) * 0.2
 
 
