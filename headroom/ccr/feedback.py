@@ -73,7 +73,7 @@ class FeedbackTracker:
         self.clock = clock
         self._refreshing: threading.Thread | None = None
         self._lock = threading.Lock()
-        # hash -> (tool name, first stored at); oldest first, bounded.
+        # hash -> (tool name, last stored at); least recently stored first, bounded.
         self._stored: OrderedDict[str, tuple[str, float]] = OrderedDict()
         # (at, tool, hash, items) per ContextTracker expansion; shown, not used for hints.
         self._expansions: deque[tuple[float, str, str, int]] = deque(maxlen=10_000)
@@ -94,13 +94,16 @@ class FeedbackTracker:
         store.store = store_and_count  # type: ignore[method-assign]
 
     def record_stored(self, hash: str, tool_name: str | None) -> None:
-        """Note that ``hash`` (an output of ``tool_name``) was stored; repeats count once."""
+        """Note that ``hash`` (an output of ``tool_name``) was stored; repeats count once.
+
+        A repeat (the router re-stores a memoised output each turn) refreshes the time, so
+        an output still in use stays inside the window.
+        """
         if not tool_name:
             return
         with self._lock:
-            if hash in self._stored:
-                return
             self._stored[hash] = (tool_name, self.clock())
+            self._stored.move_to_end(hash)
             while len(self._stored) > self.max_tracked_hashes:
                 self._stored.popitem(last=False)
 
@@ -125,15 +128,15 @@ class FeedbackTracker:
         with self._lock:
             never = self._refreshed_at is None
             stale = never or self.clock() - self._refreshed_at >= self.refresh_seconds
-            start = stale and not never and self.background_refresh and self._refreshing is None
-            if start:
-                self._refreshing = threading.Thread(
+            thread = None
+            if stale and not never and self.background_refresh and self._refreshing is None:
+                thread = self._refreshing = threading.Thread(
                     target=self._refresh_in_background,
                     daemon=True,
                     name="headroom-feedback-refresh",
                 )
-        if start:
-            self._refreshing.start()
+        if thread is not None:
+            thread.start()
         elif stale and (never or not self.background_refresh):
             self.refresh()
         with self._lock:

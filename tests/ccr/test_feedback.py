@@ -245,3 +245,14 @@ def test_expansions_are_shown_but_do_not_change_hints(store, clock):
     assert info["expansions"] == 2 and info["expanded_items"] == 4
     assert fb.summary()["totals"]["expansions"] == 3
     assert fb.hints()["orders"] == before
+
+
+def test_an_output_stored_again_stays_in_the_window(store, clock):
+    fb = FeedbackTracker(
+        store, window_seconds=100, refresh_seconds=0, background_refresh=False, clock=clock
+    )
+    store.store("memoised output " * 20, tool_name="memo_tool")
+    clock.t += 60
+    store.store("memoised output " * 20, tool_name="memo_tool")  # the router's TTL refresh
+    clock.t += 60
+    assert fb.tool("memo_tool")["stored"] == 1
