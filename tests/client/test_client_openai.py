@@ -202,3 +202,29 @@ def test_responses_stream_with_retrieval_loop(fake, client):
     assert events[-1].response.output_text == f"retrieved {len(out)} chars"
     assert len(fake.state.requests) == 2
     assert fake.state.requests[1].json["input"][-1] == {"type": "function_call_output", "call_id": "call_1", "output": out}
+
+
+def test_concurrent_calls_share_one_client(fake, client, openai_messages):
+    from concurrent.futures import ThreadPoolExecutor
+
+    def call(i):
+        r = client.chat.completions.create(model="gpt-4o", messages=[*openai_messages, {"role": "user", "content": f"q{i}"}])
+        return r.choices[0].message.content
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        answers = list(pool.map(call, range(18)))
+    assert all(a.startswith("answer ") for a in answers)
+    assert client.metrics.count() == 18 and len(fake.state.requests) == 18
+    # every forwarded copy of the same tool output is byte-identical (shared memo)
+    assert len({r.json["messages"][3]["content"] for r in fake.state.requests}) == 1
+
+
+def test_import_headroom_stays_light():
+    import subprocess
+    import sys
+
+    code = ("import headroom, sys; heavy = [m for m in ('headroom.client', 'openai', 'anthropic', 'langchain_core', "
+            "'headroom.report', 'headroom.cache') if m in sys.modules]; print(heavy); "
+            "headroom.HeadroomClient; assert 'headroom.client' in sys.modules")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
