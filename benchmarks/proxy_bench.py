@@ -88,7 +88,7 @@ def body_with(n_rows: int, tag: str) -> dict:
 
 def pct(values: list[float], p: float) -> float:
     s = sorted(values)
-    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
+    return s[min(len(s) - 1, round(p / 100 * (len(s) - 1)))]
 
 
 def rss_kb(pid: int) -> tuple[int, int]:

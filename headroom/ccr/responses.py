@@ -215,7 +215,7 @@ def _parse_event(raw: bytes) -> SSEEvent | None:
         if not line or line.startswith(":"):
             continue
         name, _, value = line.partition(":")
-        value = value[1:] if value.startswith(" ") else value
+        value = value.removeprefix(" ")
         if name == "event":
             event = value
         elif name == "data":

@@ -93,7 +93,7 @@ async def prepare(state: ProxyState, body: dict[str, Any], raw: bytes, fmt: str,
         result = await asyncio.wait_for(asyncio.to_thread(state.pipeline.compress_body, body, fmt), timeout)
     except asyncio.TimeoutError:
         reason = f"timed out after {timeout:g} s"
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - never worse: any failure forwards the original
         reason = f"{type(exc).__name__}: {exc}"
     else:
         reason = None

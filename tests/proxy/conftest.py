@@ -12,15 +12,15 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from proxy_fakes import Recorder, ServerThread, make_fake_upstream  # noqa: E402
+from proxy_fakes import Recorder, ServerThread, make_fake_upstream
 
-from headroom.ccr.store import CompressionStore  # noqa: E402
-from headroom.config import HeadroomConfig  # noqa: E402
-from headroom.pipeline import Pipeline  # noqa: E402
-from headroom.proxy import ProxyConfig, create_app  # noqa: E402
-from headroom.transforms.compressor import Compressed, CompressInput  # noqa: E402
-from headroom.transforms.detect import ContentType  # noqa: E402
-from headroom.transforms.router import ContentRouter  # noqa: E402
+from headroom.ccr.store import CompressionStore
+from headroom.config import HeadroomConfig
+from headroom.pipeline import Pipeline
+from headroom.proxy import ProxyConfig, create_app
+from headroom.transforms.compressor import Compressed, CompressInput
+from headroom.transforms.detect import ContentType
+from headroom.transforms.router import ContentRouter
 
 
 class HeadLines:
@@ -76,7 +76,7 @@ def start_proxy(fake: Fake, tmp_path) -> Iterator[Any]:
     with ExitStack() as stack:
 
         def start(pipeline: Pipeline | None = None, headroom_config: HeadroomConfig | None = None, **overrides: Any):
-            fields = dict(openai_api_url=fake.url, anthropic_api_url=fake.url, metrics_db=str(tmp_path / "metrics.db"))
+            fields = {"openai_api_url": fake.url, "anthropic_api_url": fake.url, "metrics_db": str(tmp_path / "metrics.db")}
             fields.update(overrides)
             if pipeline is None and headroom_config is None:
                 pipeline = make_pipeline()

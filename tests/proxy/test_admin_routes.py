@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import httpx
+from conftest import wait_for
+from test_e2e_sdk import BIG, chat_messages, last_tool_text, oa
 
 from headroom.ccr.markers import find_hashes
 from headroom.metrics import MetricsStore
-
-from conftest import wait_for
-from test_e2e_sdk import BIG, chat_messages, last_tool_text, oa
 
 CHAT = "/v1/chat/completions"
 

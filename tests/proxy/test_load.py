@@ -12,11 +12,10 @@ import json
 
 import httpx
 import pytest
-
-from headroom.ccr.responses import SSEDecoder, StreamAccumulator
-
 from conftest import wait_for
 from test_e2e_sdk import BIG, BIG_TAG, anthropic_messages, chat_messages, responses_input
+
+from headroom.ccr.responses import SSEDecoder, StreamAccumulator
 
 N = 200
 PATHS = ["/v1/chat/completions", "/v1/responses", "/v1/messages"]

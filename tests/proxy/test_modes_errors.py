@@ -10,13 +10,12 @@ import anthropic
 import httpx
 import openai
 import pytest
+from conftest import wait_for
+from test_e2e_sdk import BIG, an, chat_messages, last_tool_text, oa
 
 from headroom.ccr.store import CompressionStore
 from headroom.config import HeadroomConfig
 from headroom.pipeline import Pipeline
-
-from conftest import make_pipeline, wait_for
-from test_e2e_sdk import BIG, an, chat_messages, last_tool_text, oa
 
 CHAT = "/v1/chat/completions"
 
@@ -64,7 +63,7 @@ def test_unchanged_request_is_forwarded_byte_for_byte(fake, start_proxy):
 
 @pytest.mark.parametrize("status", [400, 429, 500, 503])
 def test_upstream_errors_pass_through_with_their_status(status, fake, start_proxy):
-    url, app = start_proxy()
+    url, _ = start_proxy()
     for stream in (False, True):
         r = post_chat(url, {"x-fake-status": str(status)}, stream=stream)
         assert r.status_code == status
@@ -88,11 +87,11 @@ def test_midstream_error_events_reach_the_sdk(with_markers, fake, start_proxy):
         for _ in oa(url).chat.completions.create(model="gpt-4o", messages=msgs, stream=True,
                                                  extra_headers={"x-fake-midstream-error": "1"}):
             pass
-    with pytest.raises(anthropic.APIStatusError, match="fake overload mid-stream"):
-        with an(url).messages.stream(model="claude-x", max_tokens=5, messages=[{"role": "user", "content": "hi"}],
-                                     extra_headers={"x-fake-midstream-error": "1"}) as s:
-            for _ in s.text_stream:
-                pass
+    with pytest.raises(anthropic.APIStatusError, match="fake overload mid-stream"), \
+            an(url).messages.stream(model="claude-x", max_tokens=5, messages=[{"role": "user", "content": "hi"}],
+                                    extra_headers={"x-fake-midstream-error": "1"}) as s:
+        for _ in s.text_stream:
+            pass
 
 
 def test_upstream_dropping_the_stream_ends_with_an_error_event(fake, start_proxy):

@@ -12,13 +12,12 @@ import json
 
 import httpx
 import pytest
+from conftest import make_pipeline
 
 from headroom.ccr.markers import find_hashes
 from headroom.ccr.store import CompressionStore
 from headroom.config import HeadroomConfig
 from headroom.pipeline import Pipeline
-
-from conftest import make_pipeline
 
 ORIGINAL = "\n".join(
     f"2026-11-22T03:{i // 60 % 60:02d}:{i % 60:02d} {'ERROR' if i % 97 == 0 else 'INFO'} svc-{i % 5} "

@@ -7,13 +7,12 @@ import logging
 
 import httpx
 import pytest
+from conftest import make_pipeline
+from test_e2e_sdk import an, chat_messages, oa
 
 from headroom.proxy import ProxyConfig, create_app
 from headroom.proxy.security import host_without_port, is_admin_path
 from headroom.proxy.upstream import response_headers
-
-from conftest import make_pipeline
-from test_e2e_sdk import an, chat_messages, oa
 
 ADMIN_ROUTES = ["/stats", "/metrics", "/v1/retrieve/stats", "/v1/retrieve/" + "a" * 24, "/v1/feedback"]
 
