@@ -110,6 +110,8 @@ class RedisBackend:
     ``ttl_seconds`` is the native lifetime used when an entry does not carry a usable
     one itself; normally an entry lives ``expires_at - last_access`` seconds from its
     last write, which is what the store asked for, independent of the store's clock.
+    ``client`` takes a ready ``redis.Redis`` (created with ``decode_responses=True``), for
+    custom connection pools or TLS settings; otherwise one is made from ``url``.
     """
 
     def __init__(
@@ -123,7 +125,7 @@ class RedisBackend:
     ):
         if ttl_seconds < 1:
             raise ValueError("ttl_seconds must be at least 1")
-        self.url = url
+        self.display_url = redact_url(url)  # never keep the password where it could be logged
         self.ttl_seconds = ttl_seconds
         self.prefix = prefix
         self.max_events = max_events
