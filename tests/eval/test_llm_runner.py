@@ -118,3 +118,19 @@ def test_proxy_arm_runs_the_ccr_loop_inside_the_proxy(reader, tmp_path):
     # One from the runner's compressed arm, one the proxy sent upstream on its own.
     assert len(continuations) == 2
     assert res["arms"]["proxy"]["delta_contains"]["mean"] == 0.0
+
+
+def test_cli_llm_run_writes_the_llm_section(reader, tmp_path, capsys, monkeypatch):
+    from headroom.cli import main
+
+    monkeypatch.setenv("HEADROOM_EVAL_API_KEY", "test-key")
+    out = tmp_path / "res"
+    rc = main(["eval", "run", "--suite", "smoke", "--families", "documents", "--configs", "deterministic",
+               "--formats", "openai_chat", "--device", "cpu", "--out", str(out), "--quiet", "--no-plots",
+               "--llm-base-url", reader.base_url, "--llm-model", "reader", "--bfcl-limit", "0"])
+    assert rc == 0
+    data = json.loads((out / "results.json").read_text())
+    assert data["llm"]["model"] == "reader" and set(data["llm"]["arms"]) == {"original", "compressed"}
+    assert data["llm"]["arms"]["original"]["contains"] == 1.0
+    assert "LLM-backed accuracy — reader" in (out / "report.md").read_text()
+    assert "test-key" not in (out / "results.json").read_text()
