@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -17,6 +18,8 @@ import httpx
 from starlette.responses import Response
 
 from ..formats import OPENAI_CHAT
+
+log = logging.getLogger("headroom.proxy")
 
 
 def sse_error_event(fmt: str, message: str, kind: str = "api_error", status: int | None = None) -> bytes:
@@ -71,7 +74,10 @@ class RelayResponse(Response):
             if pump_task not in done:
                 disconnected = True
             elif pump_task.exception() is not None:
-                disconnected = isinstance(pump_task.exception(), OSError)
+                exc = pump_task.exception()
+                disconnected = isinstance(exc, OSError)  # the client went away mid-write
+                if not disconnected:
+                    log.error("relaying the upstream response failed", exc_info=exc)
         finally:
             for task in (pump_task, watch_task):
                 task.cancel()
