@@ -26,11 +26,12 @@ class ContentType(str, enum.Enum):
 _SAMPLE_LINES = 200
 _SEARCH_LINE = re.compile(r"^(?:\./)?[\w./\\-]+\.[\w]+[:-]\d+[:-]")
 # rg/grep without line numbers: "path:text". The path needs a slash or a known source
-# extension, so "server.port: 8080" (YAML, properties) does not count.
+# extension, so "server.port: 8080" (YAML, properties) does not count, and a single colon,
+# so pytest node ids ("tests/test_a.py::test_x PASSED") and URLs do not either.
 _SEARCH_NO_LINE = re.compile(
-    r"^(?:\./)?(?:[\w.-]+/)+[\w.-]+:(?!//)|"
+    r"^(?:\./)?(?:[\w.-]+/)+[\w.-]+:(?![/:])|"
     r"^[\w.-]+\.(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|go|rs|java|kt|kts|c|h|cc|cpp|hpp|cs|rb|php|swift|scala|sh|"
-    r"md|rst|txt|json|ya?ml|toml|ini|cfg|html?|css|scss|sql|xml|vue|svelte|proto|ex|exs|lua|dart|tf):"
+    r"md|rst|txt|json|ya?ml|toml|ini|cfg|html?|css|scss|sql|xml|vue|svelte|proto|ex|exs|lua|dart|tf):(?!:)"
 )
 # rg's heading mode: a path on its own line, then "12:text" lines.
 _HEADING_PATH = re.compile(r"^(?:\./)?[\w.-]+(?:/[\w.-]+)*(?:/[\w.-]+|\.\w{1,10})$")

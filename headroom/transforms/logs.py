@@ -53,6 +53,8 @@ _SUMMARY = re.compile(
     r"short test summary info|^\s*Finished\b.*\btarget|^\s*Ran \d+ tests? in",
     re.I,
 )
+_PYTEST_SECTION = re.compile(r"^_{3,} .+ _{3,}\s*$")
+_PYTEST_BANNER = re.compile(r"^(?:_{3,}|={3,}) .+ (?:_{3,}|={3,})\s*$")
 _PY_TRACE_START = re.compile(r"^\s*Traceback \(most recent call last\):")
 _FRAME = re.compile(
     r"^\s+at [\w.$<>/\\\[\]-]+|^\s+File \"|^\s*Caused by:|^\s+\.\.\. \d+ more|^\s+\S.*\(\S+:\d+(?::\d+)?\)\s*$"
@@ -125,13 +127,22 @@ def _trace_spans(lines: list[str]) -> list[tuple[int, int]]:
 
     A Python trace runs from "Traceback (most recent call last):" to the first
     unindented line after it (the exception line, included). A Java/JS trace is a run of
-    frame lines ("at …", "Caused by:", "... N more"), preceded by its exception line.
+    frame lines ("at …", "Caused by:", "... N more"), preceded by its exception line. A
+    pytest failure section runs from its "____ test_name ____" banner to the next banner.
     """
     spans: list[tuple[int, int]] = []
     i, n = 0, len(lines)
     while i < n:
         line = lines[i]
         first = line[:1]
+        if first == "_" and _PYTEST_SECTION.match(line):
+            # A pytest failure section: from its "____ test_x ____" banner to the next banner.
+            j = i + 1
+            while j < n and not _PYTEST_BANNER.match(lines[j]):
+                j += 1
+            spans.append((i, j - 1))
+            i = j
+            continue
         if first not in (" ", "\t", "T", "C"):
             i += 1  # cheap exit: a trace line starts with space, "Traceback" or "Caused by"
             continue
@@ -237,14 +248,18 @@ class LogCompressor:
         for i in list(range(_HEAD)) + list(range(n - _TAIL, n)):
             mark(i, 2)
 
-        # Frequent "other" templates: one representative each, with its count.
-        # (Stack frames are not noise: traces are handled above.)
-        other_counts = Counter(ln.template for i, ln in enumerate(lines) if ln.kind == "other" and i not in in_trace)
+        # Frequent "other" templates: one representative each, with its count, for the
+        # biggest groups only (a quarter of the cap), so a log of many small groups does
+        # not spend the cap on them. Stack frames and blank lines are not noise groups.
+        other_counts = Counter(ln.template for i, ln in enumerate(lines)
+                               if ln.kind == "other" and ln.template and i not in in_trace)
         other_first: dict[str, int] = {}
         for i, ln in enumerate(lines):
-            if ln.kind == "other" and i not in in_trace and other_counts[ln.template] >= 3 and ln.template not in other_first:
+            if (ln.kind == "other" and ln.template and i not in in_trace and other_counts[ln.template] >= 3
+                    and ln.template not in other_first):
                 other_first[ln.template] = i
-        for tpl, i in sorted(other_first.items(), key=lambda kv: (-other_counts[kv[0]], kv[1])):
+        biggest = sorted(other_first.items(), key=lambda kv: (-other_counts[kv[0]], kv[1]))[:max(1, cap // 4)]
+        for tpl, i in biggest:
             mark(i, 5)
             notes.setdefault(i, _count_note(text_counts, raw[i], other_counts[tpl]))
 

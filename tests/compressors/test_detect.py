@@ -35,6 +35,14 @@ tests/test_billing.py:42: AssertionError
 FAILED tests/test_billing.py::test_invoice_total - assert 118 == 119
 ======================== 1 failed, 213 passed in 4.21s ========================="""
 
+PYTEST_VERBOSE = "\n".join(
+    [f"tests/api/test_api_{i // 25}.py::test_handles_case_{i} {'FAILED' if i == 40 else 'PASSED'} [{i + 1:3d}%]"
+     for i in range(99)]
+    + ["", "=========================== short test summary info ============================",
+       "FAILED tests/api/test_api_1.py::test_handles_case_40 - AssertionError: expected 200, got 422",
+       "========================= 1 failed, 98 passed in 41.27s ========================="]
+)
+
 NPM_BUILD = """> web@1.0.0 build
 > webpack --mode production
 
@@ -223,6 +231,7 @@ management.endpoints.web.exposure.include: health"""
     ("sample", "expected"),
     [
         (PYTEST_OUTPUT, ContentType.LOG),
+        (PYTEST_VERBOSE, ContentType.LOG),
         (NPM_BUILD, ContentType.LOG),
         (CARGO_BUILD, ContentType.LOG),
         (JAVA_APP_LOG, ContentType.LOG),
@@ -240,7 +249,7 @@ management.endpoints.web.exposure.include: health"""
         (PROSE_WITH_CODE_WORDS, ContentType.TEXT),
     ],
     ids=[
-        "pytest", "npm", "cargo", "java-log", "json-lines", "rg-n", "rg-no-line-numbers", "rg-heading",
+        "pytest", "pytest-v", "npm", "cargo", "java-log", "json-lines", "rg-n", "rg-no-line-numbers", "rg-heading",
         "grep-md", "git-diff", "html", "python", "javascript", "go", "java", "prose",
     ],
 )

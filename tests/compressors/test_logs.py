@@ -190,6 +190,9 @@ def test_pytest_output_keeps_failures_and_totals() -> None:
     tail = [
         "=================================== FAILURES ===================================",
         "_____________________________ test_case_0 ______________________________",
+        "",
+        "    def test_case_0(invoice):",
+        "        invoice.add(line(price=100))",
         ">       assert invoice.total() == 119",
         "E       assert 118 == 119",
         "tests/test_mod15.py:42: AssertionError",
@@ -198,6 +201,7 @@ def test_pytest_output_keeps_failures_and_totals() -> None:
         "======================== 1 failed, 299 passed in 4.21s =========================",
     ]
     out = compress("\n".join(passed + tail)).text
+    assert "\n".join(tail) in out  # the whole failure section and the summary, untouched
     assert "tests/test_mod15.py::test_case_0 FAILED" in out
     assert "E       assert 118 == 119" in out
     assert "FAILED tests/test_mod15.py::test_case_0 - assert 118 == 119" in out
