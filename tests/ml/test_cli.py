@@ -1,0 +1,44 @@
+import json
+import shutil
+
+from headroom.cli import main
+
+
+def test_models_json_lists_presence_and_device(capsys):
+    assert main(["models", "--json", "--device", "cpu"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    rows = {r["name"]: r for r in out["models"]}
+    assert out["device"] == "cpu"
+    assert rows["all-minilm-l6-v2"]["present"] and rows["all-minilm-l6-v2"]["device"] == "cpu"
+    assert not rows["siglip"]["present"] and "HEADROOM_SIGLIP_PATH" in rows["siglip"]["hint"]
+
+
+def test_models_finds_and_loads_a_checkpoint_in_the_model_dir(tmp_path, monkeypatch, capsys, tiny_bert_dir):
+    shutil.copytree(tiny_bert_dir, tmp_path / "llmlingua-2-bert-base-multilingual")
+    monkeypatch.setenv("HEADROOM_MODEL_DIR", str(tmp_path))
+    assert main(["models", "--load", "--device", "cpu", "--json"]) == 0
+    row = next(r for r in json.loads(capsys.readouterr().out)["models"]
+               if r["name"] == "llmlingua-2-bert-base-multilingual")
+    assert row["present"] and row["source"] == "env" and row["path"].startswith(str(tmp_path))
+    assert row["load"].startswith("loaded in")
+    assert main(["models", "--device", "cpu"]) == 0  # the human-readable table
+    assert "llmlingua-2-bert-base-multilingual   present" in capsys.readouterr().out
+
+
+def test_doctor_reports_ok_and_missing_models(tmp_path, capsys):
+    assert main(["doctor", "--json", "--ccr-path", str(tmp_path / "ccr.sqlite3")]) == 0
+    out = json.loads(capsys.readouterr().out)
+    checks = {c["name"]: c for c in out["checks"]}
+    assert out["ok"] is True
+    assert checks["offline tokenizer"]["level"] == "ok"
+    assert checks["CCR store path"]["level"] == "ok"
+    assert checks["extra [ml]"]["level"] == "ok"
+    assert checks["model siglip"]["level"] == "warn" and "HEADROOM_SIGLIP_PATH" in checks["model siglip"]["fix"]
+
+
+def test_doctor_fails_on_unwritable_ccr_path(tmp_path, capsys):
+    blocker = tmp_path / "not_a_dir"
+    blocker.write_text("x")
+    assert main(["doctor", "--ccr-path", str(blocker / "ccr.sqlite3")]) == 1
+    out = capsys.readouterr().out
+    assert "[FAIL] CCR store path" in out and "problems found" in out
