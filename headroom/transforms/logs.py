@@ -53,6 +53,7 @@ _SUMMARY = re.compile(
     r"short test summary info|^\s*Finished\b.*\btarget|^\s*Ran \d+ tests? in",
     re.I,
 )
+_PYTEST_SECTION_MAX = 200
 _PYTEST_SECTION = re.compile(r"^_{3,} .+ _{3,}\s*$")
 _PYTEST_BANNER = re.compile(r"^(?:_{3,}|={3,}) .+ (?:_{3,}|={3,})\s*$")
 _PY_TRACE_START = re.compile(r"^\s*Traceback \(most recent call last\):")
@@ -138,11 +139,14 @@ def _trace_spans(lines: list[str]) -> list[tuple[int, int]]:
         if first == "_" and _PYTEST_SECTION.match(line):
             # A pytest failure section: from its "____ test_x ____" banner to the next banner.
             j = i + 1
-            while j < n and not _PYTEST_BANNER.match(lines[j]):
+            while j < n and j - i <= _PYTEST_SECTION_MAX and not _PYTEST_BANNER.match(lines[j]):
                 j += 1
-            spans.append((i, j - 1))
-            i = j
-            continue
+            if j - i <= _PYTEST_SECTION_MAX:
+                spans.append((i, j - 1))
+                i = j
+                continue
+            # Longer than any failure report: an unrelated banner. Its lines are
+            # classified one by one like the rest of the log.
         if first not in (" ", "\t", "T", "C"):
             i += 1  # cheap exit: a trace line starts with space, "Traceback" or "Caused by"
             continue

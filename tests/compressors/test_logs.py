@@ -208,6 +208,13 @@ def test_pytest_output_keeps_failures_and_totals() -> None:
     assert "1 failed, 299 passed in 4.21s" in out
 
 
+def test_an_unclosed_banner_does_not_hide_errors() -> None:
+    lines = ["________ setup ________"] + [f"INFO step {i} done" for i in range(500)]
+    lines[300] = "ERROR step 299 lost its lease on shard 7"
+    out = compress("\n".join(lines)).text
+    assert "ERROR step 299 lost its lease on shard 7" in out
+
+
 def test_short_logs_are_left_alone() -> None:
     assert compress("INFO a\nERROR b\nINFO c") is None
 
