@@ -1,8 +1,8 @@
 """A deterministic OpenAI-compatible "reader" served on 127.0.0.1 for the LLM runner tests.
 
 It answers from its context only: it takes the backticked key of the latest user
-question, finds the line (or JSON object) that contains it in the tool/assistant/system
-messages and answers with it. When the key is missing but a retrieval marker is present
+question, finds the line that contains it in the other messages (or a window around it
+in a long line) and answers with it. When the key is missing but a retrieval marker is present
 and the request offers ``headroom_retrieve``, it calls that tool with the marker's hash.
 """
 
@@ -35,16 +35,17 @@ def _segment(context: str, key: str) -> str | None:
     line = context[start:end if end >= 0 else len(context)]
     if len(line) <= 400:
         return line.strip()
-    lo = context.rfind("{", 0, at)
-    hi = context.find("}", context.find("}", at) + 1)
-    return context[max(lo, 0):(hi + 1 if hi >= 0 else at + 300)][:400]
+    # A long line (one-line JSON, a retrieved message dump): a window around the key.
+    return context[max(start, at - 120):at + 240]
 
 
 def read(body: dict[str, Any]) -> dict[str, Any]:
     """The reader's reply (a chat.completion message) to one request body."""
     messages = body.get("messages") or []
-    question = next((_text(m.get("content")) for m in reversed(messages) if m.get("role") == "user"), "")
-    context = "\n".join(_text(m.get("content")) for m in messages if m.get("role") != "user")
+    asking = next((m for m in reversed(messages) if m.get("role") == "user" and _text(m.get("content"))), None)
+    question = _text(asking.get("content")) if asking else ""
+    # Everything but the question is context (a dropped-turns marker may sit in a user turn).
+    context = "\n".join(_text(m.get("content")) for m in messages if m is not asking)
     m = _KEY.search(question)
     if not m:
         return {"role": "assistant", "content": "I cannot tell from the context."}
