@@ -134,3 +134,15 @@ def test_cli_llm_run_writes_the_llm_section(reader, tmp_path, capsys, monkeypatc
     assert data["llm"]["arms"]["original"]["contains"] == 1.0
     assert "LLM-backed accuracy — reader" in (out / "report.md").read_text()
     assert "test-key" not in (out / "results.json").read_text()
+
+
+def test_default_pipeline_dropped_turn_comes_back_through_headroom_retrieve(reader):
+    """Real pipeline: the session is over its budget, so the turn holding DEPLOY_REGION is
+    dropped to CCR behind a marker; the reader gets the answer only by retrieving it."""
+    res = run_llm(build_suite("smoke", ["agent_session"]), LLMOptions(reader.base_url, "reader"), progress=False)
+    rows = {(r["arm"], r["question"]): r for r in res["cases"]}
+    question = next(q for _, q in rows if "DEPLOY_REGION" in q)
+    assert rows[("original", question)]["contains"] == 1.0
+    compressed = rows[("compressed", question)]
+    assert compressed["contains"] == 1.0 and compressed["retrieve_calls"] >= 1
+    assert res["arms"]["compressed"]["prompt_tokens"] < res["arms"]["original"]["prompt_tokens"]
