@@ -99,9 +99,7 @@ def parse_diff(text: str) -> tuple[list[str], list[FileDiff]]:
             cur.hunks.append(hunk)
             continue
         hunk = None
-        if line.startswith("diff --git ") or (line.startswith("--- ") and (cur is None or cur.hunks)) or (
-            cur is None and line.startswith("Only in ")
-        ):
+        if line.startswith("diff --git ") or (line.startswith("--- ") and (cur is None or cur.hunks)):
             cur = FileDiff(header=[line])
             files.append(cur)
         elif cur is None:
