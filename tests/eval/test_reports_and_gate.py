@@ -83,3 +83,12 @@ def test_cli_run_report_gate(tmp_path, capsys):
     assert "FAIL" in table and "min_savings" in table and "0.9999" in table
     assert main(["eval", "gate", str(out), "--gate-config", str(REPO_GATE), "--min-savings", "0",
                  "--min-fact-retention", "0"]) in (0, 1)
+
+
+def test_gate_checks_the_llm_accuracy_delta(results):
+    with_llm = {**results, "llm": {"arms": {"original": {"n": 4}, "compressed": {
+        "n": 4, "delta_contains": {"mean": -0.25, "lo": -0.5, "hi": 0.0, "n": 4}}}}}
+    checks = evaluate(with_llm, {"overall": {"min_llm_contains_delta": -0.05}})
+    [llm] = [c for c in checks if c.scope == "llm/compressed"]
+    assert not llm.passed and llm.value == -0.25
+    assert all(c.passed for c in evaluate(with_llm, {"overall": {"min_llm_contains_delta": -0.3}}))
