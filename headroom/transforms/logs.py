@@ -171,6 +171,110 @@ def _trace_spans(lines: list[str]) -> list[tuple[int, int]]:
     return spans
 
 
+class _Selection:
+    """Lines chosen so far: index -> priority (lower is more important), plus the count
+    notes shown after some of them."""
+
+    def __init__(self, n: int):
+        self.n = n
+        self.keep: dict[int, int] = {}
+        self.notes: dict[int, str] = {}
+
+    def mark(self, i: int, prio: int) -> None:
+        if 0 <= i < self.n and (i not in self.keep or self.keep[i] > prio):
+            self.keep[i] = prio
+
+
+def _classify_lines(raw: list[str]) -> tuple[list[_Line], Counter[str]]:
+    """Every line with its template and kind, and the count of each plain level word.
+
+    Classification depends only on the template, so repetitive logs (the big ones) run
+    the expensive patterns once per distinct template.
+    """
+    kind_of: dict[str, tuple[str, str | None]] = {}
+    lines: list[_Line] = []
+    levels: Counter[str] = Counter()
+    for t in raw:
+        tpl = template_of(t)
+        cls = kind_of.get(tpl)
+        if cls is None:
+            cls = kind_of[tpl] = _classify(tpl)
+        kind = _kind(t, cls[0])
+        lines.append(_Line(t, tpl, kind))
+        if cls[1] and kind not in ("error", "warning"):
+            levels[cls[1]] += 1
+    return lines, levels
+
+
+def _select_traces(raw: list[str], traces: list[tuple[int, int]], sel: _Selection) -> dict[int, int]:
+    """Keep short traces whole, long ones head + tail + cause chain; line -> trace id."""
+    trace_of: dict[int, int] = {}
+    for t, (s, e) in enumerate(traces):
+        short = e - s + 1 <= _TRACE_KEEP_HEAD + _TRACE_KEEP_TAIL + 1
+        for i in range(s, e + 1):
+            trace_of[i] = t
+            # The cause chain ("Caused by: …" and its first frame) is the point of a
+            # long Java trace, wherever it sits.
+            cause = raw[i].lstrip().startswith("Caused by:") or (i > s and raw[i - 1].lstrip().startswith("Caused by:"))
+            if short or i < s + _TRACE_KEEP_HEAD or i > e - _TRACE_KEEP_TAIL or cause:
+                sel.mark(i, 1)
+    return trace_of
+
+
+def _select_by_kind(lines: list[_Line], in_trace, anchored: set[int], text_counts: Counter[str],
+                    sel: _Selection) -> None:
+    """Errors (first of each template, with context), summaries, warnings, anchors."""
+    error_first: dict[str, int] = {}
+    error_counts: Counter[str] = Counter()
+    warn_first: dict[str, int] = {}
+    warn_counts: Counter[str] = Counter()
+    for i, ln in enumerate(lines):
+        if ln.kind == "error" and i not in in_trace:
+            error_counts[ln.template] += 1
+            if ln.template not in error_first:
+                error_first[ln.template] = i
+                sel.mark(i, 0)
+                for k in range(i - _CONTEXT, i + _CONTEXT + 1):
+                    sel.mark(k, 3)
+        elif ln.kind == "summary":
+            sel.mark(i, 0)
+        elif ln.kind == "warning":
+            warn_counts[ln.template] += 1
+            if ln.template not in warn_first:
+                warn_first[ln.template] = i
+                sel.mark(i, 4)
+        if i in anchored:
+            sel.mark(i, 0)
+    for first, counts in ((error_first, error_counts), (warn_first, warn_counts)):
+        for tpl, i in first.items():
+            if counts[tpl] > 1:
+                sel.notes[i] = _count_note(text_counts, lines[i].text, counts[tpl])
+
+
+def _select_noise(lines: list[_Line], in_trace, text_counts: Counter[str], cap: int, sel: _Selection) -> None:
+    """Representatives of the biggest repeated groups, then evenly spaced one-offs.
+
+    Only the biggest groups (a quarter of the cap) get a representative, so a log of many
+    small groups does not spend the cap on them. Stack frames and blank lines are never
+    noise groups. Room left under the cap then shows the shape of the rest.
+    """
+    other_counts = Counter(ln.template for i, ln in enumerate(lines)
+                           if ln.kind == "other" and ln.template and i not in in_trace)
+    first: dict[str, int] = {}
+    for i, ln in enumerate(lines):
+        if ln.kind == "other" and other_counts[ln.template] >= 3 and ln.template not in first and i not in in_trace:
+            first[ln.template] = i
+    for tpl, i in sorted(first.items(), key=lambda kv: (-other_counts[kv[0]], kv[1]))[:max(1, cap // 4)]:
+        sel.mark(i, 5)
+        sel.notes.setdefault(i, _count_note(text_counts, lines[i].text, other_counts[tpl]))
+    singles = [i for i, ln in enumerate(lines) if i not in sel.keep and i not in in_trace
+               and ln.kind == "other" and ln.template and other_counts[ln.template] < 3]
+    room = cap - len(sel.keep)
+    if room > 0 and singles:
+        for i in singles[::max(1, len(singles) // room)][:room]:
+            sel.mark(i, 6)
+
+
 class LogCompressor:
     name = "log"
 
@@ -178,122 +282,32 @@ class LogCompressor:
         raw = inp.text.splitlines()
         if len(raw) < _MIN_LINES:
             return None
-        # Classification depends only on the template, so repetitive logs (the big ones)
-        # run the expensive patterns once per distinct template.
-        kind_of: dict[str, tuple[str, str | None]] = {}
-        lines: list[_Line] = []
-        levels: Counter[str] = Counter()
-        for t in raw:
-            tpl = template_of(t)
-            cls = kind_of.get(tpl)
-            if cls is None:
-                cls = kind_of[tpl] = _classify(tpl)
-            kind = _kind(t, cls[0])
-            lines.append(_Line(t, tpl, kind))
-            if cls[1] and kind not in ("error", "warning"):
-                levels[cls[1]] += 1
+        lines, levels = _classify_lines(raw)
         n = len(lines)
         cap = max(5, round(inp.config.router.log_max_lines * (1.5 - _clamp(inp.aggressiveness))))
-
-        # keep[i] = priority (lower is more important); notes[i] = count line shown after i.
-        keep: dict[int, int] = {}
-        notes: dict[int, str] = {}
-
-        def mark(i: int, prio: int) -> None:
-            if 0 <= i < n and (i not in keep or keep[i] > prio):
-                keep[i] = prio
-
+        sel = _Selection(n)
         traces = _trace_spans(raw)
-        # trace_of[i] = which trace line i belongs to, so a gap inside one trace reads
-        # "frames omitted" rather than "lines omitted".
-        trace_of: dict[int, int] = {}
-        for t, (s, e) in enumerate(traces):
-            length = e - s + 1
-            for i in range(s, e + 1):
-                trace_of[i] = t
-                short = length <= _TRACE_KEEP_HEAD + _TRACE_KEEP_TAIL + 1
-                # The cause chain ("Caused by: …" and its first frame) is the point of a
-                # long Java trace, wherever it sits.
-                cause = raw[i].lstrip().startswith("Caused by:") or (i > s and raw[i - 1].lstrip().startswith("Caused by:"))
-                if short or i < s + _TRACE_KEEP_HEAD or i > e - _TRACE_KEEP_TAIL or cause:
-                    mark(i, 1)
-        in_trace = trace_of.keys()
-
-        anchored = anchored_indices(inp.anchors, raw, cap)
+        trace_of = _select_traces(raw, traces, sel)
         text_counts = Counter(raw)
-        # Errors: first occurrence of each template with context; repeats become a count.
-        error_seen: dict[str, int] = {}
-        error_counts: Counter[str] = Counter()
-        warn_first: dict[str, int] = {}
-        warn_counts: Counter[str] = Counter()
-        for i, ln in enumerate(lines):
-            if ln.kind == "error" and i not in in_trace:
-                error_counts[ln.template] += 1
-                if ln.template not in error_seen:
-                    error_seen[ln.template] = i
-                    mark(i, 0)
-                    for k in range(i - _CONTEXT, i + _CONTEXT + 1):
-                        mark(k, 3)
-            elif ln.kind == "summary":
-                mark(i, 0)
-            elif ln.kind == "warning":
-                warn_counts[ln.template] += 1
-                if ln.template not in warn_first:
-                    warn_first[ln.template] = i
-                    mark(i, 4)
-            if i in anchored:
-                mark(i, 0)
-        for tpl, i in error_seen.items():
-            if error_counts[tpl] > 1:
-                notes[i] = _count_note(text_counts, raw[i], error_counts[tpl])
-        for tpl, i in warn_first.items():
-            if warn_counts[tpl] > 1:
-                notes[i] = _count_note(text_counts, raw[i], warn_counts[tpl])
+        _select_by_kind(lines, trace_of.keys(), anchored_indices(inp.anchors, raw, cap), text_counts, sel)
         for i in list(range(_HEAD)) + list(range(n - _TAIL, n)):
-            mark(i, 2)
+            sel.mark(i, 2)
+        _select_noise(lines, trace_of.keys(), text_counts, cap, sel)
 
-        # Frequent "other" templates: one representative each, with its count, for the
-        # biggest groups only (a quarter of the cap), so a log of many small groups does
-        # not spend the cap on them. Stack frames and blank lines are not noise groups.
-        other_counts = Counter(ln.template for i, ln in enumerate(lines)
-                               if ln.kind == "other" and ln.template and i not in in_trace)
-        other_first: dict[str, int] = {}
-        for i, ln in enumerate(lines):
-            if (ln.kind == "other" and ln.template and i not in in_trace and other_counts[ln.template] >= 3
-                    and ln.template not in other_first):
-                other_first[ln.template] = i
-        biggest = sorted(other_first.items(), key=lambda kv: (-other_counts[kv[0]], kv[1]))[:max(1, cap // 4)]
-        for tpl, i in biggest:
-            mark(i, 5)
-            notes.setdefault(i, _count_note(text_counts, raw[i], other_counts[tpl]))
-
-        # Room left under the cap shows the shape of the rest: evenly spaced one-off lines.
-        singles = [i for i, ln in enumerate(lines) if i not in keep and i not in in_trace
-                   and ln.kind == "other" and other_counts[ln.template] < 3]
-        room = cap - len(keep)
-        if room > 0 and singles:
-            step = max(1, len(singles) // room)
-            for i in singles[::step][:room]:
-                mark(i, 6)
-        chosen = _fit_to_cap(keep, cap)
+        chosen = _fit_to_cap(sel.keep, cap)
         if len(chosen) >= n:
             return None
-        # A template representative that survives speaks for all its dropped twins; a
-        # note whose line was cut would describe nothing.
-        notes = {i: t for i, t in notes.items() if i in chosen}
-
-        body = _render(raw, chosen, notes, trace_of)
+        # A note whose line was cut would describe nothing.
+        notes = {i: t for i, t in sel.notes.items() if i in chosen}
         kinds = Counter(ln.kind for ln in lines)
-        header = _header(n, kinds, levels, len(traces))
-        summary = (f"{_plural(kinds['error'], 'error line')}, {_plural(kinds['warning'], 'warning line')}, "
-                   f"{_plural(len(traces), 'stack trace')}; errors and traces kept")
         return Compressed(
-            text=f"{header}\n{body}",
+            text=f"{_header(n, kinds, levels, len(traces))}\n{_render(raw, chosen, notes, trace_of)}",
             items_before=n,
             items_after=len(chosen),
             strategy="log_select",
             lossy=True,
-            summary=summary,
+            summary=(f"{_plural(kinds['error'], 'error line')}, {_plural(kinds['warning'], 'warning line')}, "
+                     f"{_plural(len(traces), 'stack trace')}; errors and traces kept"),
         )
 
 
