@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..api import compress
 from ..ccr.markers import find_hashes
 from ..ccr.responses import answer, continue_body, retrieve_calls
 from ..ccr.store import CompressionStore
@@ -31,7 +32,9 @@ from ..ccr.tool import retrieve_tool_definition
 from ..config import HeadroomConfig
 from ..formats import OPENAI_CHAT
 from ..transforms.router import CompressionMemo
+from .bfcl import ask_bfcl
 from .compression import PipelineFactory, default_pipeline_factory
+from .configs import with_context_budget
 from .scenarios import Probe, Scenario
 from .scoring import bootstrap_delta, contains, exact_match, token_f1
 
@@ -175,7 +178,6 @@ def run_llm(
     config = config or HeadroomConfig()
     store = CompressionStore(max_entries=1_000_000, ttl_seconds=config.ccr.store_ttl_seconds)
     pipelines: dict[int | None, Any] = {}
-    from .configs import with_context_budget
 
     def pipeline_for(budget: int | None):
         if budget not in pipelines:
@@ -192,8 +194,6 @@ def run_llm(
             cases.extend(_ask_probe(s, probe, options, llm, proxy, pipeline_for(s.context_budget), store))
         bfcl_cases = []
         for item in _progress(list(bfcl_items), "bfcl", progress):
-            from .bfcl import ask_bfcl
-
             bfcl_cases.extend(ask_bfcl(item, options, llm, proxy, pipeline_for(None)))
     finally:
         llm.close()
@@ -214,8 +214,6 @@ def run_llm(
 
 def _ask_probe(s: Scenario, probe: Probe, options: LLMOptions, llm: ChatEndpoint, proxy: ChatEndpoint | None,
                pipeline: Any, store: CompressionStore) -> list[dict[str, Any]]:
-    from ..api import compress
-
     case_id = f"{s.id}/{probe.kind}/{probe.question}"
     messages = s.openai_messages(probe)
     rows = []
