@@ -214,8 +214,8 @@ def _render(lines: list[str], elided: list[Body], comment: str) -> str:
 
 
 def _looks_like_python(text: str) -> bool:
-    return bool(re.search(r"^[ \t]*(?:async[ \t]+)?def[ \t]+\w+\s*\(.*$", text, re.M)) and not re.search(
-        r"^\s*(?:function\b|func\b|fn\b|public\b|private\b|#include\b|package\b)", text, re.M
+    return bool(re.search(r"^[ \t]*(?:async[ \t]+)?def[ \t]+\w+\s*\(.*$", text, re.MULTILINE)) and not re.search(
+        r"^\s*(?:function\b|func\b|fn\b|public\b|private\b|#include\b|package\b)", text, re.MULTILINE
     )
 
 

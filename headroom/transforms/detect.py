@@ -36,8 +36,8 @@ _SEARCH_NO_LINE = re.compile(
 # rg's heading mode: a path on its own line, then "12:text" lines.
 _HEADING_PATH = re.compile(r"^(?:\./)?[\w.-]+(?:/[\w.-]+)*(?:/[\w.-]+|\.\w{1,10})$")
 _HEADING_HIT = re.compile(r"^\d+[:-]")
-_DIFF_START = re.compile(r"^(?:diff --git |--- \S|\+\+\+ \S|@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@)", re.M)
-_HTML = re.compile(r"<(?:!doctype html|html|head|body|div|p|span|table|a\s|script|ul|li)\b", re.I)
+_DIFF_START = re.compile(r"^(?:diff --git |--- \S|\+\+\+ \S|@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@)", re.MULTILINE)
+_HTML = re.compile(r"<(?:!doctype html|html|head|body|div|p|span|table|a\s|script|ul|li)\b", re.IGNORECASE)
 _LOG_LINE = re.compile(
     r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|"
     r"\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL)\b|"
@@ -49,7 +49,7 @@ _LOG_LINE = re.compile(
     r"(?-i:(?:Compiling|Downloaded|Downloading|Checking|Fresh|Installing|Locking|Adding) \S+ v?\d|"
     r"(?:Finished|Running|Updating) [`\w.-]+ (?:index|profile|\[|`)|(?:Finished|Running) `)|"
     r"(?:warning|error)(?:\[\w+\])?: |--> \S+:\d+:\d+)",
-    re.I,
+    re.IGNORECASE,
 )
 _CODE_LINE = re.compile(
     r"^\s*(?:def |class |import |from \S+ import |function |const |let |var |export |public |private |"

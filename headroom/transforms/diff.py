@@ -214,8 +214,8 @@ class DiffCompressor:
         total_add = sum(f.added for f in files)
         total_rem = sum(f.removed for f in files)
         shown = sorted(range(len(stat)), key=lambda k: (-stat[k][0], k))[:_STAT_MAX_FILES]
-        header = [f"[diff: {len(stat)} files, +{total_add} -{total_rem}; context trimmed to {context} "
-                  f"line{'s' if context != 1 else ''}]"]
+        header = [(f"[diff: {len(stat)} files, +{total_add} -{total_rem}; context trimmed to {context} "
+                   f"line{'s' if context != 1 else ''}]")]
         header += [stat[k][1] for k in sorted(shown)]
         if len(stat) > len(shown):
             header.append(f" … and {len(stat) - len(shown)} more files")

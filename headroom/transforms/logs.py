@@ -31,16 +31,16 @@ _ERROR = re.compile(
     r"\b(?:errors?|err!|fatal|critical|crit|exception|failed|failures?|fail|panic(?:ked)?|"
     r"segmentation fault|aborted|traceback|assertionerror|uncaught|unhandled)\b|"
     r"^E\s{2,}\S|\berror\[\w+\]|\"level\"\s*:\s*\"(?:error|fatal|critical)\"",
-    re.I,
+    re.IGNORECASE,
 )
 # "0 errors", "no failures", "errors: 0": the word is there, the problem is not.
 _NOT_ERROR = re.compile(
-    r"\b(?:0|no|zero)\s+(?:errors?|failures?|failed)\b|\b(?:errors?|failures?|failed)\s*[:=]\s*0\b", re.I
+    r"\b(?:0|no|zero)\s+(?:errors?|failures?|failed)\b|\b(?:errors?|failures?|failed)\s*[:=]\s*0\b", re.IGNORECASE
 )
-_WARNING = re.compile(r"\b(?:warn(?:ing)?s?|deprecat\w*)\b|\"level\"\s*:\s*\"warn(?:ing)?\"", re.I)
-_NOT_WARNING = re.compile(r"\b(?:0|no)\s+warnings?\b|\bwarnings?\s*[:=]\s*0\b", re.I)
-_LEVEL_WORD = re.compile(r"\b(TRACE|DEBUG|INFO|NOTICE)\b|\"level\"\s*:\s*\"(trace|debug|info)\"", re.I)
-_JSON_LEVEL = re.compile(r"\"(?:level|severity|lvl|log\.level|levelname)\"\s*:\s*\"(\w+)\"", re.I)
+_WARNING = re.compile(r"\b(?:warn(?:ing)?s?|deprecat\w*)\b|\"level\"\s*:\s*\"warn(?:ing)?\"", re.IGNORECASE)
+_NOT_WARNING = re.compile(r"\b(?:0|no)\s+warnings?\b|\bwarnings?\s*[:=]\s*0\b", re.IGNORECASE)
+_LEVEL_WORD = re.compile(r"\b(TRACE|DEBUG|INFO|NOTICE)\b|\"level\"\s*:\s*\"(trace|debug|info)\"", re.IGNORECASE)
+_JSON_LEVEL = re.compile(r"\"(?:level|severity|lvl|log\.level|levelname)\"\s*:\s*\"(\w+)\"", re.IGNORECASE)
 _JSON_ERROR_LEVELS = frozenset({"error", "err", "fatal", "critical", "crit", "panic", "alert", "emerg", "emergency"})
 _SUMMARY = re.compile(
     r"^=+ .*\b(?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|no tests ran)\b.*=+\s*$|"
@@ -51,7 +51,7 @@ _SUMMARY = re.compile(
     r"^(?:ok|FAIL|PASS)\s+\S+\s+[\d.]+m?s\b|"
     r"\bBUILD (?:SUCCESS(?:FUL)?|FAILURE|FAILED)\b|"
     r"short test summary info|^\s*Finished\b.*\btarget|^\s*Ran \d+ tests? in",
-    re.I,
+    re.IGNORECASE,
 )
 _PYTEST_SECTION_MAX = 200
 _PYTEST_SECTION = re.compile(r"^_{3,} .+ _{3,}\s*$")

@@ -32,7 +32,7 @@ _LISTING_WORDS_PER_LINE = 6
 _IMPORTANT = re.compile(
     r"\b(?:error|fail(?:ed|ure|s)?|exception|warning|must|never|always|important|note|deprecated|"
     r"required|breaking|security|limit|default)\b",
-    re.I,
+    re.IGNORECASE,
 )
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -71,24 +71,21 @@ def split_units(text: str) -> list[Unit]:
             # each line is a unit, so they are never glued into one giant "sentence".
             units.extend(Unit(ln.rstrip(), p, True) for ln in rows)
             continue
-        buf: list[str] = []
-
-        def flush() -> None:
-            if buf:
-                joined = " ".join(s.strip() for s in buf)
-                units.extend(Unit(s, p, False) for s in _SENTENCE_END.split(joined) if s.strip())
-                buf.clear()
-
-        for line in para.splitlines():
-            if not line.strip():
-                continue
+        buf: list[str] = []  # prose lines waiting to be split into sentences
+        for line in rows:
             if _LINE_UNIT.match(line):
-                flush()
+                units.extend(_sentences(buf, p))
+                buf = []
                 units.append(Unit(line.rstrip(), p, True))
             else:
                 buf.append(line)
-        flush()
+        units.extend(_sentences(buf, p))
     return units
+
+
+def _sentences(lines: list[str], paragraph: int) -> list[Unit]:
+    joined = " ".join(ln.strip() for ln in lines)
+    return [Unit(s, paragraph, False) for s in _SENTENCE_END.split(joined) if s.strip()]
 
 
 def _word_set(text: str) -> frozenset[str]:

@@ -133,7 +133,7 @@ def test_lockfile_collapses_to_a_stat_line() -> None:
 
 
 def test_small_generated_change_and_anchored_lockfile_are_shown() -> None:
-    lo, ln = lock_pair()
+    lo, _ = lock_pair()
     small = git_file_diff("yarn.lock", lo[:10], [lo[0].replace("1.0", "9.9")] + lo[1:10])
     src_old, src_new = source_pair()
     out = compress(small + "\n" + git_file_diff("src/worker.py", src_old, src_new))

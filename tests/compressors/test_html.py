@@ -89,6 +89,10 @@ def test_broken_markup_still_yields_text() -> None:
     assert "unclosed bold italic" in text and "stray item" in text and "end" in text
 
 
+def test_declaration_that_breaks_html_parser_returns_none() -> None:
+    assert compress("<html><body><p>text</p><![ x ]></body></html>" + "<p>more</p>" * 50) is None
+
+
 def test_page_of_only_scripts_returns_none() -> None:
     assert compress("<html><head><script>var a=1;</script><style>a{}</style></head><body></body></html>") is None
 
