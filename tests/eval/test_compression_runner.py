@@ -104,6 +104,7 @@ def test_session_scenarios_run_under_their_context_budget():
     assert sessions[0].context_budget in seen and None in seen
 
 
+@pytest.mark.slow
 def test_default_pipeline_never_grows_a_request_and_never_crashes():
     """The real pipeline over the smoke suite: invariant 5 (never worse), no errors."""
     res = run_compression(build_suite("smoke"), ["deterministic"], progress=False)
