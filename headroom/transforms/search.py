@@ -71,6 +71,28 @@ def parse_search(text: str) -> tuple[list[FileHits], int]:
     return list(files.values()), other
 
 
+def _with_context(hits: list[Hit], chosen: set[int]) -> list[Hit]:
+    """Chosen matches in order, each with the context lines (``rg -C``) around it.
+
+    A context line belongs to a match when it is in the same unbroken run of line
+    numbers; context around dropped matches goes with them.
+    """
+    out: list[Hit] = []
+    run: list[Hit] = []
+
+    def flush() -> None:
+        if any(not h.context and id(h) in chosen for h in run):
+            out.extend(h for h in run if h.context or id(h) in chosen)
+
+    for h in hits:
+        if run and (h.line is None or run[-1].line is None or h.line != run[-1].line + 1):
+            flush()
+            run = []
+        run.append(h)
+    flush()
+    return out
+
+
 class SearchCompressor:
     name = "search"
 
@@ -130,7 +152,7 @@ class SearchCompressor:
             if not kept:
                 dropped_files.append((f.path, len(fm)))
                 continue
-            out.extend(h.render() for h in kept)
+            out.extend(h.render() for h in _with_context(f.hits, chosen))
             if len(kept) < len(fm):
                 out.append(f"  … +{len(fm) - len(kept)} more in this file")
         if dropped_files:

@@ -97,15 +97,19 @@ def test_without_line_numbers_and_heading_mode() -> None:
     assert out.items_before == 54 and out.items_after == 30
 
 
-def test_context_lines_are_not_counted_as_matches() -> None:
+def test_context_lines_are_not_items_and_follow_their_match() -> None:
     text = "\n".join(
-        f"lib/a.py:{k}-    context {k}\nlib/a.py:{k + 1}:    match {k}\n--" for k in range(1, 40, 3)
+        f"lib/a.py:{k}-    context before {k + 1}\nlib/a.py:{k + 1}:    match {k + 1}\n"
+        f"lib/a.py:{k + 2}-    context after {k + 1}\n--" for k in range(1, 60, 4)
     )
     files, _ = parse_search(text)
-    assert sum(1 for h in files[0].hits if h.context) == sum(1 for h in files[0].hits if not h.context)
-    out = compress(text)
-    assert out.items_before == 13
-    assert "context" not in "\n".join(hit_lines(out.text))
+    assert sum(1 for h in files[0].hits if h.context) == 2 * sum(1 for h in files[0].hits if not h.context)
+    out = compress(text, query="what is match 22")
+    assert out.items_before == 15 and out.items_after == 5
+    assert "lib/a.py:21-    context before 22\nlib/a.py:22:    match 22\nlib/a.py:23-    context after 22" in out.text
+    kept_matches = re.findall(r"^lib/a.py:(\d+):", out.text, re.M)
+    kept_context = re.findall(r"^lib/a.py:(\d+)-", out.text, re.M)
+    assert len(kept_context) == 2 * len(kept_matches)  # only the context of kept matches
 
 
 def test_small_results_are_left_alone() -> None:
