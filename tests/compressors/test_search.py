@@ -107,8 +107,8 @@ def test_context_lines_are_not_items_and_follow_their_match() -> None:
     out = compress(text, query="what is match 22")
     assert out.items_before == 15 and out.items_after == 5
     assert "lib/a.py:21-    context before 22\nlib/a.py:22:    match 22\nlib/a.py:23-    context after 22" in out.text
-    kept_matches = re.findall(r"^lib/a.py:(\d+):", out.text, re.M)
-    kept_context = re.findall(r"^lib/a.py:(\d+)-", out.text, re.M)
+    kept_matches = re.findall(r"^lib/a.py:(\d+):", out.text, re.MULTILINE)
+    kept_context = re.findall(r"^lib/a.py:(\d+)-", out.text, re.MULTILINE)
     assert len(kept_context) == 2 * len(kept_matches)  # only the context of kept matches
 
 
