@@ -1,0 +1,103 @@
+"""LLMLingua-2 latency per 1 000 tokens: the tiny test model and a real-size one.
+
+    .venv/bin/python benchmarks/ml_llmlingua.py [--device cpu] [--tokens 1000] [--repeats 3] [--skip-large]
+
+"large" is an XLM-RoBERTa-large-shaped token classifier (24 layers, hidden 1024, 16 heads,
+FFN 4096, 250 002-token vocabulary, ~560 M parameters) with random weights: the same
+compute as microsoft/llmlingua-2-xlm-roberta-large-meetingbank, which cannot be downloaded
+here. It is built once into $HEADROOM_CACHE_DIR/bench-models (2.2 GB) and loaded through
+the registry like a real checkpoint. Random weights keep arbitrary words, so only the
+timings mean anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from headroom.config import HeadroomConfig, LLMLinguaConfig, RouterConfig
+from headroom.ml.llmlingua import LLMLinguaCompressor
+from headroom.ml.testing import build_xlm_roberta
+from headroom.tokens import counter_for
+from headroom.transforms.compressor import CompressInput
+
+SENTENCES = [
+    "The on-call engineer reviewed the dashboards and noticed that latency had doubled since the morning deploy.",
+    "After a short discussion the team agreed to roll back the change and investigate the cache configuration.",
+    "Customers in the EU region reported slow checkout pages, mostly on mobile devices with older browsers.",
+    "The incident channel stayed busy for an hour while people compared graphs and shared hypotheses.",
+    "Eventually someone found that the connection pool had been resized to a much smaller value by mistake.",
+]
+
+
+def prose(tokens: int) -> str:
+    counter = counter_for("gpt-4o")
+    out: list[str] = []
+    i = 0
+    while counter.count(" ".join(out)) < tokens:
+        out.append(SENTENCES[i % len(SENTENCES)])
+        i += 1
+    return " ".join(out)
+
+
+def large_dir() -> Path:
+    base = Path(os.environ.get("HEADROOM_CACHE_DIR", Path.home() / ".cache" / "headroom")) / "bench-models"
+    path = base / "random-xlm-roberta-large"
+    if not (path / "config.json").exists():
+        t0 = time.perf_counter()
+        build_xlm_roberta(path, hidden=1024, layers=24, heads=16, intermediate=4096, vocab=2000)
+        # The tokenizer stays small; the embedding table gets the real 250 002 rows.
+        from transformers import XLMRobertaForTokenClassification
+
+        model = XLMRobertaForTokenClassification.from_pretrained(path)
+        model.resize_token_embeddings(250_002)
+        model.save_pretrained(path)
+        print(f"built {path} in {time.perf_counter() - t0:.0f}s")
+    return path
+
+
+def measure(name: str, path: Path, device: str, text: str, repeats: int) -> None:
+    cfg = LLMLinguaConfig(enabled=True, device=device, model_path=str(path), min_tokens=0, timeout_ms=10**7)
+    t0 = time.perf_counter()
+    comp = LLMLinguaCompressor(cfg)
+    comp.warm_up()
+    load = time.perf_counter() - t0
+    counter = counter_for("gpt-4o")
+    tokens = counter.count(text)
+    inp = CompressInput(text=text, config=HeadroomConfig(router=RouterConfig(timeout_ms=10**7)), counter=counter)
+    comp.compress(inp)  # first call pays lazy init (allocator, kernels)
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = comp.compress(inp)
+        times.append(time.perf_counter() - t0)
+    med = statistics.median(times)
+    params = sum(p.numel() for p in comp._model().model.parameters()) / 1e6
+    kept = f"{out.items_after}/{out.items_before} words" if out else "-"
+    print(f"{name:<7} {params:>7.0f}M {device:<5} load {load:>6.1f}s  {tokens} tokens: median {med * 1000:>8.0f} ms "
+          f"= {med * 1000 * 1000 / tokens:>8.0f} ms per 1000 tokens  (kept {kept}, runs {[round(t, 2) for t in times]})")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--tokens", type=int, default=1000)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--skip-large", action="store_true")
+    args = ap.parse_args()
+    import torch
+
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} CPU threads, cuda={torch.cuda.is_available()}")
+    text = prose(args.tokens)
+    with tempfile.TemporaryDirectory() as tmp:
+        measure("tiny", build_xlm_roberta(Path(tmp) / "tiny-xlm-roberta-large"), args.device, text, args.repeats)
+    if not args.skip_large:
+        measure("large", large_dir(), args.device, text, args.repeats)
+
+
+if __name__ == "__main__":
+    main()
