@@ -56,3 +56,28 @@ def test_table_round_trip(items):
     table = render_table(items)
     if table is not None:
         assert json.dumps(parse_table(table.text)) == json.dumps(items)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(30, 400), seed=st.integers(0, 10**6), data=st.data())
+def test_planted_facts_always_survive(n, seed, data):
+    import random
+
+    rng = random.Random(seed)
+    spike, error, asked = (data.draw(st.integers(0, n - 1), label=name) for name in ("spike", "error", "asked"))
+    items = [{"ts": 1_700_000_000 + 60 * i, "host": f"h{i % 5}", "id": f"evt-{seed}-{i}",
+              "value": round(rng.gauss(100, 5), 3), "level": "info"} for i in range(n)]
+    items[spike]["value"] = 100 + 60 * 5.0  # 60 standard deviations out
+    items[error]["level"] = "error"
+    query = f"what about evt-{seed}-{asked}?"
+    from headroom.transforms.anchors import extract_anchors
+
+    cfg = HeadroomConfig(smart_crusher=SmartCrusherConfig(lossless_min_savings=1.0))
+    inp = CompressInput(text=json.dumps(items), config=cfg, counter=COUNTER, query=query, anchors=extract_anchors(query))
+    result = SmartCrusher().compress(inp)
+    assert result is not None and result.lossy
+    out = json.loads(result.text)
+    kept = [{**out["_constant"], **it} for it in out["items"]] if isinstance(out, dict) else out
+    kept_ids = {it["id"] for it in kept}
+    for i in (spike, error, asked, 0, n - 1):
+        assert items[i]["id"] in kept_ids
