@@ -6,8 +6,8 @@ Techniques (from the router) become provider actions:
   512-px long side; Google to 768. Never below the size at which measured text lines
   stay legible (``min_legible_line_px``).
 - ``crop``: crop to the region the question names (quadrant, half or centre).
-- ``transcode``: OCR; the text replaces the image only when the image has text and the
-  OCR is confident, otherwise the image is kept.
+- ``transcode``: OCR; the text replaces the image only when text is (nearly) all the
+  image holds and the OCR is confident, otherwise the image is kept.
 - ``preserve``: unchanged.
 
 Every change must also save tokens by the provider's own sizing rules; otherwise the
@@ -156,6 +156,8 @@ def compress_image(
     if technique == "transcode":
         if not signals.has_text:
             return _kept(f"no text detected ({signals.source}): image never sent to OCR", before, size)
+        if not signals.text_dominant:
+            return _kept("image has more than text (chart, drawing, scene): OCR would lose it", before, size)
         if ocr is None:
             from .ocr import read_text as ocr
         result = ocr(img)

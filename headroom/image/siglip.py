@@ -29,6 +29,8 @@ PROMPTS: dict[str, tuple[str, str]] = {
 SIGNALS = tuple(PROMPTS)
 # Vision models read text reliably down to about this line height (in pixels).
 MIN_LEGIBLE_LINE_PX = 10.0
+# Share of the ink inside text lines above which an image counts as "just text".
+TEXT_DOMINANT_INK_SHARE = 0.8
 # Long side the "low" actions produce; used to decide whether text would survive it.
 SMALL_TEXT_REFERENCE_SIDE = 512
 
@@ -44,6 +46,19 @@ class ImageSignals:
     stats: PixelStats | None = None
 
     @property
+    def text_dominant(self) -> bool:
+        """Text is (nearly) all there is: OCR text can stand in for the image.
+
+        A chart or a photo of a sign has text too, but OCR would drop the bars or the
+        scene; the pixel statistics tell the two apart by where the ink is.
+        """
+        if not self.has_text:
+            return False
+        if self.stats is not None and self.stats.text_lines:
+            return self.stats.text_ink_share >= TEXT_DOMINANT_INK_SHARE
+        return self.is_document
+
+    @property
     def small_text(self) -> bool:
         """Text that a downscale to the 512-px reference would make illegible."""
         if not self.has_text or self.stats is None or not self.stats.line_height:
@@ -53,7 +68,8 @@ class ImageSignals:
         return self.stats.line_height * shrink < MIN_LEGIBLE_LINE_PX
 
     def summary(self) -> str:
-        on = [s for s in SIGNALS if getattr(self, s)] + (["small_text"] if self.small_text else [])
+        extra = [name for name in ("text_dominant", "small_text") if getattr(self, name)]
+        on = [s for s in SIGNALS if getattr(self, s)] + extra
         return f"{self.source}: {', '.join(on) if on else 'no text, simple'}"
 
 

@@ -28,6 +28,7 @@ class PixelStats:
     stroke_density: float  # ink-edge transitions per text-band pixel row, per 100 px
     text_lines: int  # horizontal ink bands that look like text lines
     line_height: float | None  # median text line height in original pixels
+    text_ink_share: float = 0.0  # share of all ink that lies in text lines (charts, drawings: low)
 
 
 def _text_bands(ink: Any, min_row_ink: float) -> list[tuple[int, int]]:
@@ -71,7 +72,7 @@ def pixel_stats(img: Any) -> PixelStats:
 
     ink = np.abs(lum - bg_lum) > INK_CONTRAST
     bands = _text_bands(ink, min_row_ink=0.003)
-    text_heights, transitions = [], []
+    text_heights, transitions, text_ink = [], [], 0
     for y0, y1 in bands:
         h = y1 - y0
         if not (MIN_LINE_PX * scale <= h <= MAX_LINE_PX):
@@ -84,6 +85,7 @@ def pixel_stats(img: Any) -> PixelStats:
         if per_100px >= 2.0 and runs <= max(6.0, h * 0.8):
             text_heights.append(h / scale)
             transitions.append(per_100px)
+            text_ink += int(band.sum())
     line_height = float(np.median(text_heights)) if text_heights else None
     return PixelStats(
         width=width,
@@ -94,6 +96,7 @@ def pixel_stats(img: Any) -> PixelStats:
         stroke_density=round(float(np.mean(transitions)) if transitions else 0.0, 3),
         text_lines=len(text_heights),
         line_height=round(line_height, 1) if line_height else None,
+        text_ink_share=round(text_ink / max(1, int(ink.sum())), 4),
     )
 
 

@@ -116,3 +116,17 @@ def test_preserve_and_never_worse():
 def test_resize_never_upscales():
     img = photo(200, 100)
     assert resize_long_side(img, 512) is img
+
+
+def test_chart_with_a_title_is_not_replaced_by_its_ocr_text():
+    from PIL import Image, ImageDraw
+
+    img = Image.new("RGB", (1000, 700), "white")
+    d = ImageDraw.Draw(img)
+    for i in range(8):
+        d.rectangle([80 + i * 110, 580 - i * 50, 150 + i * 110, 580], fill=(60, 120, 200))
+    d.text((300, 620), "Quarterly revenue by region", fill="black", font=__import__("conftest").font(24))
+    signals = _signals(img)
+    assert signals.has_text and not signals.text_dominant
+    out = _run(img, "transcode", "openai", ocr=_fail_ocr)
+    assert out.action == "kept" and "more than text" in out.reason

@@ -36,6 +36,11 @@ REGIONS = [
     "upper left", "lower right", "upper half", "lower half", "left side", "right side",
     "top left", "bottom left", "centre", "upper right corner",
 ]
+# Non-photo visuals whose gist is enough (trend of a chart, purpose of a diagram).
+VISUALS = [
+    "chart", "graph", "diagram", "map", "screenshot", "dashboard", "infographic", "flowchart",
+    "plot", "UI mockup", "bar chart", "line graph", "floor plan", "wireframe",
+]
 REGION_OBJECTS = [
     "object", "thing", "icon", "item", "shape", "person", "figure", "element", "detail",
     "logo", "symbol", "animal", "marking",
@@ -73,6 +78,14 @@ TEMPLATES = {
         "Name the thing in this picture.",
         "What's the weather like in this shot?",
         "Guess where this {subject} photo was taken.",
+        "What does this {visual} show overall?",
+        "What's the general trend in the {visual}?",
+        "What kind of {visual} is this?",
+        "Give me the big picture of this {visual}.",
+        "Is the {visual} going up or down overall?",
+        "What is the {visual} mainly about?",
+        "Explain the overall layout of the {visual}.",
+        "Which idea does this {visual} illustrate?",
     ],
     "preserve": [
         "Count the {small}.",
@@ -172,4 +185,5 @@ TEMPLATES = {
     ],
 }
 
-SLOTS = {"subject": SUBJECTS, "small": SMALL, "text": TEXT_THINGS, "region": REGIONS, "obj": REGION_OBJECTS}
+SLOTS = {"subject": SUBJECTS, "small": SMALL, "text": TEXT_THINGS, "region": REGIONS, "obj": REGION_OBJECTS,
+         "visual": VISUALS}
