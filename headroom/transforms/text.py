@@ -119,7 +119,11 @@ class TextCrusher:
             exact.add(key)
             seen.append(key)
 
-        rel = inp.relevance_scores([u.text for u in units])
+        # Duplicates are never kept, so only the distinct units are scored.
+        distinct = [i for i in range(len(units)) if not duplicate[i]]
+        rel = [0.0] * len(units)
+        for i, r in zip(distinct, inp.relevance_scores([units[i].text for i in distinct])):
+            rel[i] = r
         top = max(rel) if rel and max(rel) > 0 else 1.0
         n = len(units)
         scores: list[float] = []
