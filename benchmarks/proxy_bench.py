@@ -101,6 +101,12 @@ def rss_kb(pid: int) -> tuple[int, int]:
     return fields["VmRSS"], fields["VmHWM"]
 
 
+def cpu_ms(pid: int) -> float:
+    """User + system CPU time of ``pid`` so far, in ms (immune to other load on the machine)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def measure(client: httpx.Client, url: str, n: int, n_rows: int, headers: dict) -> tuple[list[float], list[float]]:
     totals, compress = [], []
     for i in range(n):
@@ -137,11 +143,15 @@ def main() -> None:
                 results = {}
                 # Interleave the three series in rounds so load noise hits them alike.
                 series = {"direct": ([], []), "proxy": ([], []), "bypass": ([], [])}
+                proxy_cpu = {"proxy": 0.0, "bypass": 0.0}
                 rounds = 10
                 for _ in range(rounds):
                     for name, url, extra in (("direct", direct, {}), ("proxy", via, {}),
                                              ("bypass", via, {"x-headroom-bypass": "1"})):
+                        cpu0 = cpu_ms(proxy.pid)
                         t, c = measure(client, url, args.n // rounds, n_rows, {**hdr, **extra})
+                        if name in proxy_cpu:
+                            proxy_cpu[name] += cpu_ms(proxy.pid) - cpu0
                         series[name][0].extend(t)
                         series[name][1].extend(c)
                 d = series["direct"][0]
@@ -150,7 +160,8 @@ def main() -> None:
                     t, c = series[name]
                     added = [ti - ci - statistics.median(d) for ti, ci in zip(t, c)]
                     results[name] = {"p50": pct(t, 50), "p99": pct(t, 99), "compression_p50": pct(c, 50),
-                                     "added_p50": pct(added, 50), "added_p99": pct(added, 99)}
+                                     "added_p50": pct(added, 50), "added_p99": pct(added, 99),
+                                     "cpu_per_request": proxy_cpu[name] / len(t)}
 
                 # RSS for one 5 MB body.
                 big_rows = 1
@@ -178,7 +189,7 @@ def main() -> None:
         r_ = results[name]
         print(f"{label:28s} p50 {r_['p50']:7.2f} ms   p99 {r_['p99']:7.2f} ms   compression p50 "
               f"{r_['compression_p50']:6.2f} ms   added beyond compression p50 {r_['added_p50']:6.2f} ms  "
-              f"p99 {r_['added_p99']:6.2f} ms")
+              f"p99 {r_['added_p99']:6.2f} ms   proxy CPU {r_['cpu_per_request']:5.2f} ms/request")
     print(f"5 MB body ({len(big) / 1e6:.2f} MB): status {r.status_code}, {big_ms:.0f} ms, "
           f"tokens {r.headers.get('x-headroom-tokens-before')} -> {r.headers.get('x-headroom-tokens-after')}; "
           f"proxy RSS before {rss_before / 1024:.1f} MB, after {rss_after / 1024:.1f} MB, peak {hwm / 1024:.1f} MB; "
