@@ -31,8 +31,7 @@ from headroom.pipeline import Pipeline
 
 SERVICES = ["billing", "auth", "search", "inventory", "gateway", "notifier", "reports", "scheduler"]
 TOOLS = ["read_file", "search_code", "get_logs", "run_tests", "query_db"]
-WORDS = ("request handled cache warm pool size worker batch queue flushed metrics exported config loaded "
-         "session renewed index refreshed shard rebalanced heartbeat ok connection reused").split()
+WORDS = ["request", "handled", "cache", "warm", "pool", "size", "worker", "batch", "queue", "flushed", "metrics", "exported", "config", "loaded", "session", "renewed", "index", "refreshed", "shard", "rebalanced", "heartbeat", "ok", "connection", "reused"]
 
 FACTS = {
     "error": [
@@ -151,14 +150,14 @@ def main() -> None:
         full = Pipeline(HeadroomConfig(context=ContextConfig(strategy="off")), transforms=[]) \
             .compress_body({"model": "gpt-4o", "messages": messages}).tokens_before
         budget = int(full * args.budget)
-        for strategy in kept:
+        for strategy, counts in kept.items():
             out, dt = run(strategy, messages, budget)
             seconds[strategy] += dt
             tokens[strategy].append(out["after"])
             text = prompt_text(out["body"])
             for category, facts in planted.items():
                 for fact in facts:
-                    kept[strategy][category] += fact in text
+                    counts[category] += fact in text
                     if strategy == "intelligent":
                         totals[category] += 1
     cats = list(FACTS)

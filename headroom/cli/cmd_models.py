@@ -34,7 +34,7 @@ def _try_load(name: str, path: str, device: str) -> str:
                                                 model_name=model_name)).warm_up()
         else:
             return "not loaded here (used by the image pipeline)"
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - report any load failure, keep listing
         return f"load FAILED: {type(exc).__name__}: {exc}"
     return f"loaded in {time.perf_counter() - t0:.1f}s"
 

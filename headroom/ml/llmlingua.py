@@ -39,15 +39,13 @@ MBERT = "llmlingua-2-bert-base-multilingual"
 KEEP_LABEL = 1
 
 _WORD = re.compile(r"\S+")
-_URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 _PATH = re.compile(r"[\w.-]+/[\w./-]+|^~?/[\w.-]")
 _NUMBER = re.compile(r"\d")
 # Identifier-like: snake_case, camelCase, dotted names, ACRONYMS (hex ids contain digits).
 _IDENT = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|[A-Za-z]\.[A-Za-z]|^[A-Z]{2,}[-_]?\w*$")
 _ERROR_WORDS = frozenset(
-    "error errors exception failed failure fail fatal panic traceback warning warn denied refused "
-    "timeout timed crash crashed abort aborted critical invalid missing unauthorized forbidden "
-    "cannot can't not never no".split()
+    ["error", "errors", "exception", "failed", "failure", "fail", "fatal", "panic", "traceback", "warning", "warn", "denied", "refused", "timeout", "timed", "crash", "crashed", "abort", "aborted", "critical", "invalid", "missing", "unauthorized", "forbidden", "cannot", "can't", "not", "never", "no"]
 )
 _STRIP = ".,;:!?()[]{}\"'`<>"
 
@@ -197,7 +195,7 @@ class LLMLinguaCompressor:
                     score[i] += 0.5
         budget = max(1, math.ceil(rate * len(words))) - sum(forced)
         order = sorted((i for i in range(len(words)) if not forced[i]), key=lambda i: (-score[i], i))
-        keep = set(i for i in range(len(words)) if forced[i]) | set(order[: max(0, budget)])
+        keep = {i for i in range(len(words)) if forced[i]} | set(order[: max(0, budget)])
         out_lines: dict[int, list[str]] = {}
         for i in sorted(keep):
             out_lines.setdefault(line_of[i], []).append(words[i])

@@ -34,8 +34,20 @@ def build_xlm_roberta(directory: str | Path, *, hidden: int = 32, layers: int = 
                       seed: int = 0) -> Path:
     """An ``XLMRobertaForTokenClassification`` (514 positions, 2 labels) with a unigram tokenizer."""
     import torch
-    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
-    from transformers import PreTrainedTokenizerFast, XLMRobertaConfig, XLMRobertaForTokenClassification
+    from tokenizers import (
+        Tokenizer,
+        decoders,
+        models,
+        normalizers,
+        pre_tokenizers,
+        processors,
+        trainers,
+    )
+    from transformers import (
+        PreTrainedTokenizerFast,
+        XLMRobertaConfig,
+        XLMRobertaForTokenClassification,
+    )
 
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
@@ -67,7 +79,15 @@ def build_bert(directory: str | Path, *, hidden: int = 32, layers: int = 2, head
                intermediate: int = 64, vocab: int = 2000, corpus: list[str] | None = None, seed: int = 0) -> Path:
     """A ``BertForTokenClassification`` (512 positions, 2 labels) with a word-piece tokenizer."""
     import torch
-    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+    from tokenizers import (
+        Tokenizer,
+        decoders,
+        models,
+        normalizers,
+        pre_tokenizers,
+        processors,
+        trainers,
+    )
     from transformers import BertConfig, BertForTokenClassification, PreTrainedTokenizerFast
 
     out = Path(directory)

@@ -33,7 +33,14 @@ from ..ccr.markers import format_marker, has_marker
 from ..formats import BlockKind, Conversation
 from ..relevance.bm25 import BM25, tokenize
 from .base import TransformContext
-from .context_units import Unit, conversation_tokens, drop_units, group_units, message_tokens, token_budget
+from .context_units import (
+    Unit,
+    conversation_tokens,
+    drop_units,
+    group_units,
+    message_tokens,
+    token_budget,
+)
 from .detect import detect_content_type
 from .protect import protection_reason
 
@@ -59,7 +66,7 @@ SQUEEZE_KEEP_FRACTION = 0.2
 SALIENT_LINES_PER_UNIT = 6
 
 _ERROR = re.compile(r"\b(?:error|exception|traceback|failed|failure|fatal|panic|denied|refused|timed? ?out|"
-                    r"crash(?:ed)?|oomkilled|segfault|assert(?:ion)?error)\b", re.I)
+                    r"crash(?:ed)?|oomkilled|segfault|assert(?:ion)?error)\b", re.IGNORECASE)
 # Identifiers worth following across messages: contain a digit or an inner _ . / - (paths,
 # ids, versions, hosts) and are long enough not to be noise.
 _REF = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-/:]*[A-Za-z0-9_]")
@@ -175,7 +182,7 @@ def semantic_scores(query: str, texts: list[str], device: str) -> tuple[list[flo
         vecs = embed([query, *flat], device)
         sims = (vecs[1:] @ vecs[0]).tolist()
         how = "minilm"
-    except Exception as exc:  # missing model/extra: say so, use the lexical signal
+    except Exception as exc:  # noqa: BLE001 - missing model/extra: say so, use the lexical signal
         bm = BM25(flat).scores(query)
         top = max(bm) or 1.0
         sims = [s / top for s in bm]
@@ -356,4 +363,4 @@ class IntelligentContext:
         return "\n".join(lines[i] for i in keep), len(keep), len(lines)
 
 
-__all__ = ["IntelligentContext", "RetrievalImportance", "WEIGHTS", "semantic_scores"]
+__all__ = ["WEIGHTS", "IntelligentContext", "RetrievalImportance", "semantic_scores"]

@@ -13,10 +13,14 @@ from headroom.pipeline import Pipeline
 from headroom.tokens import counter_for
 from headroom.transforms.base import TransformContext
 from headroom.transforms.context_units import group_units
-from headroom.transforms.intelligent_context import IntelligentContext, RetrievalImportance, salient_lines
+from headroom.transforms.intelligent_context import (
+    IntelligentContext,
+    RetrievalImportance,
+    salient_lines,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-import ml_context  # noqa: E402
+import ml_context
 
 FILLER = "\n".join(f"2024-05-01T10:{i:02d}:00Z INFO worker: batch {i} processed and flushed to the queue"
                    for i in range(30))

@@ -1,4 +1,5 @@
 import asyncio
+import itertools
 import json
 import re
 import time
@@ -62,9 +63,9 @@ def test_keep_probabilities_are_per_word_and_batch_independent(xlm_compressor):
 
 def test_classifier_output_drives_the_choice(xlm_compressor):
     """With everything else equal, the words the classifier scores highest are the ones kept."""
-    words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet".split()
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"]
     probs = xlm_compressor.keep_probabilities(words)
-    text, before, after = xlm_compressor.compress_text(" ".join(words), 0.3)
+    text, _, _ = xlm_compressor.compress_text(" ".join(words), 0.3)
     best = sorted(range(len(words)), key=lambda i: -probs[i])[:3]
     assert text.split() == [words[i] for i in sorted(best)]
 
@@ -80,7 +81,7 @@ def test_question_names_boost_words(xlm_compressor):
     text = PROSE * 4
     plain, _, _ = xlm_compressor.compress_text(text, 0.3)
     asked, _, _ = xlm_compressor.compress_text(text, 0.3, query="were customers noticing slow pages?")
-    count = lambda s: sum(w.strip(".,") in {"customers", "slow", "pages"} for w in s.split())  # noqa: E731
+    count = lambda s: sum(w.strip(".,") in {"customers", "slow", "pages"} for w in s.split())
     assert count(asked) == 12 > count(plain)
 
 
@@ -181,6 +182,31 @@ def test_event_loop_keeps_ticking_while_compressing(xlm_compressor):
 
     result, ticks, elapsed = asyncio.run(scenario())
     assert result is not None
-    gaps = [b - a for a, b in zip(ticks, ticks[1:])]
+    gaps = [b - a for a, b in itertools.pairwise(ticks)]
     assert len(ticks) >= max(3, elapsed / 0.05)
     assert max(gaps) < 0.2
+
+
+def test_enabled_through_headroom_compress(tiny_xlm_dir):
+    """HeadroomConfig(llmlingua=...) -> Pipeline -> ContentRouter uses LLMLingua-2 for prose, with CCR."""
+    import headroom
+    from headroom.ccr.store import CompressionStore
+    from headroom.pipeline import Pipeline
+
+    cfg = HeadroomConfig(llmlingua=LLMLinguaConfig(enabled=True, device="cpu", model_path=str(tiny_xlm_dir)))
+    store = CompressionStore()
+    notes = PROSE * 12 + FACTS
+    messages = [
+        {"role": "user", "content": "Read the incident notes."},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "read_notes", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": notes},
+        {"role": "user", "content": "When did the rollback finish?"},
+    ]
+    result = headroom.compress(messages, config=cfg, pipeline=Pipeline(cfg, store=store))
+    d = next(d for d in result.decisions if d.transform == "content_router" and d.action == "compressed")
+    assert d.strategy.startswith("llmlingua2:text@")
+    out = result.messages[2]["content"]
+    assert "17:05" in out and "4.2.1" in out and f"hash={d.ccr_hash}" in out
+    assert store.retrieve(d.ccr_hash).content == notes
+    assert result.tokens_after < result.tokens_before * 0.75

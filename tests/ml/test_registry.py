@@ -4,7 +4,14 @@ import time
 import pytest
 
 from headroom.ml import registry
-from headroom.ml.registry import DeviceUnavailable, ModelNotFound, get_model, resolve, resolve_device, unload
+from headroom.ml.registry import (
+    DeviceUnavailable,
+    ModelNotFound,
+    get_model,
+    resolve,
+    resolve_device,
+    unload,
+)
 
 
 @pytest.fixture(autouse=True)
