@@ -73,6 +73,7 @@ def create_app(
     """
     cfg = proxy_config or ProxyConfig()
     hc = headroom_config or (pipeline.config if pipeline is not None else default_headroom_config())
+    owns_store = pipeline is None  # a caller's pipeline (and its store) stays the caller's to close
     if pipeline is None:
         from ..ccr.store import CompressionStore
 
@@ -94,6 +95,8 @@ def create_app(
         yield
         await state.client.aclose()
         await asyncio.to_thread(state.close)
+        if owns_store and state.store is not None:
+            state.store.close()
 
     app = FastAPI(title="headroom proxy", version=__version__, lifespan=lifespan,
                   docs_url=None, redoc_url=None, openapi_url=None)

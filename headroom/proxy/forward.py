@@ -231,12 +231,15 @@ async def _ccr_stream(state: ProxyState, fmt: str, url: str, headers: list[tuple
             await resp.aclose()
             if relaying:
                 return
-            calls = retrieve_calls(acc.response(), fmt) if ex.rounds < max_rounds else None
+            turn = acc.response()
+            if isinstance(turn.get("usage"), dict):
+                ex.usage = turn["usage"]
+            calls = retrieve_calls(turn, fmt) if ex.rounds < max_rounds else None
             if not calls:
                 yield b"".join(held) + decoder.flush()
                 return
             answers = await asyncio.to_thread(_answers, state, calls)
-            body = continue_body(body, acc.response(), fmt, answers)
+            body = continue_body(body, turn, fmt, answers)
             ex.rounds += 1
             ex.calls += len(calls)
             resp = await _send(state, url, headers, _dumps(body))
