@@ -68,12 +68,13 @@ def family_table(results: dict[str, Any], config: str) -> Table:
 
 
 def transform_table(results: dict[str, Any], config: str) -> Table:
-    head = ["transform", "compressed/changed", "kept", "skipped", "tokens saved", "total ms"]
+    head = ["transform", "compressed/changed", "kept", "skipped", "tokens saved", "total ms", "strategies"]
     rows = []
     for name, s in results["summary"][config]["transforms"].items():
         changed = sum(s.get(k, 0) for k in ("compressed", "moved", "shrunk", "dropped", "expanded"))
+        via = ", ".join(f"{k[4:]} ×{int(v)}" for k, v in sorted(s.items()) if k.startswith("via "))
         rows.append([name, str(int(changed)), str(int(s.get("kept", 0))), str(int(s.get("skipped", 0))),
-                     f"{int(s.get('tokens_saved', 0)):,}", f"{s.get('duration_ms', 0):.0f}"])
+                     f"{int(s.get('tokens_saved', 0)):,}", f"{s.get('duration_ms', 0):.0f}", via])
     return head, rows
 
 
