@@ -227,11 +227,15 @@ def run_compression(
         if not mine:
             continue
         fams: dict[str, list[CaseResult]] = defaultdict(list)
+        kinds: dict[str, list[CaseResult]] = defaultdict(list)
         for c in mine:
             fams[c.family].append(c)
+            kinds[c.probe_kind].append(c)
         by_config[entry["name"]] = {
             "overall": summarize(mine),
             "families": {f: summarize(cs) for f, cs in fams.items()},
+            # Which kind of fact suffers first: spikes, errors, anomalies, looked-up items.
+            "probe_kinds": {k: summarize(cs) for k, cs in sorted(kinds.items())},
             "transforms": summarize_transforms(mine),
         }
     return {

@@ -67,6 +67,13 @@ def family_table(results: dict[str, Any], config: str) -> Table:
     return head, rows
 
 
+def kind_table(results: dict[str, Any], config: str) -> Table:
+    head = ["fact kind", "cases", "evidence", "kept", "recoverable", "lost", "fact retention"]
+    rows = [[k, str(s["cases"]), str(s["evidence"]), str(s["kept"]), str(s["recoverable"]), str(s["lost"]),
+             _pct(s["fact_retention"])] for k, s in results["summary"][config].get("probe_kinds", {}).items()]
+    return head, rows
+
+
 def transform_table(results: dict[str, Any], config: str) -> Table:
     head = ["transform", "compressed/changed", "kept", "skipped", "tokens saved", "total ms", "strategies"]
     rows = []
@@ -117,6 +124,7 @@ def _sections(results: dict[str, Any]) -> list[tuple[str, Table]]:
         out.append(("Configurations", config_table(results)))
         for name in results.get("summary", {}):
             out.append((f"Per family — {name}", family_table(results, name)))
+            out.append((f"Per fact kind — {name}", kind_table(results, name)))
             out.append((f"Per transform — {name}", transform_table(results, name)))
         out.append(("Lost evidence (first 30)", lost_table(results)))
     if results.get("llm"):

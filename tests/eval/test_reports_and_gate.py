@@ -32,6 +32,7 @@ def test_reports_are_written_and_self_contained(results, tmp_path):
     md = written["markdown"].read_text()
     assert "| deterministic | ok |" in md and "skipped: no LLMLingua-2 checkpoint" in md
     assert "Per family — deterministic" in md and "| text_logs |" in md
+    assert "Per fact kind — deterministic" in md and "| lookup |" in md
     page = written["html"].read_text()
     assert page.count("data:image/png;base64,") == 2 and 'src="http' not in page and "src='http" not in page
     for name in ("pareto", "families"):
