@@ -67,11 +67,19 @@ class ChatEndpoint:
         self._client = httpx.Client(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout_s,
                                     transport=transport)
 
-    def complete(self, body: dict[str, Any]) -> dict[str, Any]:
-        r = self._client.post("/chat/completions", json=body)
-        if r.status_code >= 400:
-            raise RuntimeError(f"HTTP {r.status_code} from {r.request.url}: {r.text[:300]}")
-        return r.json()
+    RETRY_STATUS = (408, 409, 429, 500, 502, 503, 504)
+
+    def complete(self, body: dict[str, Any], *, attempts: int = 3, backoff_s: float = 1.0) -> dict[str, Any]:
+        """One completion; rate limits and transient server errors are retried with backoff."""
+        for attempt in range(attempts):
+            r = self._client.post("/chat/completions", json=body)
+            if r.status_code in self.RETRY_STATUS and attempt + 1 < attempts:
+                time.sleep(backoff_s * 2**attempt)
+                continue
+            if r.status_code >= 400:
+                raise RuntimeError(f"HTTP {r.status_code} from {r.request.url}: {r.text[:300]}")
+            return r.json()
+        raise AssertionError("unreachable")
 
     def close(self) -> None:
         self._client.close()
@@ -225,8 +233,15 @@ def _ask_probe(s: Scenario, probe: Probe, options: LLMOptions, llm: ChatEndpoint
 
     record("original", ask(llm, _body(options, messages)))
     pipeline.memo = CompressionMemo()  # judge each question on its own compressed form
-    result = compress(messages, model=options.model, pipeline=pipeline)
-    compressed = result.messages
+    try:
+        compressed = compress(messages, model=options.model, pipeline=pipeline).messages
+    except Exception as exc:  # noqa: BLE001 (a compression crash is a scored failure of that arm)
+        record("compressed", Answer(error=f"compress failed: {type(exc).__name__}: {exc}"))
+        compressed = None
+    if compressed is None:
+        if proxy is not None:
+            record("proxy", ask(proxy, _body(options, messages)))
+        return rows
     has_markers = any(find_hashes(m.get("content")) for m in compressed if isinstance(m.get("content"), str))
     tools = [retrieve_tool_definition(OPENAI_CHAT)] if has_markers else None
     record("compressed", ask(llm, _body(options, compressed, tools), store, options.max_retrieve_rounds))

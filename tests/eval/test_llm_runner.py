@@ -146,3 +146,25 @@ def test_default_pipeline_dropped_turn_comes_back_through_headroom_retrieve(read
     compressed = rows[("compressed", question)]
     assert compressed["contains"] == 1.0 and compressed["retrieve_calls"] >= 1
     assert res["arms"]["compressed"]["prompt_tokens"] < res["arms"]["original"]["prompt_tokens"]
+
+
+def test_rate_limits_are_retried_and_hard_errors_are_scored_misses():
+    import httpx
+
+    from headroom.eval.llm import ChatEndpoint, ask
+
+    calls = []
+
+    def handler(request):
+        calls.append(1)
+        if len(calls) == 1:
+            return httpx.Response(429, json={"error": "slow down"})
+        if len(calls) == 2:
+            return httpx.Response(200, json={"choices": [{"message": {"role": "assistant", "content": "ok"}}]})
+        return httpx.Response(400, json={"error": "bad request"})
+
+    ep = ChatEndpoint("http://llm.invalid/v1", None, 5, transport=httpx.MockTransport(handler))
+    assert ep.complete({"messages": []}, backoff_s=0)["choices"][0]["message"]["content"] == "ok"
+    ans = ask(ep, {"messages": []})
+    assert ans.text == "" and "HTTP 400" in ans.error
+    assert len(calls) == 3
