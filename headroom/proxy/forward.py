@@ -41,6 +41,11 @@ def _dumps(body: dict[str, Any]) -> bytes:
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+# Bodies above this are parsed and serialised in a worker thread: a multi-megabyte
+# json.loads would otherwise stall every other stream on the event loop.
+_INLINE_JSON_BYTES = 256 * 1024
+
+
 @dataclass
 class Outgoing:
     """The request as it will be sent upstream, and what happened on the way."""
@@ -109,7 +114,10 @@ async def prepare(state: ProxyState, body: dict[str, Any], raw: bytes, fmt: str,
         with_tool = inject_retrieve_tool(out, fmt)
         injected, out = with_tool is not out, with_tool
     # Unchanged requests go out byte for byte as they came.
-    content = raw if out == body else _dumps(out)
+    if out == body:
+        content = raw
+    else:
+        content = _dumps(out) if len(raw) < _INLINE_JSON_BYTES else await asyncio.to_thread(_dumps, out)
     return Outgoing(content, out, mode, result=result, injected=injected)
 
 
@@ -117,7 +125,7 @@ async def handle_llm(request: Request, state: ProxyState, fmt: str, base_url: st
     ex = Exchange(api=fmt)
     raw = await request.body()
     try:
-        body = json.loads(raw)
+        body = json.loads(raw) if len(raw) < _INLINE_JSON_BYTES else await asyncio.to_thread(json.loads, raw)
     except ValueError as exc:
         return error_response(400, f"request body is not valid JSON: {exc}")
     if not isinstance(body, dict):

@@ -161,3 +161,16 @@ def test_client_disconnect_cancels_upstream(with_markers, fake, start_proxy):
     # 400 chunks x 20 ms = 8 s if nobody cancelled; the proxy must drop the upstream at once.
     wait_for(lambda: tag in fake.rec.cancelled, timeout=3)
     assert tag not in fake.rec.completed
+
+
+def test_large_body_is_parsed_and_serialised_off_the_loop(fake, start_proxy):
+    url, _ = start_proxy()
+    msgs = chat_messages()
+    msgs[-1]["content"] = BIG * 30  # ~2 MB: above the inline JSON threshold
+    r = httpx.post(f"{url}{CHAT}", json={"model": "gpt-4o", "messages": msgs}, timeout=60)
+    assert r.status_code == 200 and int(r.headers["x-headroom-tokens-saved"]) > 0
+    sent = last_tool_text(CHAT, fake.rec.requests[0]["json"])
+    assert sent.startswith(BIG[:50]) and len(sent) < 10_000
+    bad = b'{"model": "m", "messages": "' + b"x" * 400_000 + b'"'
+    r = httpx.post(f"{url}{CHAT}", content=bad, headers={"content-type": "application/json"})
+    assert r.status_code == 400 and "not valid JSON" in r.json()["error"]["message"]
