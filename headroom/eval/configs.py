@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..config import ContextConfig, HeadroomConfig, LLMLinguaConfig, RelevanceConfig
+from ..config import CCRConfig, ContextConfig, HeadroomConfig, LLMLinguaConfig, RelevanceConfig
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,10 @@ def _intelligent(o: EvalOptions) -> HeadroomConfig:
     return HeadroomConfig(context=ContextConfig(strategy="intelligent"))
 
 
+def _no_ccr(o: EvalOptions) -> HeadroomConfig:
+    return HeadroomConfig(ccr=CCRConfig(enabled=False))
+
+
 def _needs_llmlingua_model(o: EvalOptions) -> str | None:
     return None if o.llmlingua_model else "no LLMLingua-2 checkpoint given (--llmlingua-model DIR)"
 
@@ -55,6 +59,8 @@ CONFIGS: dict[str, EvalConfig] = {c.name: c for c in (
     EvalConfig("llmlingua2", "deterministic + LLMLingua-2 for prose", _llmlingua, _needs_llmlingua_model),
     EvalConfig("relevance_hybrid", "deterministic + hybrid BM25/embedding relevance (MiniLM)", _relevance),
     EvalConfig("intelligent_context", "deterministic + IntelligentContext instead of RollingWindow", _intelligent),
+    # Not a default: it shows what CCR buys (lossy results are discarded without a store).
+    EvalConfig("no_ccr", "deterministic with CCR off: only lossless compression applies", _no_ccr),
 )}
 
 DEFAULT_CONFIGS = ("deterministic", "llmlingua2", "relevance_hybrid", "intelligent_context")

@@ -127,3 +127,12 @@ def test_llmlingua2_config_runs_with_a_local_checkpoint(tmp_path):
     assert res["configs"][0]["status"] == "ok", res["configs"][0]["reason"]
     router = res["summary"]["llmlingua2"]["transforms"]["content_router"]
     assert any(k.startswith("via llmlingua") for k in router), router
+
+
+def test_no_ccr_config_leaves_no_markers_and_nothing_recoverable():
+    res = run_compression(build_suite("smoke", ["text_logs", "build_output"]), ["no_ccr"], formats=["openai_chat"],
+                          pipeline_factory=head_keeper_factory(5), progress=False)
+    assert res["configs"][0]["status"] == "ok"
+    assert all(c["markers"] == 0 and c["recoverable"] == 0 for c in res["cases"])
+    # HeadKeeper is lossy, so without a store the router keeps every original.
+    assert res["summary"]["no_ccr"]["overall"]["savings"] == 0
