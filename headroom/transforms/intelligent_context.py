@@ -144,6 +144,26 @@ _importance = RetrievalImportance()
 
 # --- semantic similarity ---------------------------------------------------------------
 
+_STOPWORDS = frozenset(
+    "a an and are as at be but by can could did do does for from had has have how i if in is it its me my "
+    "no not of on or our so than that the their them then there these they this to was we were what when "
+    "where which who whom why will with would you your also about again after all any been before being "
+    "both each few more most other same some such only own very just now please tell show give find".split()
+)
+
+
+def salient_rarity(lines: list[str]) -> list[float]:
+    """Per line, mean IDF of its tokens within ``lines``, scaled to [0, 1]."""
+    toks = [set(tokenize(ln)) for ln in lines]
+    df: dict[str, int] = {}
+    for ts in toks:
+        for t in ts:
+            df[t] = df.get(t, 0) + 1
+    raw = [sum(math.log(1 + len(lines) / df[t]) for t in ts) / len(ts) if ts else 0.0 for ts in toks]
+    top = max(raw, default=0.0) or 1.0
+    return [r / top for r in raw]
+
+
 def salient_lines(texts: list[str], per_text: int) -> list[list[str]]:
     """The ``per_text`` most unusual lines of each text (highest mean IDF across all lines).
 
@@ -355,10 +375,14 @@ class IntelligentContext:
         if len(lines) < 5:
             return None
         budget = max(2, int(len(lines) * SQUEEZE_KEEP_FRACTION))
+        # Function words would make any prose line "relevant" to any question.
+        query = " ".join(w for w in query.split() if w.lower().strip("?,.!:;") not in _STOPWORDS)
         rel = (ctx.relevance(query, lines) if ctx.relevance is not None else BM25(lines).scores(query)) \
-            if query else [0.0] * len(lines)
+            if query.strip() else [0.0] * len(lines)
         top = max(rel) or 1.0
-        score = [(1.0 if _ERROR.search(ln) else 0.0) + r / top for ln, r in zip(lines, rel)]
+        # Ties (most lines match nothing) go to the lines least like their neighbours.
+        rarity = salient_rarity(lines)
+        score = [(1.0 if _ERROR.search(ln) else 0.0) + r / top + 0.1 * q for ln, r, q in zip(lines, rel, rarity)]
         keep = sorted(sorted(range(len(lines)), key=lambda i: (-score[i], i))[:budget])
         return "\n".join(lines[i] for i in keep), len(keep), len(lines)
 

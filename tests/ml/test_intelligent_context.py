@@ -160,3 +160,17 @@ def test_pipeline_uses_it_for_the_intelligent_strategy():
     except ImportError as exc:  # another engineer's compressor module not landed yet
         pytest.skip(f"default pipeline incomplete: {exc}")
     assert names[-1] == "intelligent_context"
+
+
+def test_squeeze_keeps_errors_and_asked_lines_not_stopword_prose():
+    lines = [f"2024-05-01T10:{i:02d}:00Z INFO worker: batch {i} processed" for i in range(10)]
+    lines[2] = "replica zebra quokka axolotl narwhal"
+    lines[5] = "it is what it is and the rest is the same as before"
+    lines[7] = "ERROR worker: disk quota exceeded on /data"
+    conv, ctx = _ctx(_session([("get_logs", "\n".join(lines))]))
+    squeeze = IntelligentContext._squeezed_text
+    # Two slots: the error, then the line the question names; the prose line shares only
+    # "what is the it" with the question, which earns nothing.
+    text, kept, total = squeeze("\n".join(lines), "what is the replica doing, is it up?", ctx)
+    assert (kept, total) == (2, 10)
+    assert text.split("\n") == [lines[2], lines[7]]
