@@ -111,9 +111,9 @@ def main() -> None:
             {"type": "text", "text": q}]}]}
         gem = [{"role": "user", "parts": [{"text": q}, {"inlineData": {"mimeType": "image/png", "data": data}}]}]
         ds = {
-            "openai": [d for d in compress(chat, pipeline=pipeline).decisions if d.transform == "image"][0],
-            "anthropic": [d for d in compress(anth, model="claude-sonnet-4-5", pipeline=pipeline).decisions
-                          if d.transform == "image"][0],
+            "openai": next(d for d in compress(chat, pipeline=pipeline).decisions if d.transform == "image"),
+            "anthropic": next(d for d in compress(anth, model="claude-sonnet-4-5", pipeline=pipeline).decisions
+                          if d.transform == "image"),
             "google": compress_gemini_contents(gem, store=pipeline.store, memo=pipeline.memo)[1][0],
         }
         for prov, d in ds.items():

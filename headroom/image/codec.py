@@ -32,7 +32,7 @@ def decode(data: str) -> Any:
         img.load()
     except ImageDecodeError:
         raise
-    except Exception as exc:  # PIL raises many types for bad input
+    except Exception as exc:  # noqa: BLE001 -- PIL raises many exception types for bad input
         raise ImageDecodeError(f"not a decodable image: {type(exc).__name__}: {exc}") from None
     return img
 

@@ -14,11 +14,11 @@ REGIONS = ("top_left", "top_right", "bottom_left", "bottom_right", "top", "botto
 _V = r"(?P<v>top|upper|bottom|lower)"
 _H = r"(?P<h>left|right)"
 _COMPASS = {"northwest": "top_left", "northeast": "top_right", "southwest": "bottom_left", "southeast": "bottom_right"}
-_CORNER_RE = re.compile(rf"\b{_V}[\s-]*(?:hand[\s-]*)?{_H}\b", re.I)
-_SIDE_RE = re.compile(r"\b(?P<s>left|right|top|upper|bottom|lower)(?:[\s-]*hand)?[\s-]*(?:half|side|part|portion|edge|strip|third|area|region|section)\b", re.I)
-_CENTER_RE = re.compile(r"\b(?:cent(?:er|re)|central|middle)\b", re.I)
-_COMPASS_RE = re.compile(r"\b(north[\s-]?east|north[\s-]?west|south[\s-]?east|south[\s-]?west)\b", re.I)
-_ALONE_RE = re.compile(r"\b(?:at|in|on|to)\s+the\s+(?P<s>top|bottom|left|right)\b", re.I)
+_CORNER_RE = re.compile(rf"\b{_V}[\s-]*(?:hand[\s-]*)?{_H}\b", re.IGNORECASE)
+_SIDE_RE = re.compile(r"\b(?P<s>left|right|top|upper|bottom|lower)(?:[\s-]*hand)?[\s-]*(?:half|side|part|portion|edge|strip|third|area|region|section)\b", re.IGNORECASE)
+_CENTER_RE = re.compile(r"\b(?:cent(?:er|re)|central|middle)\b", re.IGNORECASE)
+_COMPASS_RE = re.compile(r"\b(north[\s-]?east|north[\s-]?west|south[\s-]?east|south[\s-]?west)\b", re.IGNORECASE)
+_ALONE_RE = re.compile(r"\b(?:at|in|on|to)\s+the\s+(?P<s>top|bottom|left|right)\b", re.IGNORECASE)
 
 _VERT = {"top": "top", "upper": "top", "bottom": "bottom", "lower": "bottom"}
 

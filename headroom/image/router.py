@@ -82,6 +82,26 @@ def _load_head(location: Any, device: str) -> RouterHead:
     return RouterHead.load(location.path)
 
 
+def _minilm_forward(texts: list[str], device: str) -> Any:
+    """MiniLM sentence embeddings via one direct forward pass.
+
+    Same model, pooling and normalisation as ``headroom.ml.embeddings.embed`` (what the
+    head was trained on; outputs are identical), without ``encode()``'s batching
+    machinery, which costs as much as the model itself for one short question.
+    """
+    import torch
+
+    from ..ml.embeddings import model
+
+    st = model(device)
+    features = st.preprocess(texts) if hasattr(st, "preprocess") else st.tokenize(texts)
+    features = {k: v.to(st.device) if hasattr(v, "to") else v for k, v in features.items()}
+    with torch.inference_mode():
+        emb = st(features)["sentence_embedding"]
+        emb = torch.nn.functional.normalize(emb, dim=-1)
+    return emb.float().cpu().numpy()
+
+
 class ImageRouter:
     """Routes questions to techniques. Loads MiniLM and the head lazily, once."""
 
@@ -107,9 +127,7 @@ class ImageRouter:
     def _embeddings(self, texts: list[str]) -> Any:
         if self._embed is not None:
             return self._embed(texts)
-        from ..ml.embeddings import embed
-
-        return embed(texts, self.device)
+        return _minilm_forward(texts, self.device)
 
     def route_many(self, queries: list[str]) -> list[RouteDecision]:
         if not queries:

@@ -19,8 +19,8 @@ from typing import Any
 
 from ..ccr.markers import format_marker
 from ..config import HeadroomConfig
-from ..formats.model import Block, BlockKind, Conversation, ImageData, content_hash
 from ..formats._parts import make_data_url
+from ..formats.model import Block, BlockKind, Conversation, ImageData, content_hash
 from ..transforms.base import TransformContext
 from .actions import Outcome, compress_image, compress_remote, provider_for
 from .codec import ImageDecodeError, decode
@@ -90,7 +90,7 @@ class ImageTransform:
             return conv
         routes: dict[str, Any] = {}
         for i, j, block in images:
-            where = dict(message_index=i, block_index=j, content_type="image")
+            where = {"message_index": i, "block_index": j, "content_type": "image"}
             if 0 <= i < self.config.frozen_prefix_messages:
                 ctx.decide(NAME, "skipped", "frozen prefix", **where)
                 continue

@@ -13,9 +13,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))  # tiny_siglip helper
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # training/ (repo root)
 
-from headroom.image.router import RouteDecision  # noqa: E402
+from headroom.image.router import RouteDecision
 
-WORDS = "invoice total amount due error failed connection timeout retry server config value".split()
+WORDS = ["invoice", "total", "amount", "due", "error", "failed", "connection", "timeout", "retry", "server", "config", "value"]
 
 
 def font(size: int):

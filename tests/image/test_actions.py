@@ -90,13 +90,13 @@ def test_photo_without_text_is_never_sent_to_ocr():
 
 
 def test_low_ocr_confidence_keeps_the_image():
-    low = lambda img: OcrResult([OcrLine("err0r c0nnect", 0.41, (0, 0, 1, 1))])  # noqa: E731
+    low = lambda img: OcrResult([OcrLine("err0r c0nnect", 0.41, (0, 0, 1, 1))])
     out = _run(document(800, 400, 22, 6), "transcode", "openai", ocr=low)
     assert out.action == "kept" and "confidence 0.41" in out.reason
 
 
 def test_confident_ocr_transcodes():
-    good = lambda img: OcrResult([OcrLine("Error: disk full", 0.97, (0, 0, 1, 1))])  # noqa: E731
+    good = lambda img: OcrResult([OcrLine("Error: disk full", 0.97, (0, 0, 1, 1))])
     out = _run(document(800, 400, 22, 6), "transcode", "anthropic", ocr=good)
     assert out.action == "transcode" and out.text == "Error: disk full"
     assert out.tokens_after == 3 < out.tokens_before

@@ -34,7 +34,7 @@ def test_gemini_inline_image_downscaled_to_768(container, mime_key):
 
 
 def test_gemini_transcode_and_untouched_parts():
-    ocr = lambda img: OcrResult([OcrLine("TOTAL DUE 42.00", 0.99, (0, 0, 1, 1))])  # noqa: E731
+    ocr = lambda img: OcrResult([OcrLine("TOTAL DUE 42.00", 0.99, (0, 0, 1, 1))])
     contents = [
         {"role": "user", "parts": [{"text": "Read the receipt"},
                                    {"inlineData": {"mimeType": "image/png", "data": b64(document(800, 600, 22, 8))}},

@@ -58,3 +58,8 @@ def test_real_router_classifies_the_issue_examples(monkeypatch):
     got = {q: d.technique for q, d in zip(cases, decisions)}
     assert got == cases
     assert all(d.confidence >= 0.6 for d in decisions)
+    # The fast forward pass gives exactly the embeddings the head was trained on.
+    from headroom.image.router import _minilm_forward
+    from headroom.ml.embeddings import embed
+
+    np.testing.assert_allclose(_minilm_forward(list(cases), "cpu"), embed(list(cases)), atol=1e-5)

@@ -7,7 +7,7 @@ import numpy as np
 from headroom.image.router import RouterHead
 from training.image_router import templates_test, templates_train
 from training.image_router.dataset import read_groups, read_split
-from training.image_router.generate import LABELS, build, generate
+from training.image_router.generate import LABELS, generate
 from training.image_router.train import choose_c
 
 
