@@ -167,7 +167,7 @@ def test_squeeze_keeps_errors_and_asked_lines_not_stopword_prose():
     lines[2] = "replica zebra quokka axolotl narwhal"
     lines[5] = "it is what it is and the rest is the same as before"
     lines[7] = "ERROR worker: disk quota exceeded on /data"
-    conv, ctx = _ctx(_session([("get_logs", "\n".join(lines))]))
+    _, ctx = _ctx(_session([("get_logs", "\n".join(lines))]))
     squeeze = IntelligentContext._squeezed_text
     # Two slots: the error, then the line the question names; the prose line shares only
     # "what is the it" with the question, which earns nothing.
