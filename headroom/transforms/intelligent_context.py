@@ -145,10 +145,15 @@ _importance = RetrievalImportance()
 # --- semantic similarity ---------------------------------------------------------------
 
 _STOPWORDS = frozenset(
-    "a an and are as at be but by can could did do does for from had has have how i if in is it its me my "
-    "no not of on or our so than that the their them then there these they this to was we were what when "
-    "where which who whom why will with would you your also about again after all any been before being "
-    "both each few more most other same some such only own very just now please tell show give find".split()  # noqa: SIM905
+    [
+        "a", "an", "and", "are", "as", "at", "be", "but", "by", "can", "could", "did", "do", "does", "for",
+        "from", "had", "has", "have", "how", "i", "if", "in", "is", "it", "its", "me", "my", "no", "not",
+        "of", "on", "or", "our", "so", "than", "that", "the", "their", "them", "then", "there", "these",
+        "they", "this", "to", "was", "we", "were", "what", "when", "where", "which", "who", "whom", "why",
+        "will", "with", "would", "you", "your", "also", "about", "again", "after", "all", "any", "been",
+        "before", "being", "both", "each", "few", "more", "most", "other", "same", "some", "such", "only",
+        "own", "very", "just", "now", "please", "tell", "show", "give", "find",
+    ]
 )
 
 
