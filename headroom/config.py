@@ -172,6 +172,8 @@ class ImageConfig(_Section):
     google_max_long_side: int = Field(768, ge=64)
     # Text lines are never shrunk below this height (pixels), whatever the technique.
     min_legible_line_px: float = Field(10.0, gt=0)
+    # Per-image deadline for signals, OCR and resizing; past it the image goes unchanged.
+    timeout_ms: int = Field(10_000, ge=1)
 
 
 class HeadroomConfig(_Section):

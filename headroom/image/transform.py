@@ -13,8 +13,11 @@ an image compressed in turn 1 renders with the same bytes in every later turn.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 from ..ccr.markers import format_marker
@@ -26,6 +29,10 @@ from .actions import Outcome, compress_image, compress_remote, provider_for
 from .codec import ImageDecodeError, decode
 
 NAME = "image"
+log = logging.getLogger("headroom.image")
+# OCR and SigLIP run here so a slow image can be abandoned at its deadline (the work
+# finishes in the background; the request goes on with the original image).
+_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="headroom-image")
 # The text-part type each format renders for a transcoded image.
 TEXT_PART_TYPE = {"openai_chat": "text", "anthropic": "text", "openai_responses": "input_text"}
 
@@ -122,12 +129,30 @@ class ImageTransform:
             if hit.changed and hit.details.get("ccr_hash") and ctx.store is not None:
                 self._store_original(image, hit, ctx)  # refresh the TTL / survive eviction
             return hit, True
-        outcome = self._compute(image, query, technique, provider, ctx)
+        outcome = self._compute_with_deadline(image, query, technique, provider, ctx)
         if outcome.changed and ctx.store is not None and image.data:
             outcome.details["ccr_hash"] = self._store_original(image, outcome, ctx)
         if ctx.memo is not None:
             ctx.memo.put(key, outcome)
         return outcome, False
+
+    def _compute_with_deadline(self, image: ImageData, query: str, technique: str, provider: str,
+                               ctx: TransformContext) -> Outcome:
+        """Never worse: an error or a deadline miss keeps this image (others still go on).
+
+        The kept outcome is memoised like any other, so the image renders the same way in
+        later turns (cache stability over a late saving).
+        """
+        if technique == "preserve" or not image.data:
+            return self._compute(image, query, technique, provider, ctx)  # no pixel work
+        future = _POOL.submit(self._compute, image, query, technique, provider, ctx)
+        try:
+            return future.result(timeout=self._cfg.timeout_ms / 1000)
+        except FutureTimeout:
+            return Outcome("kept", f"timed out after {self._cfg.timeout_ms} ms: image kept", 0, 0)
+        except Exception as exc:  # one bad image must not fail the request
+            log.exception("image compression failed")
+            return Outcome("kept", f"error: {type(exc).__name__}: {exc}", 0, 0)
 
     def _compute(self, image: ImageData, query: str, technique: str, provider: str, ctx: TransformContext) -> Outcome:
         if not image.data:

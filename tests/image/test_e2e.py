@@ -7,7 +7,7 @@ from conftest import b64, error_screenshot, photo, quadrants, unb64
 
 from headroom import compress
 from headroom.ccr.store import CompressionStore
-from headroom.config import HeadroomConfig
+from headroom.config import HeadroomConfig, ImageConfig
 from headroom.formats import parse
 from headroom.pipeline import Pipeline
 
@@ -16,7 +16,8 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def pipeline():
-    return Pipeline(HeadroomConfig(), store=CompressionStore())
+    # A generous deadline: OCR on a busy 2-core CI machine can take seconds.
+    return Pipeline(HeadroomConfig(image=ImageConfig(timeout_ms=120_000)), store=CompressionStore())
 
 
 def _image_decision(result):

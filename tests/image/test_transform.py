@@ -190,3 +190,39 @@ def test_image_transform_is_deterministic(fmt):
     a = _pipeline().compress_body(make("What animal is this?", photo(1500, 1000)), fmt).body
     b = _pipeline().compress_body(make("What animal is this?", photo(1500, 1000)), fmt).body
     assert json.dumps(a) == json.dumps(b)
+
+
+def test_slow_ocr_hits_the_deadline_and_keeps_the_image():
+    import time
+
+    from headroom.config import ImageConfig
+
+    def slow_ocr(img):
+        time.sleep(1.0)
+        return good_ocr(img)
+
+    config = HeadroomConfig(image=ImageConfig(timeout_ms=100))
+    p = _pipeline(ocr=slow_ocr, config=config)
+    t0 = time.perf_counter()
+    r = p.compress_body(chat_body("Read the error", document(800, 400, 22, 6)), "openai_chat")
+    assert time.perf_counter() - t0 < 0.9
+    assert r.body["messages"][1]["content"][1]["type"] == "image_url"
+    assert "timed out after 100 ms" in _image_decisions(r)[0].reason
+
+
+def test_a_failing_image_does_not_stop_the_others():
+    def broken_ocr(img):
+        raise RuntimeError("onnx exploded")
+
+    p = _pipeline(ocr=broken_ocr)
+    body = {"model": "gpt-4o", "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "Read the error"},
+                                     {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{b64(document(800, 400, 22, 6))}"}}]},
+        {"role": "assistant", "content": "It says nothing."},
+        {"role": "user", "content": [{"type": "text", "text": "What animal is this?"},
+                                     {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{b64(photo())}"}}]}]}
+    r = p.compress_body(body, "openai_chat")
+    first, second = _image_decisions(r)
+    assert first.action == "kept" and "onnx exploded" in first.reason
+    assert second.strategy == "low_detail"
+    assert r.body["messages"][2]["content"][1]["image_url"]["detail"] == "low"
