@@ -41,9 +41,22 @@ def _dumps(body: dict[str, Any]) -> bytes:
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-# Bodies above this are parsed and serialised in a worker thread: a multi-megabyte
-# json.loads would otherwise stall every other stream on the event loop.
+# Bodies above this are "large": they are serialised in a worker thread, so a
+# multi-megabyte json.dumps does not stall other streams, and their raw bytes are not kept
+# while the pipeline runs (peak memory is then one copy of the body, not two; see
+# docs/proxy.md). Parsing stays inline: parsed in a thread, the body would land in another
+# malloc arena and peak RSS would grow by about one body size instead.
 _INLINE_JSON_BYTES = 256 * 1024
+
+
+async def _serialise(body: dict[str, Any], large: bool) -> bytes:
+    return await asyncio.to_thread(_dumps, body) if large else _dumps(body)
+
+
+async def read_body(request: Request) -> bytes:
+    """The request body, without Starlette's per-request copy (``request.body()`` caches it)."""
+    chunks = [chunk async for chunk in request.stream()]
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 @dataclass
@@ -86,13 +99,17 @@ class Exchange:
     error: str | None = None
 
 
-async def prepare(state: ProxyState, body: dict[str, Any], raw: bytes, fmt: str, bypass: bool) -> Outgoing:
-    """Compress ``body`` off the event loop, with a deadline; never worse than the original."""
+async def prepare(state: ProxyState, body: dict[str, Any], raw: bytes | None, fmt: str, bypass: bool) -> Outgoing:
+    """Compress ``body`` off the event loop, with a deadline; never worse than the original.
+
+    ``raw`` is the body as the client sent it, or None for a large body whose bytes the
+    caller let go (see ``_INLINE_JSON_BYTES``); it is rebuilt from ``body`` if needed.
+    """
     mode = state.config.mode
-    if bypass:
-        return Outgoing(raw, body, "bypass")
-    if mode == "passthrough":
-        return Outgoing(raw, body, mode)
+    if bypass or mode == "passthrough":
+        assert raw is not None, "pass-through requests keep their bytes"
+        return Outgoing(raw, body, "bypass" if bypass else mode)
+    large = raw is None
     timeout = state.config.compression_timeout_s
     try:
         result = await asyncio.wait_for(asyncio.to_thread(state.pipeline.compress_body, body, fmt), timeout)
@@ -105,34 +122,35 @@ async def prepare(state: ProxyState, body: dict[str, Any], raw: bytes, fmt: str,
     if reason is not None:
         # Never worse: the request goes through as the client sent it.
         log.warning("compression skipped for %s request: %s; forwarding the original body", fmt, reason)
-        return Outgoing(raw, body, mode, compression_error=reason)
+        return Outgoing(raw or await _serialise(body, large), body, mode, compression_error=reason)
     if mode == "audit":
-        return Outgoing(raw, body, mode, result=result)
+        return Outgoing(raw or await _serialise(body, large), body, mode, result=result)
     out = result.body
     injected = False
     if state.ccr_loop_enabled:
         with_tool = inject_retrieve_tool(out, fmt)
         injected, out = with_tool is not out, with_tool
-    # Unchanged requests go out byte for byte as they came.
-    if out == body:
-        content = raw
-    else:
-        content = _dumps(out) if len(raw) < _INLINE_JSON_BYTES else await asyncio.to_thread(_dumps, out)
+    # Unchanged requests go out byte for byte as they came (large ones: the same JSON).
+    content = (raw or await _serialise(body, large)) if out == body else await _serialise(out, large)
     return Outgoing(content, out, mode, result=result, injected=injected)
 
 
 async def handle_llm(request: Request, state: ProxyState, fmt: str, base_url: str) -> Response:
     ex = Exchange(api=fmt)
-    raw = await request.body()
+    raw = await read_body(request)
     try:
-        body = json.loads(raw) if len(raw) < _INLINE_JSON_BYTES else await asyncio.to_thread(json.loads, raw)
+        body = json.loads(raw)
     except ValueError as exc:
         return error_response(400, f"request body is not valid JSON: {exc}")
     if not isinstance(body, dict):
         return error_response(400, f"request body must be a JSON object, got {type(body).__name__}")
     if state.config.log_bodies:
         log.debug("request body (%s): %s", fmt, raw[:4096].decode("utf-8", errors="replace"))
-    out = await prepare(state, body, raw, fmt, _truthy(request.headers.get("x-headroom-bypass")))
+    bypass = _truthy(request.headers.get("x-headroom-bypass"))
+    compressing = not bypass and state.config.mode != "passthrough"
+    original = None if compressing and len(raw) >= _INLINE_JSON_BYTES else raw
+    del raw  # a large body being compressed is held once (parsed), not twice
+    out = await prepare(state, body, original, fmt, bypass)
     url = upstream_url(base_url, request.url.path, request.url.query)
     headers = request_headers(request.headers.items())
     try:

@@ -174,3 +174,17 @@ def test_large_body_is_parsed_and_serialised_off_the_loop(fake, start_proxy):
     bad = b'{"model": "m", "messages": "' + b"x" * 400_000 + b'"'
     r = httpx.post(f"{url}{CHAT}", content=bad, headers={"content-type": "application/json"})
     assert r.status_code == 400 and "not valid JSON" in r.json()["error"]["message"]
+
+
+def test_large_body_in_audit_mode_and_unchanged_forwards_the_same_json(fake, start_proxy):
+    url, _ = start_proxy(mode="audit")
+    msgs = chat_messages()
+    msgs[-1]["content"] = BIG * 30
+    r = httpx.post(f"{url}{CHAT}", json={"model": "gpt-4o", "messages": msgs}, timeout=60)
+    assert r.status_code == 200 and int(r.headers["x-headroom-tokens-saved"]) > 0
+    assert fake.rec.requests[0]["json"] == {"model": "gpt-4o", "messages": msgs}
+    url2, _ = start_proxy()
+    plain = {"model": "gpt-4o", "messages": [{"role": "user", "content": "é " * 200_000}]}  # nothing to compress
+    r = httpx.post(f"{url2}{CHAT}", json=plain, timeout=60)
+    assert r.status_code == 200 and r.headers["x-headroom-tokens-saved"] == "0"
+    assert fake.rec.requests[1]["json"] == plain
