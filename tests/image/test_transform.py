@@ -226,3 +226,50 @@ def test_a_failing_image_does_not_stop_the_others():
     assert first.action == "kept" and "onnx exploded" in first.reason
     assert second.strategy == "low_detail"
     assert r.body["messages"][2]["content"][1]["image_url"]["detail"] == "low"
+
+
+def _image_payloads(body, fmt):
+    """(media_type, base64) of every inline image in a rendered body."""
+    out = []
+    items = body["input"] if fmt == "openai_responses" else body["messages"]
+    for m in items:
+        for part in m["content"] if isinstance(m.get("content"), list) else []:
+            url = None
+            if part["type"] == "image_url":
+                url = part["image_url"]["url"]
+            elif part["type"] == "input_image":
+                url = part["image_url"]
+            elif part["type"] == "image":
+                out.append((part["source"]["media_type"], part["source"]["data"]))
+            if url:
+                header, data = url.split(",", 1)
+                out.append((header[5:].split(";")[0], data))
+    return out
+
+
+@pytest.mark.parametrize("fmt", ["openai_chat", "openai_responses", "anthropic"])
+@pytest.mark.parametrize("question", ["What animal is this?", "what is in the bottom right corner",
+                                      "Read the error", "Count the whiskers"])
+@pytest.mark.parametrize("size,jpeg", [((2400, 900), False), ((700, 1900), True)])
+def test_every_outcome_is_a_valid_payload_in_the_same_format(fmt, question, size, jpeg):
+    make = {"openai_chat": chat_body, "openai_responses": responses_body, "anthropic": anthropic_body}[fmt]
+    img = photo(*size) if "Read" not in question else document(*size, size=24, lines=12)
+    body = make(question, img)
+    if jpeg:  # senders' JPEGs must come back as JPEGs with a matching media type
+        data = b64(img, "JPEG")
+        if fmt == "anthropic":
+            body["messages"][0]["content"][0]["source"].update(media_type="image/jpeg", data=data)
+        elif fmt == "openai_chat":
+            body["messages"][1]["content"][1]["image_url"]["url"] = f"data:image/jpeg;base64,{data}"
+        else:
+            body["input"][0]["content"][1]["image_url"] = f"data:image/jpeg;base64,{data}"
+    r = _pipeline().compress_body(body, fmt)
+    wire = json.loads(json.dumps(r.body))
+    conv = parse(wire, fmt)
+    assert len(conv.messages) == len(parse(body, fmt).messages)
+    for media_type, data in _image_payloads(wire, fmt):
+        decoded = unb64(data)
+        assert {"PNG": "image/png", "JPEG": "image/jpeg"}[decoded.format] == media_type
+        assert max(decoded.size) <= max(size)
+    (d,) = _image_decisions(r)
+    assert d.tokens_after <= d.tokens_before
