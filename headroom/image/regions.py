@@ -23,8 +23,13 @@ _ALONE_RE = re.compile(r"\b(?:at|in|on|to)\s+the\s+(?P<s>top|bottom|left|right)\
 _VERT = {"top": "top", "upper": "top", "bottom": "bottom", "lower": "bottom"}
 
 
-def find_region(query: str) -> str | None:
-    """The first region ``query`` names (corners before sides before the centre)."""
+def find_region(query: str, strict: bool = False) -> str | None:
+    """The first region ``query`` names (corners before sides before the centre).
+
+    ``strict`` ignores bare "on the left"/"at the top" (often not about the image:
+    "what's on the top of the cake?") and only accepts corners, halves/sides/parts,
+    compass corners and the centre.
+    """
     if not query:
         return None
     m = _CORNER_RE.search(query)
@@ -33,7 +38,7 @@ def find_region(query: str) -> str | None:
     m = _COMPASS_RE.search(query)
     if m:
         return _COMPASS[re.sub(r"[\s-]", "", m.group(1).lower())]
-    m = _SIDE_RE.search(query) or _ALONE_RE.search(query)
+    m = _SIDE_RE.search(query) or (None if strict else _ALONE_RE.search(query))
     if m:
         side = m.group("s").lower()
         return _VERT.get(side, side)

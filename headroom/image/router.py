@@ -10,8 +10,10 @@ of four techniques:
 - ``crop``: the question names a region (corner, half, centre).
 
 The head is two numpy arrays (``head.npz``) so inference needs neither scikit-learn nor
-torch beyond what MiniLM itself uses. Below ``confidence_floor`` the router answers
-``preserve``: keeping the image is never wrong, only less frugal.
+torch beyond what MiniLM itself uses. Two rules follow the head: a gist answer to a
+question that explicitly names a region (corner, half, side, centre) becomes ``crop``;
+below ``confidence_floor`` the router answers ``preserve`` (keeping the image is never
+wrong, only less frugal).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .regions import find_region
+
 SAFE_TECHNIQUE = "preserve"
 HEAD_FILE = "head.npz"
 LABELS_FILE = "labels.json"
@@ -29,14 +33,15 @@ LABELS_FILE = "labels.json"
 
 @dataclass(frozen=True)
 class RouteDecision:
-    technique: str  # what to do (``preserve`` when under the floor)
+    technique: str  # what to do (after the region rule and the confidence floor)
     confidence: float  # probability of the head's top label
-    predicted: str  # the head's top label, even when the floor overrode it
+    predicted: str  # the head's top label, whatever overrode it
     probabilities: dict[str, float]
+    override: str | None = None  # "region named" | "below floor" | None
 
     @property
     def below_floor(self) -> bool:
-        return self.technique != self.predicted
+        return self.override == "below floor"
 
 
 class RouterHead:
@@ -135,12 +140,18 @@ class ImageRouter:
         head = self.head
         probs = head.probabilities(self._embeddings(queries))
         out: list[RouteDecision] = []
-        for row in probs:
+        for query, row in zip(queries, probs):
             best = int(row.argmax())
             predicted, confidence = head.labels[best], float(row[best])
-            technique = predicted if confidence >= self.confidence_floor else SAFE_TECHNIQUE
+            technique, override = predicted, None
+            if predicted == "full_low" and find_region(query, strict=True):
+                # The labelling rule is "a named region means crop"; the head sometimes
+                # hears only the gist ("check out the car at the northeast corner").
+                technique, override = "crop", "region named"
+            elif confidence < self.confidence_floor:
+                technique, override = SAFE_TECHNIQUE, "below floor"
             out.append(RouteDecision(technique, confidence, predicted,
-                                     {lab: float(p) for lab, p in zip(head.labels, row)}))
+                                     {lab: float(p) for lab, p in zip(head.labels, row)}, override))
         return out
 
     def route(self, query: str) -> RouteDecision:

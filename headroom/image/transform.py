@@ -111,7 +111,8 @@ class ImageTransform:
             route = routes[query]
             outcome, memo_hit = self._outcome(block.image, query, route.technique, provider, ctx)
             self._apply_outcome(conv, i, j, block, outcome, ctx)
-            reason = f"{route.technique} (router {route.predicted} p={route.confidence:.2f}): {outcome.reason}"
+            why = f", {route.override}" if route.override else ""
+            reason = f"{route.technique} (router {route.predicted} p={route.confidence:.2f}{why}): {outcome.reason}"
             if memo_hit:
                 reason = f"memo hit: {outcome.reason}"
             ctx.decide(NAME, "compressed" if outcome.changed else "kept", reason, strategy=outcome.action,

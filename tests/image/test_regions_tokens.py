@@ -24,6 +24,12 @@ def test_find_region(query, region):
     assert find_region(query) == region
 
 
+def test_strict_mode_ignores_bare_prepositions():
+    assert find_region("what's on the top of the cake?") == "top"
+    assert find_region("what's on the top of the cake?", strict=True) is None
+    assert find_region("the top half", strict=True) == "top"
+
+
 def test_crop_boxes_cover_the_named_part():
     w, h = 800, 600
     assert crop_box("top_left", w, h) == (0, 0, 400, 300)

@@ -39,6 +39,16 @@ def test_confidence_floor_falls_back_to_preserve():
     assert router.route("   ").technique == "preserve"
 
 
+def test_a_named_region_turns_a_gist_answer_into_crop():
+    head = RouterHead(np.array([[4.0], [0.0]], dtype=np.float32), np.zeros(2, np.float32), ["full_low", "preserve"])
+    router = ImageRouter(embedder=lambda qs: np.ones((len(qs), 1), np.float32))
+    router._head = head
+    named, bare, plain = router.route_many(["what kind of car is at the northeast corner?",
+                                            "what's on the top of the cake?", "what animal is this?"])
+    assert (named.technique, named.predicted, named.override) == ("crop", "full_low", "region named")
+    assert bare.technique == "full_low" and plain.technique == "full_low"  # "on the top" is not a region
+
+
 @pytest.mark.slow
 def test_real_router_classifies_the_issue_examples(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

@@ -1,7 +1,7 @@
 """Evaluate the shipped head on the held-out split.
 
-Writes ``metrics.json`` (accuracy, per-class precision/recall/F1, confusion matrix, the
-effect of the confidence floor) and ``confusion_matrix.png`` next to the head. It uses
+Writes ``metrics.json`` (the head's accuracy, per-class precision/recall/F1 and
+confusion matrix; then the library's policy: head + region rule + confidence floor) and ``confusion_matrix.png`` next to the head. It uses
 the same :class:`headroom.image.router.ImageRouter` the library runs, so the numbers are
 those of the shipped inference path.
 """
@@ -56,6 +56,7 @@ def evaluate(data_dir: Path, model_dir: Path, device: str = "cpu", split: str = 
     p, r, f, s = precision_recall_fscore_support(truth, predicted, labels=labels, zero_division=0)
     cm = confusion_matrix(truth, predicted, labels=labels)
     floored = [d for d in decisions if d.below_floor]
+    region_rule = [d for d in decisions if d.override == "region named"]
     applied = [d.technique for d in decisions]
     metrics = {
         "split": split,
@@ -64,12 +65,14 @@ def evaluate(data_dir: Path, model_dir: Path, device: str = "cpu", split: str = 
         "per_class": {lab: {"precision": round(float(p[i]), 4), "recall": round(float(r[i]), 4),
                             "f1": round(float(f[i]), 4), "support": int(s[i])} for i, lab in enumerate(labels)},
         "confusion_matrix": {"labels": labels, "rows_true_cols_predicted": cm.tolist()},
-        "confidence_floor": {
-            "floor": confidence_floor,
+        # What the library does: head, then the region rule, then the floor.
+        "router_policy": {
+            "confidence_floor": confidence_floor,
             "below_floor": len(floored),
-            "accuracy_with_floor": round(float(np.mean(np.array(applied) == np.array(truth))), 4),
+            "region_rule_applied": len(region_rule),
+            "accuracy": round(float(np.mean(np.array(applied) == np.array(truth))), 4),
             # A floored query becomes "preserve": costly only in tokens, never in quality.
-            "unsafe_errors_with_floor": int(sum(a != t and a != "preserve" for a, t in zip(applied, truth))),
+            "unsafe_errors": int(sum(a != t and a != "preserve" for a, t in zip(applied, truth))),
         },
     }
     model_dir = Path(model_dir)
