@@ -5,8 +5,9 @@
 "large" is an XLM-RoBERTa-large-shaped token classifier (24 layers, hidden 1024, 16 heads,
 FFN 4096, 250 002-token vocabulary, ~560 M parameters) with random weights: the same
 compute as microsoft/llmlingua-2-xlm-roberta-large-meetingbank, which cannot be downloaded
-here. It is built once into $HEADROOM_CACHE_DIR/bench-models (2.2 GB) and loaded through
-the registry like a real checkpoint. Random weights keep arbitrary words, so only the
+here; "base" is bert-base-multilingual-cased-shaped (12 layers, hidden 768, ~177 M
+parameters), the smaller LLMLingua-2 variant. Both are built once into
+$HEADROOM_CACHE_DIR/bench-models and loaded through the registry like real checkpoints. Random weights keep arbitrary words, so only the
 timings mean anything.
 """
 
@@ -21,7 +22,7 @@ from pathlib import Path
 
 from headroom.config import HeadroomConfig, LLMLinguaConfig, RouterConfig
 from headroom.ml.llmlingua import LLMLinguaCompressor
-from headroom.ml.testing import build_xlm_roberta
+from headroom.ml.testing import build_bert, build_xlm_roberta
 from headroom.tokens import counter_for
 from headroom.transforms.compressor import CompressInput
 
@@ -60,6 +61,22 @@ def large_dir() -> Path:
     return path
 
 
+def base_dir() -> Path:
+    """bert-base-multilingual-cased shape: 12 layers, hidden 768, 119 547-token vocabulary."""
+    base = Path(os.environ.get("HEADROOM_CACHE_DIR", Path.home() / ".cache" / "headroom")) / "bench-models"
+    path = base / "random-bert-base-multilingual-cased"
+    if not (path / "config.json").exists():
+        t0 = time.perf_counter()
+        build_bert(path, hidden=768, layers=12, heads=12, intermediate=3072, vocab=2000)
+        from transformers import BertForTokenClassification
+
+        model = BertForTokenClassification.from_pretrained(path)
+        model.resize_token_embeddings(119_547)
+        model.save_pretrained(path)
+        print(f"built {path} in {time.perf_counter() - t0:.0f}s")
+    return path
+
+
 def measure(name: str, path: Path, device: str, text: str, repeats: int) -> None:
     cfg = LLMLinguaConfig(enabled=True, device=device, model_path=str(path), min_tokens=0, timeout_ms=10**7)
     t0 = time.perf_counter()
@@ -88,6 +105,7 @@ def main() -> None:
     ap.add_argument("--tokens", type=int, default=1000)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--skip-large", action="store_true")
+    ap.add_argument("--skip-base", action="store_true")
     args = ap.parse_args()
     import torch
 
@@ -95,6 +113,8 @@ def main() -> None:
     text = prose(args.tokens)
     with tempfile.TemporaryDirectory() as tmp:
         measure("tiny", build_xlm_roberta(Path(tmp) / "tiny-xlm-roberta-large"), args.device, text, args.repeats)
+    if not args.skip_base:
+        measure("base", base_dir(), args.device, text, args.repeats)
     if not args.skip_large:
         measure("large", large_dir(), args.device, text, args.repeats)
 
