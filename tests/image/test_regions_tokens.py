@@ -1,6 +1,8 @@
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from headroom.image.regions import crop_box, find_region
+from headroom.image.regions import REGIONS, crop_box, find_region
 from headroom.image.tokens import anthropic_tokens, gemini_tokens, image_tokens, openai_tokens
 
 
@@ -64,3 +66,24 @@ def test_anthropic_and_gemini_estimates():
     assert image_tokens("google", 768, 768) == 258
     with pytest.raises(ValueError):
         image_tokens("acme", 1, 1)
+
+
+sizes = st.integers(min_value=2, max_value=6000)
+
+
+@given(w=st.integers(min_value=32, max_value=6000), h=st.integers(min_value=32, max_value=6000),
+       region=st.sampled_from(REGIONS))
+def test_crop_box_is_inside_the_image_and_the_right_share(w, h, region):
+    left, top, right, bottom = crop_box(region, w, h)
+    assert 0 <= left < right <= w and 0 <= top < bottom <= h
+    share = (right - left) * (bottom - top) / (w * h)
+    expected = {"top": 0.5, "bottom": 0.5, "left": 0.5, "right": 0.5}.get(region, 0.25)
+    assert abs(share - expected) < 0.15 * expected  # integer halving of odd sizes
+
+
+@given(w=sizes, h=sizes, shrink=st.floats(min_value=0.05, max_value=1.0))
+def test_smaller_images_never_cost_more(w, h, shrink):
+    w2, h2 = max(1, int(w * shrink)), max(1, int(h * shrink))
+    for provider in ("openai", "anthropic", "google"):
+        assert image_tokens(provider, w2, h2) <= image_tokens(provider, w, h)
+    assert openai_tokens(w, h, "low") <= openai_tokens(w, h, "high")
