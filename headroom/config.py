@@ -49,6 +49,10 @@ class CCRConfig(_Section):
     # Arrays shorter than this are not worth a CCR round trip.
     min_items_to_cache: int = Field(20, ge=1)
     max_retrieve_rounds: int = Field(3, ge=0, le=10)
+    # Append original items that the latest question names but compression dropped.
+    proactive_expansion: bool = True
+    expand_max_items: int = Field(10, ge=1)
+    expand_max_tokens: int = Field(1000, ge=1)
 
 
 class SmartCrusherConfig(_Section):

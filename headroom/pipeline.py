@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import importlib
 import logging
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -90,23 +89,21 @@ class Pipeline:
         memo: CompressionMemo | None = None,
         transforms: list[Transform] | None = None,
         hints: Callable[[], dict[str, float]] | None = None,
+        feedback: Any = None,
     ):
         self.config = config or HeadroomConfig()
         self.store = store if store is not None else (
             CompressionStore.from_config(self.config.ccr) if self.config.ccr.enabled else None
         )
         self.memo = memo if memo is not None else CompressionMemo()
-        self._transforms = transforms
-        self._hints = hints
+        # A FeedbackTracker (headroom.ccr.feedback) supplies per-tool hints and hears
+        # about proactive expansions; ``hints`` alone may be given instead.
+        self.feedback = feedback
+        self._hints = hints if hints is not None else (feedback.hints if feedback is not None else None)
         self._relevance: Any = None
-        self._lock = threading.Lock()
-
-    @property
-    def transforms(self) -> list[Transform]:
-        with self._lock:
-            if self._transforms is None:
-                self._transforms = self._default_transforms()
-            return self._transforms
+        # Built now, not on the first request: a missing optional model (LLMLingua-2)
+        # must fail when the pipeline (or the proxy) starts, with its clear message.
+        self.transforms: list[Transform] = transforms if transforms is not None else self._default_transforms()
 
     def _default_transforms(self) -> list[Transform]:
         cfg = self.config
@@ -119,6 +116,9 @@ class Pipeline:
         if cfg.llmlingua.enabled:
             text_override = _optional(".ml.llmlingua", "LLMLinguaCompressor")(cfg.llmlingua)
         out.append(ContentRouter(text_compressor_override=text_override))
+        if cfg.ccr.enabled and cfg.ccr.proactive_expansion:
+            out.append(_optional(".ccr.tracker", "ContextTracker")(
+                max_items=cfg.ccr.expand_max_items, max_tokens=cfg.ccr.expand_max_tokens, feedback=self.feedback))
         if cfg.tool_args.enabled:
             out.append(_optional(".transforms.tool_args", "ToolArgsShrinker")())
         if cfg.context.strategy == "rolling_window":

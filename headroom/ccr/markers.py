@@ -19,6 +19,8 @@ INLINE_RE = re.compile(r"headroom_retrieve hash=(?P<hash>[0-9a-f]{24})")
 
 def format_marker(items_before: int, items_after: int, hash: str, ttl_seconds: int, summary: str = "") -> str:
     summary = summary.replace("[", "(").replace("]", ")").strip()
+    if summary and summary[-1] not in ".!?":
+        summary += "."
     summary = f" {summary}" if summary else ""
     minutes = max(1, ttl_seconds // 60)
     return f"[{items_before} items compressed to {items_after}.{summary} Retrieve more: hash={hash}. Expires in {minutes}m.]"

@@ -79,7 +79,7 @@ def create_app(
 
         store = CompressionStore.from_config(hc.ccr) if hc.ccr.enabled else None
         tracker, feedback_error = _feedback_tracker(store)
-        pipeline = Pipeline(hc, store=store, hints=tracker.hints if tracker is not None else None)
+        pipeline = Pipeline(hc, store=store, feedback=tracker)
     else:
         tracker, feedback_error = _feedback_tracker(pipeline.store)
     if metrics_store is None and cfg.metrics_db:

@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 
 from ..ccr.markers import format_marker
-from ..formats import ANTHROPIC, OPENAI_RESPONSES, Block, BlockKind, Conversation, Message, Role, adapter
+from ..formats import ANTHROPIC, OPENAI_RESPONSES, Block, BlockKind, Conversation, Message, Role, adapter, content_hash
 from ..tokens import MESSAGE_OVERHEAD
 from .base import TransformContext, block_tokens
 
@@ -159,15 +159,20 @@ def drop_units(conv: Conversation, ctx: TransformContext, drop: list[Unit], tran
     summary = f"{len(drop)} older units ({tokens} tokens) dropped to fit the context window"
     if tools:
         summary += f"; tool calls: {', '.join(tools[:8])}"
-    h = None
-    if ctx.store is not None and ctx.config.ccr.enabled:
-        h = ctx.store.store(original, tool_name=None, original_tokens=tokens, item_count=len(removed),
-                            meta={"kind": "dropped_messages", "transform": transform})
+    use_ccr = ctx.store is not None and ctx.config.ccr.enabled
+    h = content_hash(original) if use_ccr else None
+    marker = format_marker(len(removed), 0, h, ctx.store.ttl_seconds, summary + ".") if h else ""
+    if ctx.counter.count(marker) >= tokens:
+        # Never worse: a marker that costs more than what it replaces is no saving.
+        ctx.decide(transform, "skipped", f"dropping {tokens} tokens would cost a larger marker")
+        return 0
+    if use_ccr:
+        ctx.store.store(original, tool_name=None, original_tokens=tokens, item_count=len(removed),
+                        meta={"kind": "dropped_messages", "transform": transform})
     keep = set(range(len(conv.messages))) - set(indices)
     new_msgs = [m for i, m in enumerate(conv.messages) if i in keep]
     insert_at = sum(1 for i in keep if i < indices[0])
-    if h is not None:
-        marker = format_marker(len(removed), 0, h, ctx.store.ttl_seconds, summary + ".")
+    if marker:
         _insert_marker(conv, new_msgs, insert_at, marker)
     for u in drop:
         ctx.decide(transform, "dropped", reason, message_index=u.indices[0], tokens_before=u.tokens,

@@ -34,6 +34,7 @@ class RollingWindow:
             drop.append(u)
             total -= u.tokens
         drop_units(conv, ctx, drop, NAME, f"over budget ({budget} tokens); oldest first")
+        total = conversation_tokens(conv, ctx)
         if total > budget:
             protected = sum(u.tokens for u in units if u.protected)
             ctx.decide(NAME, "skipped", f"still over budget: {protected} tokens are protected "

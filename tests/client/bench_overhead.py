@@ -14,11 +14,11 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # repo root: import tests.client.*
 
 import openai
-from conftest import big_tool_output
-from fake_upstream import FakeUpstream
+from tests.client.conftest import big_tool_output
+from tests.client.fake_upstream import FakeUpstream
 
 from headroom import HeadroomClient
 from headroom.metrics import MetricsStore, RequestMetrics

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from fake_upstream import FakeUpstream
+from tests.client.fake_upstream import FakeUpstream
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ from itertools import pairwise
 
 import anthropic
 import openai
-from conftest import big_tool_output
+from tests.client.conftest import big_tool_output
 
 from headroom import HeadroomClient
 from headroom.cache import (

@@ -113,7 +113,7 @@ def test_stream_with_retrieval_loop_replays_the_final_turn(fake, client, openai_
 
 
 def test_responses_api_with_retrieval_loop(fake, client):
-    from conftest import big_tool_output
+    from tests.client.conftest import big_tool_output
 
     out = big_tool_output(seed="r")
     items = [
@@ -188,7 +188,7 @@ def test_a_request_headroom_cannot_compress_goes_out_unchanged(fake, oai, openai
 
 
 def test_responses_stream_with_retrieval_loop(fake, client):
-    from conftest import big_tool_output
+    from tests.client.conftest import big_tool_output
 
     out = big_tool_output(seed="rs")
     items = [

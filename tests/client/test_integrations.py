@@ -9,7 +9,7 @@ from types import SimpleNamespace
 from typing import Any, ClassVar
 
 import pytest
-from conftest import big_tool_output
+from tests.client.conftest import big_tool_output
 
 from headroom.ccr.markers import find_hashes
 from headroom.metrics import MetricsStore

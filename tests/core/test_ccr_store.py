@@ -123,7 +123,7 @@ def test_thread_safety(backend):
 def test_marker_format_and_parsing():
     h = content_hash("x")
     m = format_marker(1000, 15, h, 1800, "2 errors [kept]")
-    assert m == f"[1000 items compressed to 15. 2 errors (kept) Retrieve more: hash={h}. Expires in 30m.]"
+    assert m == f"[1000 items compressed to 15. 2 errors (kept). Retrieve more: hash={h}. Expires in 30m.]"
     assert find_hashes(f"a {m} b {m}") == [h] and has_marker(m)
     assert find_hashes(f"…[9 chars elided; headroom_retrieve hash={h}]…") == [h]
     assert not has_marker("no marker here hash=abc")

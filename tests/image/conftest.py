@@ -115,6 +115,6 @@ def scripted_router() -> ScriptedRouter:
 
 @pytest.fixture(scope="session")
 def tiny_siglip_dir(tmp_path_factory) -> Path:
-    from tiny_siglip import build_tiny_siglip
+    from tests.image.tiny_siglip import build_tiny_siglip
 
     return build_tiny_siglip(tmp_path_factory.mktemp("tiny-siglip"))

@@ -1,5 +1,5 @@
 import pytest
-from conftest import b64, document, photo, quadrants, unb64
+from tests.image.conftest import b64, document, photo, quadrants, unb64
 
 from headroom.config import ImageConfig
 from headroom.formats.model import ImageData

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from conftest import b64, error_screenshot, photo, quadrants, unb64
+from tests.image.conftest import b64, error_screenshot, photo, quadrants, unb64
 
 from headroom import compress
 from headroom.ccr.store import CompressionStore

@@ -1,7 +1,7 @@
 import copy
 
 import pytest
-from conftest import RULES, ScriptedRouter, b64, document, photo, unb64
+from tests.image.conftest import RULES, ScriptedRouter, b64, document, photo, unb64
 
 from headroom.ccr.store import CompressionStore
 from headroom.config import HeadroomConfig

@@ -1,5 +1,5 @@
 import pytest
-from conftest import error_screenshot, photo
+from tests.image.conftest import error_screenshot, photo
 
 from headroom.image.ocr import _with_spaces, _word_gap_ratio, read_text
 

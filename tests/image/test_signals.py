@@ -1,5 +1,5 @@
 import pytest
-from conftest import document, error_screenshot, photo
+from tests.image.conftest import document, error_screenshot, photo
 
 from headroom.image.siglip import SignalAnalyzer, heuristic_signals
 from headroom.image.stats import legible_long_side, pixel_stats

@@ -4,7 +4,7 @@ import copy
 import json
 
 import pytest
-from conftest import RULES, ScriptedRouter, b64, document, photo, quadrants, unb64
+from tests.image.conftest import RULES, ScriptedRouter, b64, document, photo, quadrants, unb64
 
 from headroom.ccr.store import CompressionStore
 from headroom.config import HeadroomConfig

@@ -110,6 +110,7 @@ def test_devices():
 
 
 def test_get_model_loads_once_under_concurrency_and_unload_frees(tmp_path):
+    unload("siglip")  # other test folders may have loaded a tiny SigLIP in this process
     d = _model_dir(tmp_path / "siglip")
     calls = []
 

@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from proxy_fakes import Recorder, ServerThread, make_fake_upstream
+from tests.proxy.proxy_fakes import Recorder, ServerThread, make_fake_upstream
 
 from headroom.ccr.store import CompressionStore
 from headroom.config import HeadroomConfig

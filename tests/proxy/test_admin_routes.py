@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import httpx
-from conftest import wait_for
+from tests.proxy.conftest import wait_for
 from test_e2e_sdk import BIG, chat_messages, last_tool_text, oa
 
 from headroom.ccr.markers import find_hashes

@@ -135,7 +135,7 @@ def test_ccr_loop_is_invisible_to_the_client(api, stream, fake, start_proxy):
     first, second = fake.rec.requests
     assert last_tool_text(PATHS[api], second["json"]) == BIG  # upstream got the original back
     assert find_hashes(last_tool_text(PATHS[api], first["json"]))
-    from conftest import wait_for
+    from tests.proxy.conftest import wait_for
 
     stats = app.state.headroom.stats
     wait_for(lambda: stats.snapshot()["requests"]["total"] == 1)
@@ -163,7 +163,7 @@ def test_mixed_tool_calls_go_back_to_the_client(stream, fake, start_proxy):
 
 
 def test_retrieve_rounds_are_bounded(fake, start_proxy):
-    from conftest import make_pipeline
+    from tests.proxy.conftest import make_pipeline
 
     from headroom.config import CCRConfig, HeadroomConfig
 

@@ -12,7 +12,7 @@ import json
 
 import httpx
 import pytest
-from conftest import wait_for
+from tests.proxy.conftest import wait_for
 from test_e2e_sdk import BIG, BIG_TAG, anthropic_messages, chat_messages, responses_input
 
 from headroom.ccr.responses import SSEDecoder, StreamAccumulator

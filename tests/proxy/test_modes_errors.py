@@ -10,7 +10,7 @@ import anthropic
 import httpx
 import openai
 import pytest
-from conftest import wait_for
+from tests.proxy.conftest import wait_for
 from test_e2e_sdk import BIG, an, chat_messages, last_tool_text, oa
 
 from headroom.ccr.store import CompressionStore

@@ -12,7 +12,7 @@ import json
 
 import httpx
 import pytest
-from conftest import make_pipeline
+from tests.proxy.conftest import make_pipeline
 
 from headroom.ccr.markers import find_hashes
 from headroom.ccr.store import CompressionStore

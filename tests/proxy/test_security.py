@@ -7,7 +7,7 @@ import logging
 
 import httpx
 import pytest
-from conftest import make_pipeline
+from tests.proxy.conftest import make_pipeline
 from test_e2e_sdk import an, chat_messages, oa
 
 from headroom.proxy import ProxyConfig, create_app

@@ -6,7 +6,7 @@ import asyncio
 import json
 
 import httpx
-from conftest import make_pipeline
+from tests.proxy.conftest import make_pipeline
 
 from headroom.proxy import ProxyConfig, create_app
 from headroom.proxy.upstream import request_headers, upstream_url
