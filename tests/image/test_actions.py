@@ -1,5 +1,5 @@
 import pytest
-from tests.image.conftest import b64, document, photo, quadrants, unb64
+from tests.image.conftest import b64, document, font, photo, quadrants, unb64
 
 from headroom.config import ImageConfig
 from headroom.formats.model import ImageData
@@ -125,7 +125,7 @@ def test_chart_with_a_title_is_not_replaced_by_its_ocr_text():
     d = ImageDraw.Draw(img)
     for i in range(8):
         d.rectangle([80 + i * 110, 580 - i * 50, 150 + i * 110, 580], fill=(60, 120, 200))
-    d.text((300, 620), "Quarterly revenue by region", fill="black", font=__import__("conftest").font(24))
+    d.text((300, 620), "Quarterly revenue by region", fill="black", font=font(24))
     signals = _signals(img)
     assert signals.has_text and not signals.text_dominant
     out = _run(img, "transcode", "openai", ocr=_fail_ocr)
