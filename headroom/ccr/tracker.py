@@ -5,8 +5,12 @@ A tool output compressed in turn 1 keeps the same compressed bytes in every late
 be hidden behind its retrieval marker. When the question names something concrete (an
 id, a hostname, a path, a quoted string: the query anchors) that occurs in such an
 original, this transform appends a new text block to the last message, the user's turn,
-holding the matching original items. It never rewrites existing text and never touches
-earlier messages, so the cached prefix stays byte-identical.
+holding the matching original items. It never rewrites existing text.
+
+Cache stability: an expansion is remembered per question (keyed by the question's text
+and the compressed outputs before it), and on every later turn the same block is appended
+to that same message again, so the history renders with the bytes the provider cached.
+Only the latest question is ever newly expanded, from its own text alone.
 
 Runs after the ContentRouter. Reads originals through ``ctx.store.get`` without recording
 a retrieval (the model did not ask; feedback should not count it).
@@ -14,6 +18,7 @@ a retrieval (the model did not ask; feedback should not count it).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import threading
@@ -57,18 +62,61 @@ class ContextTracker:
         # Expansions are reported here so they show up at /v1/feedback.
         self.feedback = feedback
         self._originals = _OriginalCache(cache_chars)
+        # question key -> the expansion text it got (None: it got none), LRU.
+        self._expansions: OrderedDict[str, str | None] = OrderedDict()
+        self._expansions_lock = threading.Lock()
+        self.max_remembered = 8192
 
     def apply(self, conv: Conversation, ctx: TransformContext) -> Conversation:
+        keys = question_keys(conv)
+        last = len(conv.messages) - 1
+        for i, key in keys.items():
+            if i != last and i >= ctx.config.frozen_prefix_messages:
+                text = self._remembered(key)
+                if text:
+                    _append_text_block(conv, i, text)
+                    ctx.decide(NAME, "expanded", "same expansion as when this question was asked (cache-stable)",
+                               message_index=i)
         skip = self._precondition_failure(conv, ctx)
         if skip:
             ctx.decide(NAME, "skipped", skip)
             return conv
-        terms = expansion_terms(ctx.query)
+        key = keys[last]
+        with self._expansions_lock:
+            known = key in self._expansions
+        if known:
+            text = self._remembered(key)
+            if text:
+                _append_text_block(conv, last, text)
+            ctx.decide(NAME, "expanded" if text else "kept", "question seen before; same result as then",
+                       message_index=last)
+            return conv
+        text = self._expand(conv, ctx, last)
+        self._remember(key, text)
+        return conv
+
+    def _remembered(self, key: str) -> str | None:
+        with self._expansions_lock:
+            if key not in self._expansions:
+                return None
+            self._expansions.move_to_end(key)
+            return self._expansions[key]
+
+    def _remember(self, key: str, text: str | None) -> None:
+        with self._expansions_lock:
+            self._expansions[key] = text
+            while len(self._expansions) > self.max_remembered:
+                self._expansions.popitem(last=False)
+
+    def _expand(self, conv: Conversation, ctx: TransformContext, target: int) -> str | None:
+        """Expand the latest question from its own text; returns the appended text."""
+        # Only the latest question: an earlier one already got (or did not get) its
+        # expansion when it was asked.
+        terms = expansion_terms(conv.messages[target].text())
         if not terms:
             ctx.decide(NAME, "skipped", "the question names no concrete ids, names or values")
-            return conv
+            return None
         patterns = [(t, _term_pattern(t)) for t in terms]
-        target = len(conv.messages) - 1
         new_block_index = len(conv.messages[target].blocks)
         sections: list[str] = []
         items_left, tokens_left = self.max_items, self.max_tokens
@@ -104,9 +152,10 @@ class ContextTracker:
             )
         if not sections:
             ctx.decide(NAME, "kept", f"no compressed item matches {', '.join(terms)}")
-            return conv
-        _append_text_block(conv, target, "\n\n".join([HEADER, *sections]))
-        return conv
+            return None
+        text = "\n\n".join([HEADER, *sections])
+        _append_text_block(conv, target, text)
+        return text
 
     def _compressed_outputs(self, conv: Conversation, ctx: TransformContext):
         """(block, hash, where) for each marker hash in a tool output that may be expanded,
@@ -177,6 +226,26 @@ class ContextTracker:
             return None
         self._originals.put(h, entry.original, entry.expires_at)
         return entry.original
+
+
+def question_keys(conv: Conversation) -> dict[int, str]:
+    """message index -> key for every user message with text.
+
+    The key is the question's text plus the hashes of the compressed outputs before it:
+    the same question in another conversation (or after different tool calls) is a
+    different question.
+    """
+    keys: dict[int, str] = {}
+    hashes: list[str] = []
+    for i, m in enumerate(conv.messages):
+        if m.role is Role.USER:
+            text = m.text()
+            if text:
+                keys[i] = hashlib.sha256("\x00".join([text, *hashes]).encode()).hexdigest()
+        for b in m.blocks:
+            if b.kind is BlockKind.TOOL_RESULT and has_marker(b.text):
+                hashes.extend(find_hashes(b.text or ""))
+    return keys
 
 
 def expansion_terms(query: str) -> list[str]:

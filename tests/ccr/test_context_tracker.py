@@ -369,7 +369,8 @@ def test_originals_are_read_once_and_expire_with_the_store():
     # Run the tracker alone on the compressed conversation (the router would re-store).
     body = {
         **first.body,
-        "messages": first.body["messages"][:-1] + [{"role": "user", "content": "ORD-0042?"}],
+        # A new question (the tracker remembers the answer to one it has seen before).
+        "messages": first.body["messages"][:-1] + [{"role": "user", "content": "And ORD-0042 once more?"}],
     }
     ctx = TransformContext(
         config=HeadroomConfig(), counter=counter_for("gpt-4o"), store=store, query="ORD-0042?"

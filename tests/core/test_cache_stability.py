@@ -85,3 +85,27 @@ def test_stable_across_pipeline_restart_with_same_config(fresh_pipeline):
     a = fresh_pipeline().compress_body(reqs[1], OPENAI_CHAT)
     b = fresh_pipeline().compress_body(reqs[1], OPENAI_CHAT)
     assert a.body == b.body
+
+
+def test_proactive_expansion_is_replayed_on_later_turns(fresh_pipeline):
+    """An expanded question renders with the same bytes in every later turn, and an
+    expansion is not repeated for a later question that names nothing."""
+    lines = [f"2026-11-21 10:{i // 60 % 60:02d}:{i % 60:02d} INFO worker: handled job-{5000 + i} in {20 + i % 9}ms"
+             for i in range(600)]
+    msgs = [{"role": "system", "content": "Agent. " + "Rules. " * 300},
+            {"role": "user", "content": "show the worker log"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "tail_log", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "\n".join(lines)},
+            {"role": "assistant", "content": "done"}]
+    p = fresh_pipeline()
+    outs = []
+    for q in ["summarise please", "How long did job-5321 take?", "thanks, anything else?"]:
+        msgs = msgs + [{"role": "user", "content": q}]
+        outs.append(p.compress_body({"model": "gpt-4o", "messages": msgs}))
+        msgs = msgs + [{"role": "assistant", "content": "ok"}]
+    expanded = [d for d in outs[1].decisions if d.transform == "context_tracker" and d.action == "expanded"]
+    assert expanded and "job-5321" in json.dumps(outs[1].body["messages"][-1])
+    assert "job-5321" not in json.dumps(outs[2].body["messages"][-1])  # not re-expanded for "anything else?"
+    for prev, cur in zip(outs, outs[1:]):
+        _prefix_ok(prev.body, cur.body, "messages")

@@ -235,7 +235,7 @@ def test_invariants(fresh_pipeline, fmt, profile, turns):
             assert out_out[cid] == in_out[cid]
     kept_texts = set(human_texts(pristine, fmt))
     for t in human_texts(out, fmt):
-        assert t in kept_texts or "Retrieve more: hash=" in t
+        assert t in kept_texts or "Retrieve more: hash=" in t or t.startswith("[headroom: original items")
 
     # 4. deterministic: a fresh pipeline gives byte-identical output
     again = fresh_pipeline(cfg).compress_body(copy.deepcopy(pristine)).body
