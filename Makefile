@@ -21,6 +21,7 @@ $(VENV)/.proxy-installed: pyproject.toml constraints/cpu.txt | $(VENV)/bin/pytho
 
 $(VENV)/.all-installed: pyproject.toml constraints/cpu.txt | $(VENV)/bin/python
 	$(PIP) -e '.[all]'
+	$(PIP) --no-deps bfcl-eval   # data files only (BFCL questions for the eval harness)
 	touch $@
 
 setup: $(VENV)/.proxy-installed
