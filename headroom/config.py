@@ -66,8 +66,10 @@ class SmartCrusherConfig(_Section):
     last_items: int = Field(2, ge=0)
     variance_threshold: float = Field(2.0, gt=0)
     factor_constants: bool = True
-    # Lossless table rendering is used when it alone saves at least this fraction.
-    lossless_min_savings: float = Field(0.3, ge=0, le=1)
+    # The lossless table is used when it alone saves at least this fraction (the 70 %
+    # savings target for repetitive JSON); otherwise the keep plan runs, with the original
+    # in CCR. Arrays too short to cut still get the table when it saves anything useful.
+    lossless_min_savings: float = Field(0.7, ge=0, le=1)
 
 
 class RouterConfig(_Section):

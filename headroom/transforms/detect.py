@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import json
 import re
+from functools import lru_cache
 
 
 class ContentType(str, enum.Enum):
@@ -57,14 +58,22 @@ _CODE_LINE = re.compile(
 )
 
 
+@lru_cache(maxsize=4)
+def parse_json(stripped: str):
+    """``json.loads`` of a stripped text, or None; cached so that detection and the JSON
+    compressor, which both need the parsed value of the same tool output, parse it once.
+    Callers must not mutate the result."""
+    try:
+        return json.loads(stripped)
+    except (ValueError, RecursionError):
+        return None
+
+
 def _parse_json(text: str):
     s = text.strip()
     if not s or s[0] not in "[{":
         return None
-    try:
-        return json.loads(s)
-    except ValueError:
-        return None
+    return parse_json(s)
 
 
 def detect_content_type(text: str) -> ContentType:

@@ -191,12 +191,24 @@ def test_table_round_trip_exact():
 
 def test_lossless_result_used_when_it_saves_enough():
     items = metrics(200)
-    inp = make_input(items, indent=2)
+    inp = make_input(items, indent=2, sc=SmartCrusherConfig(lossless_min_savings=0.3))
     result = SmartCrusher().compress(inp)
     assert result is not None and not result.lossy and result.strategy == "table"
     assert result.items_before == result.items_after == 200
     assert parse_table(result.text) == items
     assert inp.counter.count(result.text) <= 0.7 * inp.counter.count(inp.text)
+
+
+def test_default_threshold_prefers_the_keep_plan_when_the_table_misses_the_target():
+    items = metrics(200)
+    result = SmartCrusher().compress(make_input(items, indent=2))
+    assert result.lossy and make_input(items).counter.count(result.text) < 0.3 * make_input(items, indent=2).counter.count(make_input(items, indent=2).text)
+
+
+def test_short_arrays_still_get_the_lossless_table():
+    items = metrics(15)  # below ccr.min_items_to_cache: never cut
+    result = SmartCrusher().compress(make_input(items, indent=2, sc=SmartCrusherConfig(min_tokens_to_crush=0)))
+    assert result is not None and not result.lossy and parse_table(result.text) == items
 
 
 def test_table_rejects_irregular_records():
@@ -274,7 +286,8 @@ def test_short_arrays_are_not_cut_below_ccr_min_items_to_cache():
     items = metrics(18)
     for it in items:
         it["note"] = "steady " * 12
-    assert SmartCrusher().compress(make_input(items, sc=LOSSY.model_copy(update={"max_items_after_crush": 5}))) is None
+    uncut = SmartCrusher().compress(make_input(items, sc=LOSSY.model_copy(update={"max_items_after_crush": 5})))
+    assert uncut is None or (not uncut.lossy and uncut.items_after == len(items))  # lossless at most
     inp = make_input(items, sc=LOSSY.model_copy(update={"max_items_after_crush": 5}))
     inp.config = inp.config.model_copy(update={"ccr": inp.config.ccr.model_copy(update={"min_items_to_cache": 10})})
     result = SmartCrusher().compress(inp)

@@ -73,7 +73,8 @@ def test_compress_lossless_table_needs_no_marker():
         {"role": "tool", "tool_call_id": "c", "content": original},
     ]
     crusher = SmartCrusher()
-    pipeline = Pipeline(HeadroomConfig(), store=default_store(),
+    # A threshold the table reaches on this output (the default asks for 70 %).
+    pipeline = Pipeline(HeadroomConfig(smart_crusher={"lossless_min_savings": 0.3}), store=default_store(),
                         transforms=[ContentRouter({ContentType.JSON_ARRAY: crusher})])
     result = headroom.compress(messages, pipeline=pipeline)
     out = result.messages[2]["content"]

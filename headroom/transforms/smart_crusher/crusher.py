@@ -18,11 +18,11 @@ answers "what is the smaller text, and how many items does it keep".
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..compressor import Compressed, CompressInput
+from ..detect import parse_json
 from .keep_plan import KeepPlan, plan_records, plan_scalars, summarize
 from .patterns import Pattern, detect_pattern, find_roles
 from .stats import FieldStats, field_stats
@@ -119,9 +119,8 @@ class SmartCrusher:
         tokens = inp.counter.count(inp.text)
         if tokens < cfg.min_tokens_to_crush:
             return None
-        try:
-            data = json.loads(stripped)
-        except (ValueError, RecursionError):
+        data = parse_json(stripped)  # already parsed (and cached) by content detection
+        if data is None:
             return None
         try:
             if isinstance(data, list) and len(data) >= cfg.min_items_to_analyze:
@@ -137,10 +136,17 @@ class SmartCrusher:
     def _compress_array(self, data: list, tokens: int, inp: CompressInput, cfg: SmartCrusherConfig) -> Compressed | None:
         table = render_table(data, factor_constants=cfg.factor_constants)
         lossless_text = table.text if table is not None else dumps(data)
-        if estimate_tokens(lossless_text, inp.counter) <= tokens * (1 - cfg.lossless_min_savings):
-            return Compressed(lossless_text, len(data), len(data), "table" if table else "minify", lossy=False)
+        lossless_tokens = estimate_tokens(lossless_text, inp.counter)
+        lossless = Compressed(lossless_text, len(data), len(data), "table" if table else "minify", lossy=False)
+        if lossless_tokens <= tokens * (1 - cfg.lossless_min_savings):
+            return lossless
         if len(data) < lossy_min_items(inp):
-            return self._compress_nested(data, tokens, inp, cfg, lossless_tried=True)
+            # Too short to cut at this level: long arrays inside the items may still go;
+            # failing that, the lossless form if it saves enough for the router at all.
+            nested = self._compress_nested(data, tokens, inp, cfg, lossless_tried=True)
+            if nested is None and lossless_tokens <= tokens * (1 - inp.config.router.min_savings):
+                return lossless
+            return nested
         texts = table.rows if table is not None else item_texts(data)
         crushed = self.crush_array(data, texts, inp, cfg)
         if len(crushed.items) >= len(data):
