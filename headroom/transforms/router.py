@@ -185,13 +185,17 @@ class ContentRouter:
         if result.lossy and (ctx.store is None or not cfg.ccr.enabled):
             return kept(f"{compressor.name}: lossy result discarded (no CCR store to keep the original)")
         out = result.text
+        # Counted in parts: compressors usually counted their own text already (cached),
+        # and the joint count differs by at most a token at the seam.
+        out_tokens = ctx.counter.count(out)
         h = None
         if result.lossy:
             h = content_hash(text)
             if cfg.ccr.inject_retrieval_marker:
-                marker = format_marker(result.items_before, result.items_after, h, ctx.store.ttl_seconds, result.summary)
-                out = f"{out}\n{marker}"
-        out_tokens = ctx.counter.count(out)
+                marker = "\n" + format_marker(result.items_before, result.items_after, h, ctx.store.ttl_seconds,
+                                              result.summary)
+                out += marker
+                out_tokens += ctx.counter.count(marker)
         if out_tokens > tokens * (1 - cfg.router.min_savings):
             return kept(f"{compressor.name}: saved too little ({tokens} -> {out_tokens} tokens)")
         if h is not None:
