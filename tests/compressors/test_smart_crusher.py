@@ -424,3 +424,8 @@ def test_deterministic_across_processes_with_different_hash_seeds():
         assert proc.returncode == 0, proc.stderr
         outs.add(proc.stdout)
     assert len(outs) == 1
+
+
+def test_numeric_looking_strings_with_odd_whitespace_do_not_raise():
+    data = [{"v": f"{i}\x1f"} for i in range(40)]  # \s matches \x1f, float() rejects it
+    SmartCrusher().compress(make_input(data, sc=SmartCrusherConfig(min_tokens_to_crush=0)))

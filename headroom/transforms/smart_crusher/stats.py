@@ -214,7 +214,10 @@ def _parse_numeric_strings(pos: list[int], col: list[Any]) -> list[tuple[int, fl
     out = []
     for p, v in zip(pos, col):
         if isinstance(v, str) and _NUMBER_TEXT.fullmatch(v):
-            f = float(v)
+            try:
+                f = float(v)
+            except ValueError:  # regex whitespace is wider than float()'s ("0\x1f")
+                continue
             if math.isfinite(f):
                 out.append((p, f))
     return out
