@@ -32,6 +32,8 @@ class CompressInput:
     aggressiveness: float = 0.5
     # Optional scorer (query, items) -> list[float]; BM25 when None.
     relevance: Any = None
+    # The JSON value of ``text`` when content detection already parsed it (read-only).
+    parsed: Any = None
 
     def relevance_scores(self, items: list[str]) -> list[float]:
         """Score ``items`` against the question (all zeros when there is no question)."""

@@ -10,7 +10,8 @@ from __future__ import annotations
 import enum
 import json
 import re
-from functools import lru_cache
+from dataclasses import dataclass
+from typing import Any
 
 
 class ContentType(str, enum.Enum):
@@ -58,32 +59,40 @@ _CODE_LINE = re.compile(
 )
 
 
-@lru_cache(maxsize=4)
-def parse_json(stripped: str):
-    """``json.loads`` of a stripped text, or None; cached so that detection and the JSON
-    compressor, which both need the parsed value of the same tool output, parse it once.
-    Callers must not mutate the result."""
+def parse_json(text: str):
+    """The JSON value of ``text`` (an object or array), or None."""
+    s = text.strip()
+    if not s or s[0] not in "[{":
+        return None
     try:
-        return json.loads(stripped)
+        return json.loads(s)
     except (ValueError, RecursionError):
         return None
 
 
-def _parse_json(text: str):
-    s = text.strip()
-    if not s or s[0] not in "[{":
-        return None
-    return parse_json(s)
+@dataclass(frozen=True)
+class Detected:
+    type: ContentType
+    # The parsed value when the text is JSON, handed to the JSON compressor so a large
+    # tool output is parsed once (and freed with the request, not cached).
+    parsed: Any = None
+
+
+def detect(text: str) -> Detected:
+    if text.lstrip()[:1] in ("[", "{"):
+        data = parse_json(text)
+        if isinstance(data, list):
+            return Detected(ContentType.JSON_ARRAY, data)
+        if isinstance(data, dict):
+            return Detected(ContentType.JSON_OBJECT, data)
+    return Detected(_detect_text(text))
 
 
 def detect_content_type(text: str) -> ContentType:
-    stripped = text.lstrip()
-    if stripped[:1] in ("[", "{"):
-        data = _parse_json(text)
-        if isinstance(data, list):
-            return ContentType.JSON_ARRAY
-        if isinstance(data, dict):
-            return ContentType.JSON_OBJECT
+    return detect(text).type
+
+
+def _detect_text(text: str) -> ContentType:
     lines = text.splitlines()[:_SAMPLE_LINES]
     nonblank = [ln for ln in lines if ln.strip()]
     if not nonblank:

@@ -21,7 +21,7 @@ from ..formats.model import Conversation, content_hash
 from .anchors import extract_anchors
 from .base import TransformContext
 from .compressor import Compressed, CompressInput, Compressor
-from .detect import ContentType, detect_content_type
+from .detect import ContentType, detect
 from .protect import protection_reason
 
 NAME = "content_router"
@@ -158,7 +158,8 @@ class ContentRouter:
 
     def _compress(self, text, tokens, block, anchors, ctx: TransformContext) -> MemoEntry:
         cfg = ctx.config
-        ctype = detect_content_type(text)
+        detected = detect(text)
+        ctype = detected.type
 
         def kept(reason: str) -> MemoEntry:
             return MemoEntry(None, tokens, tokens, None, ctype.value, None, 0, 0, reason)
@@ -176,6 +177,7 @@ class ContentRouter:
             tool_arguments=block.tool_arguments,
             aggressiveness=ctx.hints.get(block.tool_name or "", 0.5),
             relevance=ctx.relevance,
+            parsed=detected.parsed,
         )
         result = run_with_deadline(compressor.compress, inp, cfg.router.timeout_ms)
         if isinstance(result, str):

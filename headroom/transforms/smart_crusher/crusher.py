@@ -119,7 +119,8 @@ class SmartCrusher:
         tokens = inp.counter.count(inp.text)
         if tokens < cfg.min_tokens_to_crush:
             return None
-        data = parse_json(stripped)  # already parsed (and cached) by content detection
+        # The router hands over the value content detection parsed; parse only if called alone.
+        data = inp.parsed if isinstance(inp.parsed, (list, dict)) else parse_json(stripped)
         if data is None:
             return None
         try:
