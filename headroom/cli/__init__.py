@@ -13,6 +13,7 @@ import pkgutil
 import sys
 
 from .. import __version__
+from ..ml.registry import DeviceUnavailable, ModelNotFound
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,7 +36,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         return 130
-    except (ValueError, FileNotFoundError) as exc:
+    except (ValueError, FileNotFoundError, ModelNotFound, DeviceUnavailable) as exc:
+        # Bad input, a missing optional model or an unusable device: the message says
+        # what to fix; a traceback would only bury it.
         print(f"headroom {args.command}: error: {exc}", file=sys.stderr)
         return 2
 

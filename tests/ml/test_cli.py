@@ -42,3 +42,19 @@ def test_doctor_fails_on_unwritable_ccr_path(tmp_path, capsys):
     assert main(["doctor", "--ccr-path", str(blocker / "ccr.sqlite3")]) == 1
     out = capsys.readouterr().out
     assert "[FAIL] CCR store path" in out and "problems found" in out
+
+
+def test_proxy_with_llmlingua_but_no_model_fails_at_start_with_the_fix(tmp_path, monkeypatch, capsys):
+    """A missing optional model stops `headroom proxy --llmlingua` before it serves anything,
+    with one message naming where to put the files (no traceback, no silent 0 %)."""
+    from headroom.cli import main
+
+    monkeypatch.setenv("HEADROOM_MODEL_DIR", str(tmp_path))  # empty: no checkpoint anywhere
+    monkeypatch.delenv("HEADROOM_LLMLINGUA_2_XLM_ROBERTA_LARGE_PATH", raising=False)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    rc = main(["proxy", "--llmlingua", "--port", "0", "--ccr-path", str(tmp_path / "ccr.sqlite3"),
+               "--no-metrics"])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "headroom proxy: error: model 'llmlingua-2-xlm-roberta-large'" in err
+    assert "HEADROOM_MODEL_DIR" in err or "HEADROOM_LLMLINGUA_2_XLM_ROBERTA_LARGE_PATH" in err
