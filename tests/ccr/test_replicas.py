@@ -9,8 +9,7 @@ import pytest
 
 from headroom.ccr.markers import find_hashes
 from headroom.config import CCRConfig, HeadroomConfig
-
-from .conftest import ServerThread
+from tests.servers import ServerThread
 
 # A service log: the log compressor keeps errors and a sample, which is lossy.
 TOOL_OUTPUT = "\n".join(

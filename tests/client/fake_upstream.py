@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
+
+from tests.servers import ServerThread
 
 HASH_RE = re.compile(r"hash=([0-9a-f]{24})")
 
@@ -244,35 +244,24 @@ def build_app(state: FakeState):
     return app
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class FakeUpstream:
-    def __init__(self) -> None:
-        import uvicorn
+    """The fake provider under uvicorn on a free loopback port (tests.servers.ServerThread)."""
 
+    def __init__(self) -> None:
         self.state = FakeState()
-        self.port = free_port()
-        config = uvicorn.Config(build_app(self.state), host="127.0.0.1", port=self.port, log_level="error", lifespan="off")
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self._server = ServerThread(build_app(self.state), log_level="error")
+
+    @property
+    def port(self) -> int:
+        return self._server.port
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return self._server.url
 
     def start(self) -> FakeUpstream:
-        self.thread.start()
-        deadline = time.time() + 10
-        while not self.server.started:
-            if time.time() > deadline:
-                raise RuntimeError("fake upstream did not start")
-            time.sleep(0.02)
+        self._server.__enter__()
         return self
 
     def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=5)
+        self._server.__exit__(None, None, None)

@@ -7,14 +7,12 @@ compression and which are reachable only through ``headroom_retrieve``.
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
 
 import pytest
 
 from headroom.eval.llm import LLMOptions, run_llm
 from headroom.eval.scenarios import build_suite
+from tests.servers import ServerThread
 
 from .conftest import head_keeper_factory
 from .fake_openai import FakeOpenAI
@@ -74,29 +72,6 @@ def test_kept_facts_need_no_retrieval_and_cost_fewer_tokens(reader):
     assert not any(b.get("tools") for b in reader.requests)
 
 
-class _Uvicorn:
-    def __init__(self, app):
-        import uvicorn
-
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.server = uvicorn.Server(uvicorn.Config(app, log_level="critical", lifespan="on"))
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started:
-            assert time.monotonic() < deadline and self.thread.is_alive(), "proxy did not start"
-            time.sleep(0.01)
-        return f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
-
-    def __exit__(self, *exc):
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
-        self.sock.close()
-
-
 def test_proxy_arm_runs_the_ccr_loop_inside_the_proxy(reader, tmp_path):
     pytest.importorskip("fastapi")
     from headroom.ccr.store import CompressionStore
@@ -107,7 +82,8 @@ def test_proxy_arm_runs_the_ccr_loop_inside_the_proxy(reader, tmp_path):
     upstream = reader.base_url.removesuffix("/v1")
     pipeline = head_keeper_factory(5)(HeadroomConfig(), CompressionStore())
     app = create_app(ProxyConfig(openai_api_url=upstream, metrics_db=None), pipeline=pipeline)
-    with _Uvicorn(app) as proxy_url:
+    with ServerThread(app) as server:
+        proxy_url = server.url + "/v1"
         res = run_llm(_definition_scenario(), LLMOptions(reader.base_url, "reader", proxy_url=proxy_url),
                       pipeline_factory=head_keeper_factory(5), progress=False)
     rows = {r["arm"]: r for r in res["cases"]}

@@ -21,19 +21,17 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import socket
 import threading
-import time
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any
 
-import uvicorn
 from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from headroom.ccr.markers import find_hashes
 from headroom.formats import is_retrieve_tool
+from tests.servers import ServerThread  # noqa: F401  (re-exported for the proxy tests)
 
 
 @dataclass
@@ -318,32 +316,3 @@ def make_fake_upstream() -> tuple[FastAPI, Recorder]:
 # ----------------------------------------------------------------------------- servers
 
 
-class ServerThread:
-    """An ASGI app under uvicorn on 127.0.0.1 (a free port), in a background thread."""
-
-    def __init__(self, app: Any, *, log_level: str = "critical"):
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
-        config = uvicorn.Config(app, log_level=log_level, lifespan="on", backlog=2048, timeout_graceful_shutdown=2)
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def __enter__(self) -> Self:
-        self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("server did not start")
-            time.sleep(0.01)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
-        self.sock.close()
