@@ -10,9 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._parts import PartSpec, joined_text, parse_parts, render_joined, render_part
+from ._parts import (
+    PartSpec,
+    joined_text,
+    make_data_url,
+    parse_parts,
+    render_joined,
+    render_part,
+    split_data_url,
+)
 from .model import Block, BlockKind, Conversation, ImageData, Message, Role
-from ._parts import make_data_url, split_data_url
 
 FORMAT = "openai_responses"
 

@@ -14,7 +14,17 @@ import json
 from dataclasses import dataclass, field
 
 from ..ccr.markers import format_marker
-from ..formats import ANTHROPIC, OPENAI_RESPONSES, Block, BlockKind, Conversation, Message, Role, adapter, content_hash
+from ..formats import (
+    ANTHROPIC,
+    OPENAI_RESPONSES,
+    Block,
+    BlockKind,
+    Conversation,
+    Message,
+    Role,
+    adapter,
+    content_hash,
+)
 from ..tokens import MESSAGE_OVERHEAD
 from .base import TransformContext, block_tokens
 

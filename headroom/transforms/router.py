@@ -20,7 +20,7 @@ from ..ccr.markers import format_marker
 from ..formats.model import Conversation, content_hash
 from .anchors import extract_anchors
 from .base import TransformContext
-from .compressor import Compressed, CompressInput, Compressor
+from .compressor import CompressInput, Compressor
 from .detect import ContentType, detect
 from .protect import protection_reason
 
