@@ -22,6 +22,9 @@ _EXACT_ID = re.compile(
     r"|\b[a-z]+[A-Z][A-Za-z0-9]*\b"  # camelCase
 )
 
+# MiniLM embeds ~400 short texts/s on 2 CPU cores: embedding every line of a 10 000-line
+# output would blow the router's deadline, and the output would then go uncompressed.
+MAX_EMBEDDED = 256
 ID_WEIGHT = 0.75  # BM25 share when the query names exact ids
 WORD_WEIGHT = 0.15  # BM25 share for a plain-language question: a tie-breaker
 
@@ -44,14 +47,42 @@ def _scale(scores: list[float]) -> list[float]:
     return [(s - lo) / (hi - lo) for s in scores]
 
 
+def embedding_candidates(lexical: list[float], limit: int) -> list[int]:
+    """Which items to embed when there are too many: BM25's best half of the budget, the
+    rest spread evenly over the output (so a paraphrase anywhere can still be found)."""
+    n = len(lexical)
+    if n <= limit:
+        return list(range(n))
+    ranked = sorted((i for i in range(n) if lexical[i] > 0), key=lambda i: (-lexical[i], i))
+    chosen = set(ranked[: limit // 2])
+    step = n / (limit - len(chosen))
+    k = 0.0
+    while len(chosen) < limit and k < n:
+        chosen.add(int(k))
+        k += step
+    for i in range(n):  # spread points that hit BM25 picks leave a few slots: fill them
+        if len(chosen) >= limit:
+            break
+        chosen.add(i)
+    return sorted(chosen)
+
+
 class HybridScorer:
-    def __init__(self, device: str = "cpu", model_path: str | None = None):
+    def __init__(self, device: str = "cpu", model_path: str | None = None, max_embedded: int = MAX_EMBEDDED):
         self.embedding = EmbeddingScorer(device, model_path)
+        self.max_embedded = max_embedded
 
     def __call__(self, query: str, items: list[str]) -> list[float]:
         if not items:
             return []
         lexical = BM25(items).scores(query)
-        semantic = self.embedding(query, items)
+        picked = embedding_candidates(lexical, self.max_embedded)
+        if len(picked) == len(items):
+            semantic = self.embedding(query, items)
+        else:  # items not embedded get the lowest semantic score
+            scores = self.embedding(query, [items[i] for i in picked])
+            semantic = [min(scores)] * len(items)
+            for i, sc in zip(picked, scores):
+                semantic[i] = sc
         w = bm25_weight(query, lexical)
         return [w * b + (1 - w) * e for b, e in zip(_scale(lexical), _scale(semantic))]

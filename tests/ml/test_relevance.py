@@ -79,3 +79,27 @@ def test_hybrid_beats_both_on_the_labelled_set(minilm):
     for k in ("recall@1", "recall@3", "mrr"):
         assert hyb[k] >= max(bm25[k], emb[k]), k
     assert hyb["recall@3"] > max(bm25["recall@3"], emb["recall@3"])
+
+
+def test_hybrid_embeds_a_bounded_number_of_items(minilm, monkeypatch):
+    """A 3 000-line output costs at most MAX_EMBEDDED embeddings; the item the question
+    names still scores highest, and a paraphrase-only match inside the spread is found."""
+    from headroom.relevance import hybrid as hy
+
+    items = [f"2026-11-21 10:00:{i % 60:02d} INFO worker handled job-{i} in {i % 50}ms" for i in range(3000)]
+    items[1750] = "2026-11-21 10:29:10 ERROR worker job-1750 failed: disk quota exceeded"
+    seen: list[int] = []
+    scorer = hy.HybridScorer()
+    real = scorer.embedding
+
+    def counting(query, texts):
+        seen.append(len(texts))
+        return real(query, texts)
+
+    monkeypatch.setattr(scorer, "embedding", counting)
+    scores = scorer("why did job-1750 fail?", items)
+    assert seen == [hy.MAX_EMBEDDED]
+    assert max(range(len(items)), key=scores.__getitem__) == 1750
+    assert hy.embedding_candidates([0.0] * 10, 256) == list(range(10))
+    picked = hy.embedding_candidates([0.0] * 1000, 100)
+    assert len(picked) == 100 and picked[0] == 0 and picked[-1] >= 980
