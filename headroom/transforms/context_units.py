@@ -68,6 +68,29 @@ def token_budget(conv: Conversation, ctx: TransformContext) -> int:
     return max(1, context_limit(ctx.model or conv.model) - reserve)
 
 
+def over_budget(conv: Conversation, ctx: TransformContext, transform: str) -> tuple[int, int] | None:
+    """(budget, total) when the conversation is over budget; else records "kept", None."""
+    budget = token_budget(conv, ctx)
+    total = conversation_tokens(conv, ctx)
+    if total <= budget:
+        ctx.decide(transform, "kept", f"within budget ({total} <= {budget} tokens)")
+        return None
+    return budget, total
+
+
+def report_if_still_over(conv: Conversation, ctx: TransformContext, units: list[Unit], budget: int,
+                         transform: str) -> None:
+    """After dropping: say why the conversation could not be brought under budget.
+
+    Counts again rather than trusting the caller's running total: ``drop_units`` may
+    refuse a drop whose marker would cost more than it frees.
+    """
+    if conversation_tokens(conv, ctx) > budget:
+        protected = sum(u.tokens for u in units if u.protected)
+        ctx.decide(transform, "skipped", f"still over budget: {protected} tokens are protected "
+                   f"(system, last turns, frozen prefix) and cannot be dropped")
+
+
 def message_tokens(m: Message, ctx: TransformContext) -> int:
     return MESSAGE_OVERHEAD + sum(block_tokens(b, ctx.counter) for b in m.blocks)
 

@@ -35,11 +35,11 @@ from ..relevance.bm25 import BM25, tokenize
 from .base import TransformContext
 from .context_units import (
     Unit,
-    conversation_tokens,
     drop_units,
     group_units,
     message_tokens,
-    token_budget,
+    over_budget,
+    report_if_still_over,
 )
 from .detect import detect_content_type
 from .protect import protection_reason
@@ -239,11 +239,10 @@ class IntelligentContext:
         self.importance = importance or _importance
 
     def apply(self, conv: Conversation, ctx: TransformContext) -> Conversation:
-        budget = token_budget(conv, ctx)
-        total = conversation_tokens(conv, ctx)
-        if total <= budget:
-            ctx.decide(NAME, "kept", f"within budget ({total} <= {budget} tokens)")
+        fit = over_budget(conv, ctx, NAME)
+        if fit is None:
             return conv
+        budget, total = fit
         units = group_units(conv, ctx)
         views = self.score(conv, ctx, units)
         candidates = sorted((v for v in views if not v.unit.protected), key=lambda v: (v.score, v.unit.indices[0]))
@@ -257,10 +256,7 @@ class IntelligentContext:
         if drop:
             scores = ", ".join(f"{v.score:.2f}" for v in candidates[: len(drop)])
             drop_units(conv, ctx, drop, NAME, f"over budget ({budget} tokens); lowest scores first ({scores})")
-        if total > budget:
-            protected = sum(u.tokens for u in units if u.protected)
-            ctx.decide(NAME, "skipped", f"still over budget: {protected} tokens are protected "
-                       f"(system, last turns, frozen prefix) and cannot be dropped")
+        report_if_still_over(conv, ctx, units, budget, NAME)
         return conv
 
     # scoring ------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..formats import Conversation
 from .base import TransformContext
-from .context_units import conversation_tokens, drop_units, group_units, token_budget
+from .context_units import drop_units, group_units, over_budget, report_if_still_over
 
 NAME = "rolling_window"
 
@@ -19,11 +19,10 @@ class RollingWindow:
     name = NAME
 
     def apply(self, conv: Conversation, ctx: TransformContext) -> Conversation:
-        budget = token_budget(conv, ctx)
-        total = conversation_tokens(conv, ctx)
-        if total <= budget:
-            ctx.decide(NAME, "kept", f"within budget ({total} <= {budget} tokens)")
+        fit = over_budget(conv, ctx, NAME)
+        if fit is None:
             return conv
+        budget, total = fit
         units = group_units(conv, ctx)
         candidates = [u for u in units if not u.protected and u.kind == "tool"]
         candidates += [u for u in units if not u.protected and u.kind == "turn"]
@@ -34,9 +33,5 @@ class RollingWindow:
             drop.append(u)
             total -= u.tokens
         drop_units(conv, ctx, drop, NAME, f"over budget ({budget} tokens); oldest first")
-        total = conversation_tokens(conv, ctx)
-        if total > budget:
-            protected = sum(u.tokens for u in units if u.protected)
-            ctx.decide(NAME, "skipped", f"still over budget: {protected} tokens are protected "
-                       f"(system, last turns, frozen prefix) and cannot be dropped")
+        report_if_still_over(conv, ctx, units, budget, NAME)
         return conv
