@@ -87,9 +87,14 @@ class CompressionStore:
         compressed_tokens: int = 0,
         item_count: int = 0,
         meta: dict[str, Any] | None = None,
+        known_hash: str | None = None,
     ) -> str:
-        """Store ``original`` and return its hash. Storing it again refreshes the TTL."""
-        h = content_hash(original)
+        """Store ``original`` and return its hash. Storing it again refreshes the TTL.
+
+        ``known_hash`` is ``content_hash(original)`` when the caller already computed it
+        (the router keys its memo on it): large originals are then hashed once per block.
+        """
+        h = known_hash or content_hash(original)
         now = self.clock()
         prior = self.backend.get(h)
         entry = Entry(

@@ -131,10 +131,11 @@ class ContentRouter:
             if tokens < cfg.router.min_tokens:
                 ctx.decide(NAME, "skipped", f"below {cfg.router.min_tokens} tokens", tokens_before=tokens, tokens_after=tokens, **where)
                 continue
-            key = (content_hash(text), block.tool_name or "", cfg.fingerprint(), self._override_name())
+            text_hash = content_hash(text)  # memo key, marker hash and CCR key: hashed once
+            key = (text_hash, block.tool_name or "", cfg.fingerprint(), self._override_name())
             memo_hit = ctx.memo.get(key) if ctx.memo is not None else None
             t0 = time.perf_counter()
-            entry = memo_hit or self._compress(text, tokens, block, anchors, ctx)
+            entry = memo_hit or self._compress(text, text_hash, tokens, block, anchors, ctx)
             if memo_hit is None and ctx.memo is not None:
                 ctx.memo.put(key, entry)
             elapsed = (time.perf_counter() - t0) * 1000
@@ -144,7 +145,7 @@ class ContentRouter:
                 continue
             if memo_hit is not None and entry.ccr_hash and ctx.store is not None:
                 # Refresh the TTL (and re-create the entry after a restart or eviction).
-                ctx.store.store(text, compressed=entry.text, tool_name=block.tool_name,
+                ctx.store.store(text, known_hash=text_hash, compressed=entry.text, tool_name=block.tool_name,
                                 original_tokens=tokens, compressed_tokens=entry.tokens, item_count=entry.items_before)
             block.text = entry.text
             ctx.decide(NAME, "compressed", "memo hit" if memo_hit else "compressed", content_type=entry.content_type,
@@ -156,7 +157,7 @@ class ContentRouter:
         c = self.compressors.get(ContentType.TEXT)
         return getattr(c, "name", "")
 
-    def _compress(self, text, tokens, block, anchors, ctx: TransformContext) -> MemoEntry:
+    def _compress(self, text, text_hash, tokens, block, anchors, ctx: TransformContext) -> MemoEntry:
         cfg = ctx.config
         detected = detect(text)
         ctype = detected.type
@@ -192,7 +193,7 @@ class ContentRouter:
         out_tokens = ctx.counter.count(out)
         h = None
         if result.lossy:
-            h = content_hash(text)
+            h = text_hash
             if cfg.ccr.inject_retrieval_marker:
                 marker = "\n" + format_marker(result.items_before, result.items_after, h, ctx.store.ttl_seconds,
                                               result.summary)
@@ -201,7 +202,7 @@ class ContentRouter:
         if out_tokens > tokens * (1 - cfg.router.min_savings):
             return kept(f"{compressor.name}: saved too little ({tokens} -> {out_tokens} tokens)")
         if h is not None:
-            ctx.store.store(text, compressed=out, tool_name=block.tool_name, original_tokens=tokens,
+            ctx.store.store(text, known_hash=h, compressed=out, tool_name=block.tool_name, original_tokens=tokens,
                             compressed_tokens=out_tokens, item_count=result.items_before)
         return MemoEntry(out, tokens, out_tokens, f"{compressor.name}:{result.strategy}", ctype.value, h,
                          result.items_before, result.items_after, "compressed")
