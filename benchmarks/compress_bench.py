@@ -13,7 +13,11 @@ output) goes through ``headroom.compress()``:
 - median latency of ``compress()``, warm (imports, tokenizer and pipeline built) and
   repeated; each repetition compresses a fresh output of the same family and size (the
   next seeds), so no cache answers it and both packages see the same inputs
-  (``memo ms`` is the repeat-turn cost, when our memo answers);
+  (``memo ms`` is the repeat-turn cost, when our memo answers). The timed loop runs
+  ``--rounds`` times, a short pause apart: these shared 2-core VMs change speed by
+  1.5-2x from one second to the next, for every program alike. ``median ms`` is the
+  best round's median (as ``timeit`` reports its best repeat) and ``slowest round`` the
+  worst round's, so both the machine's quiet and its noisy speed are on the record;
 - every planted fact (error, spike, anomaly, the item the question names): kept
   verbatim, recoverable (inside the CCR original behind a marker), or lost; each probe
   is asked in its own conversation, as a user would.
@@ -48,6 +52,9 @@ from headroom.transforms.router import CompressionMemo
 BENCH_FAMILIES = ("metrics", "json_logs", "text_logs", "code_search", "git_diff", "db_rows", "api_listing")
 # Families whose tool output is a repetitive JSON array (the >= 70 % savings target).
 REPETITIVE_JSON = ("metrics", "json_logs")
+# Families whose tool output is JSON (the latency targets).
+JSON_FAMILIES = ("metrics", "json_logs", "db_rows", "api_listing")
+ROUND_PAUSE_S = 0.3
 MODEL = "gpt-4o"
 
 
@@ -63,6 +70,7 @@ class Row:
     tokens_before: int
     tokens_after: int
     median_ms: float
+    slowest_round_ms: float
     memo_ms: float
     facts: int
     kept: int
@@ -87,16 +95,20 @@ def timing_inputs(s: Scenario, repeats: int) -> list[list[dict[str, Any]]]:
     return [(v := gen(s.size, s.seed + 1000 + k)).openai_messages(v.probes[0]) for k in range(repeats + 1)]
 
 
-def bench_scenario(s: Scenario, repeats: int, timing: list[list[dict[str, Any]]]) -> Row:
+def bench_scenario(s: Scenario, timing: list[list[dict[str, Any]]], rounds: int = 3) -> Row:
     store = CompressionStore(max_entries=100_000)
     pipeline = Pipeline(HeadroomConfig(), store=store)
     compress(timing[0], model=MODEL, pipeline=pipeline)  # warm-up: imports, tokenizer, pipeline
-    times = []
-    for messages in timing[1:]:
-        pipeline.memo = CompressionMemo()
-        t0 = time.perf_counter()
-        compress(messages, model=MODEL, pipeline=pipeline)
-        times.append((time.perf_counter() - t0) * 1000)
+    round_medians = []
+    for _ in range(rounds):
+        times = []
+        for messages in timing[1:]:
+            pipeline.memo = CompressionMemo()
+            t0 = time.perf_counter()
+            compress(messages, model=MODEL, pipeline=pipeline)
+            times.append((time.perf_counter() - t0) * 1000)
+        round_medians.append(statistics.median(times))
+        time.sleep(ROUND_PAUSE_S)
     first = s.openai_messages(s.probes[0])
     result = compress(first, model=MODEL, pipeline=pipeline)
     t0 = time.perf_counter()
@@ -112,7 +124,8 @@ def bench_scenario(s: Scenario, repeats: int, timing: list[list[dict[str, Any]]]
         ev = check_evidence(probe.evidence, visible, recoverable_text(visible, store))
         facts, kept, rec = facts + ev.total, kept + ev.kept, rec + ev.recoverable
         lost += ev.lost_strings
-    return Row(s.family, s.size, before, after, statistics.median(times), memo_ms, facts, kept, rec, lost)
+    return Row(s.family, s.size, before, after, min(round_medians), max(round_medians), memo_ms, facts, kept, rec,
+               lost)
 
 
 # Runs inside the upstream venv: reads cases on stdin, prints results as JSON.
@@ -124,11 +137,15 @@ out = []
 for case in cases:
     runs, timing = case["runs"], case["timing"]
     headroom.compress(timing[0], model=case["model"])
-    times = []
-    for messages in timing[1:]:
-        t0 = time.perf_counter()
-        headroom.compress(messages, model=case["model"])
-        times.append((time.perf_counter() - t0) * 1000)
+    medians = []
+    for _ in range(case["rounds"]):
+        times = []
+        for messages in timing[1:]:
+            t0 = time.perf_counter()
+            headroom.compress(messages, model=case["model"])
+            times.append((time.perf_counter() - t0) * 1000)
+        medians.append(statistics.median(times))
+        time.sleep(case["pause"])
     r = headroom.compress(runs[0]["messages"], model=case["model"])
     kept = facts = 0
     for run in runs:
@@ -137,16 +154,16 @@ for case in cases:
         for e in run["evidence"]:
             facts += 1
             kept += json.dumps(e, ensure_ascii=False)[1:-1] in text
-    out.append({"id": case["id"], "messages": r.messages, "median_ms": statistics.median(times),
+    out.append({"id": case["id"], "messages": r.messages, "median_ms": min(medians), "slowest_round_ms": max(medians),
                 "facts": facts, "kept": kept, "version": getattr(headroom, "__version__", "?")})
 print(json.dumps(out))
 """
 
 
-def run_upstream(python: str, scenarios: list[Scenario], timings: list[list[list[dict[str, Any]]]]
-                 ) -> dict[str, dict[str, Any]]:
+def run_upstream(python: str, scenarios: list[Scenario], timings: list[list[list[dict[str, Any]]]],
+                 rounds: int = 3) -> dict[str, dict[str, Any]]:
     counter_for(MODEL)  # sets TIKTOKEN_CACHE_DIR to the offline BPE files, which the child inherits
-    cases = [{"id": f"{s.family}/{s.size}", "model": MODEL, "timing": timing,
+    cases = [{"id": f"{s.family}/{s.size}", "model": MODEL, "timing": timing, "rounds": rounds, "pause": ROUND_PAUSE_S,
               "runs": [{"messages": s.openai_messages(p), "evidence": list(p.evidence)} for p in s.probes]}
              for s, timing in zip(scenarios, timings)]
     # -P and a neutral cwd: the child must import the upstream package, never this checkout.
@@ -163,23 +180,25 @@ def run_upstream(python: str, scenarios: list[Scenario], timings: list[list[list
 
 
 def markdown(rows: list[Row], upstream: bool) -> str:
-    head = ["family", "items", "tokens before", "tokens after", "savings", "median ms", "memo ms", "facts kept",
-            "recoverable", "lost"]
+    head = ["family", "items", "tokens before", "tokens after", "savings", "median ms", "slowest round", "memo ms",
+            "facts kept", "recoverable", "lost"]
     if upstream:
-        head += ["upstream tokens after", "upstream savings", "upstream median ms", "upstream facts kept"]
+        head += ["upstream tokens after", "upstream savings", "upstream median ms", "upstream slowest round",
+                 "upstream facts kept"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         cells = [r.family, f"{r.items:,}", f"{r.tokens_before:,}", f"{r.tokens_after:,}", f"{100 * r.savings:.1f}%",
-                 f"{r.median_ms:.1f}", f"{r.memo_ms:.1f}", f"{r.kept}/{r.facts}", str(r.recoverable),
+                 f"{r.median_ms:.1f}", f"{r.slowest_round_ms:.1f}", f"{r.memo_ms:.1f}", f"{r.kept}/{r.facts}",
+                 str(r.recoverable),
                  ", ".join(r.lost) or "0"]
         if upstream:
             u = r.upstream or {}
             if u:
                 usave = 1 - u["tokens_after"] / r.tokens_before
                 cells += [f"{u['tokens_after']:,}", f"{100 * usave:.1f}%", f"{u['median_ms']:.1f}",
-                          f"{u['kept']}/{u['facts']}"]
+                          f"{u['slowest_round_ms']:.1f}", f"{u['kept']}/{u['facts']}"]
             else:
-                cells += ["-"] * 4
+                cells += ["-"] * 5
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -188,13 +207,12 @@ def check_targets(rows: list[Row]) -> list[str]:
     """The issue-2 targets; returns one line per target with PASS/FAIL."""
     out = []
     for r in rows:
+        if r.family in JSON_FAMILIES:
+            limit = {1000: 10, 10000: 100}.get(r.items)
+            if limit is not None:
+                out.append(f"{'PASS' if r.median_ms <= limit else 'FAIL'} median <= {limit} ms, {r.family} "
+                           f"{r.items} items: {r.median_ms:.1f} ms (slowest round {r.slowest_round_ms:.1f} ms)")
         if r.family in REPETITIVE_JSON:
-            if r.items == 1000:
-                out.append(f"{'PASS' if r.median_ms <= 10 else 'FAIL'} median <= 10 ms, {r.family} 1000 items: "
-                           f"{r.median_ms:.1f} ms")
-            if r.items == 10000:
-                out.append(f"{'PASS' if r.median_ms <= 100 else 'FAIL'} median <= 100 ms, {r.family} 10000 items: "
-                           f"{r.median_ms:.1f} ms")
             if r.items >= 1000:
                 ok = r.savings >= 0.7 and not r.lost
                 out.append(f"{'PASS' if ok else 'FAIL'} >= 70% savings with every fact kept or recoverable, "
@@ -208,7 +226,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--families", default=",".join(BENCH_FAMILIES))
     ap.add_argument("--sizes", default="100,1000,10000", help="items per tool output")
-    ap.add_argument("--repeats", type=int, default=9, help="timed compress() calls per scenario")
+    ap.add_argument("--repeats", type=int, default=9, help="timed compress() calls per round")
+    ap.add_argument("--rounds", type=int, default=3, help="timed rounds per scenario (best and slowest reported)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--upstream-python", help="python of a venv with headroom-ai installed (side by side)")
     ap.add_argument("--json", help="also write the rows to this JSON file")
@@ -217,18 +236,20 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [f for f in families if f not in FAMILIES]
     if unknown:
         ap.error(f"unknown families {unknown}")
+    if args.repeats < 1 or args.rounds < 1:
+        ap.error("--repeats and --rounds must be at least 1")
     sizes = [int(x) for x in args.sizes.split(",") if x]
     scenarios = [FAMILIES[f](scenario_size(f, n), args.seed) for f in families for n in sizes]
     rows = []
     timings = [timing_inputs(s, args.repeats) for s in scenarios]
     for s, timing, (f, n) in zip(scenarios, timings, [(f, n) for f in families for n in sizes]):
-        row = bench_scenario(s, args.repeats, timing)
+        row = bench_scenario(s, timing, args.rounds)
         row.items = n
         rows.append(row)
         print(f"{f:>12} {n:>6}: {row.tokens_before:>8} -> {row.tokens_after:>7} tokens, "
               f"{row.median_ms:7.1f} ms", file=sys.stderr)
     if args.upstream_python:
-        up = run_upstream(args.upstream_python, scenarios, timings)
+        up = run_upstream(args.upstream_python, scenarios, timings, args.rounds)
         for s, r in zip(scenarios, rows):
             r.upstream = up.get(f"{s.family}/{s.size}")
     print(markdown(rows, bool(args.upstream_python)))

@@ -225,7 +225,7 @@ class LLMLinguaCompressor:
         return data
 
     def compress(self, inp: CompressInput) -> Compressed | None:
-        if inp.counter.count(inp.text) < self.config.min_tokens:
+        if inp.text_tokens() < self.config.min_tokens:
             return None
         router_ms = inp.config.router.timeout_ms
         # Leave a quarter of the router's deadline for the deterministic fallback.

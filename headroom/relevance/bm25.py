@@ -11,20 +11,29 @@ from collections import Counter
 _TOKEN_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-:/]*[A-Za-z0-9_]|[A-Za-z0-9_]")
 
 
+_PART_RE = re.compile(r"[a-z0-9]+")
+
+
 def tokenize(text: str) -> list[str]:
-    tokens: list[str] = []
-    for tok in _TOKEN_RE.findall(text.lower()):
-        tokens.append(tok)
-        if any(c in tok for c in "_.-:/"):
-            tokens.extend(t for t in re.split(r"[_.\-:/]+", tok) if t)
+    """Whole tokens, then the parts of compound ones (``user_42`` also gives ``user``
+    and ``42``), so a question naming either finds the item. Order carries no meaning.
+
+    Tokens are ASCII, so ``isalnum()`` is false exactly for the compound ones (they hold
+    a separator); their parts are the alphanumeric runs, found in one regex pass.
+    """
+    tokens = _TOKEN_RE.findall(text.lower())
+    compound = [t for t in tokens if not t.isalnum()]
+    if compound:
+        tokens += _PART_RE.findall(" ".join(compound))
     return tokens
 
 
 class BM25:
     def __init__(self, docs: list[str], k1: float = 1.5, b: float = 0.75):
         self.k1, self.b = k1, b
-        self.doc_tokens = [Counter(tokenize(d)) for d in docs]
-        self.lengths = [sum(c.values()) for c in self.doc_tokens]
+        tokens = [tokenize(d) for d in docs]
+        self.doc_tokens = [Counter(t) for t in tokens]
+        self.lengths = [len(t) for t in tokens]
         self.avgdl = (sum(self.lengths) / len(self.lengths)) if self.lengths else 0.0
         df: Counter[str] = Counter()
         for c in self.doc_tokens:

@@ -75,14 +75,33 @@ class TransformContext:
         return block_tokens(block, self.counter)
 
 
+# Key in ``Block.meta`` of the block's last token count: (counter, text object, tokens).
+_TOKENS_KEY = "_tokens"
+
+
 def block_tokens(block: Block, counter: TokenCounter) -> int:
+    """Tokens of one block. The count is remembered on the block for as long as its text
+    is the very same string object, so the stages that each need it (input total,
+    router, context budget, output total) count a large tool output once instead of
+    re-hashing megabytes for the counter's cache every time."""
     if block.text is not None:
-        return counter.count(block.text)
+        cached = block.meta.get(_TOKENS_KEY)
+        if cached is not None and cached[0] is counter and cached[1] is block.text:
+            return cached[2]
+        n = counter.count(block.text)
+        block.meta[_TOKENS_KEY] = (counter, block.text, n)
+        return n
     tok = block.meta.get("token_text")
     if tok:
         return counter.count(tok)
     est = block.meta.get("tokens")
     return int(est) if est else 0
+
+
+def set_block_text(block: Block, text: str, tokens: int, counter: TokenCounter) -> None:
+    """Replace a block's text with one whose token count the caller already knows."""
+    block.text = text
+    block.meta[_TOKENS_KEY] = (counter, text, tokens)
 
 
 class Transform(Protocol):

@@ -34,6 +34,11 @@ class CompressInput:
     relevance: Any = None
     # The JSON value of ``text`` when content detection already parsed it (read-only).
     parsed: Any = None
+    # Tokens of ``text`` when the caller already counted them.
+    tokens: int | None = None
+
+    def text_tokens(self) -> int:
+        return self.tokens if self.tokens is not None else self.counter.count(self.text)
 
     def relevance_scores(self, items: list[str]) -> list[float]:
         """Score ``items`` against the question (all zeros when there is no question)."""

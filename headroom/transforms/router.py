@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ..ccr.markers import format_marker
 from ..formats.model import Conversation, content_hash
 from .anchors import extract_anchors
-from .base import TransformContext
+from .base import TransformContext, set_block_text
 from .compressor import CompressInput, Compressor
 from .detect import ContentType, detect
 from .protect import protection_reason
@@ -147,7 +147,7 @@ class ContentRouter:
                 # Refresh the TTL (and re-create the entry after a restart or eviction).
                 ctx.store.store(text, known_hash=text_hash, compressed=entry.text, tool_name=block.tool_name,
                                 original_tokens=tokens, compressed_tokens=entry.tokens, item_count=entry.items_before)
-            block.text = entry.text
+            set_block_text(block, entry.text, entry.tokens, ctx.counter)
             ctx.decide(NAME, "compressed", "memo hit" if memo_hit else "compressed", content_type=entry.content_type,
                        strategy=entry.strategy, tokens_before=tokens, tokens_after=entry.tokens,
                        ccr_hash=entry.ccr_hash, duration_ms=elapsed, **where)
@@ -179,6 +179,7 @@ class ContentRouter:
             aggressiveness=ctx.hints.get(block.tool_name or "", 0.5),
             relevance=ctx.relevance,
             parsed=detected.parsed,
+            tokens=tokens,
         )
         result = run_with_deadline(compressor.compress, inp, cfg.router.timeout_ms)
         if isinstance(result, str):

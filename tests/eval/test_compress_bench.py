@@ -21,7 +21,7 @@ def _load():
 def test_bench_prints_a_table_and_target_lines(tmp_path, capsys):
     bench = _load()
     out = tmp_path / "rows.json"
-    assert bench.main(["--families", "metrics,git_diff", "--sizes", "100", "--repeats", "1", "--json", str(out)]) == 0
+    assert bench.main(["--families", "metrics,git_diff", "--sizes", "100", "--repeats", "1", "--rounds", "2", "--json", str(out)]) == 0
     printed = capsys.readouterr().out
     assert printed.startswith("| family | items |") and "| metrics | 100 |" in printed
     assert "never more tokens out than in" in printed

@@ -23,10 +23,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..compressor import Compressed, CompressInput
 from ..detect import parse_json
+from .compact import dumps
 from .keep_plan import KeepPlan, plan_records, plan_scalars, summarize
 from .patterns import Pattern, detect_pattern, find_roles
 from .stats import FieldStats, field_stats
-from .table import dumps, render_table
+from .table import render_table
 
 if TYPE_CHECKING:
     from ...config import SmartCrusherConfig
@@ -116,7 +117,7 @@ class SmartCrusher:
         stripped = inp.text.strip()
         if not stripped or stripped[0] not in "[{":
             return None
-        tokens = inp.counter.count(inp.text)
+        tokens = inp.text_tokens()
         if tokens < cfg.min_tokens_to_crush:
             return None
         # The router hands over the value content detection parsed; parse only if called alone.
@@ -153,7 +154,7 @@ class SmartCrusher:
         if len(crushed.items) >= len(data):
             # Nothing can go at this level; long arrays inside the items still might.
             return self._compress_nested(data, tokens, inp, cfg, lossless_tried=True)
-        text, factored = self._render_lossy(crushed, inp, cfg)
+        text, factored = self._render_lossy(crushed, cfg)
         strategy = crushed.pattern.value + ("+constants" if factored else "")
         return Compressed(text, len(data), len(crushed.items), strategy, lossy=True, summary=crushed.plan.summary())
 
@@ -176,13 +177,16 @@ class SmartCrusher:
         plan = plan_records(data, texts, stats, roles, pattern, **common)
         return CrushedArray([data[i] for i in plan.kept], plan, pattern, stats)
 
-    def _render_lossy(self, crushed: CrushedArray, inp: CompressInput, cfg: SmartCrusherConfig) -> tuple[str, bool]:
+    def _render_lossy(self, crushed: CrushedArray, cfg: SmartCrusherConfig) -> tuple[str, bool]:
         plain = render_array(crushed.items)
         constants = {name: fs.constant_value for name, fs in crushed.stats.items() if fs.constant}
         if not (cfg.factor_constants and constants and all(isinstance(it, dict) for it in crushed.items)):
             return plain, False
         factored = render_factored(crushed.items, constants)
-        if inp.counter.count(factored) < inp.counter.count(plain):
+        # The factored form is the plain one minus the constant pairs in every row plus
+        # one header, so fewer characters means fewer tokens; comparing lengths spares
+        # two exact token counts (a third of this compressor's time at 1 000 items).
+        if len(factored) < len(plain):
             return factored, True
         return plain, False
 

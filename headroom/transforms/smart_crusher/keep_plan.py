@@ -20,7 +20,7 @@ from ..anchors import Anchors
 from .patterns import FieldRoles, Pattern
 from .rows import RowIndex
 from .signals import error_items, error_keys, is_error_item, rows_with_error_text
-from .stats import FieldStats, change_point_positions, hashable, outlier_positions
+from .stats import FieldStats, change_point_positions, hashable, numeric_values, outlier_positions
 
 # Must-keep reasons, in the order the summary lists them.
 ERRORS, ANOMALIES, CHANGE_POINTS, ANCHORS = "errors", "anomalies", "change points", "anchor matches"
@@ -29,10 +29,11 @@ EDGES, EXTREMES = "edges", "extremes"
 # An anchor found in more than this share of the items distinguishes nothing: ignored.
 _ANCHOR_MAX_SHARE = 0.5
 # Relevance scoring of longer arrays only looks at rows sharing a word with the question
-# (the only rows BM25 can score above zero), at most _MAX_SCORED of them: scoring every
-# row of a 10 000-item array would take most of the latency budget.
+# (the only rows BM25 can score above zero), and of those only the _MAX_SCORED that cover
+# the rarest question words: relevance fills at most ~1.5x max_items slots, and scoring
+# (tokenising) hundreds of rows would take most of the latency budget.
 _PREFILTER_ABOVE = 64
-_MAX_SCORED = 2000
+_MAX_SCORED = 128
 
 
 _SINGULAR = {ERRORS: "error", ANOMALIES: "anomaly", CHANGE_POINTS: "change point", ANCHORS: "anchor match"}
@@ -117,15 +118,20 @@ def relevance_ranking(index: RowIndex, query: str, score: Callable[[list[str]], 
     candidates = list(range(len(texts)))
     if len(texts) > _PREFILTER_ABOVE:
         words = sorted({w for w in tokenize(query) if len(w) >= 3})
-        hits: set[int] = set()
-        common = max(1, int(len(texts) * _ANCHOR_MAX_SHARE))
+        n = len(texts)
+        common = max(1, int(n * _ANCHOR_MAX_SHARE))
+        # Pre-rank by the question words each row contains, weighted like BM25's idf
+        # (a word in few rows says more), then score the best few properly.
+        weight: dict[int, float] = {}
         for w in words:
             rows = index.containing(w, common)
             if len(rows) <= common:  # a word in most rows ranks nothing
-                hits.update(rows)
-        candidates = sorted(hits)[:_MAX_SCORED]
-        if not candidates:
+                idf = math.log(1 + (n - len(rows) + 0.5) / (len(rows) + 0.5))
+                for r in rows:
+                    weight[r] = weight.get(r, 0.0) + idf
+        if not weight:
             return []
+        candidates = sorted(sorted(weight, key=lambda r: (-weight[r], r))[:_MAX_SCORED])
     scores = score([texts[i] for i in candidates])
     by_index = dict(zip(candidates, scores))
     return sorted((i for i in candidates if by_index[i] > 0), key=lambda i: (-by_index[i], i))
@@ -229,20 +235,17 @@ def plan_scalars(items: list[Any], texts: list[str], *, threshold: float, first:
     """Keep plan for an array of numbers/strings: min and max, outliers, level shifts, error
     strings, anchors, edges; filler skips values already kept."""
     n = len(items)
-    nums = [(i, float(v)) for i, v in enumerate(items)
-            if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)]
+    where, values = numeric_values(items)
     anomalies: set[int] = set()
     extremes: set[int] = set()
     change_points: set[int] = set()
     shifts = 0
-    if nums:
-        values = [v for _, v in nums]
-        lo = min(range(len(values)), key=lambda p: (values[p], p))
-        hi = min(range(len(values)), key=lambda p: (-values[p], p))
-        extremes.update((nums[lo][0], nums[hi][0]))
-        anomalies.update(nums[p][0] for p in outlier_positions(values, threshold, max_items))
+    if len(values):
+        # argmin/argmax pick the first of equal extremes.
+        extremes.update((int(where[values.argmin()]), int(where[values.argmax()])))
+        anomalies.update(where[outlier_positions(values, threshold, max_items)].tolist())
         for p in change_point_positions(values, threshold):
-            change_points.update((nums[p - 1][0], nums[p][0]))
+            change_points.update((int(where[p - 1]), int(where[p])))
             shifts += 1
     index = RowIndex(texts)
     errors = {i for i, v in enumerate(items) if isinstance(v, str) and is_error_item(v)} | rows_with_error_text(index)

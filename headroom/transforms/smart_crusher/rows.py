@@ -60,6 +60,18 @@ class RowIndex:
     def matching(self, pattern: re.Pattern[str]) -> set[int]:
         return {self.row_of(m.start()) for m in pattern.finditer(self.joined)}
 
+    def rows_with_any(self, literals: Sequence[str]) -> set[int]:
+        """Rows containing any of ``literals`` (case-sensitive, newline-free)."""
+        text, starts, out = self.joined, self.starts, set()
+        for lit in literals:
+            i = text.find(lit)
+            while i != -1:
+                row = bisect_right(starts, i) - 1
+                out.add(row)
+                nxt = starts[row + 1] if row + 1 < len(starts) else len(text)
+                i = text.find(lit, nxt)
+        return out
+
 
 def _starts_of(text: str) -> list[int]:
     starts = [0]

@@ -32,11 +32,11 @@ ERROR_TEXT = re.compile(
     r"\bFATAL\b|\bSegmentation fault\b|\bstack overflow\b|\bOOMKilled\b|\bout of memory\b|"
     r'"(?:error|errors|exception)":(?!null|false|""|\[\]|\{\}|0[,}])',
 )
-# Every ERROR_TEXT match contains one of these; a pattern that starts with literals is
-# scanned far faster by ``re`` than one that starts with a character class.
-_ERROR_TEXT_PREFILTER = re.compile(
-    r"Traceback \(|Error\b|Exception\b|panic:|FATAL|Segmentation fault|stack overflow|OOMKilled|out of memory|"
-    r'"error|"exception'
+# Every ERROR_TEXT match contains one of these literals. ``str.find`` scans for a literal
+# at memchr speed, several times faster than a regex alternation over the joined rows.
+_ERROR_TEXT_LITERALS = (
+    "Traceback (", "Error", "Exception", "panic:", "FATAL", "Segmentation fault", "stack overflow",
+    "OOMKilled", "out of memory", '"error', '"exception',
 )
 _ALL_SIGNAL_KEYS = _STATE_KEYS | _HTTP_KEYS | _ERROR_KEYS | _SUCCESS_KEYS
 
@@ -73,10 +73,10 @@ def is_error_item(item: Any) -> bool:
 def rows_with_error_text(index: RowIndex) -> set[int]:
     """Rows containing exception-looking text.
 
-    A literal-led regex finds candidate spots fast over the joined rows; each candidate
+    Literal search finds candidate rows fast over the joined rows; each candidate
     row is then confirmed with the full pattern.
     """
-    candidates = index.matching(_ERROR_TEXT_PREFILTER)
+    candidates = index.rows_with_any(_ERROR_TEXT_LITERALS)
     return {r for r in candidates if ERROR_TEXT.search(index.rows[r])}
 
 

@@ -3,26 +3,30 @@
 One pass over the items collects, for every key: how often it is present, the mix of
 JSON types, how many distinct values it has (uniqueness), whether it is constant, and for
 numeric fields mean / std / min / max, outliers and change points (sudden level shifts).
-Everything is plain Python: numpy would cost more to import than it saves on arrays of
-a few thousand items.
+Numeric columns are analysed with numpy (a core dependency): vectorised statistics and
+change-point scores cost a few microseconds a column where the per-value Python loops
+cost most of the 10 ms budget of a 1 000-item array.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import pairwise
 from typing import Any
+
+import numpy as np
+
+from .compact import dumps
 
 
 def hashable(value: Any) -> Any:
     """A hashable stand-in for a JSON value: equal only when the JSON text is equal
     (nested containers become their JSON, key order included)."""
     if isinstance(value, (dict, list)):
-        return "\x00" + json.dumps(value, ensure_ascii=False, default=str)
+        return "\x00" + dumps(value)
     if isinstance(value, float):
         # 1.0 == 1 in Python but not in the JSON text; NaN is never equal to itself.
         return ("\x00float", repr(value))
@@ -65,103 +69,98 @@ class FieldStats:
         return self.types.most_common(1)[0][0] if self.types else "null"
 
 
-def _finite_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+def _floats(values: Sequence[float] | np.ndarray) -> np.ndarray:
+    return values if isinstance(values, np.ndarray) else np.asarray(values, dtype=np.float64)
 
 
-def mean_std(values: list[float]) -> tuple[float, float]:
-    n = len(values)
-    if not n:
+def mean_std(values: Sequence[float] | np.ndarray) -> tuple[float, float]:
+    """Mean and population std; (0, 0) when they overflow (values near 1e308 have no
+    meaningful spread, so nothing is an outlier)."""
+    a = _floats(values)
+    if not a.size:
         return 0.0, 0.0
-    try:
-        m = math.fsum(values) / n
-        var = math.fsum((v - m) ** 2 for v in values) / n
-    except OverflowError:  # values near 1e308: no meaningful spread, no outliers
+    with np.errstate(all="ignore"):
+        m = float(a.mean())
+        s = float(np.sqrt(np.mean(np.square(a - m))))
+    if not (math.isfinite(m) and math.isfinite(s)):
         return 0.0, 0.0
-    return m, math.sqrt(var)
+    return m, s
 
 
-def outlier_positions(values: list[float], threshold: float, cap: int) -> list[int]:
+def outlier_positions(values: Sequence[float] | np.ndarray, threshold: float, cap: int) -> list[int]:
     """Positions (into ``values``) farther than ``threshold`` std from the mean.
 
     When more than ``cap`` values qualify the field is wide-tailed rather than anomalous:
     the bar doubles, and at most the ``cap`` most extreme are returned, so a planted
     spike always survives.
     """
-    m, s = mean_std(values)
+    a = _floats(values)
+    m, s = mean_std(a)
     if s <= 0:
         return []
-    hits = [(abs(v - m), i) for i, v in enumerate(values) if abs(v - m) > threshold * s]
+    with np.errstate(all="ignore"):
+        dev = np.abs(a - m)
+    hits = np.flatnonzero(dev > threshold * s)
     if len(hits) > cap:
         # More "outliers" than the cap is a wide distribution's tail, not a few
         # anomalies (2 std flags ~5 % of normal data): only far-out values count then.
-        hits = [h for h in hits if h[0] > 2 * threshold * s]
+        hits = hits[dev[hits] > 2 * threshold * s]
     if len(hits) > cap:
-        hits.sort(key=lambda t: (-t[0], t[1]))
-        hits = hits[:cap]
-    return sorted(i for _, i in hits)
+        # The most extreme first, ties by position.
+        hits = np.sort(hits[np.lexsort((hits, -dev[hits]))[:cap]])
+    return hits.tolist()
 
 
-def is_monotonic(values: list[float]) -> bool:
+def is_monotonic(values: Sequence[float] | np.ndarray) -> bool:
     """Counters, ids and epoch timestamps: nearly every step goes the same way."""
-    if len(values) < 3:
+    a = _floats(values)
+    if len(a) < 3:
         return False
-    up = down = 0
-    for a, b in pairwise(values):
-        if b > a:
-            up += 1
-        elif b < a:
-            down += 1
-    steps = len(values) - 1
-    return up >= 0.95 * steps or down >= 0.95 * steps
+    steps = np.diff(a)
+    up, down = int(np.count_nonzero(steps > 0)), int(np.count_nonzero(steps < 0))
+    return up >= 0.95 * len(steps) or down >= 0.95 * len(steps)
 
 
-def change_point_positions(values: list[float], threshold: float) -> list[int]:
+def change_point_positions(values: Sequence[float] | np.ndarray, threshold: float) -> list[int]:
     """Positions where the series jumps to a new level and stays there.
 
     At each position the mean of the next ``w`` values is compared with the mean of the
     previous ``w``; a shift larger than ``threshold`` times the pooled within-window std
     is a candidate, and the strongest candidate in each neighbourhood wins. A lone spike
     inflates the window std and so does not register here (it is an outlier instead).
-    Prefix sums keep this O(n).
+    Prefix sums score every position in O(n), vectorised.
     """
-    n = len(values)
+    a = _floats(values)
+    n = len(a)
     w = max(5, min(20, n // 50))
     if n < 2 * w:
         return []
-    ps = [0.0]
-    ps2 = [0.0]
-    for v in values:
-        ps.append(ps[-1] + v)
-        ps2.append(ps2[-1] + v * v)
-    if not math.isfinite(ps2[-1]):  # squares overflowed: nothing sensible to compare
-        return []
-    scale = max(abs(v) for v in values) or 1.0
-    eps = 1e-9 * scale
-    def score_at(i: int) -> float:
+    with np.errstate(all="ignore"):
+        ps = np.concatenate(([0.0], np.cumsum(a)))
+        ps2 = np.concatenate(([0.0], np.cumsum(np.square(a))))
+        if not math.isfinite(ps2[-1]):  # squares overflowed: nothing sensible to compare
+            return []
+        scale = float(np.max(np.abs(a))) or 1.0
+        eps = 1e-9 * scale
+        i = np.arange(w, n - w + 1)
         m1 = (ps[i] - ps[i - w]) / w
         m2 = (ps[i + w] - ps[i]) / w
-        v1 = max(0.0, (ps2[i] - ps2[i - w]) / w - m1 * m1)
-        v2 = max(0.0, (ps2[i + w] - ps2[i]) / w - m2 * m2)
-        shift = abs(m2 - m1)
-        if shift <= eps:
-            return 0.0
-        return shift / (math.sqrt((v1 + v2) / 2) + eps)
-
-    # A shift's score fades linearly over w positions, so a coarse pass (stride w/4)
-    # cannot miss one; each hit is then refined to the exact position.
-    stride = max(1, w // 4)
-    candidates: list[tuple[float, int]] = []
-    for c in range(w, n - w + 1, stride):
-        if score_at(c) > threshold / 2:
-            for i in range(max(w, c - stride), min(n - w, c + stride) + 1):
-                score = score_at(i)
-                if score > threshold:
-                    candidates.append((score, i))
+        v1 = np.maximum(0.0, (ps2[i] - ps2[i - w]) / w - m1 * m1)
+        v2 = np.maximum(0.0, (ps2[i + w] - ps2[i]) / w - m2 * m2)
+        shift = np.abs(m2 - m1)
+        score = np.where(shift <= eps, 0.0, shift / (np.sqrt((v1 + v2) / 2) + eps))
+    hit = np.flatnonzero(score > threshold)
+    if not len(hit):
+        return []
+    # Strongest first (ties: earlier first); a pick blocks its w-neighbourhood.
+    order = hit[np.lexsort((hit, -score[hit]))]
+    blocked = np.zeros(n + w + 1, dtype=bool)
     picked: list[int] = []
-    for score, i in sorted(candidates, key=lambda t: (-t[0], t[1])):
-        if all(abs(i - j) >= w for j in picked):
-            picked.append(i)
+    for k in order.tolist():
+        pos = k + w
+        if not blocked[pos]:
+            picked.append(pos)
+            blocked[max(0, pos - w + 1): pos + w] = True
     return sorted(picked)
 
 
@@ -210,24 +209,56 @@ def _looks_numeric(col: list[Any]) -> bool:
     return bool(sample) and all(_NUMBER_TEXT.fullmatch(v) for v in sample)
 
 
-def _parse_numeric_strings(pos: list[int], col: list[Any]) -> list[tuple[int, float]]:
-    out = []
+def _parse_numeric_strings(pos: list[int], col: list[Any]) -> tuple[list[int], list[float]]:
+    keep, values = [], []
     for p, v in zip(pos, col):
         if isinstance(v, str) and _NUMBER_TEXT.fullmatch(v):
             try:
                 f = float(v)
-            except ValueError:  # regex whitespace is wider than float()'s ("0\x1f")
+            except (ValueError, OverflowError):  # regex whitespace is wider than float()'s ("0\x1f")
                 continue
-            if math.isfinite(f):
-                out.append((p, f))
-    return out
+            keep.append(p)
+            values.append(f)
+    return keep, values
+
+
+def _numbers(pos: list[int], col: list[Any], number_types_only: bool) -> tuple[list[int], list[float]]:
+    """The int/float values of a column (bools excluded) with their item positions."""
+    if number_types_only:
+        return pos, col
+    keep, values = [], []
+    for p, v in zip(pos, col):
+        if type(v) is int or type(v) is float:
+            keep.append(p)
+            values.append(v)
+    return keep, values
+
+
+def _as_floats(pos: list[int], values: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Positions and float64 values, finite values only."""
+    try:
+        a = np.array(values, dtype=np.float64)
+    except OverflowError:  # an int beyond the float range: convert one by one
+        ok = [(p, float(v)) for p, v in zip(pos, values) if abs(v) < 1e308]
+        pos, a = [p for p, _ in ok], np.array([v for _, v in ok], dtype=np.float64)
+    finite = np.isfinite(a)
+    positions = np.asarray(pos, dtype=np.int64)
+    if not finite.all():
+        return positions[finite], a[finite]
+    return positions, a
+
+
+def numeric_values(values: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Positions and float values of the finite numbers (not bools) in a list."""
+    pos, nums = _numbers(list(range(len(values))), values, False)
+    return _as_floats(pos, nums)
 
 
 def field_stats(items: list[Any], threshold: float, outlier_cap: int) -> dict[str, FieldStats]:
     """Statistics for every key of the dict items (non-dict items are ignored).
 
     Values are gathered column by column first, so the per-column work runs in C
-    (``set``, ``Counter(map(type, ...))``, comprehensions) instead of per value.
+    (``set``, ``Counter(map(type, ...))``, numpy) instead of per value.
     """
     columns, positions, n_dicts = _columns(items)
     stats: dict[str, FieldStats] = {}
@@ -240,22 +271,21 @@ def field_stats(items: list[Any], threshold: float, outlier_cap: int) -> dict[st
         if fs.present == n_dicts and fs.distinct == 1 and n_dicts > 1:
             fs.constant = True
             fs.constant_value = col[0]
-        pos = positions[k]
         if int in type_counts or float in type_counts:
-            # ``v - v == 0`` is False for inf and NaN; bool is excluded by the exact type test.
-            nums = [(p, float(v)) for p, v in zip(pos, col) if (type(v) is int or type(v) is float) and v - v == 0]
+            # The exact type test leaves bools out (True is an int in Python, not in JSON).
+            pos, values = _numbers(positions[k], col, type_counts.keys() <= {int, float})
         elif type_counts.get(str, 0) >= 0.8 * len(col) and _looks_numeric(col):
-            nums = _parse_numeric_strings(pos, col)
+            pos, values = _parse_numeric_strings(positions[k], col)
         else:
             continue
-        fs.numeric_count = len(nums)
-        if not nums:
+        where, a = _as_floats(pos, values)  # NaN and infinities do not count
+        fs.numeric_count = len(a)
+        if not len(a):
             continue
-        values = [v for _, v in nums]
-        fs.mean, fs.std = mean_std(values)
-        fs.minimum, fs.maximum = min(values), max(values)
-        fs.monotonic = is_monotonic(values)
+        fs.mean, fs.std = mean_std(a)
+        fs.minimum, fs.maximum = float(a.min()), float(a.max())
+        fs.monotonic = is_monotonic(a)
         if fs.is_numeric and fs.distinct > 2 and not fs.monotonic:
-            fs.outliers = [nums[p][0] for p in outlier_positions(values, threshold, outlier_cap)]
-            fs.change_points = [nums[p][0] for p in change_point_positions(values, threshold)]
+            fs.outliers = where[outlier_positions(a, threshold, outlier_cap)].tolist()
+            fs.change_points = where[change_point_positions(a, threshold)].tolist()
     return stats

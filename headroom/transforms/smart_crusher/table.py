@@ -31,21 +31,12 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from .compact import dumps
 from .stats import hashable
 
 HEADER = "@table rows={n} (each row: JSON array of the values for @keys, minus @const keys)"
 # Sections of fewer rows than this do not get a @const line: it would not pay for itself.
 _MIN_ROWS_FOR_CONST = 3
-
-
-# One encoder for every call: json.dumps() with non-default options builds a new encoder
-# each time, which is a third of the cost of rendering a 10 000-row table.
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-
-
-def dumps(value: Any) -> str:
-    """Compact JSON, non-ASCII kept as is (fewer tokens than \\u escapes)."""
-    return _ENCODER.encode(value)
 
 
 @dataclass
