@@ -59,13 +59,22 @@ _CODE_LINE = re.compile(
 )
 
 
+_FIRST_VISIBLE = re.compile(r"\s*(\S)")
+
+
+def first_visible_char(text: str) -> str:
+    """The first non-whitespace character ("" if none), without copying the text the
+    way ``text.strip()`` does (megabytes, for a large tool output)."""
+    m = _FIRST_VISIBLE.match(text)
+    return m.group(1) if m else ""
+
+
 def parse_json(text: str):
     """The JSON value of ``text`` (an object or array), or None."""
-    s = text.strip()
-    if not s or s[0] not in "[{":
+    if first_visible_char(text) not in ("[", "{"):
         return None
     try:
-        return json.loads(s)
+        return json.loads(text)  # surrounding whitespace is valid JSON
     except (ValueError, RecursionError):
         return None
 
@@ -79,7 +88,7 @@ class Detected:
 
 
 def detect(text: str) -> Detected:
-    if text.lstrip()[:1] in ("[", "{"):
+    if first_visible_char(text) in ("[", "{"):
         data = parse_json(text)
         if isinstance(data, list):
             return Detected(ContentType.JSON_ARRAY, data)

@@ -33,7 +33,15 @@ _ANCHOR_MAX_SHARE = 0.5
 # the rarest question words: relevance fills at most ~1.5x max_items slots, and scoring
 # (tokenising) hundreds of rows would take most of the latency budget.
 _PREFILTER_ABOVE = 64
-_MAX_SCORED = 128
+_MAX_SCORED = 64
+_RELEVANCE_MAX_SHARE = 0.1
+# Question words that name nothing in the data: not worth a scan of every row.
+_QUESTION_STOPWORDS = frozenset((
+    "the", "and", "for", "are", "was", "were", "who", "what", "which", "when", "where", "why", "how", "does",
+    "did", "has", "have", "had", "with", "from", "that", "this", "these", "those", "there", "their", "they",
+    "them", "its", "any", "all", "our", "your", "you", "can", "could", "would", "should", "will", "about",
+    "into", "than", "then", "been", "being",
+))
 
 
 _SINGULAR = {ERRORS: "error", ANOMALIES: "anomaly", CHANGE_POINTS: "change point", ANCHORS: "anchor match"}
@@ -110,28 +118,35 @@ def evenly_spaced(n: int, k: int) -> list[int]:
     return [round(i * (n - 1) / (k - 1)) for i in range(k)] if k > 1 else [n // 2]
 
 
-def relevance_ranking(index: RowIndex, query: str, score: Callable[[list[str]], list[float]]) -> list[int]:
-    """Indices with a positive relevance score, best first (ties: earlier first)."""
+def relevance_ranking(index: RowIndex, query: str, score: Callable[[list[str]], list[float]],
+                      slots: int = 0) -> list[int]:
+    """Indices with a positive relevance score, best first (ties: earlier first).
+
+    Arrays longer than _PREFILTER_ABOVE score at most ``max(_MAX_SCORED, 2 * slots)``
+    rows, those covering the rarest question words."""
     texts = index.rows
     if not query:
         return []
     candidates = list(range(len(texts)))
     if len(texts) > _PREFILTER_ABOVE:
-        words = sorted({w for w in tokenize(query) if len(w) >= 3})
+        words = sorted({w for w in tokenize(query) if len(w) >= 3 and w not in _QUESTION_STOPWORDS})
         n = len(texts)
-        common = max(1, int(n * _ANCHOR_MAX_SHARE))
+        limit = max(_MAX_SCORED, 2 * slots)
+        # A word in more rows than this cannot tell the rows it is in apart (the best
+        # `limit` of them would be the first ones), so it ranks nothing.
+        common = max(limit * 2, int(n * _RELEVANCE_MAX_SHARE))
         # Pre-rank by the question words each row contains, weighted like BM25's idf
         # (a word in few rows says more), then score the best few properly.
         weight: dict[int, float] = {}
         for w in words:
             rows = index.containing(w, common)
-            if len(rows) <= common:  # a word in most rows ranks nothing
+            if len(rows) <= common:
                 idf = math.log(1 + (n - len(rows) + 0.5) / (len(rows) + 0.5))
                 for r in rows:
                     weight[r] = weight.get(r, 0.0) + idf
         if not weight:
             return []
-        candidates = sorted(sorted(weight, key=lambda r: (-weight[r], r))[:_MAX_SCORED])
+        candidates = sorted(sorted(weight, key=lambda r: (-weight[r], r))[:limit])
     scores = score([texts[i] for i in candidates])
     by_index = dict(zip(candidates, scores))
     return sorted((i for i in candidates if by_index[i] > 0), key=lambda i: (-by_index[i], i))
@@ -213,8 +228,8 @@ def plan_records(items: list[Any], texts: list[str], stats: dict[str, FieldStats
     for i in shifts:
         must[CHANGE_POINTS].update((i - 1, i))
     all_must = set().union(*must.values())
-    rankings: list[Sequence[int]] = [relevance_ranking(index, query, score)]
     slots = target_size(max_items, aggressiveness)
+    rankings: list[Sequence[int]] = [relevance_ranking(index, query, score, slots)]
     if pattern is Pattern.SEARCH_RESULTS and roles.score:
         by_score = score_ranking(items, roles.score)
         rankings = [by_score[: max(1, slots // 2)], *rankings, by_score]
@@ -253,6 +268,6 @@ def plan_scalars(items: list[Any], texts: list[str], *, threshold: float, first:
             ANCHORS: anchor_indices(index, anchors), EDGES: edge_indices(n, first, last), EXTREMES: extremes}
     all_must = set().union(*must.values())
     slots = target_size(max_items, aggressiveness)
-    rankings = [relevance_ranking(index, query, score), evenly_spaced(n, max(slots * 4, slots)), range(n)]
+    rankings = [relevance_ranking(index, query, score, slots), evenly_spaced(n, max(slots * 4, slots)), range(n)]
     kept = fill(n, all_must, max(slots, len(all_must)), rankings, dedupe=[hashable(v) for v in items])
     return KeepPlan(kept, must, shifts)
