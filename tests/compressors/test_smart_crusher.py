@@ -429,3 +429,23 @@ def test_deterministic_across_processes_with_different_hash_seeds():
 def test_numeric_looking_strings_with_odd_whitespace_do_not_raise():
     data = [{"v": f"{i}\x1f"} for i in range(40)]  # \s matches \x1f, float() rejects it
     SmartCrusher().compress(make_input(data, sc=SmartCrusherConfig(min_tokens_to_crush=0)))
+
+
+def test_rare_values_of_categorical_fields_are_kept_as_anomalies():
+    repos = [{"id": i, "name": f"repo-{i}", "archived": False, "visibility": "private" if i % 2 else "internal"}
+             for i in range(800)]
+    repos[517]["archived"] = True  # one in 800
+    repos[233]["visibility"] = "public"
+    result = SmartCrusher().compress(make_input(repos, sc=LOSSY))
+    kept = lossy_items(result)
+    assert repos[517] in kept and repos[233] in kept
+    assert "2 anomalies" in result.summary
+
+
+def test_a_long_tail_of_categories_is_not_an_anomaly():
+    # 40 items of each of 5 rare regions: more than max_items_after_crush together.
+    items = [{"id": i, "region": "eu" if i < 600 else f"r{i % 5}"} for i in range(800)]
+    stats = field_stats(items, 2.0, 15)
+    assert stats["region"].rare == []
+    few = [{"id": i, "region": "eu" if i not in (10, 20, 30) else "us"} for i in range(800)]
+    assert field_stats(few, 2.0, 15)["region"].rare == [10, 20, 30]

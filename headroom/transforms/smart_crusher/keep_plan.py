@@ -1,7 +1,8 @@
 """Which items of an array survive a lossy crush.
 
-Two tiers. *Must-keep* items are never dropped: errors, anomalies (outliers), both sides
-of every change point, items naming a query anchor, and the first/last few. *Filler*
+Two tiers. *Must-keep* items are never dropped: errors, anomalies (numeric outliers and
+rare values of categorical fields), both sides of every change point, items naming a
+query anchor, and the first/last few. *Filler*
 slots, up to the target size, go to the best items by a list of rankings tried in order
 (relevance to the question, then the pattern's own order: top scores for search results,
 evenly spaced samples for a series). Kept items stay in their original order.
@@ -224,9 +225,12 @@ def plan_records(items: list[Any], texts: list[str], stats: dict[str, FieldStats
         if name == roles.timestamp:
             continue
         must[ANOMALIES].update(fs.outliers)
+        must[ANOMALIES].update(fs.rare)
         shifts.update(fs.change_points)
     for i in shifts:
         must[CHANGE_POINTS].update((i - 1, i))
+    # An error is often also a rare value (the one "ERROR" level): say it once, as an error.
+    must[ANOMALIES] -= must[ERRORS]
     all_must = set().union(*must.values())
     slots = target_size(max_items, aggressiveness)
     rankings: list[Sequence[int]] = [relevance_ranking(index, query, score, slots)]

@@ -57,6 +57,9 @@ class FieldStats:
     # Item indices (into the whole array) of outliers and of the first item of each new level.
     outliers: list[int] = field(default_factory=list)
     change_points: list[int] = field(default_factory=list)
+    # Item indices holding a rare value of a categorical field (the one archived repo,
+    # the one refunded order): see ``rare_value_positions``.
+    rare: list[int] = field(default_factory=list)
 
     @property
     def uniqueness(self) -> float:
@@ -285,6 +288,28 @@ def numeric_values(values: list[Any]) -> tuple[np.ndarray, np.ndarray]:
     return _as_floats(pos, nums)
 
 
+# A categorical field: strings, booleans and nulls taking only a few distinct values.
+_CATEGORY_TYPES = {str, bool, type(None)}
+_MAX_CATEGORIES = 12
+# A value is rare when at most 1 in this many items of the field hold it.
+_RARE_SHARE = 20
+
+
+def rare_value_positions(pos: list[int], col: list[Any], cap: int) -> list[int]:
+    """Positions of the items holding a rare value of a categorical column.
+
+    Rare: held by at most 1/_RARE_SHARE of the column. Kept only when all rare items
+    together fit in ``cap``: a handful of odd values is an anomaly, a long tail is not.
+    """
+    if len(col) < _RARE_SHARE:
+        return []
+    counts = Counter(col)
+    rare = {v for v, c in counts.items() if c * _RARE_SHARE <= len(col)}
+    if not rare or sum(counts[v] for v in rare) > cap:
+        return []
+    return [p for p, v in zip(pos, col) if v in rare]
+
+
 def field_stats(items: list[Any], threshold: float, outlier_cap: int) -> dict[str, FieldStats]:
     """Statistics for every key of the dict items (non-dict items are ignored).
 
@@ -303,6 +328,8 @@ def field_stats(items: list[Any], threshold: float, outlier_cap: int) -> dict[st
         if fs.present == n_dicts and fs.distinct == 1 and n_dicts > 1:
             fs.constant = True
             fs.constant_value = col[0]
+        if type_counts.keys() <= _CATEGORY_TYPES and 2 <= fs.distinct <= _MAX_CATEGORIES:
+            fs.rare = rare_value_positions(positions[k], col, outlier_cap)
         if int in type_counts or float in type_counts:
             # The exact type test leaves bools out (True is an int in Python, not in JSON).
             pos, values = _numbers(positions[k], col, type_counts.keys() <= {int, float})
