@@ -89,8 +89,9 @@ def tokens_of(messages: list[dict[str, Any]]) -> int:
 
 
 def timing_inputs(s: Scenario, repeats: int) -> list[list[dict[str, Any]]]:
-    """Same family and size, a different seed per repetition: every timed call sees new
-    content, so no cache (ours or the upstream package's) can answer it."""
+    """Same family and size, a different seed per repetition (a warm-up and ``repeats``
+    timed calls, over all rounds): every timed call sees new content, so no cache (ours,
+    the token counter's or the upstream package's) can answer it."""
     gen = FAMILIES[s.family]
     return [(v := gen(s.size, s.seed + 1000 + k)).openai_messages(v.probes[0]) for k in range(repeats + 1)]
 
@@ -100,9 +101,10 @@ def bench_scenario(s: Scenario, timing: list[list[dict[str, Any]]], rounds: int 
     pipeline = Pipeline(HeadroomConfig(), store=store)
     compress(timing[0], model=MODEL, pipeline=pipeline)  # warm-up: imports, tokenizer, pipeline
     round_medians = []
-    for _ in range(rounds):
+    per_round = (len(timing) - 1) // rounds
+    for r in range(rounds):
         times = []
-        for messages in timing[1:]:
+        for messages in timing[1 + r * per_round: 1 + (r + 1) * per_round]:
             pipeline.memo = CompressionMemo()
             t0 = time.perf_counter()
             compress(messages, model=MODEL, pipeline=pipeline)
@@ -138,9 +140,10 @@ for case in cases:
     runs, timing = case["runs"], case["timing"]
     headroom.compress(timing[0], model=case["model"])
     medians = []
-    for _ in range(case["rounds"]):
+    per_round = (len(timing) - 1) // case["rounds"]
+    for r in range(case["rounds"]):
         times = []
-        for messages in timing[1:]:
+        for messages in timing[1 + r * per_round: 1 + (r + 1) * per_round]:
             t0 = time.perf_counter()
             headroom.compress(messages, model=case["model"])
             times.append((time.perf_counter() - t0) * 1000)
@@ -241,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(x) for x in args.sizes.split(",") if x]
     scenarios = [FAMILIES[f](scenario_size(f, n), args.seed) for f in families for n in sizes]
     rows = []
-    timings = [timing_inputs(s, args.repeats) for s in scenarios]
+    timings = [timing_inputs(s, args.repeats * args.rounds) for s in scenarios]
     for s, timing, (f, n) in zip(scenarios, timings, [(f, n) for f in families for n in sizes]):
         row = bench_scenario(s, timing, args.rounds)
         row.items = n

@@ -14,8 +14,10 @@ pipeline stages or requests.
 Texts over ``SAMPLE_ABOVE_CHARS`` (64 KB) are estimated: 16 evenly spaced 1 KB windows are
 encoded and the tokens-per-character ratio scaled to the whole text. Exact BPE on a
 250 KB tool output costs ~10 ms, more than the rest of its compression; the estimate
-costs ~0.5 ms and stays within about 1 % on tool output (measured in
-tests/core/test_api_and_config.py). ``HEADROOM_EXACT_TOKENS=1`` restores exact counts.
+costs ~1 ms and stays within 1 % on tool output (pinned by
+tests/compressors/test_fast_paths.py). ``quick_count()`` is the cheaper variant for
+compression candidates and compressed outputs: exact up to 16 000 characters, else 8
+windows, within 2.5 %. ``HEADROOM_EXACT_TOKENS=1`` restores exact counts for both.
 """
 
 from __future__ import annotations
@@ -35,6 +37,10 @@ MESSAGE_OVERHEAD = 4  # role + separators per message, as in OpenAI's counting g
 SAMPLE_ABOVE_CHARS = 65_536
 SAMPLE_WINDOWS = 16
 SAMPLE_WINDOW_CHARS = 1024
+# quick_count(): exact up to QUICK_EXACT_CHARS, else QUICK_WINDOWS windows of QUICK_WINDOW_CHARS.
+QUICK_EXACT_CHARS = 16_000
+QUICK_WINDOWS = 8
+QUICK_WINDOW_CHARS = 1000
 
 
 def _cache_dir() -> Path:
@@ -132,6 +138,18 @@ class TokenCounter:
         else:
             n = len(self.encoding.encode(text, disallowed_special=()))
         return int(round(n * self.factor)) if self.factor != 1.0 else n
+
+    def quick_count(self, text: str) -> int:
+        """Tokens of a text counted once, where a rough figure is enough: compression
+        candidates (a keep-or-not threshold) and compressed outputs. Exact up to
+        16 000 characters; above, 8 evenly spaced 1 000-character windows scaled by length
+        (within 2 % on the benchmark outputs, see docs/smart_crusher.md), not cached.
+        ``HEADROOM_EXACT_TOKENS=1`` makes it exact too."""
+        if len(text) <= QUICK_EXACT_CHARS or self.exact:
+            return self.count(text)
+        step = len(text) // QUICK_WINDOWS
+        sample = "\n".join(text[i * step: i * step + QUICK_WINDOW_CHARS] for i in range(QUICK_WINDOWS))
+        return round(self._raw(sample) * len(text) / len(sample))
 
     def _estimate(self, text: str) -> int:
         """Tokens of a large text from evenly spaced windows (see the module docstring)."""

@@ -189,9 +189,10 @@ class ContentRouter:
         if result.lossy and (ctx.store is None or not cfg.ccr.enabled):
             return kept(f"{compressor.name}: lossy result discarded (no CCR store to keep the original)")
         out = result.text
-        # Counted in parts: compressors usually counted their own text already (cached),
-        # and the joint count differs by at most a token at the seam.
-        out_tokens = ctx.counter.count(out)
+        # Counted in parts (the joint count differs by at most a token at the seam), and
+        # estimated above 16 000 characters: exact BPE of a 20 kB output would cost more
+        # than compressing it did.
+        out_tokens = ctx.counter.quick_count(out)
         h = None
         if result.lossy:
             h = text_hash

@@ -239,3 +239,23 @@ def test_a_large_tool_output_is_tokenized_once_per_request(monkeypatch):
     assert seen[len(output)] == 1
     compressed = result.messages[-1]["content"]
     assert seen[len(compressed)] == 0  # the router knew its count when it set the text
+
+
+def test_sampled_token_estimates_stay_close_to_exact_counts():
+    """The documented accuracy of both estimators, on the benchmark families' large outputs
+    (pretty JSON, JSON rows, log lines, grep output, diffs)."""
+    from headroom.eval.scenarios import FAMILIES
+
+    counter = TokenCounter("gpt-4o")
+    enc = counter.encoding
+    for family, size in [("metrics", 2000), ("api_listing", 600), ("json_logs", 2000), ("text_logs", 3000),
+                         ("code_search", 3000), ("git_diff", 300)]:
+        s = FAMILIES[family](size, 3)
+        text = s.openai_messages(s.probes[0])[-1]["content"]
+        exact = len(enc.encode_ordinary(text))
+        assert len(text) > 65_536, family
+        assert abs(counter.count(text) - exact) <= 0.01 * exact, family
+        assert abs(counter.quick_count(text) - exact) <= 0.025 * exact, family
+        compact = text[:40_000]
+        assert abs(counter.quick_count(compact) - len(enc.encode_ordinary(compact))) <= 0.025 * len(
+            enc.encode_ordinary(compact)), family

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ...tokens import QUICK_EXACT_CHARS, QUICK_WINDOW_CHARS, QUICK_WINDOWS
 from ..compressor import Compressed, CompressInput
 from ..detect import first_visible_char, parse_json
 from .compact import dumps
@@ -33,12 +34,8 @@ from .table import render_table
 if TYPE_CHECKING:
     from ...config import SmartCrusherConfig
 
-# Above this many characters a candidate's token count is estimated from evenly spaced
-# chunks of it: exact counting costs ~1 ms per 7 kB here, which would
-# dominate the latency budget on 10 000-item arrays.
-_EXACT_COUNT_CHARS = 16_000
-_SAMPLE_CHUNKS = 8
-_CHUNK_CHARS = 1000
+# Sampling for the minify estimate: the token counter's quick_count() windows.
+_SAMPLE_CHUNKS, _CHUNK_CHARS = QUICK_WINDOWS, QUICK_WINDOW_CHARS
 _MAX_DEPTH = 32
 CONSTANT_KEY, ITEMS_KEY = "_constant", "items"
 
@@ -55,19 +52,6 @@ def _is_scalar(v: Any) -> bool:
     return v is None or isinstance(v, (str, int, float, bool))
 
 
-def estimate_tokens(text: str, counter) -> int:
-    """Exact count for short text; else count evenly spaced chunks and scale by length.
-
-    Chunk edges split a token now and then (a couple of tokens per chunk), well under
-    1 % on the ~8 kB sampled: plenty for a keep-or-not threshold.
-    """
-    if len(text) <= _EXACT_COUNT_CHARS:
-        return counter.count(text)
-    step = len(text) // _SAMPLE_CHUNKS
-    sample = "\n".join(text[i * step: i * step + _CHUNK_CHARS] for i in range(_SAMPLE_CHUNKS))
-    return round(counter.count(sample) * len(text) / len(sample))
-
-
 # A JSON string literal (raw newlines cannot occur in one), or whitespace outside them.
 _STRING_OR_SPACE = re.compile(r'("(?:[^"\\\n]|\\.)*")|[ \t\r\n]+')
 # Estimates that miss the bar by more than this share skip the exact check.
@@ -80,7 +64,7 @@ def minified_estimate(text: str, counter) -> int | None:
     whole value. A raw newline never sits inside a valid JSON string, so a run of whole
     lines holds whole strings. None when the text is too small or its lines too long to
     sample that way."""
-    if len(text) <= 2 * _EXACT_COUNT_CHARS:
+    if len(text) <= 2 * QUICK_EXACT_CHARS:
         return None
     step = len(text) // _SAMPLE_CHUNKS
     pieces = []
@@ -166,7 +150,7 @@ class SmartCrusher:
     def _compress_array(self, data: list, tokens: int, inp: CompressInput, cfg: SmartCrusherConfig) -> Compressed | None:
         table = render_table(data, factor_constants=cfg.factor_constants)
         lossless_text = table.text if table is not None else dumps(data)
-        lossless_tokens = estimate_tokens(lossless_text, inp.counter)
+        lossless_tokens = inp.counter.quick_count(lossless_text)
         lossless = Compressed(lossless_text, len(data), len(data), "table" if table else "minify", lossy=False)
         if lossless_tokens <= tokens * (1 - cfg.lossless_min_savings):
             return lossless
@@ -231,7 +215,7 @@ class SmartCrusher:
                 lossless_tried = True
         if not lossless_tried:
             minified = dumps(data)
-            if estimate_tokens(minified, inp.counter) <= bar:
+            if inp.counter.quick_count(minified) <= bar:
                 n = len(data) if isinstance(data, list) else 1
                 return Compressed(minified, n, n, "minify", lossy=False)
         totals = {"before": 0, "after": 0}
