@@ -19,7 +19,7 @@ from headroom import HeadroomConfig, Pipeline, compress
 from headroom.ccr.store import CompressionStore
 from headroom.relevance.bm25 import tokenize
 from headroom.tokens import TokenCounter
-from headroom.transforms.smart_crusher.compact import dumps
+from headroom.transforms.smart_crusher.compact import dumps, index_text
 from headroom.transforms.smart_crusher.rows import RowIndex
 from headroom.transforms.smart_crusher.signals import ERROR_TEXT, rows_with_error_text
 from headroom.transforms.smart_crusher.stats import (
@@ -178,6 +178,19 @@ def test_long_nested_columns_stay_exact_about_constancy():
     assert _distinct_count(varied, {list}) == 7
 
 
+@settings(max_examples=300, deadline=None)
+@given(value=json_values)
+def test_index_text_is_the_same_json_value(value):
+    """The fast search text parses to the same value as the exact one (finite floats)."""
+    assert json.loads(index_text(value)) == json.loads(dumps(value))
+    assert "\n" not in index_text(value)  # rows are newline-separated in the index
+
+
+def test_index_text_falls_back_where_orjson_cannot_encode():
+    assert index_text([2 ** 70]) == "[1180591620717411303424]"
+    assert index_text("\ud800") == dumps("\ud800")
+
+
 # -- error prefilter ---------------------------------------------------------------------
 
 row_text = st.lists(st.sampled_from(list('abE rxo:"{}İ') + ["Error", "Exception", "panic:", "FATAL", '"error":1',
@@ -259,3 +272,43 @@ def test_sampled_token_estimates_stay_close_to_exact_counts():
         compact = text[:40_000]
         assert abs(counter.quick_count(compact) - len(enc.encode_ordinary(compact))) <= 0.025 * len(
             enc.encode_ordinary(compact)), family
+
+
+def test_skipping_a_hopeless_lossless_render_changes_nothing(monkeypatch):
+    """The sampled estimate only saves work: the result equals the full-render path's."""
+    from headroom.config import HeadroomConfig
+    from headroom.eval.scenarios import FAMILIES
+    from headroom.tokens import counter_for
+    from headroom.transforms.anchors import extract_anchors
+    from headroom.transforms.compressor import CompressInput
+    from headroom.transforms.smart_crusher import crusher
+
+    def run(family: str, size: int):
+        s = FAMILIES[family](size, 11)
+        messages = s.openai_messages(s.probes[0])
+        question = messages[0]["content"] if messages[0]["role"] == "user" else messages[1]["content"]
+        inp = CompressInput(text=messages[-1]["content"], config=HeadroomConfig(), counter=counter_for("gpt-4o"),
+                            query=question, anchors=extract_anchors(question))
+        return crusher.SmartCrusher().compress(inp)
+
+    cases = [("metrics", 800), ("json_logs", 800), ("db_rows", 800), ("api_listing", 300)]
+    fast = [run(f, n) for f, n in cases]
+    monkeypatch.setattr(crusher.SmartCrusher, "_lossless_clearly_misses", lambda *a: False)
+    monkeypatch.setattr(crusher, "minified_estimate", lambda *a: None)
+    full = [run(f, n) for f, n in cases]
+    for (family, _), a, b in zip(cases, fast, full):
+        assert a is not None and a.lossy, family
+        assert (a.text, a.items_after, a.summary) == (b.text, b.items_after, b.summary), family
+
+
+def test_table_estimate_is_close_on_regular_records():
+    from headroom.eval.scenarios import FAMILIES
+    from headroom.transforms.smart_crusher.table import estimate_table_tokens, plan_table, render_sections
+
+    counter = TokenCounter("gpt-4o")
+    for family in ("metrics", "json_logs", "db_rows"):
+        s = FAMILIES[family](3000, 2)
+        items = json.loads(s.openai_messages(s.probes[0])[-1]["content"])
+        sections = plan_table(items)
+        exact = len(counter.encoding.encode_ordinary(render_sections(items, sections).text))
+        assert abs(estimate_table_tokens(items, sections, counter) - exact) <= 0.01 * exact, family

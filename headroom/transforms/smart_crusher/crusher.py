@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING, Any
 from ...tokens import QUICK_EXACT_CHARS, QUICK_WINDOW_CHARS, QUICK_WINDOWS
 from ..compressor import Compressed, CompressInput
 from ..detect import first_visible_char, parse_json
-from .compact import dumps
+from .compact import dumps, index_text
 from .keep_plan import KeepPlan, plan_records, plan_scalars, summarize
 from .patterns import Pattern, detect_pattern, find_roles
 from .stats import FieldStats, field_stats
-from .table import render_table
+from .table import Section, estimate_table_tokens, plan_table, render_sections, section_rows
 
 if TYPE_CHECKING:
     from ...config import SmartCrusherConfig
@@ -56,6 +56,7 @@ def _is_scalar(v: Any) -> bool:
 _STRING_OR_SPACE = re.compile(r'("(?:[^"\\\n]|\\.)*")|[ \t\r\n]+')
 # Estimates that miss the bar by more than this share skip the exact check.
 _CLEAR_MISS = 1.15
+_TABLE_SAMPLE_ROWS = 64
 
 
 def minified_estimate(text: str, counter) -> int | None:
@@ -83,7 +84,7 @@ def minified_estimate(text: str, counter) -> int | None:
 def item_texts(items: list[Any]) -> list[str]:
     """Searchable text per item: an object's values only (its keys are in every item,
     so they would make every item match a question that names a field)."""
-    return [dumps(list(it.values())) if isinstance(it, dict) else dumps(it) for it in items]
+    return [index_text(list(it.values())) if isinstance(it, dict) else index_text(it) for it in items]
 
 
 def lossy_min_items(inp: CompressInput) -> int:
@@ -148,11 +149,19 @@ class SmartCrusher:
     # -- top-level arrays -------------------------------------------------------------
 
     def _compress_array(self, data: list, tokens: int, inp: CompressInput, cfg: SmartCrusherConfig) -> Compressed | None:
-        table = render_table(data, factor_constants=cfg.factor_constants)
+        bar = tokens * (1 - cfg.lossless_min_savings)
+        sections = plan_table(data, factor_constants=cfg.factor_constants)
+        if len(data) >= lossy_min_items(inp) and self._lossless_clearly_misses(data, sections, bar, inp):
+            # Lossless cannot win: skip rendering it. Table-shaped rows are still the
+            # items' search text, rendered by the fast encoder (search only, not output).
+            texts = ([r for sec in sections for r in section_rows(data, sec, encode=index_text)]
+                     if sections is not None else item_texts(data))
+            return self._crush_top_level(data, texts, tokens, inp, cfg)
+        table = render_sections(data, sections) if sections is not None else None
         lossless_text = table.text if table is not None else dumps(data)
         lossless_tokens = inp.counter.quick_count(lossless_text)
         lossless = Compressed(lossless_text, len(data), len(data), "table" if table else "minify", lossy=False)
-        if lossless_tokens <= tokens * (1 - cfg.lossless_min_savings):
+        if lossless_tokens <= bar:
             return lossless
         if len(data) < lossy_min_items(inp):
             # Too short to cut at this level: long arrays inside the items may still go;
@@ -161,7 +170,22 @@ class SmartCrusher:
             if nested is None and lossless_tokens <= tokens * (1 - inp.config.router.min_savings):
                 return lossless
             return nested
-        texts = table.rows if table is not None else item_texts(data)
+        return self._crush_top_level(data, table.rows if table is not None else item_texts(data), tokens, inp, cfg)
+
+    def _lossless_clearly_misses(self, data: list, sections: list[Section] | None, bar: float,
+                                 inp: CompressInput) -> bool:
+        """A sampled estimate puts the lossless form well above the bar (a table from 64
+        evenly spaced rows, minified JSON from runs of the original's lines), so it need
+        not be rendered whole to be sure. Close calls get the full render."""
+        if sections is not None:
+            if len(data) <= _TABLE_SAMPLE_ROWS:
+                return False
+            return estimate_table_tokens(data, sections, inp.counter, _TABLE_SAMPLE_ROWS) > bar * _CLEAR_MISS
+        rough = minified_estimate(inp.text, inp.counter)
+        return rough is not None and rough > bar * _CLEAR_MISS
+
+    def _crush_top_level(self, data: list, texts: list[str], tokens: int, inp: CompressInput,
+                         cfg: SmartCrusherConfig) -> Compressed | None:
         crushed = self.crush_array(data, texts, inp, cfg)
         if len(crushed.items) >= len(data):
             # Nothing can go at this level; long arrays inside the items still might.

@@ -175,7 +175,7 @@ _TYPE_NAMES = {type(None): "null", bool: "bool", int: "number", float: "number",
 
 _CONTAINERS = {dict, list}
 # Container columns longer than this count distinct values on an evenly spaced sample.
-_CONTAINER_SAMPLE = 1000
+_CONTAINER_SAMPLE = 256
 
 
 def _distinct_count(values: list[Any], types: set[type]) -> int:

@@ -28,6 +28,7 @@ original, key order included.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +46,27 @@ class Table:
     # rows[i] is the rendered value list of item i (reused as the item's searchable text).
     rows: list[str]
     sections: int
+
+
+@dataclass(frozen=True)
+class Section:
+    """A run of items ``[start, end)`` with exactly these ``keys``; ``const`` holds the
+    keys whose value is the same in every item of the run (left out of the rows)."""
+
+    keys: tuple
+    start: int
+    end: int
+    const: dict[str, Any]
+
+    @property
+    def varying(self) -> list[str]:
+        return [k for k in self.keys if k not in self.const]
+
+    def header(self) -> list[str]:
+        lines = ["@keys " + dumps(list(self.keys))]
+        if self.const:
+            lines.append("@const " + dumps(self.const))
+        return lines
 
 
 def _sections(items: list[dict]) -> list[tuple[tuple, int, int]]:
@@ -75,28 +97,63 @@ def _constant_keys(items: list[dict], keys: tuple) -> dict[str, Any]:
     return const
 
 
-def render_table(items: list[Any], *, factor_constants: bool = True, max_section_ratio: float = 0.25) -> Table | None:
-    """The table for ``items``, or None when they are not records or not regular enough."""
+def plan_table(items: list[Any], *, factor_constants: bool = True,
+               max_section_ratio: float = 0.25) -> list[Section] | None:
+    """The table's sections for ``items``, or None when they are not records or not
+    regular enough. Cheap next to rendering the rows."""
     if not items or not all(isinstance(it, dict) for it in items):
         return None
-    sections = _sections(items)
-    if len(sections) > max(2, int(len(items) * max_section_ratio)):
+    runs = _sections(items)
+    if len(runs) > max(2, int(len(items) * max_section_ratio)):
         return None
+    out = []
+    for keys, start, end in runs:
+        chunk = items[start:end]
+        const = _constant_keys(chunk, keys) if factor_constants and len(chunk) >= _MIN_ROWS_FOR_CONST else {}
+        out.append(Section(keys, start, end, const))
+    return out
+
+
+def section_rows(items: list[dict], section: Section, encode: Callable[[Any], str] = dumps,
+                 indices: Iterable[int] | None = None) -> list[str]:
+    """Rows of one section (or of the given item indices in it), rendered by ``encode``."""
+    picked = items[section.start:section.end] if indices is None else [items[i] for i in indices]
+    if not section.const:
+        return [encode(list(it.values())) for it in picked]
+    varying = section.varying
+    return [encode([it[k] for k in varying]) for it in picked]
+
+
+def render_sections(items: list[dict], sections: list[Section]) -> Table:
     lines = [HEADER.format(n=len(items))]
     rows: list[str] = []
-    for keys, start, end in sections:
-        chunk = items[start:end]
-        lines.append("@keys " + dumps(list(keys)))
-        const = _constant_keys(chunk, keys) if factor_constants and len(chunk) >= _MIN_ROWS_FOR_CONST else {}
-        if const:
-            lines.append("@const " + dumps(const))
-        varying = [k for k in keys if k not in const]
-        if len(varying) == len(keys):
-            rows.extend(dumps(list(it.values())) for it in chunk)
-        else:
-            rows.extend(dumps([it[k] for k in varying]) for it in chunk)
-        lines.extend(rows[start:end])
+    for sec in sections:
+        lines.extend(sec.header())
+        sec_rows = section_rows(items, sec)
+        rows.extend(sec_rows)
+        lines.extend(sec_rows)
     return Table("\n".join(lines), rows, len(sections))
+
+
+def render_table(items: list[Any], *, factor_constants: bool = True, max_section_ratio: float = 0.25) -> Table | None:
+    """The table for ``items``, or None when they are not records or not regular enough."""
+    sections = plan_table(items, factor_constants=factor_constants, max_section_ratio=max_section_ratio)
+    return render_sections(items, sections) if sections is not None else None
+
+
+def estimate_table_tokens(items: list[dict], sections: list[Section], counter, sample: int = 64) -> int:
+    """Tokens of the rendered table, from its header lines and ``sample`` evenly spaced
+    rows (rows are alike, so their mean length in tokens carries over)."""
+    n = len(items)
+    header = [HEADER.format(n=n)] + [ln for sec in sections for ln in sec.header()]
+    picks = sorted({round(i * (n - 1) / (sample - 1)) for i in range(sample)}) if n > sample else list(range(n))
+    rows: list[str] = []
+    for sec in sections:
+        inside = [i for i in picks if sec.start <= i < sec.end]
+        if inside:
+            rows.extend(section_rows(items, sec, indices=inside))
+    row_tokens = counter.quick_count("\n".join(rows)) + 1  # + the newline before the first row
+    return counter.quick_count("\n".join(header)) + round(row_tokens * n / len(picks))
 
 
 def parse_table(text: str) -> list[dict]:
