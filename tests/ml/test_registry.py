@@ -1,3 +1,4 @@
+import os
 import threading
 import time
 
@@ -141,3 +142,26 @@ def test_status_lists_every_model_with_presence():
     assert set(rows) == set(registry.MODELS)
     assert rows["all-minilm-l6-v2"]["present"] is True
     assert rows["siglip"]["present"] is False and "HEADROOM_SIGLIP_PATH" in rows["siglip"]["hint"]
+
+
+@pytest.mark.slow
+def test_a_built_wheel_carries_the_image_router_head(tmp_path):
+    """pip-installed users (no checkout) find the trained head in the package."""
+    import subprocess
+    import sys
+    import zipfile
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(root), "--no-deps", "--no-build-isolation", "-q",
+                    "-w", str(tmp_path / "dist")], check=True, cwd=tmp_path)
+    wheel = next((tmp_path / "dist").glob("headroom-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    assert {"headroom/_models/image_router/head.npz", "headroom/_models/image_router/labels.json"} <= set(names)
+    assert not any(n.endswith(".png") for n in names)
+    zipfile.ZipFile(wheel).extractall(tmp_path / "site")
+    probe = ("from headroom.ml.registry import resolve; loc = resolve('image-router'); "
+             "print(loc.source, (loc.path / 'head.npz').is_file())")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path,
+                         env={**os.environ, "PYTHONPATH": str(tmp_path / "site")}).stdout.split()
+    assert out == ["package", "True"]
