@@ -105,7 +105,7 @@ def bench_scenario(s: Scenario, timing: list[list[dict[str, Any]]], rounds: int 
     for r in range(rounds):
         times = []
         for messages in timing[1 + r * per_round: 1 + (r + 1) * per_round]:
-            pipeline.memo = CompressionMemo()
+            pipeline.memo = CompressionMemo(read_store=False)
             t0 = time.perf_counter()
             compress(messages, model=MODEL, pipeline=pipeline)
             times.append((time.perf_counter() - t0) * 1000)
@@ -120,7 +120,7 @@ def bench_scenario(s: Scenario, timing: list[list[dict[str, Any]]], rounds: int 
     facts = kept = rec = 0
     lost: list[str] = []
     for probe in s.probes:
-        pipeline.memo = CompressionMemo()
+        pipeline.memo = CompressionMemo(read_store=False)
         r = compress(s.openai_messages(probe), model=MODEL, pipeline=pipeline)
         visible = visible_text(r.conversation)
         ev = check_evidence(probe.evidence, visible, recoverable_text(visible, store))

@@ -109,7 +109,7 @@ class _ConfigRun:
         p = self.pipeline(scenario.context_budget)
         # Each case is judged on its own question: a shared memo would serve the form
         # compressed for an earlier question (right in production, wrong for measuring).
-        p.memo = CompressionMemo()
+        p.memo = CompressionMemo(read_store=False)
         messages, model, system = _request(scenario, probe, fmt)
         base = {"config": self.ec.name, "family": scenario.family, "scenario": scenario.id, "size": scenario.size,
                 "seed": scenario.seed, "format": fmt, "probe_kind": probe.kind, "question": probe.question}

@@ -232,7 +232,7 @@ def _ask_probe(s: Scenario, probe: Probe, options: LLMOptions, llm: ChatEndpoint
                      **{k: v for k, v in asdict(ans).items() if k != "tool_calls"}})
 
     record("original", ask(llm, _body(options, messages)))
-    pipeline.memo = CompressionMemo()  # judge each question on its own compressed form
+    pipeline.memo = CompressionMemo(read_store=False)  # judge each question on its own compressed form
     try:
         compressed = compress(messages, model=options.model, pipeline=pipeline).messages
     except Exception as exc:  # noqa: BLE001 (a compression crash is a scored failure of that arm)

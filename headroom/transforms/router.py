@@ -47,8 +47,12 @@ class CompressionMemo:
     later turn, whatever the latest question is, so provider prompt caches keep hitting.
     """
 
-    def __init__(self, capacity: int = 4096):
+    def __init__(self, capacity: int = 4096, *, read_store: bool = True):
         self.capacity = capacity
+        # Also reuse compressed forms recorded in CCR entries by earlier processes (see
+        # ``stored_memo``). Measurements that judge each question on its own compressed
+        # form (evals, benchmarks) turn this off along with starting a fresh memo.
+        self.read_store = read_store
         self._data: OrderedDict[tuple, MemoEntry] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = 0
@@ -132,11 +136,18 @@ class ContentRouter:
                 ctx.decide(NAME, "skipped", f"below {cfg.router.min_tokens} tokens", tokens_before=tokens, tokens_after=tokens, **where)
                 continue
             text_hash = content_hash(text)  # memo key, marker hash and CCR key: hashed once
-            key = (text_hash, block.tool_name or "", cfg.fingerprint(), self._override_name())
-            memo_hit = ctx.memo.get(key) if ctx.memo is not None else None
+            # The tokenizer is part of the key: compressors decide on token counts, and the
+            # entry's count is the block's count from here on.
+            key = (text_hash, block.tool_name or "", cfg.fingerprint(), self._override_name(),
+                   f"{ctx.counter.encoding_name}x{ctx.counter.factor}")
             t0 = time.perf_counter()
-            entry = memo_hit or self._compress(text, text_hash, tokens, block, anchors, ctx)
-            if memo_hit is None and ctx.memo is not None:
+            memo_hit = ctx.memo.get(key) if ctx.memo is not None else None
+            how = "memo hit"
+            if memo_hit is None and ctx.memo is not None and ctx.memo.read_store and ctx.store is not None \
+                    and cfg.ccr.enabled:
+                memo_hit, how = stored_memo(ctx.store, key), "memo hit (from the CCR store)"
+            entry = memo_hit or self._compress(text, key, tokens, block, anchors, ctx)
+            if ctx.memo is not None and (memo_hit is None or how != "memo hit"):
                 ctx.memo.put(key, entry)
             elapsed = (time.perf_counter() - t0) * 1000
             if entry.text is None:
@@ -146,9 +157,10 @@ class ContentRouter:
             if memo_hit is not None and entry.ccr_hash and ctx.store is not None:
                 # Refresh the TTL (and re-create the entry after a restart or eviction).
                 ctx.store.store(text, known_hash=text_hash, compressed=entry.text, tool_name=block.tool_name,
-                                original_tokens=tokens, compressed_tokens=entry.tokens, item_count=entry.items_before)
+                                original_tokens=tokens, compressed_tokens=entry.tokens, item_count=entry.items_before,
+                                meta=memo_meta(key, entry))
             set_block_text(block, entry.text, entry.tokens, ctx.counter)
-            ctx.decide(NAME, "compressed", "memo hit" if memo_hit else "compressed", content_type=entry.content_type,
+            ctx.decide(NAME, "compressed", how if memo_hit else "compressed", content_type=entry.content_type,
                        strategy=entry.strategy, tokens_before=tokens, tokens_after=entry.tokens,
                        ccr_hash=entry.ccr_hash, duration_ms=elapsed, **where)
         return conv
@@ -157,7 +169,7 @@ class ContentRouter:
         c = self.compressors.get(ContentType.TEXT)
         return getattr(c, "name", "")
 
-    def _compress(self, text, text_hash, tokens, block, anchors, ctx: TransformContext) -> MemoEntry:
+    def _compress(self, text, key, tokens, block, anchors, ctx: TransformContext) -> MemoEntry:
         cfg = ctx.config
         detected = detect(text)
         ctype = detected.type
@@ -195,7 +207,7 @@ class ContentRouter:
         out_tokens = ctx.counter.quick_count(out)
         h = None
         if result.lossy:
-            h = text_hash
+            h = key[0]
             if cfg.ccr.inject_retrieval_marker:
                 marker = "\n" + format_marker(result.items_before, result.items_after, h, ctx.store.ttl_seconds,
                                               result.summary)
@@ -203,11 +215,35 @@ class ContentRouter:
                 out_tokens += ctx.counter.count(marker)
         if out_tokens > tokens * (1 - cfg.router.min_savings):
             return kept(f"{compressor.name}: saved too little ({tokens} -> {out_tokens} tokens)")
+        entry = MemoEntry(out, tokens, out_tokens, f"{compressor.name}:{result.strategy}", ctype.value, h,
+                          result.items_before, result.items_after, "compressed")
         if h is not None:
             ctx.store.store(text, known_hash=h, compressed=out, tool_name=block.tool_name, original_tokens=tokens,
-                            compressed_tokens=out_tokens, item_count=result.items_before)
-        return MemoEntry(out, tokens, out_tokens, f"{compressor.name}:{result.strategy}", ctype.value, h,
-                         result.items_before, result.items_after, "compressed")
+                            compressed_tokens=out_tokens, item_count=result.items_before, meta=memo_meta(key, entry))
+        return entry
+
+
+def memo_meta(key: tuple, entry: MemoEntry) -> dict:
+    """What a CCR entry records so another process can reuse its compressed form."""
+    return {"memo": {"key": list(key[1:]), "strategy": entry.strategy, "content_type": entry.content_type,
+                     "items_after": entry.items_after}}
+
+
+def stored_memo(store, key: tuple) -> MemoEntry | None:
+    """The compressed form an earlier process (or another replica sharing the store)
+    rendered for this content, tool, config and tokenizer, read back from its CCR entry.
+
+    Only lossy results are stored, and only those depend on the question of the turn;
+    lossless and kept results come out the same on any turn. So after a restart the same
+    history still renders with the same bytes, and provider prompt caches keep hitting.
+    """
+    e = store.get(key[0])
+    memo = e.meta.get("memo") if e is not None and isinstance(e.meta, dict) else None
+    if not isinstance(memo, dict) or memo.get("key") != list(key[1:]) or e.compressed is None:
+        return None
+    return MemoEntry(e.compressed, e.original_tokens, e.compressed_tokens, memo.get("strategy"),
+                     memo.get("content_type") or "", e.hash, e.item_count, int(memo.get("items_after") or 0),
+                     "compressed")
 
 
 def run_with_deadline(fn: Callable, arg, timeout_ms: int):

@@ -109,3 +109,39 @@ def test_proactive_expansion_is_replayed_on_later_turns(fresh_pipeline):
     assert "job-5321" not in json.dumps(outs[2].body["messages"][-1])  # not re-expanded for "anything else?"
     for prev, cur in zip(outs, outs[1:]):
         _prefix_ok(prev.body, cur.body, "messages")
+
+
+def test_restarted_process_renders_old_history_with_the_old_bytes(tmp_path):
+    """After a restart (fresh memo) the same history under a different question still
+    renders as before: the compressed form is read back from the SQLite CCR entry."""
+    from headroom import HeadroomConfig, Pipeline
+    from headroom.ccr.backends import SQLiteBackend
+    from headroom.ccr.store import CompressionStore
+
+    db = tmp_path / "ccr.db"
+
+    def process(config=None):
+        return Pipeline(config or HeadroomConfig(), store=CompressionStore(SQLiteBackend(str(db))))
+
+    reqs = session_chat(4)
+    before = process().compress_body(reqs[1])  # turn 1 of the session, in the first process
+    history = reqs[1]["messages"]
+    # The second process sees the same history and a question naming other rows.
+    later = json.loads(json.dumps(reqs[1]))
+    later["messages"][-1] = {"role": "user", "content": "Which rows around 250 and 333 spiked?"}
+    fresh_question = process().compress_body(later)
+    # Without the stored form, the new question alone picks other rows to keep.
+    plain = Pipeline(HeadroomConfig(), store=CompressionStore()).compress_body(later)
+    tool_idx = next(i for i, m in enumerate(history) if m["role"] == "tool")
+    assert plain.body["messages"][tool_idx]["content"] != before.body["messages"][tool_idx]["content"]
+    assert fresh_question.body["messages"][tool_idx]["content"] == before.body["messages"][tool_idx]["content"]
+    assert any(d.reason == "memo hit (from the CCR store)" for d in fresh_question.decisions)
+    # Measurements judge each question on its own form: they opt out of the stored one.
+    from headroom.transforms.router import CompressionMemo
+    own = Pipeline(HeadroomConfig(), store=CompressionStore(SQLiteBackend(str(db))),
+                   memo=CompressionMemo(read_store=False)).compress_body(later)
+    assert own.body["messages"][tool_idx]["content"] == plain.body["messages"][tool_idx]["content"]
+    # A different compression config never reuses it.
+    other = HeadroomConfig(smart_crusher={"max_items_after_crush": 5})
+    changed = process(other).compress_body(later)
+    assert not any(d.reason.startswith("memo hit") for d in changed.decisions)
