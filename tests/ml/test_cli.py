@@ -58,3 +58,18 @@ def test_proxy_with_llmlingua_but_no_model_fails_at_start_with_the_fix(tmp_path,
     assert rc == 2
     assert "headroom proxy: error: model 'llmlingua-2-xlm-roberta-large'" in err
     assert "HEADROOM_MODEL_DIR" in err or "HEADROOM_LLMLINGUA_2_XLM_ROBERTA_LARGE_PATH" in err
+
+
+def test_doctor_checks_every_core_dependency_of_the_package():
+    import re
+    from pathlib import Path
+
+    import pytest
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    from headroom.ml.doctor import CORE
+
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+    declared = {re.split(r"[<>=!~\[ ;]", d, maxsplit=1)[0].lower() for d in pyproject["project"]["dependencies"]}
+    assert {dist for dist, _ in CORE} == declared
