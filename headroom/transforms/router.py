@@ -141,13 +141,14 @@ class ContentRouter:
             key = (text_hash, block.tool_name or "", cfg.fingerprint(), self._override_name(),
                    f"{ctx.counter.encoding_name}x{ctx.counter.factor}")
             t0 = time.perf_counter()
-            memo_hit = ctx.memo.get(key) if ctx.memo is not None else None
-            how = "memo hit"
-            if memo_hit is None and ctx.memo is not None and ctx.memo.read_store and ctx.store is not None \
+            in_memo = ctx.memo.get(key) if ctx.memo is not None else None
+            stored = None
+            if in_memo is None and ctx.memo is not None and ctx.memo.read_store and ctx.store is not None \
                     and cfg.ccr.enabled:
-                memo_hit, how = stored_memo(ctx.store, key), "memo hit (from the CCR store)"
+                stored = stored_memo(ctx.store, key)
+            memo_hit = in_memo or stored
             entry = memo_hit or self._compress(text, key, tokens, block, anchors, ctx)
-            if ctx.memo is not None and (memo_hit is None or how != "memo hit"):
+            if ctx.memo is not None and in_memo is None:
                 ctx.memo.put(key, entry)
             elapsed = (time.perf_counter() - t0) * 1000
             if entry.text is None:
@@ -160,7 +161,8 @@ class ContentRouter:
                                 original_tokens=tokens, compressed_tokens=entry.tokens, item_count=entry.items_before,
                                 meta=memo_meta(key, entry))
             set_block_text(block, entry.text, entry.tokens, ctx.counter)
-            ctx.decide(NAME, "compressed", how if memo_hit else "compressed", content_type=entry.content_type,
+            how = "memo hit" if in_memo else "memo hit (from the CCR store)" if stored else "compressed"
+            ctx.decide(NAME, "compressed", how, content_type=entry.content_type,
                        strategy=entry.strategy, tokens_before=tokens, tokens_after=entry.tokens,
                        ccr_hash=entry.ccr_hash, duration_ms=elapsed, **where)
         return conv
