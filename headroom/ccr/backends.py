@@ -44,6 +44,9 @@ class Backend(Protocol):
     def put(self, entry: Entry) -> None: ...
     def get(self, hash: str) -> Entry | None: ...
     def touch(self, hash: str, at: float) -> None: ...
+    # Give a stored entry a new expiry and last access without rewriting its original;
+    # False when there is no such entry.
+    def extend(self, hash: str, expires_at: float, at: float) -> bool: ...
     def delete(self, hash: str) -> None: ...
     def count(self) -> int: ...
     def evict_lru(self, keep: int) -> int: ...
@@ -77,6 +80,15 @@ class MemoryBackend:
                 e.last_access = at
                 e.retrieval_count += 1
                 self._rows.move_to_end(hash)
+
+    def extend(self, hash: str, expires_at: float, at: float) -> bool:
+        with self._lock:
+            e = self._rows.get(hash)
+            if e is None:
+                return False
+            e.expires_at, e.last_access = expires_at, at
+            self._rows.move_to_end(hash)
+            return True
 
     def delete(self, hash: str) -> None:
         with self._lock:
@@ -190,6 +202,13 @@ class SQLiteBackend:
                 "UPDATE ccr_entries SET last_access = ?, retrieval_count = retrieval_count + 1 WHERE hash = ?",
                 (at, hash),
             )
+
+    def extend(self, hash: str, expires_at: float, at: float) -> bool:
+        with self._lock:
+            cur = self._conn.execute(
+                "UPDATE ccr_entries SET expires_at = ?, last_access = ? WHERE hash = ?", (expires_at, at, hash)
+            )
+            return cur.rowcount > 0
 
     def delete(self, hash: str) -> None:
         with self._lock:

@@ -38,6 +38,18 @@ redis.call('ZADD', KEYS[2], 'XX', ARGV[1], ARGV[2])
 return 1
 """
 
+# KEYS: entry key, lru, exp, deadline. ARGV: hash, expires_at, at, lifetime ms, deadline ms.
+# Extends only a live entry (as _TOUCH), leaving its original where it is.
+_EXTEND = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'expires_at', ARGV[2], 'last_access', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1])
+redis.call('ZADD', KEYS[4], ARGV[5], ARGV[1])
+return 1
+"""
+
 # Drops index members whose entry key Redis has already expired natively.
 # KEYS: lru, exp, deadline. ARGV: entry key prefix, wall-clock now in ms.
 _SWEEP_BODY = """
@@ -139,6 +151,7 @@ class RedisBackend:
         self._events = f"{prefix}events"
         self._event_seq = f"{prefix}events:seq"
         self._touch = client.register_script(_TOUCH)
+        self._extend = client.register_script(_EXTEND)
         self._count = client.register_script(_COUNT)
         self._evict = client.register_script(_EVICT_LRU)
         self._purge = client.register_script(_PURGE_EXPIRED)
@@ -168,6 +181,13 @@ class RedisBackend:
 
     def touch(self, hash: str, at: float) -> None:
         self._touch(keys=[self._key(hash), self._lru], args=[repr(at), hash])
+
+    def extend(self, hash: str, expires_at: float, at: float) -> bool:
+        lifetime = expires_at - at
+        lifetime_ms = int(lifetime * 1000) if lifetime > 0 else self.ttl_seconds * 1000
+        keys = [self._key(hash), self._lru, self._exp, self._deadline]
+        args = [hash, repr(float(expires_at)), repr(float(at)), lifetime_ms, _now_ms() + lifetime_ms]
+        return bool(self._extend(keys=keys, args=args))
 
     def delete(self, hash: str) -> None:
         pipe = self._redis.pipeline(transaction=True)

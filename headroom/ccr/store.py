@@ -124,6 +124,17 @@ class CompressionStore:
             self.backend.evict_lru(self.max_entries)
         return h
 
+    def refresh(self, original: str, *, known_hash: str | None = None, **store_kwargs: Any) -> str:
+        """Restart the TTL of an original stored before, without writing it again (a
+        memoised output is refreshed on every turn, and rewriting megabytes each time
+        would cost more than the turn); store it when it is gone (evicted, or a process
+        with a memory store restarted). Returns its hash."""
+        h = known_hash or content_hash(original)
+        now = self.clock()
+        if self.backend.extend(h, now + self.ttl_seconds, now):
+            return h
+        return self.store(original, known_hash=h, **store_kwargs)
+
     def get(self, hash: str) -> Entry | None:
         """The live entry for ``hash`` (None when unknown or expired). No side effects."""
         e = self.backend.get(hash)

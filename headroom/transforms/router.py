@@ -157,7 +157,7 @@ class ContentRouter:
                 continue
             if memo_hit is not None and entry.ccr_hash and ctx.store is not None:
                 # Refresh the TTL (and re-create the entry after a restart or eviction).
-                ctx.store.store(text, known_hash=text_hash, compressed=entry.text, tool_name=block.tool_name,
+                ctx.store.refresh(text, known_hash=text_hash, compressed=entry.text, tool_name=block.tool_name,
                                 original_tokens=tokens, compressed_tokens=entry.tokens, item_count=entry.items_before,
                                 meta=memo_meta(key, entry))
             set_block_text(block, entry.text, entry.tokens, ctx.counter)

@@ -83,6 +83,34 @@ def test_touch_of_unknown_hash_creates_nothing(backend):
     assert backend.count() == 0
 
 
+def test_extend_moves_expiry_and_access_but_keeps_the_rest(backend):
+    e = make_entry("e" * 24, 10.0, ttl=5.0, compressed="c", retrieval_count=1, meta={"memo": {"key": ["t"]}})
+    backend.put(e)
+    assert backend.extend(e.hash, 500.0, 400.0) is True
+    got = backend.get(e.hash)
+    assert (got.expires_at, got.last_access) == (500.0, 400.0)
+    assert (got.original, got.compressed, got.retrieval_count, got.meta, got.created_at) == (
+        e.original, "c", 1, {"memo": {"key": ["t"]}}, 10.0)
+    assert backend.purge_expired(450.0) == 0 and backend.get(e.hash) is not None
+
+
+def test_extend_of_unknown_hash_creates_nothing(backend):
+    assert backend.extend("f" * 24, 500.0, 400.0) is False
+    assert backend.get("f" * 24) is None and backend.count() == 0
+
+
+def test_store_refresh_extends_or_stores(backend):
+    now = [1000.0]
+    store = CompressionStore(backend, ttl_seconds=60, clock=lambda: now[0])
+    h = store.refresh("the original", compressed="c")  # nothing there yet: stored
+    assert store.retrieve(h, record=False).content == "the original"
+    now[0] += 50
+    assert store.refresh("the original", known_hash=h) == h  # extended, not rewritten
+    now[0] += 50  # 100 s after the first write, 50 s after the refresh
+    assert store.get(h) is not None and store.get(h).compressed == "c"
+    assert store.stats()["stored"] == 1
+
+
 def test_delete(backend):
     backend.put(make_entry("f" * 24, 1.0))
     backend.delete("f" * 24)
