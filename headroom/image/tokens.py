@@ -37,10 +37,10 @@ def anthropic_tokens(width: int, height: int) -> int:
     if max(w, h) > ANTHROPIC_MAX_LONG:
         s = ANTHROPIC_MAX_LONG / max(w, h)
         w, h = w * s, h * s
-    if w * h > ANTHROPIC_MAX_PIXELS:
-        s = math.sqrt(ANTHROPIC_MAX_PIXELS / (w * h))
-        w, h = w * s, h * s
-    return max(1, math.ceil(w * h / 750))
+    # Above the pixel cap the image is scaled to exactly the cap: use the cap itself, as
+    # w * h after a sqrt scaling can land a hair above it and round up to one token more.
+    area = min(w * h, float(ANTHROPIC_MAX_PIXELS))
+    return max(1, math.ceil(area / 750))
 
 
 def gemini_tokens(width: int, height: int) -> int:

@@ -68,9 +68,6 @@ def test_anthropic_and_gemini_estimates():
         image_tokens("acme", 1, 1)
 
 
-sizes = st.integers(min_value=2, max_value=6000)
-
-
 @given(w=st.integers(min_value=32, max_value=6000), h=st.integers(min_value=32, max_value=6000),
        region=st.sampled_from(REGIONS))
 def test_crop_box_is_inside_the_image_and_the_right_share(w, h, region):
@@ -81,9 +78,13 @@ def test_crop_box_is_inside_the_image_and_the_right_share(w, h, region):
     assert abs(share - expected) < 0.15 * expected  # integer halving of odd sizes
 
 
-@given(w=sizes, h=sizes, shrink=st.floats(min_value=0.05, max_value=1.0))
-def test_smaller_images_never_cost_more(w, h, shrink):
-    w2, h2 = max(1, int(w * shrink)), max(1, int(h * shrink))
+@given(w2=st.integers(min_value=1, max_value=3000), h2=st.integers(min_value=1, max_value=3000),
+       k=st.integers(min_value=1, max_value=8))
+def test_smaller_images_never_cost_more(w2, h2, k):
+    # The same aspect ratio, k times smaller. (Shrinking by a float factor truncates the
+    # sides unevenly, 3195 x 0.5 -> 1597: the ratio moves by a hair, and under a provider's
+    # long-edge cap that can add a token, or a tile, whatever the estimate.)
+    w, h = w2 * k, h2 * k
     for provider in ("openai", "anthropic", "google"):
         assert image_tokens(provider, w2, h2) <= image_tokens(provider, w, h)
     assert openai_tokens(w, h, "low") <= openai_tokens(w, h, "high")
