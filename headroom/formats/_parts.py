@@ -82,6 +82,28 @@ def render_joined(parts: list, new_text: str, spec: PartSpec) -> list:
     return out
 
 
+def _is_image(part: Any, spec: PartSpec) -> bool:
+    return isinstance(part, dict) and part.get("type") in spec.image_types
+
+
+def tool_output_images(parts: list, spec: PartSpec) -> list[Block]:
+    """The image parts of a tool output's part list, in order, as IMAGE blocks."""
+    return [Block(BlockKind.IMAGE, image=spec.read_image(p), raw=p) for p in parts if _is_image(p, spec)]
+
+
+def render_tool_output(parts: list, block: Block, spec: PartSpec) -> list:
+    """A tool output's part list after the transforms: its text parts joined into one
+    when the text changed, its image parts rendered from ``block.parts`` in order (an
+    image transcribed to text becomes a text part there), everything else as it was."""
+    out = render_joined(parts, block.text, spec) if block.text != block.original_text else list(parts)
+    images = iter(block.parts)
+    rendered = []
+    for p in out:
+        child = next(images, None) if _is_image(p, spec) else None
+        rendered.append(render_part(child, spec) if child is not None else p)
+    return rendered
+
+
 def split_data_url(url: str) -> tuple[str | None, str | None]:
     """``data:image/png;base64,XXXX`` -> (media_type, base64 payload)."""
     if not url.startswith("data:") or "," not in url:

@@ -11,7 +11,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ._parts import PartSpec, joined_text, parse_parts, render_joined, render_part
+from ._parts import (
+    PartSpec,
+    joined_text,
+    parse_parts,
+    render_part,
+    render_tool_output,
+    tool_output_images,
+)
 from .model import Block, BlockKind, Conversation, ImageData, Message, Role
 
 FORMAT = "anthropic"
@@ -71,6 +78,7 @@ def _parse_block(part: Any) -> Block:
             tool_call_id=part.get("tool_use_id"),
             raw=part,
             is_error=bool(part.get("is_error")),
+            parts=tool_output_images(content, SPEC) if isinstance(content, list) else [],
         )
     if ptype == "thinking":
         b = Block(BlockKind.THINKING, raw=part)
@@ -123,7 +131,7 @@ def _render_block(b: Block) -> Any:
     if b.kind is BlockKind.TOOL_RESULT:
         base = dict(b.raw) if isinstance(b.raw, dict) else {"type": "tool_result", "tool_use_id": b.tool_call_id}
         old = base.get("content")
-        base["content"] = render_joined(old, b.text, SPEC) if isinstance(old, list) else b.text
+        base["content"] = render_tool_output(old, b, SPEC) if isinstance(old, list) else b.text
         return base
     if b.kind is BlockKind.THINKING:
         return b.raw

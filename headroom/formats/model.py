@@ -69,6 +69,10 @@ class Block:
     added: bool = False
     # Free-form annotations transforms leave for later stages (never rendered).
     meta: dict[str, Any] = field(default_factory=dict)
+    # TOOL_RESULT only: the image parts of a tool output given as a part list (Anthropic
+    # ``tool_result`` content, Responses ``function_call_output`` output), in order, as
+    # IMAGE blocks. The image transform rewrites them; the adapter puts them back in place.
+    parts: list[Block] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.original_text = self.text
@@ -78,6 +82,8 @@ class Block:
     @property
     def changed(self) -> bool:
         if self.added or self.text != self.original_text:
+            return True
+        if any(p.changed for p in self.parts):
             return True
         if self.image is not None and self.original_image is not None:
             return vars(self.image) != vars(self.original_image)
@@ -142,6 +148,16 @@ class Conversation:
         for i, m in enumerate(self.messages):
             for j, b in enumerate(m.blocks):
                 yield i, j, b
+
+    def images(self):
+        """Yield (message_index, block_index, block, tool_result) for every IMAGE block:
+        message-level ones (``tool_result`` None) and those inside tool outputs."""
+        for i, j, b in self.blocks():
+            if b.kind is BlockKind.IMAGE:
+                yield i, j, b, None
+            for p in b.parts:
+                if p.kind is BlockKind.IMAGE:
+                    yield i, j, p, b
 
     def tool_results(self):
         for i, j, b in self.blocks():

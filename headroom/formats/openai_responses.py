@@ -15,9 +15,10 @@ from ._parts import (
     joined_text,
     make_data_url,
     parse_parts,
-    render_joined,
     render_part,
+    render_tool_output,
     split_data_url,
+    tool_output_images,
 )
 from .model import Block, BlockKind, Conversation, ImageData, Message, Role
 
@@ -66,7 +67,8 @@ def _parse_item(raw: Any) -> Message:
     if itype in _OUTPUTS:
         out = raw.get("output")
         text = out if isinstance(out, str) else joined_text(out, SPEC) if isinstance(out, list) else None
-        res = Block(BlockKind.TOOL_RESULT, text=text, tool_call_id=raw.get("call_id"), raw=raw)
+        res = Block(BlockKind.TOOL_RESULT, text=text, tool_call_id=raw.get("call_id"), raw=raw,
+                    parts=tool_output_images(out, SPEC) if isinstance(out, list) else [])
         return Message(Role.TOOL, [res], raw=raw)
     if itype in (None, "message") and raw.get("role") in _ROLES:
         content = raw.get("content")
@@ -108,7 +110,7 @@ def render_item(m: Message) -> Any:
         out.setdefault("type", "function_call_output")
         out.setdefault("call_id", b0.tool_call_id)
         old = out.get("output")
-        out["output"] = render_joined(old, b0.text, SPEC) if isinstance(old, list) else b0.text
+        out["output"] = render_tool_output(old, b0, SPEC) if isinstance(old, list) else b0.text
     else:
         out.setdefault("role", m.role.value)
         if m.content_is_string or (m.raw is None and len(m.blocks) == 1 and m.blocks[0].kind is BlockKind.TEXT):

@@ -1,5 +1,9 @@
 """``ImageTransform``: the pipeline stage for IMAGE blocks (first in the default order).
 
+Images come as message parts and inside tool outputs (a computer-use screenshot in an
+Anthropic ``tool_result``, an image in a Responses ``function_call_output``); the latter
+follow the tool-output protections too (``headroom_retrieve``, excluded tools).
+
 Per request: route the latest user question once (MiniLM + head), then for every image
 block: decode, compute signals (SigLIP or pixel statistics), apply the provider action,
 store the original in CCR, and record a decision with the provider token estimates.
@@ -25,6 +29,7 @@ from ..config import HeadroomConfig
 from ..formats._parts import make_data_url
 from ..formats.model import Block, BlockKind, Conversation, ImageData, content_hash
 from ..transforms.base import TransformContext
+from ..transforms.protect import tool_output_reason
 from .actions import Outcome, compress_image, compress_remote, provider_for
 from .codec import ImageDecodeError, decode
 
@@ -86,20 +91,25 @@ class ImageTransform:
             return self._analyzer
 
     def apply(self, conv: Conversation, ctx: TransformContext) -> Conversation:
-        images = [(i, j, b) for i, j, b in conv.blocks() if b.kind is BlockKind.IMAGE]
+        images = list(conv.images())
         if not images:
             return conv
         try:
             provider = provider_for(conv.format)
         except ValueError as exc:
-            for i, j, _ in images:
+            for i, j, _, _ in images:
                 ctx.decide(NAME, "skipped", str(exc), message_index=i, block_index=j, content_type="image")
             return conv
         routes: dict[str, Any] = {}
-        for i, j, block in images:
-            where = {"message_index": i, "block_index": j, "content_type": "image"}
+        for i, j, block, tool_result in images:
+            where: dict[str, Any] = {"message_index": i, "block_index": j, "content_type": "image"}
+            if tool_result is not None:  # a screenshot inside a tool output
+                where.update(tool_name=tool_result.tool_name, extra={"in_tool_output": True})
             if 0 <= i < self.config.frozen_prefix_messages:
                 ctx.decide(NAME, "skipped", "frozen prefix", **where)
+                continue
+            if tool_result is not None and (why := tool_output_reason(tool_result, self.config)):
+                ctx.decide(NAME, "skipped", why, **where)
                 continue
             if block.image is None:
                 ctx.decide(NAME, "skipped", "image part not understood", **where)

@@ -17,6 +17,15 @@ def is_excluded_tool(name: str | None, patterns: tuple[str, ...]) -> bool:
     return bool(name) and any(fnmatchcase(name, p) for p in patterns)
 
 
+def tool_output_reason(block: Block, config: HeadroomConfig) -> str | None:
+    """Why nothing in this tool output (its text, or images inside it) may be rewritten."""
+    if block.is_retrieve_output or is_retrieve_tool(block.tool_name):
+        return "headroom_retrieve output"
+    if is_excluded_tool(block.tool_name, config.router.exclude_tools):
+        return f"excluded tool {block.tool_name}"
+    return None
+
+
 def protection_reason(conv: Conversation, message_index: int, block: Block, config: HeadroomConfig) -> str | None:
     """Why ``block`` must stay as it is, or None when a transform may rewrite it.
 
@@ -26,11 +35,8 @@ def protection_reason(conv: Conversation, message_index: int, block: Block, conf
         return "thinking block (provider-signed)"
     if block.text is None and block.kind is not BlockKind.IMAGE:
         return "content is not a string"
-    if block.kind is BlockKind.TOOL_RESULT:
-        if block.is_retrieve_output or is_retrieve_tool(block.tool_name):
-            return "headroom_retrieve output"
-        if is_excluded_tool(block.tool_name, config.router.exclude_tools):
-            return f"excluded tool {block.tool_name}"
+    if block.kind is BlockKind.TOOL_RESULT and (reason := tool_output_reason(block, config)):
+        return reason
     if block.kind is BlockKind.TEXT and message_index >= 0:
         role = conv.messages[message_index].role.value
         if role in ("user", "assistant"):

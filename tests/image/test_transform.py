@@ -273,3 +273,76 @@ def test_every_outcome_is_a_valid_payload_in_the_same_format(fmt, question, size
         assert max(decoded.size) <= max(size)
     (d,) = _image_decisions(r)
     assert d.tokens_after <= d.tokens_before
+
+
+def anthropic_screenshot_session(question, img, *, tool="computer"):
+    """A computer-use turn: the screenshot comes back inside a tool_result."""
+    return {"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [
+        {"role": "user", "content": "Open the dashboard."},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "tu_1", "name": tool,
+                                           "input": {"action": "screenshot"}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "tu_1", "content": [
+                {"type": "text", "text": "screenshot taken"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": b64(img)}},
+            ]},
+            {"type": "text", "text": question}]}]}
+
+
+def test_screenshot_inside_an_anthropic_tool_result_is_compressed_in_place():
+    p = _pipeline()
+    body = anthropic_screenshot_session("What animal is on the screen?", photo(2000, 1500))
+    snapshot = copy.deepcopy(body)
+    r = p.compress_body(body, "anthropic")
+    assert body == snapshot
+    result = r.body["messages"][2]["content"][0]
+    assert result["type"] == "tool_result" and result["tool_use_id"] == "tu_1"
+    text_part, image_part = result["content"]
+    assert text_part == {"type": "text", "text": "screenshot taken"}  # the tool's text untouched
+    assert image_part["type"] == "image" and max(unb64(image_part["source"]["data"]).size) == 512
+    assert r.body["messages"][:2] == snapshot["messages"][:2]
+    assert r.body["messages"][2]["content"][1] == snapshot["messages"][2]["content"][1]
+    (d,) = _image_decisions(r)
+    assert d.strategy == "downscale" and d.tool_name == "computer" and d.extra == {"in_tool_output": True}
+    assert p.store.retrieve(d.ccr_hash) is not None
+    # The rendered body parses back to the same shape.
+    again = parse(json.loads(json.dumps(r.body)), "anthropic")
+    assert [b.kind for b in again.messages[2].blocks[0].parts] == [BlockKind.IMAGE]
+
+
+def test_screenshot_transcribed_to_text_inside_a_tool_result():
+    p = _pipeline()
+    r = p.compress_body(anthropic_screenshot_session("Read the error on screen", document(800, 400, 22, 6)),
+                        "anthropic")
+    content = r.body["messages"][2]["content"][0]["content"]
+    assert [c["type"] for c in content] == ["text", "text"]
+    assert "connection refused on port 5432" in content[1]["text"]
+
+
+def test_screenshots_of_protected_tools_stay_as_they_are():
+    config = HeadroomConfig(router={"exclude_tools": ["computer"]})
+    body = anthropic_screenshot_session("What animal is on the screen?", photo(2000, 1500))
+    r = _pipeline(config=config).compress_body(body, "anthropic")
+    assert json.dumps(r.body, sort_keys=True) == json.dumps(body, sort_keys=True)
+    (d,) = _image_decisions(r)
+    assert d.action == "skipped" and d.reason == "excluded tool computer"
+
+
+def test_image_inside_a_responses_function_call_output():
+    p = _pipeline()
+    body = {"model": "gpt-4o", "input": [
+        {"role": "user", "content": "Take a screenshot."},
+        {"type": "function_call", "call_id": "c1", "name": "screenshot", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": [
+            {"type": "input_image", "image_url": f"data:image/png;base64,{b64(photo())}", "detail": "auto"}]},
+        {"role": "user", "content": "What animal is in it?"}]}
+    r = p.compress_body(body, "openai_responses")
+    (part,) = r.body["input"][2]["output"]
+    assert part["type"] == "input_image" and part["detail"] == "low"
+    assert r.body["input"][3] == body["input"][3]
+
+
+def test_tool_result_with_images_round_trips_unchanged_without_transforms():
+    body = anthropic_screenshot_session("Count the whiskers", photo())
+    p = Pipeline(HeadroomConfig(), store=CompressionStore(), memo=CompressionMemo(), transforms=[])
+    assert p.compress_body(body, "anthropic").body == body
