@@ -179,7 +179,7 @@ class _LazyTransform:
         self._error: str | None = None
 
     def apply(self, conv: Conversation, ctx: TransformContext) -> Conversation:
-        if not any(b.kind is self._needs or any(p.kind is self._needs for p in b.parts) for _, _, b in conv.blocks()):
+        if not conv.has_kind(self._needs):
             return conv
         if self._impl is None and self._error is None:
             try:

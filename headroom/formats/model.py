@@ -149,6 +149,10 @@ class Conversation:
             for j, b in enumerate(m.blocks):
                 yield i, j, b
 
+    def has_kind(self, kind: BlockKind) -> bool:
+        """Whether any block, or any part inside a tool output, is of ``kind``."""
+        return any(b.kind is kind or any(p.kind is kind for p in b.parts) for _, _, b in self.blocks())
+
     def images(self):
         """Yield (message_index, block_index, block, tool_result) for every IMAGE block:
         message-level ones (``tool_result`` None) and those inside tool outputs."""

@@ -143,8 +143,10 @@ class ContentRouter:
             t0 = time.perf_counter()
             in_memo = ctx.memo.get(key) if ctx.memo is not None else None
             stored = None
-            if in_memo is None and ctx.memo is not None and ctx.memo.read_store and ctx.store is not None \
-                    and cfg.ccr.enabled:
+            # A memo passed in by a caller may be any object with get/put: reading the
+            # store is then the default.
+            if in_memo is None and ctx.memo is not None and getattr(ctx.memo, "read_store", True) \
+                    and ctx.store is not None and cfg.ccr.enabled:
                 stored = stored_memo(ctx.store, key)
             memo_hit = in_memo or stored
             entry = memo_hit or self._compress(text, key, tokens, block, anchors, ctx)

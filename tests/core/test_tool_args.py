@@ -7,8 +7,6 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from headroom.config import HeadroomConfig
-from headroom.formats import parse, render
 from headroom.transforms.tool_args import ToolArgsShrinker, shrink_strings
 
 
