@@ -165,8 +165,15 @@ class Toin:
             if counts:
                 self._add(known[0].signature, counts)
 
-    def observe_retrieval(self, entry: Any, query: str | None, full: bool, returned: int = 0) -> None:
-        """``entry`` (a CCR Entry, read before this retrieval was counted) was retrieved."""
+    def on_retrieval(self, entry: Any, query: str | None, found: Any, first: bool) -> None:
+        """A :class:`~headroom.ccr.store.CompressionStore` retrieval listener."""
+        items = found.content.splitlines() if not found.full else []
+        self.observe_retrieval(entry, query, found.full, found.matches, first=first, items=items)
+
+    def observe_retrieval(self, entry: Any, query: str | None, full: bool, returned: int = 0, *,
+                          first: bool | None = None, items: list[str] | None = None) -> None:
+        """``entry`` (a CCR Entry) was retrieved; ``first``: never before, on any replica
+        sharing the store (default: its retrieval count is still 0)."""
         meta = entry.meta if isinstance(entry.meta, dict) else {}
         sig = meta.get("toin")
         if not sig:
@@ -175,7 +182,9 @@ class Toin:
         counts: list[tuple[str, int]] = [("r_full" if full else "r_query", 1)]
         if not full:
             counts.append(("q_items", returned))
-        if entry.retrieval_count == 0:  # its first retrieval, on any replica sharing the store
+        if first is None:
+            first = entry.retrieval_count == 0
+        if first:
             counts += [("retrieved", 1), (f"s:{strategy}:r", 1)]
         if full and self._remember(self._whole, entry.hash):
             counts.append(("whole", 1))
@@ -183,8 +192,27 @@ class Toin:
             prof = self._profile_of(entry, sig)
             if prof is not None:
                 named, rare = fields_named(prof, query)
+                named |= self._fields_matched(prof, query, items or [])
                 counts += [(f"f:{h}:q", 1) for h in named] + [(f"f:{h}:rare", 1) for h in rare]
         self._add(sig, counts)
+
+    @staticmethod
+    def _fields_matched(prof: Profile, query: str, items: list[str]) -> set[str]:
+        """Fields of the returned items whose value the query names (``ORD-17`` -> id)."""
+        words = query_words(query)
+        out: set[str] = set()
+        for line in items[:50]:
+            try:
+                item = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(item, dict):
+                continue
+            for k, v in item.items():
+                f = prof.fields.get(str(k))
+                if f is not None and isinstance(v, (str, int)) and str(v).lower() in words:
+                    out.add(f.hash)
+        return out
 
     def _profile_of(self, entry: Any, sig: str) -> Profile | None:
         with self._lock:

@@ -25,6 +25,7 @@ SEMANTICS = (IDENTIFIER, TIMESTAMP, CATEGORICAL, ERROR_INDICATOR, METRIC, FREE_T
 
 # Rows looked at per output: enough for stable types and semantics, cheap at any size.
 SAMPLE_ROWS = 64
+COUNT_ROWS = 512
 # A categorical value held by at most this share of the rows is rare (a candidate anomaly).
 RARE_SHARE = 0.1
 _ISO_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?)?")
@@ -147,12 +148,16 @@ def profile(key: bytes, parsed: Any, kind: str, tool_name: str | None) -> Profil
         present = [v for v in vals if v is not None]
         tname = "|".join(sorted({_type_name(v) for v in present})) or "null"
         sem = infer_semantic(present, len(sample))
+        # Rare values are what the sample misses, so categorical fields are counted over
+        # more rows (a few fields, a dict update per row).
+        counted = _sample(rows, COUNT_ROWS) if sem == CATEGORICAL else sample
         counts: dict[str, int] = {}
-        for v in present:
-            if isinstance(v, (str, int, bool)) and not isinstance(v, float):
+        for r in counted:
+            v = r.get(name) if isinstance(r, dict) else None
+            if isinstance(v, (str, int, bool)):
                 s = str(v).lower()
                 counts[s] = counts.get(s, 0) + 1
-        rare = frozenset(s for s, c in counts.items() if c <= RARE_SHARE * len(sample)) \
+        rare = frozenset(s for s, c in counts.items() if c <= RARE_SHARE * len(counted)) \
             if sem == CATEGORICAL and len(counts) > 1 else frozenset()
         short = frozenset(s for s in counts if len(s) <= 64)
         fields[name] = FieldProfile(name, keyed_hash(key, "field", name, 12), tname, sem, len(counts) or len(present),
