@@ -114,10 +114,10 @@ class Pipeline:
             out.append(_optional(".transforms.cache_aligner", "CacheAligner")())
         text_override = None
         if cfg.llmlingua.enabled:
-            text_override = _optional(".ml.llmlingua", "LLMLinguaCompressor")(cfg.llmlingua)
+            text_override = _optional(".compressors.llmlingua", "LLMLinguaCompressor")(cfg.llmlingua)
         out.append(ContentRouter(text_compressor_override=text_override))
         if cfg.ccr.enabled and cfg.ccr.proactive_expansion:
-            out.append(_optional(".ccr.tracker", "ContextTracker")(
+            out.append(_optional(".transforms.expansion", "ContextTracker")(
                 max_items=cfg.ccr.expand_max_items, max_tokens=cfg.ccr.expand_max_tokens, feedback=self.feedback))
         if cfg.tool_args.enabled:
             out.append(_optional(".transforms.tool_args", "ToolArgsShrinker")())
