@@ -4,6 +4,7 @@ traffic, 404s, a 403, redirects, and handlers that raise (uvicorn logs the trace
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import re
@@ -119,23 +120,21 @@ def _capture(work: Path, n: int) -> str:
     (work / "inventory_app.py").write_text(APP)
     (work / "log.json").write_text(json.dumps(LOG_CONFIG))
     port = free_port()
-    log = open(work / "uvicorn.log", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "inventory_app:app", "--host", "127.0.0.1",
-                             "--port", str(port), "--log-config", str(work / "log.json"), "--no-server-header"],
-                            cwd=work, stderr=log, stdout=log)
-    try:
-        base = f"http://127.0.0.1:{port}"
-        wait_for(lambda: httpx.get(f"{base}/health", timeout=1).status_code == 200)
-        with httpx.Client(base_url=base, timeout=10, follow_redirects=False) as client:
-            for method, path, body in _traffic(random.Random(7), n):
-                try:
-                    client.request(method, path, json=body)
-                except httpx.TransportError:
-                    pass  # a handler that raises may reset the connection; the server log records it
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
-        log.close()
+    with open(work / "uvicorn.log", "w") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "inventory_app:app", "--host", "127.0.0.1",
+                                 "--port", str(port), "--log-config", str(work / "log.json"), "--no-server-header"],
+                                cwd=work, stderr=log, stdout=log)
+        try:
+            base = f"http://127.0.0.1:{port}"
+            wait_for(lambda: httpx.get(f"{base}/health", timeout=1).status_code == 200)
+            with httpx.Client(base_url=base, timeout=10, follow_redirects=False) as client:
+                for method, path, body in _traffic(random.Random(7), n):
+                    # A handler that raises may reset the connection; the server log records it.
+                    with contextlib.suppress(httpx.TransportError):
+                        client.request(method, path, json=body)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=20)
     return (work / "uvicorn.log").read_text()
 
 
