@@ -11,10 +11,10 @@ from headroom.compressors.smart_crusher import SmartCrusher
 from headroom.config import HeadroomConfig, ToinConfig
 from headroom.formats import parse
 from headroom.pipeline import Pipeline
-from headroom.tokens import counter_for
 from headroom.toin import MemoryToinBackend, Toin, ToinHints
 from headroom.toin.signals import unit_signals
 from headroom.toin.steer import budget, hinted_items
+from headroom.tokens import counter_for
 from headroom.transforms.base import TransformContext
 from headroom.transforms.intelligent_context import IntelligentContext
 
