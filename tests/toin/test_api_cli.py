@@ -89,3 +89,12 @@ def test_cli_defaults_to_the_file_next_to_the_ccr_store(tmp_path, capsys):
     p = Pipeline(cfg)
     assert p.toin.backend.path == str(tmp_path / "ccr.toin.sqlite3")
     p.toin.close()
+
+
+def test_proxy_flag_turns_toin_off():
+    from headroom.cli import build_parser
+    from headroom.cli.cmd_proxy import build_configs
+
+    _, on = build_configs(build_parser().parse_args(["proxy"]))
+    _, off = build_configs(build_parser().parse_args(["proxy", "--no-toin"]))
+    assert on.toin.enabled and not off.toin.enabled
