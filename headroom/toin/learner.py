@@ -95,6 +95,16 @@ class Toin:
         self._described: OrderedDict[tuple[str, str], None] = OrderedDict()
         self._max_tracked = max_tracked
 
+    @property
+    def store_id(self) -> tuple:
+        """Where the counters live: equal for two learners writing the same place."""
+        b = self.backend
+        if hasattr(b, "path"):
+            return ("sqlite", str(b.path))
+        if hasattr(b, "prefix"):
+            return ("redis", repr(b._r.connection_pool), b.prefix)
+        return ("memory", id(b))
+
     # -- signatures and hints -------------------------------------------------------
 
     @property
