@@ -15,15 +15,24 @@ A template is the line with numbers, hex ids, UUIDs and timestamps masked, so
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from ..query.intent import intents_of
 from .base import Compressed, CompressInput
+from .templates import TemplateMiner, describe, display_token, extreme_rows, key_of, keys_of
 from .text import anchored_indices
 
 _MIN_LINES = 12  # shorter logs are cheaper to send whole
 _CONTEXT = 2  # lines kept before and after an error
 _HEAD, _TAIL = 3, 3
+_INTENT_EDGE = 10  # lines kept at the start/end when the question asks for the first/last
+_ANCHOR_LIMIT = 60  # an anchor in more lines than this is the search term itself
+# The token ceiling of the kept lines: this share of the log, at least the floor, at most
+# the cap (the cap scales with router.log_max_lines against its default).
+_CEILING_SHARE, _CEILING_FLOOR, _CEILING_CAP = 0.2, 600, 6000
+_DEFAULT_MAX_LINES = 60
 _TRACE_KEEP_HEAD, _TRACE_KEEP_TAIL = 6, 8  # a long trace keeps its top and its bottom
 _MAX_LINE_CHARS = 2000  # one giant line (minified JSON, base64) is cut, not kept whole
 
@@ -39,7 +48,6 @@ _NOT_ERROR = re.compile(
 )
 _WARNING = re.compile(r"\b(?:warn(?:ing)?s?|deprecat\w*)\b|\"level\"\s*:\s*\"warn(?:ing)?\"", re.IGNORECASE)
 _NOT_WARNING = re.compile(r"\b(?:0|no)\s+warnings?\b|\bwarnings?\s*[:=]\s*0\b", re.IGNORECASE)
-_LEVEL_WORD = re.compile(r"\b(TRACE|DEBUG|INFO|NOTICE)\b|\"level\"\s*:\s*\"(trace|debug|info)\"", re.IGNORECASE)
 _JSON_LEVEL = re.compile(r"\"(?:level|severity|lvl|log\.level|levelname)\"\s*:\s*\"(\w+)\"", re.IGNORECASE)
 _JSON_ERROR_LEVELS = frozenset({"error", "err", "fatal", "critical", "crit", "panic", "alert", "emerg", "emergency"})
 _SUMMARY = re.compile(
@@ -60,15 +68,9 @@ _PY_TRACE_START = re.compile(r"^\s*Traceback \(most recent call last\):")
 _FRAME = re.compile(
     r"^\s+at [\w.$<>/\\\[\]-]+|^\s+File \"|^\s*Caused by:|^\s+\.\.\. \d+ more|^\s+\S.*\(\S+:\d+(?::\d+)?\)\s*$"
 )
-# Every run of hex digits that contains a decimal digit becomes "#": numbers, durations,
-# hex ids, timestamps, IPs and UUIDs all mask in one fast pass, so "job 12 in 40ms" and
-# "job 13 in 41ms" share a template. Words without digits ("ERROR", "cafe") stay.
-_MASK = re.compile(r"[0-9a-fA-F]*\d[0-9a-fA-F]*")
-
-
 def template_of(line: str) -> str:
     """The line with its variable parts masked, so similar lines compare equal."""
-    return _MASK.sub("#", line).strip()
+    return key_of(line).strip()
 
 
 @dataclass
@@ -78,17 +80,20 @@ class _Line:
     kind: str  # error | warning | summary | other
 
 
-# Substrings one of the patterns below needs; most lines have none, and a substring test
-# is far cheaper than the case-insensitive patterns.
+# Substrings one of the patterns below needs. Most lines have none; finding them with
+# str.find over the lowered text is about 25x faster than a case-insensitive regex
+# alternation per line, so only lines with a hit pay for the patterns.
 _KEYWORDS = (
     "err", "fatal", "crit", "exception", "fail", "panic", "segmentation", "abort", "traceback",
     "uncaught", "unhandled", "warn", "deprecat", "pass", "pending", "skipped", "tests", "test ",
     "time:", "snapshots", "build ", "summary", "finished", "ran ", "ok ", "deselected",
 )
+_LEVEL_NAMES = ("notice", "info", "debug", "trace")
 
 
-def _classify(template: str) -> tuple[str, str | None]:
-    """(kind, level word) of a template. "0 errors" is refined per line in ``_kind``."""
+def _classify(template: str) -> str:
+    """The kind of a template that names a keyword. "0 errors" is refined per line in
+    ``_kind``."""
     if template.startswith("{"):
         m = _JSON_LEVEL.search(template)
         if m:
@@ -96,22 +101,34 @@ def _classify(template: str) -> tuple[str, str | None]:
             # record is not a failure.
             value = m.group(1).lower()
             if value in _JSON_ERROR_LEVELS:
-                return "error", None
+                return "error"
             if value.startswith("warn"):
-                return "warning", None
-            return "other", value
-    m = _LEVEL_WORD.search(template)
-    level = (m.group(1) or m.group(2)).lower() if m else None
-    low = template.lower()
-    if not any(k in low for k in _KEYWORDS) and not template.startswith("E "):
-        return "other", level
+                return "warning"
+            return "other"
     if _SUMMARY.search(template):
-        return "summary", level
+        return "summary"
     if _ERROR.search(template):
-        return "error", level
+        return "error"
     if _WARNING.search(template):
-        return "warning", level
-    return "other", level
+        return "warning"
+    return "other"
+
+
+def _line_of(starts: list[int], pos: int) -> int:
+    return bisect_right(starts, pos) - 1
+
+
+def _lines_naming(low: str, starts: list[int], words, whole_word: bool = False) -> dict[int, str]:
+    """Line index -> a word of ``words`` found in it (first in ``words`` order wins)."""
+    found: dict[int, str] = {}
+    for w in words:
+        i = low.find(w)
+        while i != -1:
+            end = i + len(w)
+            if not whole_word or ((i == 0 or not low[i - 1].isalnum()) and (end >= len(low) or not low[end].isalnum())):
+                found.setdefault(_line_of(starts, i), w)
+            i = low.find(w, end)
+    return found
 
 
 def _kind(raw: str, template_kind: str) -> str:
@@ -188,21 +205,29 @@ class _Selection:
 def _classify_lines(raw: list[str]) -> tuple[list[_Line], Counter[str]]:
     """Every line with its template and kind, and the count of each plain level word.
 
-    Classification depends only on the template, so repetitive logs (the big ones) run
-    the expensive patterns once per distinct template.
+    Only lines naming a keyword run the patterns, once per distinct template.
     """
-    kind_of: dict[str, tuple[str, str | None]] = {}
+    starts, pos = [], 0
+    for t in raw:
+        starts.append(pos)
+        pos += len(t) + 1
+    low = "\n".join(raw).lower()
+    keyworded = _lines_naming(low, starts, _KEYWORDS)
+    level_of = _lines_naming(low, starts, _LEVEL_NAMES, whole_word=True)
+    kind_of: dict[str, str] = {}
     lines: list[_Line] = []
     levels: Counter[str] = Counter()
-    for t in raw:
-        tpl = template_of(t)
-        cls = kind_of.get(tpl)
-        if cls is None:
-            cls = kind_of[tpl] = _classify(tpl)
-        kind = _kind(t, cls[0])
+    for i, (t, tpl) in enumerate(zip(raw, keys_of(raw))):
+        if i in keyworded or t[:2] == "E " or t[:1] == "{":
+            cls = kind_of.get(tpl)
+            if cls is None:
+                cls = kind_of[tpl] = _classify(tpl)
+            kind = _kind(t, cls)
+        else:
+            kind = "other"
         lines.append(_Line(t, tpl, kind))
-        if cls[1] and kind not in ("error", "warning"):
-            levels[cls[1]] += 1
+        if kind not in ("error", "warning") and i in level_of:
+            levels[level_of[i]] += 1
     return lines, levels
 
 
@@ -223,11 +248,10 @@ def _select_traces(raw: list[str], traces: list[tuple[int, int]], sel: _Selectio
 
 def _select_by_kind(lines: list[_Line], in_trace, anchored: set[int], text_counts: Counter[str],
                     sel: _Selection) -> None:
-    """Errors (first of each template, with context), summaries, warnings, anchors."""
+    """Errors (first of each template, with context and a count), summaries, anchors.
+    Warnings and the rest are selected by template rarity (``_select_templates``)."""
     error_first: dict[str, int] = {}
     error_counts: Counter[str] = Counter()
-    warn_first: dict[str, int] = {}
-    warn_counts: Counter[str] = Counter()
     for i, ln in enumerate(lines):
         if ln.kind == "error" and i not in in_trace:
             error_counts[ln.template] += 1
@@ -238,41 +262,80 @@ def _select_by_kind(lines: list[_Line], in_trace, anchored: set[int], text_count
                     sel.mark(k, 3)
         elif ln.kind == "summary":
             sel.mark(i, 0)
-        elif ln.kind == "warning":
-            warn_counts[ln.template] += 1
-            if ln.template not in warn_first:
-                warn_first[ln.template] = i
-                sel.mark(i, 4)
         if i in anchored:
             sel.mark(i, 0)
-    for first, counts in ((error_first, error_counts), (warn_first, warn_counts)):
-        for tpl, i in first.items():
-            if counts[tpl] > 1:
-                sel.notes[i] = _count_note(text_counts, lines[i].text, counts[tpl])
+    for tpl, i in error_first.items():
+        if error_counts[tpl] > 1:
+            sel.notes[i] = _count_note(text_counts, lines[i].text, error_counts[tpl])
 
 
-def _select_noise(lines: list[_Line], in_trace, text_counts: Counter[str], cap: int, sel: _Selection) -> None:
-    """Representatives of the biggest repeated groups, then evenly spaced one-offs.
+@dataclass
+class _TemplateStats:
+    templates: int = 0
+    one_offs: list[int] = field(default_factory=list)  # line indices of one-off templates
+    summarised: int = 0  # frequent clusters shown as one exemplar
+    folded_lines: int = 0  # lines those exemplars stand for
 
-    Only the biggest groups (a quarter of the cap) get a representative, so a log of many
-    small groups does not spend the cap on them. Stack frames and blank lines are never
-    noise groups. Room left under the cap then shows the shape of the rest.
+
+def _select_templates(lines: list[_Line], in_trace, text_counts: Counter[str], sel: _Selection,
+                      intents: frozenset[str]) -> _TemplateStats:
+    """Rare templates whole, one exemplar (with count and what varies) per frequent one.
+
+    A key seen at most ``rare_max`` times is rare: all its lines are kept (a one-off at a
+    higher priority than a key seen twice). Frequent keys are clustered (Drain) and each
+    cluster shows its first line with a note like
+    ``… 312 similar lines: "connection from <*> closed" (10:02:11–10:59:58; 14 distinct)``.
     """
-    other_counts = Counter(ln.template for i, ln in enumerate(lines)
-                           if ln.kind == "other" and ln.template and i not in in_trace)
-    first: dict[str, int] = {}
+    n = len(lines)
+    rows_of: dict[str, list[int]] = {}
     for i, ln in enumerate(lines):
-        if ln.kind == "other" and other_counts[ln.template] >= 3 and ln.template not in first and i not in in_trace:
-            first[ln.template] = i
-    for tpl, i in sorted(first.items(), key=lambda kv: (-other_counts[kv[0]], kv[1]))[:max(1, cap // 4)]:
-        sel.mark(i, 5)
-        sel.notes.setdefault(i, _count_note(text_counts, lines[i].text, other_counts[tpl]))
-    singles = [i for i, ln in enumerate(lines) if i not in sel.keep and i not in in_trace
-               and ln.kind == "other" and ln.template and other_counts[ln.template] < 3]
-    room = cap - len(sel.keep)
-    if room > 0 and singles:
-        for i in singles[::max(1, len(singles) // room)][:room]:
-            sel.mark(i, 6)
+        if ln.kind in ("other", "warning") and i not in in_trace and ln.text.strip():
+            rows_of.setdefault(ln.template, []).append(i)
+    rare_max = max(2, n // 1000)
+    stats = _TemplateStats(templates=len(rows_of))
+    miner = TemplateMiner()
+    for key, rows in rows_of.items():
+        if len(rows) <= rare_max:
+            # A question about rare events lifts templates seen a few times too.
+            prio = 1 if len(rows) == 1 or "one_off" in intents else 3
+            if len(rows) == 1:
+                stats.one_offs.append(rows[0])
+            for i in rows:
+                sel.mark(i, prio)
+        else:
+            miner.add(key, len(rows))
+    for c in miner.clusters:
+        rows = sorted(i for k in c.keys for i in rows_of[k]) if len(c.keys) > 1 else rows_of[c.keys[0]]
+        first, last = rows[0], rows[-1]
+        sel.mark(first, 1)
+        if "last" in intents or "change" in intents:
+            sel.mark(last, 1)
+        if "extreme" in intents:
+            for k in extreme_rows(c.tokens, [lines[i].text for i in rows]):
+                sel.mark(rows[k], 1)
+        stats.summarised += 1
+        stats.folded_lines += len(rows)
+        sel.notes[first] = _template_note(c.tokens, [lines[i].text for i in _spread_rows(rows)], rows,
+                                          text_counts, lines[first].text)
+    return stats
+
+
+def _spread_rows(rows: list[int], limit: int = 2000) -> list[int]:
+    if len(rows) <= limit:
+        return rows
+    step = (len(rows) - 1) / (limit - 1)
+    return [rows[round(k * step)] for k in range(limit)]
+
+
+def _template_note(tokens: list[str], texts: list[str], rows: list[int], text_counts: Counter[str],
+                   first_text: str) -> str:
+    if text_counts[first_text] == len(rows):
+        return f"  … repeated {len(rows)} times"
+    varies = describe(tokens, texts)
+    tpl = " ".join(display_token(t) for t in tokens)
+    if len(tpl) > 160:
+        tpl = tpl[:157] + "..."
+    return f"  … {len(rows)} similar lines: \"{tpl}\"" + (f" ({varies})" if varies else "")
 
 
 class LogCompressor:
@@ -284,30 +347,38 @@ class LogCompressor:
             return None
         lines, levels = _classify_lines(raw)
         n = len(lines)
-        cap = max(5, round(inp.config.router.log_max_lines * (1.5 - _clamp(inp.aggressiveness))))
+        intents = intents_of(inp.query)
         sel = _Selection(n)
         traces = _trace_spans(raw)
         trace_of = _select_traces(raw, traces, sel)
         text_counts = Counter(raw)
-        _select_by_kind(lines, trace_of.keys(), anchored_indices(inp.anchors, raw, cap), text_counts, sel)
-        for i in list(range(_HEAD)) + list(range(n - _TAIL, n)):
-            sel.mark(i, 2)
-        _select_noise(lines, trace_of.keys(), text_counts, cap, sel)
+        _select_by_kind(lines, trace_of.keys(), anchored_indices(inp.anchors, raw, max(_ANCHOR_LIMIT, n // 50)),
+                        text_counts, sel)
+        head, tail = (_INTENT_EDGE if "first" in intents else _HEAD), (_INTENT_EDGE if "last" in intents else _TAIL)
+        for i in range(min(head, n)):
+            sel.mark(i, 0 if "first" in intents else 2)
+        for i in range(max(0, n - tail), n):
+            sel.mark(i, 0 if "last" in intents else 2)
+        stats = _select_templates(lines, trace_of.keys(), text_counts, sel, intents)
 
-        chosen = _fit_to_cap(sel.keep, cap)
+        ceiling = _ceiling(inp, raw)
+        chosen = _fit_to_ceiling(sel.keep, raw, ceiling)
         if len(chosen) >= n:
             return None
         # A note whose line was cut would describe nothing.
         notes = {i: t for i, t in sel.notes.items() if i in chosen}
         kinds = Counter(ln.kind for ln in lines)
+        kept_one_offs = len(set(stats.one_offs).intersection(chosen))
         return Compressed(
-            text=f"{_header(n, kinds, levels, len(traces))}\n{_render(raw, chosen, notes, trace_of)}",
+            text=f"{_header(n, kinds, levels, len(traces), stats)}\n{_render(raw, chosen, notes, trace_of)}",
             items_before=n,
             items_after=len(chosen),
-            strategy="log_select",
+            strategy="log_templates",
             lossy=True,
             summary=(f"{_plural(kinds['error'], 'error line')}, {_plural(kinds['warning'], 'warning line')}, "
-                     f"{_plural(len(traces), 'stack trace')}; errors and traces kept"),
+                     f"{_plural(len(traces), 'stack trace')}; {_plural(stats.templates, 'template')}: "
+                     f"{kept_one_offs} of {len(stats.one_offs)} one-off lines kept, "
+                     f"{stats.summarised} frequent ones shown once with counts"),
         )
 
 
@@ -326,22 +397,68 @@ def _count_note(text_counts: Counter[str], text: str, count: int) -> str:
     return f"  … {count} similar lines (numbers/ids differ)"
 
 
-def _fit_to_cap(keep: dict[int, int], cap: int) -> list[int]:
-    """Drop the least important lines until the cap holds; priority 0 always stays.
+def _line_cost(line: str) -> int:
+    """Rough tokens of a kept line (4 characters a token), as rendered."""
+    return min(len(line), _MAX_LINE_CHARS) // 4 + 1
 
-    Unless there are more than twice ``cap`` of them (a log of thousands of distinct
-    errors): then the first and the last ``cap`` stay, as the first failure and the final
-    state are what explain a run, and the header still counts them all.
-    """
-    if len(keep) <= cap:
-        return sorted(keep)
-    ranked = sorted(keep, key=lambda i: (keep[i], i))
-    must = [i for i in ranked if keep[i] == 0]
-    if len(must) > 2 * cap:
-        must = must[:cap] + must[-cap:]
-    rest = [i for i in ranked if keep[i] != 0]
-    room = max(0, cap - len(must))
-    return sorted(must + rest[:room])
+
+def _ceiling(inp: CompressInput, raw: list[str]) -> int:
+    """The most tokens the kept lines may cost: a share of the log, between a floor (a
+    short log may keep most of itself) and a cap, scaled by the tool's aggressiveness."""
+    total = sum(_line_cost(t) for t in raw)
+    share = _CEILING_SHARE * (1.5 - _clamp(inp.aggressiveness))
+    scale = inp.config.router.log_max_lines / _DEFAULT_MAX_LINES
+    return max(_CEILING_FLOOR, min(round(total * share), round(_CEILING_CAP * scale)))
+
+
+def _spread_order(m: int) -> list[int]:
+    """0..m-1 ordered so that every prefix is spread evenly over the range (bit-reversed
+    positions): cutting the list anywhere keeps a fair sample, not the first lines."""
+    bits = max(1, (m - 1).bit_length())
+    return sorted(range(m), key=lambda k: (int(format(k, f"0{bits}b")[::-1], 2), k))
+
+
+def _fit_to_ceiling(keep: dict[int, int], raw: list[str], ceiling: int) -> list[int]:
+    """Whole priority classes while they fit, then an even spread of the first class
+    that does not; lower classes are dropped. Priority 0 always stays, unless it alone
+    costs more than twice the ceiling (a log of thousands of distinct errors): then its
+    first and last lines stay, half the ceiling each, as the first failure and the
+    final state are what explain a run, and the header still counts them all."""
+    by_prio: dict[int, list[int]] = {}
+    for i, p in keep.items():
+        by_prio.setdefault(p, []).append(i)
+    chosen: list[int] = []
+    room = ceiling
+    for p in sorted(by_prio):
+        members = sorted(by_prio[p])
+        cost = sum(_line_cost(raw[i]) for i in members)
+        if p == 0 and cost > 2 * ceiling:
+            chosen += _ends_within(members, raw, ceiling // 2)
+            room = 0
+            continue
+        if cost <= room or p == 0:
+            chosen += members
+            room -= cost
+            continue
+        for k in _spread_order(len(members)):
+            c = _line_cost(raw[members[k]])
+            if c <= room:
+                chosen.append(members[k])
+                room -= c
+        break
+    return sorted(chosen)
+
+
+def _ends_within(members: list[int], raw: list[str], ceiling: int) -> list[int]:
+    out: set[int] = set()
+    for seq in (members, members[::-1]):
+        spent = 0
+        for i in seq:
+            spent += _line_cost(raw[i])
+            if spent > ceiling:
+                break
+            out.add(i)
+    return sorted(out)
 
 
 def _render(raw: list[str], chosen: list[int], notes: dict[int, str], trace_of: dict[int, int]) -> str:
@@ -368,11 +485,12 @@ def _render(raw: list[str], chosen: list[int], notes: dict[int, str], trace_of: 
     return "\n".join(out)
 
 
-def _header(n: int, kinds: Counter[str], levels: Counter[str], traces: int) -> str:
+def _header(n: int, kinds: Counter[str], levels: Counter[str], traces: int, stats: _TemplateStats) -> str:
     parts = [f"{kinds['error']} error", f"{kinds['warning']} warning"]
     parts += [f"{levels[k]} {k}" for k in ("notice", "info", "debug", "trace") if levels[k]]
     if traces:
         parts.append(f"{traces} stack trace{'s' if traces != 1 else ''}")
     if kinds["summary"]:
         parts.append(f"{kinds['summary']} summary line{'s' if kinds['summary'] != 1 else ''}")
+    parts.append(f"{stats.templates} templates, {len(stats.one_offs)} one-off")
     return f"[log: {n} lines; " + ", ".join(parts) + "]"
