@@ -19,8 +19,8 @@ from typing import Any
 
 from ...query.anchors import Anchors
 from ...query.intent import intents_of
-from ..templates import keys_of
 from ...relevance.bm25 import tokenize
+from ..templates import keys_of
 from .patterns import FieldRoles, Pattern
 from .rows import RowIndex
 from .signals import error_items, error_keys, is_error_item, rows_with_error_text
