@@ -20,6 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..query.intent import intents_of
+from ..toin import steer as toin_steer
 from .base import Compressed, CompressInput
 from .templates import TemplateMiner, describe, display_token, extreme_rows, key_of, keys_of
 from .text import anchored_indices
@@ -408,7 +409,11 @@ def _ceiling(inp: CompressInput, raw: list[str]) -> int:
     total = sum(_line_cost(t) for t in raw)
     share = _CEILING_SHARE * (1.5 - _clamp(inp.aggressiveness))
     scale = inp.config.router.log_max_lines / _DEFAULT_MAX_LINES
-    return max(_CEILING_FLOOR, min(round(total * share), round(_CEILING_CAP * scale)))
+    # A learned line budget (headroom.toin) larger than the configured line count raises
+    # the ceiling by the same factor.
+    lines = max(5, round(inp.config.router.log_max_lines * (1.5 - _clamp(inp.aggressiveness))))
+    scale *= toin_steer.budget(inp.toin, lines) / lines
+    return max(_CEILING_FLOOR, min(round(total * share * max(1.0, scale)), round(_CEILING_CAP * scale)))
 
 
 def _spread_order(m: int) -> list[int]:
