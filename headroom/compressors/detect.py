@@ -166,10 +166,10 @@ def _repetitive_lines(nonblank: list[str]) -> bool:
     n = len(nonblank)
     if n < 20:
         return False
-    leads = Counter(m.group(0) if (m := _LEAD.match(ln.lstrip())) else "" for ln in nonblank)
+    leads = Counter(m.group(0) if (m := _LEAD.search(ln, 0, 16)) else "" for ln in nonblank)
     top = sum(c for w, c in leads.most_common(5) if w)
     if top < 0.6 * n:
         return False
     if sum(len(ln) for ln in nonblank) / n > 200:
         return False
-    return sum(1 for ln in nonblank if _SENTENCE_END.search(ln.rstrip())) < 0.2 * n
+    return sum(1 for ln in nonblank if _SENTENCE_END.search(ln.rstrip())) < 0.5 * n

@@ -19,17 +19,18 @@ from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..query.intent import intents_of
+from ..query.intent import content_lemmas, intents_of, names_content_word
 from ..toin import steer as toin_steer
 from .base import Compressed, CompressInput
-from .templates import TemplateMiner, describe, display_token, extreme_rows, key_of, keys_of
-from .text import anchored_indices
+from .templates import WILDCARD, TemplateMiner, describe, display_token, extreme_rows, key_of, keys_of
 
 _MIN_LINES = 12  # shorter logs are cheaper to send whole
 _CONTEXT = 2  # lines kept before and after an error
 _HEAD, _TAIL = 3, 3
 _INTENT_EDGE = 10  # lines kept at the start/end when the question asks for the first/last
 _ANCHOR_LIMIT = 60  # an anchor in more lines than this is the search term itself
+_FEW_KEYS = 4  # a cluster of at most this many frequent keys shows each key's first line
+_GAP_COST = 4  # tokens of the "… N lines omitted" line a kept line may bring along
 # The token ceiling of the kept lines: this share of the log, at least the floor, at most
 # the cap (the cap scales with router.log_max_lines against its default).
 _CEILING_SHARE, _CEILING_FLOOR, _CEILING_CAP = 0.2, 600, 6000
@@ -47,7 +48,13 @@ _ERROR = re.compile(
 _NOT_ERROR = re.compile(
     r"\b(?:0|no|zero)\s+(?:errors?|failures?|failed)\b|\b(?:errors?|failures?|failed)\s*[:=]\s*0\b", re.IGNORECASE
 )
-_WARNING = re.compile(r"\b(?:warn(?:ing)?s?|deprecat\w*)\b|\"level\"\s*:\s*\"warn(?:ing)?\"", re.IGNORECASE)
+# Warnings: the word itself, and phrases of a refused or impossible step ("policy-rc.d
+# denied execution", "unable to initialize frontend", "could not resolve host").
+_WARNING = re.compile(
+    r"\b(?:warn(?:ing)?s?|deprecat\w*|denied|refused|unable to|cannot|can't|could not|couldn't|"
+    r"not found|timed out)\b|\"level\"\s*:\s*\"warn(?:ing)?\"",
+    re.IGNORECASE,
+)
 _NOT_WARNING = re.compile(r"\b(?:0|no)\s+warnings?\b|\bwarnings?\s*[:=]\s*0\b", re.IGNORECASE)
 _JSON_LEVEL = re.compile(r"\"(?:level|severity|lvl|log\.level|levelname)\"\s*:\s*\"(\w+)\"", re.IGNORECASE)
 _JSON_ERROR_LEVELS = frozenset({"error", "err", "fatal", "critical", "crit", "panic", "alert", "emerg", "emergency"})
@@ -88,6 +95,7 @@ _KEYWORDS = (
     "err", "fatal", "crit", "exception", "fail", "panic", "segmentation", "abort", "traceback",
     "uncaught", "unhandled", "warn", "deprecat", "pass", "pending", "skipped", "tests", "test ",
     "time:", "snapshots", "build ", "summary", "finished", "ran ", "ok ", "deselected",
+    "denied", "refused", "unable to", "cannot", "can't", "could not", "couldn't", "not found", "timed out",
 )
 _LEVEL_NAMES = ("notice", "info", "debug", "trace")
 
@@ -195,24 +203,46 @@ class _Selection:
 
     def __init__(self, n: int):
         self.n = n
-        self.keep: dict[int, int] = {}
+        self.keep: dict[int, float] = {}
         self.notes: dict[int, str] = {}
 
-    def mark(self, i: int, prio: int) -> None:
+    def mark(self, i: int, prio: float) -> None:
         if 0 <= i < self.n and (i not in self.keep or self.keep[i] > prio):
             self.keep[i] = prio
 
 
-def _classify_lines(raw: list[str]) -> tuple[list[_Line], Counter[str]]:
+@dataclass
+class _Lowered:
+    """The log lowered once, with each line's start offset, for str.find scans."""
+
+    text: str
+    starts: list[int]
+
+    @classmethod
+    def of(cls, raw: list[str]) -> _Lowered:
+        starts, pos = [], 0
+        for t in raw:
+            starts.append(pos)
+            pos += len(t) + 1
+        return cls("\n".join(raw).lower(), starts)
+
+    def anchored(self, anchors, limit: int) -> set[int]:
+        """Lines naming a selective anchor (one in at most ``limit`` lines), like
+        ``text.anchored_indices`` but one str.find scan per term, not a lower() per line."""
+        out: set[int] = set()
+        for term in sorted(anchors.terms) if anchors else ():
+            hits = set(_lines_naming(self.text, self.starts, (term,)))
+            if len(hits) <= limit:
+                out |= hits
+        return out
+
+
+def _classify_lines(raw: list[str], lowered: _Lowered) -> tuple[list[_Line], Counter[str]]:
     """Every line with its template and kind, and the count of each plain level word.
 
     Only lines naming a keyword run the patterns, once per distinct template.
     """
-    starts, pos = [], 0
-    for t in raw:
-        starts.append(pos)
-        pos += len(t) + 1
-    low = "\n".join(raw).lower()
+    low, starts = lowered.text, lowered.starts
     keyworded = _lines_naming(low, starts, _KEYWORDS)
     level_of = _lines_naming(low, starts, _LEVEL_NAMES, whole_word=True)
     kind_of: dict[str, str] = {}
@@ -279,13 +309,17 @@ class _TemplateStats:
 
 
 def _select_templates(lines: list[_Line], in_trace, text_counts: Counter[str], sel: _Selection,
-                      intents: frozenset[str]) -> _TemplateStats:
+                      intents: frozenset[str], query: str = "") -> _TemplateStats:
     """Rare templates whole, one exemplar (with count and what varies) per frequent one.
 
-    A key seen at most ``rare_max`` times is rare: all its lines are kept (a one-off at a
-    higher priority than a key seen twice). Frequent keys are clustered (Drain) and each
+    Keys are clustered (Drain). A key seen at most ``rare_max`` times is rare and all its
+    lines are kept: at priority 1 when its whole cluster is rare too (an event unlike the
+    rest of the log), at priority 3 when it is a variant of a frequent cluster ("Setting up
+    <package> …" for the 300th package), so real one-offs win the budget. Each frequent
     cluster shows its first line with a note like
-    ``… 312 similar lines: "connection from <*> closed" (10:02:11–10:59:58; 14 distinct)``.
+    ``… 312 similar lines: "connection from <*> closed" (10:02:11–10:59:58; 14 distinct)``,
+    and a cluster of a few frequent keys ("frontend: Dialog", "frontend: Readline") shows
+    the first line of each key too.
     """
     n = len(lines)
     rows_of: dict[str, list[int]] = {}
@@ -296,19 +330,42 @@ def _select_templates(lines: list[_Line], in_trace, text_counts: Counter[str], s
     stats = _TemplateStats(templates=len(rows_of))
     miner = TemplateMiner()
     for key, rows in rows_of.items():
-        if len(rows) <= rare_max:
-            # A question about rare events lifts templates seen a few times too.
-            prio = 1 if len(rows) == 1 or "one_off" in intents else 3
-            if len(rows) == 1:
-                stats.one_offs.append(rows[0])
-            for i in rows:
-                sel.mark(i, prio)
-        else:
-            miner.add(key, len(rows))
+        miner.add(key, len(rows))
+    for key, rows in rows_of.items():
+        if len(rows) > rare_max:
+            continue
+        if len(rows) == 1:
+            stats.one_offs.append(rows[0])
+        # A question about rare events lifts templates seen a few times too. Variants of
+        # bigger clusters go later (3.1 … 3.3): "Creating group polkitd" (a cluster of 5)
+        # before "Setting up libfoo" (a cluster of 400).
+        size = miner.cluster_of(key).count
+        own = size <= rare_max
+        prio = (1 if len(rows) == 1 or "one_off" in intents else 2) if own else \
+            3.1 if size <= 10 else 3.2 if size <= 100 else 3.3
+        for i in rows:
+            sel.mark(i, prio)
+    for key, rows in rows_of.items():
+        if lines[rows[0]].kind == "warning":
+            sel.mark(rows[0], 1)  # every kind of warning, once
+    asked = content_lemmas(query)
     for c in miner.clusters:
+        if asked and c.count > 1 and any(names_content_word(t, asked) for t in c.tokens
+                                         if t != WILDCARD and "#" not in t):
+            # The question names this kind of event ("which packages were upgraded?"
+            # and "… upgrade libcap2 …"): its lines come right after the one-offs.
+            for k in c.keys:
+                for i in rows_of[k]:
+                    sel.mark(i, 1.5)
+        if c.count <= rare_max:
+            continue
         rows = sorted(i for k in c.keys for i in rows_of[k]) if len(c.keys) > 1 else rows_of[c.keys[0]]
         first, last = rows[0], rows[-1]
         sel.mark(first, 1)
+        frequent_keys = [k for k in c.keys if len(rows_of[k]) > rare_max]
+        if 1 < len(frequent_keys) <= _FEW_KEYS:
+            for k in frequent_keys:
+                sel.mark(rows_of[k][0], 2)
         if "last" in intents or "change" in intents:
             sel.mark(last, 1)
         if "extreme" in intents:
@@ -346,21 +403,22 @@ class LogCompressor:
         raw = inp.text.splitlines()
         if len(raw) < _MIN_LINES:
             return None
-        lines, levels = _classify_lines(raw)
+        lowered = _Lowered.of(raw)
+        lines, levels = _classify_lines(raw, lowered)
         n = len(lines)
         intents = intents_of(inp.query)
         sel = _Selection(n)
         traces = _trace_spans(raw)
         trace_of = _select_traces(raw, traces, sel)
         text_counts = Counter(raw)
-        _select_by_kind(lines, trace_of.keys(), anchored_indices(inp.anchors, raw, max(_ANCHOR_LIMIT, n // 50)),
+        _select_by_kind(lines, trace_of.keys(), lowered.anchored(inp.anchors, max(_ANCHOR_LIMIT, n // 50)),
                         text_counts, sel)
         head, tail = (_INTENT_EDGE if "first" in intents else _HEAD), (_INTENT_EDGE if "last" in intents else _TAIL)
         for i in range(min(head, n)):
             sel.mark(i, 0 if "first" in intents else 2)
         for i in range(max(0, n - tail), n):
             sel.mark(i, 0 if "last" in intents else 2)
-        stats = _select_templates(lines, trace_of.keys(), text_counts, sel, intents)
+        stats = _select_templates(lines, trace_of.keys(), text_counts, sel, intents, inp.query)
 
         ceiling = _ceiling(inp, raw)
         chosen = _fit_to_ceiling(sel.keep, raw, ceiling)
@@ -423,20 +481,20 @@ def _spread_order(m: int) -> list[int]:
     return sorted(range(m), key=lambda k: (int(format(k, f"0{bits}b")[::-1], 2), k))
 
 
-def _fit_to_ceiling(keep: dict[int, int], raw: list[str], ceiling: int) -> list[int]:
+def _fit_to_ceiling(keep: dict[int, float], raw: list[str], ceiling: int) -> list[int]:
     """Whole priority classes while they fit, then an even spread of the first class
     that does not; lower classes are dropped. Priority 0 always stays, unless it alone
     costs more than twice the ceiling (a log of thousands of distinct errors): then its
     first and last lines stay, half the ceiling each, as the first failure and the
     final state are what explain a run, and the header still counts them all."""
-    by_prio: dict[int, list[int]] = {}
+    by_prio: dict[float, list[int]] = {}
     for i, p in keep.items():
         by_prio.setdefault(p, []).append(i)
     chosen: list[int] = []
     room = ceiling
     for p in sorted(by_prio):
         members = sorted(by_prio[p])
-        cost = sum(_line_cost(raw[i]) for i in members)
+        cost = sum(_line_cost(raw[i]) + _GAP_COST for i in members)
         if p == 0 and cost > 2 * ceiling:
             chosen += _ends_within(members, raw, ceiling // 2)
             room = 0
@@ -446,7 +504,7 @@ def _fit_to_ceiling(keep: dict[int, int], raw: list[str], ceiling: int) -> list[
             room -= cost
             continue
         for k in _spread_order(len(members)):
-            c = _line_cost(raw[members[k]])
+            c = _line_cost(raw[members[k]]) + _GAP_COST
             if c <= room:
                 chosen.append(members[k])
                 room -= c

@@ -41,9 +41,10 @@ _DISPLAY_RUN = re.compile(r"#(?:[.:,/_+-]?#)*")
 _PATH_TOKEN = re.compile(r"^[\"'(\[]?(?:[A-Za-z]:)?(?:/[\w.@+#-]+){2,}/?[\"')\],:;]?$")
 _QUOTED_TOKEN = re.compile(r"^(?:\"[^\"]*\"|'[^']*')[,;:]?$")
 
-SIMILARITY = 0.5  # share of constant tokens two keys must have in common to cluster
+SIMILARITY = 0.5  # share of a key's constant tokens a cluster must share to take it
 _TREE_DEPTH = 2  # leading tokens the parse tree routes on (after the token count)
 _MAX_CHILDREN = 64  # a level with more distinct leading tokens routes the rest to "<*>"
+_MAX_CANDIDATES = 64  # clusters of one branch a new key is compared with
 
 
 def key_of(line: str) -> str:
@@ -119,17 +120,22 @@ class TemplateMiner:
         return self._of_key[key]
 
     def _route(self, tokens: list[str]) -> tuple:
+        """Token count, then the first ``_TREE_DEPTH`` *constant* tokens. Drain routes on
+        the leading tokens; most log lines lead with a timestamp, a pid or a host, which
+        would send every line of a length down one wildcard branch, so variable tokens
+        are skipped rather than routed as wildcards."""
         path: list = [len(tokens)]
-        for t in tokens[:_TREE_DEPTH]:
-            node = (*path, t)
+        for t in tokens:
+            if len(path) > _TREE_DEPTH:
+                break
             if _is_variable(t):
-                t = WILDCARD
-            elif node not in self._children and self._children[tuple(path)] >= _MAX_CHILDREN:
+                continue
+            node = (*path, t)
+            if node not in self._children and self._children[tuple(path)] >= _MAX_CHILDREN:
                 t = WILDCARD  # a full level: Drain sends further new tokens to the wildcard child
-            else:
-                if node not in self._children:
-                    self._children[tuple(path)] += 1
-                    self._children[node] = 0
+            elif node not in self._children:
+                self._children[tuple(path)] += 1
+                self._children[node] = 0
             path.append(t)
         return tuple(path)
 
@@ -137,14 +143,21 @@ class TemplateMiner:
         candidates = self._tree.get(self._route(tokens))
         if not candidates:
             return None
-        best, best_same = None, -1
-        for c in candidates:
-            # Wildcard positions never equal a key token, so they neither help nor hurt;
-            # a template of only wildcards must not swallow every line of its length.
-            same = sum(map(str.__eq__, c.tokens, tokens))
+        # Similarity counts the key's constant tokens only: a bare "#" (a number, a
+        # timestamp) is a parameter, and counting it would let any two lines of a numeric
+        # log ("<ts> upgrade libcap2 …", "<ts> status installed curl …") look alike.
+        constant = len(tokens) - tokens.count("#")
+        if not constant:
+            return None
+        best, best_same = None, 0
+        # The most recent clusters of a crowded branch only: bounds the work on logs of
+        # thousands of unlike lines (each then starts its own cluster).
+        for c in candidates[-_MAX_CANDIDATES:]:
+            # Wildcard positions never equal a key token, so they neither help nor hurt.
+            same = sum(map(str.__eq__, c.tokens, tokens)) - sum(1 for a, b in zip(c.tokens, tokens) if a == b == "#")
             if same > best_same:
                 best, best_same = c, same
-        return best if best is not None and best_same >= self.similarity * (len(tokens) or 1) and best_same else None
+        return best if best is not None and best_same >= self.similarity * constant else None
 
 
 def mine(keys: Sequence[str]) -> tuple[Counter[str], TemplateMiner]:

@@ -157,3 +157,41 @@ _NOT_SUPERLATIVE = frozenset({"request", "requests", "interest", "interested", "
                               "earliest", "test", "tests", "suggest", "manifest", "harvest", "honest",
                               "digest", "ingest", "forest", "invest", "protest", "contest", "arrest",
                               "modest", "guest", "quest", "rest", "chest", "west", "nest", "best", "biggest"})
+
+
+# Words of a question that name no content: function words and the vocabulary of asking
+# about a tool output ("log", "line", "happen", "show").
+_NOT_CONTENT = frozenset("""
+a an the and or but if then than so of in on at to for from by with without about into onto over under
+is are was were be been being am do does did done have has had having can could would should will shall may
+might must not no nor any all some each every this that these those there here it its they them their what
+which who whom whose when where why how i me my we us our you your he she his her one ones also just only
+very more most less least much many few please tell show give list find quote say said get got see look
+log logs line lines output outputs event events entry entries happen happened thing things anything something
+everything nothing stuff part parts item items record records message messages summary summarise summarize
+describe explain report state status run runs file files time times kind kinds sort type way ever still
+care want need know like out up down off again once twice single whole overall after before during while
+""".split())
+
+
+@lru_cache(maxsize=1024)
+def content_lemmas(question: str | None) -> frozenset[str]:
+    """The question's content words (3+ letters, not function or asking words), each with
+    its possible base forms, for matching against template tokens and field values:
+    "Which packages were upgraded?" -> {packages, package, upgraded, upgrade, …}."""
+    if not question:
+        return frozenset()
+    out: set[str] = set()
+    for w in _WORD.findall(question.lower().replace("’", "'")):
+        w = w.strip("'-")
+        if len(w) < 3 or w in _NOT_CONTENT or lemma(w) in _NOT_CONTENT:
+            continue
+        out |= {f for f in _forms(w) if len(f) >= 3}
+    return frozenset(out)
+
+
+def names_content_word(token: str, lemmas: frozenset[str]) -> bool:
+    """Whether a template token (or a field value) is one of the question's content
+    words, in any inflection."""
+    t = token.lower().strip(".,:;()[]'\"")
+    return len(t) >= 3 and (t in lemmas or lemma(t) in lemmas or bool(_forms(t) & lemmas))

@@ -356,3 +356,30 @@ def test_question_about_extremes_keeps_the_extreme_rows() -> None:
     out = compress(text, query="Which block was the largest one added?")
     assert biggest in out.text and smallest in out.text
     assert biggest not in compress(text).text
+
+
+def test_a_question_naming_a_kind_of_event_keeps_those_lines() -> None:
+    # dpkg.log's shape: thousands of status lines, a few dozen upgrades.
+    rnd = random.Random(2)
+    pkgs = [f"lib{a}{b}" for a in "abcdefgh" for b in ("core", "util", "net", "xml", "ssl")]
+    lines = []
+    for i in range(3000):
+        p = rnd.choice(pkgs)
+        if i % 97 == 5:
+            lines.append(f"2026-05-09 07:29:{i % 60:02d} upgrade {p}:amd64 1.{i}-1 1.{i}-2")
+        else:
+            lines.append(f"2026-05-09 07:29:{i % 60:02d} status {rnd.choice(['installed', 'unpacked'])} {p}:amd64 1.{i}-1")
+    text = "\n".join(lines)
+    upgrades = [ln for ln in lines if " upgrade " in ln]
+    out = compress(text, query="Which packages were upgraded, and to which version?").text
+    assert all(ln in out for ln in upgrades)
+    assert sum(ln in compress(text).text for ln in upgrades) < len(upgrades)
+
+
+def test_every_kind_of_warning_shows_once() -> None:
+    lines = [f"Setting up lib{i}x ({i}.0-1) ..." for i in range(400)]
+    for k, action in enumerate(["start", "restart", "reload", "force-reload"] * 3):
+        lines[30 + k * 25] = f"invoke-rc.d: policy-rc.d denied execution of {action}."
+    out = compress("\n".join(lines)).text
+    for action in ("start", "restart", "reload", "force-reload"):
+        assert f"invoke-rc.d: policy-rc.d denied execution of {action}." in out

@@ -488,3 +488,13 @@ def test_log_rows_keep_what_the_question_asks_for() -> None:
     assert all(r in last for r in rows[-10:])
     slow = lossy_items(SmartCrusher().compress(make_input(rows, query="Which call was slowest?", sc=LOSSY)))
     assert max(rows, key=lambda r: r["latency_ms"]) in slow
+
+
+def test_rows_whose_category_the_question_names_are_kept() -> None:
+    rng = random.Random(6)
+    rows = [{"ts": f"2026-05-09 07:{i // 60 % 60:02d}:{i % 60:02d}", "component": "status",
+             "message": f"installed lib{rng.randint(1, 300)}:amd64 1.{i}"} for i in range(3000)]
+    for i in range(7, 3000, 150):
+        rows[i] = {**rows[i], "component": "upgrade", "message": f"libz{i}:amd64 1.{i}-1 1.{i}-2"}
+    kept = lossy_items(SmartCrusher().compress(make_input(rows, query="Which packages were upgraded?", sc=LOSSY)))
+    assert all(r in kept for r in rows if r["component"] == "upgrade")

@@ -109,3 +109,14 @@ def test_lemmas_fold_inflections() -> None:
 def test_intents_are_deterministic_and_combine() -> None:
     q = "Which was the slowest request, and did anything fail at the end?"
     assert intents_of(q) == intents_of(q) >= {"extreme", "errors", "last"}
+
+
+def test_content_lemmas_keep_the_words_that_name_things() -> None:
+    from headroom.query.intent import content_lemmas, names_content_word
+
+    asked = content_lemmas("Which packages were upgraded, and from which version to which?")
+    assert {"package", "upgrade", "version"} <= asked
+    assert not asked & {"which", "were", "from"}
+    assert names_content_word("upgrade", asked) and names_content_word("Upgrades", asked)
+    assert not names_content_word("status", asked)
+    assert content_lemmas("What happened in the log?") == frozenset()

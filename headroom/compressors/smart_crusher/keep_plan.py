@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...query.anchors import Anchors
-from ...query.intent import intents_of
+from ...query.intent import content_lemmas, intents_of, names_content_word
 from ...relevance.bm25 import tokenize
 from ..templates import keys_of
 from .patterns import FieldRoles, Pattern
@@ -56,6 +56,8 @@ _SINGULAR = {ERRORS: "error", ANOMALIES: "anomaly", CHANGE_POINTS: "change point
 # A string field has templates when its values are text (some contain a space) and their
 # keys (digit-led tokens masked) repeat: at most this share of the values are distinct keys.
 _TEMPLATE_MAX_KEY_SHARE = 0.5
+# A string field with at most this many distinct values is a category a question may name.
+_MAX_ASKED_VALUES = 50
 # Items kept at the start/end when the question asks for the first/last ones.
 _INTENT_EDGE = 10
 
@@ -246,6 +248,7 @@ def plan_records(items: list[Any], texts: list[str], stats: dict[str, FieldStats
     if template_keys is not None:
         must[ONE_OFFS] = one_off_positions(template_keys, cap=max(4 * max_items, n // 4))
     _steer_by_intent(must, intents, items, stats, roles, n)
+    must[ANCHORS] |= asked_value_positions(items, stats, query, cap=max(4 * max_items, 16))
     # An error is often also a rare value (the one "ERROR" level): say it once, as an error.
     must[ANOMALIES] -= must[ERRORS]
     must.get(ONE_OFFS, set()).difference_update(must[ERRORS])
@@ -300,6 +303,28 @@ def one_off_positions(keys: Sequence[str], cap: int) -> set[int]:
 
 def evenly_spaced_subset(seq: Sequence[int], k: int) -> list[int]:
     return [seq[i] for i in evenly_spaced(len(seq), k)] if len(seq) > k else list(seq)
+
+
+def asked_value_positions(items: Sequence[Any], stats: dict[str, FieldStats], query: str, cap: int) -> set[int]:
+    """Items whose categorical value is a word of the question ("which packages were
+    upgraded?" and ``"component": "upgrade"``); an even spread of ``cap`` when more."""
+    asked = content_lemmas(query)
+    if not asked:
+        return set()
+    out: list[int] = []
+    for name, fs in stats.items():
+        if fs.dominant_type != "string" or not 2 <= fs.distinct <= _MAX_ASKED_VALUES:
+            continue
+        hit: dict[str, bool] = {}
+        for i, it in enumerate(items):
+            v = it.get(name) if isinstance(it, dict) else None
+            if isinstance(v, str):
+                h = hit.get(v)
+                if h is None:
+                    h = hit[v] = names_content_word(v, asked)
+                if h:
+                    out.append(i)
+    return set(evenly_spaced_subset(sorted(set(out)), cap))
 
 
 def _steer_by_intent(must: dict[str, set[int]], intents: frozenset[str], items: Sequence[Any],
