@@ -30,6 +30,7 @@ _HEAD, _TAIL = 3, 3
 _INTENT_EDGE = 10  # lines kept at the start/end when the question asks for the first/last
 _ANCHOR_LIMIT = 60  # an anchor in more lines than this is the search term itself
 _FEW_KEYS = 4  # a cluster of at most this many frequent keys shows each key's first line
+_ASKED_MAX_SHARE = 0.2  # a cluster the question names, up to this share of the log
 _GAP_COST = 4  # tokens of the "… N lines omitted" line a kept line may bring along
 # The token ceiling of the kept lines: this share of the log, at least the floor, at most
 # the cap (the cap scales with router.log_max_lines against its default).
@@ -350,10 +351,11 @@ def _select_templates(lines: list[_Line], in_trace, text_counts: Counter[str], s
             sel.mark(rows[0], 1)  # every kind of warning, once
     asked = content_lemmas(query)
     for c in miner.clusters:
-        if asked and c.count > 1 and any(names_content_word(t, asked) for t in c.tokens
+        if asked and 1 < c.count <= _ASKED_MAX_SHARE * n and any(names_content_word(t, asked) for t in c.tokens
                                          if t != WILDCARD and "#" not in t):
             # The question names this kind of event ("which packages were upgraded?"
-            # and "… upgrade libcap2 …"): its lines come right after the one-offs.
+            # and "… upgrade libcap2 …"): its lines come right after the one-offs. A
+            # word found in most of the log ("worker" in a worker's log) names nothing.
             for k in c.keys:
                 for i in rows_of[k]:
                     sel.mark(i, 1.5)

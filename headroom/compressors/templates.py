@@ -38,7 +38,7 @@ _KEY_MASK = re.compile(r"[0-9][0-9A-Za-z_.:+~-]*")
 # Tokens that are variable in a cluster display: a masked run ("#:#:#.#", "#.#.#.#:#"),
 # a path, or a quoted value. Only used on distinct keys, so it may be slower.
 _DISPLAY_RUN = re.compile(r"#(?:[.:,/_+-]?#)*")
-_PATH_TOKEN = re.compile(r"^[\"'(\[]?(?:[A-Za-z]:)?(?:/[\w.@+#-]+){2,}/?[\"')\],:;]?$")
+_PATH_TOKEN = re.compile(r"^[\"'(\[]?(?:/[\w.@+#-]+){2,}/?[\"')\],:;]?$")
 _QUOTED_TOKEN = re.compile(r"^(?:\"[^\"]*\"|'[^']*')[,;:]?$")
 
 SIMILARITY = 0.5  # share of a key's constant tokens a cluster must share to take it
@@ -65,7 +65,13 @@ def keys_of(text_lines: Sequence[str]) -> list[str]:
 
 
 def _is_variable(token: str) -> bool:
-    return "#" in token or token == WILDCARD or bool(_PATH_TOKEN.match(token) or _QUOTED_TOKEN.match(token))
+    if "#" in token or token == WILDCARD:
+        return True
+    # Paths and quoted values start with one of these; most tokens skip the regexes.
+    return token[:1] in _PATH_OR_QUOTE_START and bool(_PATH_TOKEN.match(token) or _QUOTED_TOKEN.match(token))
+
+
+_PATH_OR_QUOTE_START = frozenset("/\"'([")
 
 
 def display_token(token: str) -> str:
@@ -106,7 +112,8 @@ class TemplateMiner:
         tokens = key.split()
         c = self._match(tokens)
         if c is None:
-            c = Cluster(len(self.clusters), list(tokens))
+            # A bare "#" is a parameter from the start: it never counts as shared.
+            c = Cluster(len(self.clusters), [WILDCARD if t == "#" else t for t in tokens])
             self.clusters.append(c)
             self._tree.setdefault(self._route(tokens), []).append(c)
         else:
@@ -154,7 +161,7 @@ class TemplateMiner:
         # thousands of unlike lines (each then starts its own cluster).
         for c in candidates[-_MAX_CANDIDATES:]:
             # Wildcard positions never equal a key token, so they neither help nor hurt.
-            same = sum(map(str.__eq__, c.tokens, tokens)) - sum(1 for a, b in zip(c.tokens, tokens) if a == b == "#")
+            same = sum(map(str.__eq__, c.tokens, tokens))
             if same > best_same:
                 best, best_same = c, same
         return best if best is not None and best_same >= self.similarity * constant else None

@@ -311,11 +311,12 @@ def asked_value_positions(items: Sequence[Any], stats: dict[str, FieldStats], qu
     asked = content_lemmas(query)
     if not asked:
         return set()
-    out: list[int] = []
+    out: set[int] = set()
     for name, fs in stats.items():
         if fs.dominant_type != "string" or not 2 <= fs.distinct <= _MAX_ASKED_VALUES:
             continue
         hit: dict[str, bool] = {}
+        rows: list[int] = []
         for i, it in enumerate(items):
             v = it.get(name) if isinstance(it, dict) else None
             if isinstance(v, str):
@@ -323,8 +324,11 @@ def asked_value_positions(items: Sequence[Any], stats: dict[str, FieldStats], qu
                 if h is None:
                     h = hit[v] = names_content_word(v, asked)
                 if h:
-                    out.append(i)
-    return set(evenly_spaced_subset(sorted(set(out)), cap))
+                    rows.append(i)
+        # A value most items hold names nothing in particular.
+        if len(rows) <= _ANCHOR_MAX_SHARE * len(items):
+            out.update(rows)
+    return set(evenly_spaced_subset(sorted(out), cap))
 
 
 def _steer_by_intent(must: dict[str, set[int]], intents: frozenset[str], items: Sequence[Any],
