@@ -472,8 +472,9 @@ def _ceiling(inp: CompressInput, raw: list[str]) -> int:
     # A learned line budget (headroom.toin) larger than the configured line count raises
     # the ceiling by the same factor.
     lines = max(5, round(inp.config.router.log_max_lines * (1.5 - _clamp(inp.aggressiveness))))
-    scale *= toin_steer.budget(inp.toin, lines) / lines
-    return max(_CEILING_FLOOR, min(round(total * share * max(1.0, scale)), round(_CEILING_CAP * scale)))
+    learned = toin_steer.budget(inp.toin, lines) / lines
+    scale *= learned
+    return max(round(_CEILING_FLOOR * learned), min(round(total * share * max(1.0, scale)), round(_CEILING_CAP * scale)))
 
 
 def _spread_order(m: int) -> list[int]:
