@@ -22,20 +22,35 @@ from dataclasses import dataclass, field
 from ..query.intent import content_lemmas, intents_of, names_content_word
 from ..toin import steer as toin_steer
 from .base import Compressed, CompressInput
-from .templates import WILDCARD, TemplateMiner, describe, display_token, extreme_rows, key_of, keys_of
+from .templates import (
+    WILDCARD,
+    TemplateMiner,
+    describe,
+    display_token,
+    extreme_rows,
+    header_tokens,
+    key_of,
+    keys_of,
+)
 
 _MIN_LINES = 12  # shorter logs are cheaper to send whole
 _CONTEXT = 2  # lines kept before and after an error
 _HEAD, _TAIL = 3, 3
 _INTENT_EDGE = 10  # lines kept at the start/end when the question asks for the first/last
 _ANCHOR_LIMIT = 60  # an anchor in more lines than this is the search term itself
+_SMALL_CLUSTER = 10  # a cluster of at most this many one-off lines keeps them as one-offs
 _FEW_KEYS = 4  # a cluster of at most this many frequent keys shows each key's first line
+_WORD_HIT_MIN, _WORD_HIT_SHARE = 10, 0.02  # a question word in at most this many lines is a lead
+_TOP_K = 20  # lines kept per numeric column for "largest/slowest" questions
+_PLAIN_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 _ASKED_MAX_SHARE = 0.2  # a cluster the question names, up to this share of the log
 _GAP_COST = 4  # tokens of the "… N lines omitted" line a kept line may bring along
 # The token ceiling of the kept lines: this share of the log, at least the floor, at most
 # the cap (the cap scales with router.log_max_lines against its default).
 _CEILING_SHARE, _CEILING_FLOOR, _CEILING_CAP = 0.2, 600, 6000
 _DEFAULT_MAX_LINES = 60
+_VITAL_CEILING = 2  # priorities up to 1 (one-offs, exemplars, warnings) may use this x the ceiling
+_VITAL_MAX_SHARE = 0.25  # … while one-off lines are at most this share of the log
 _TRACE_KEEP_HEAD, _TRACE_KEEP_TAIL = 6, 8  # a long trace keeps its top and its bottom
 _MAX_LINE_CHARS = 2000  # one giant line (minified JSON, base64) is cut, not kept whole
 
@@ -329,7 +344,7 @@ def _select_templates(lines: list[_Line], in_trace, text_counts: Counter[str], s
             rows_of.setdefault(ln.template, []).append(i)
     rare_max = max(2, n // 1000)
     stats = _TemplateStats(templates=len(rows_of))
-    miner = TemplateMiner()
+    miner = TemplateMiner(header=header_tokens(list(rows_of)))
     for key, rows in rows_of.items():
         miner.add(key, len(rows))
     for key, rows in rows_of.items():
@@ -341,9 +356,15 @@ def _select_templates(lines: list[_Line], in_trace, text_counts: Counter[str], s
         # bigger clusters go later (3.1 … 3.3): "Creating group polkitd" (a cluster of 5)
         # before "Setting up libfoo" (a cluster of 400).
         size = miner.cluster_of(key).count
-        own = size <= rare_max
+        # A small cluster of one-offs ("MASTER <-> REPLICA sync: <*>" five times, each
+        # with another step) is a run of distinct events, not a frequent one.
+        # So is the odd variant of a frequent event when the cluster has few variants
+        # ("flags=M" once among 42 "flags=N" closes: the master's connection).
+        cluster = miner.cluster_of(key)
+        own = (len(rows) == 1 and (size <= max(rare_max, _SMALL_CLUSTER) or len(cluster.keys) <= _FEW_KEYS)) \
+            or size <= rare_max
         prio = (1 if len(rows) == 1 or "one_off" in intents else 2) if own else \
-            3.1 if size <= 10 else 3.2 if size <= 100 else 3.3
+            3.1 if size <= 30 else 3.2 if size <= 300 else 3.3
         for i in rows:
             sel.mark(i, prio)
     for key, rows in rows_of.items():
@@ -378,6 +399,51 @@ def _select_templates(lines: list[_Line], in_trace, text_counts: Counter[str], s
         sel.notes[first] = _template_note(c.tokens, [lines[i].text for i in _spread_rows(rows)], rows,
                                           text_counts, lines[first].text)
     return stats
+
+
+def _lines_naming_content_words(lowered: _Lowered, query: str, n: int) -> set[int]:
+    """Lines naming a content word of the question that few lines name ("where does the
+    pinentry alternative point?" -> the two pinentry lines): a word in more than
+    ``max(10, 2 %)`` of the lines (the log's own vocabulary) is not a lead."""
+    out: set[int] = set()
+    limit = max(_WORD_HIT_MIN, round(_WORD_HIT_SHARE * n))
+    for w in sorted(content_lemmas(query)):
+        if len(w) < 4:
+            continue
+        hits = _lines_naming(lowered.text, lowered.starts, (w,))
+        if len(hits) <= limit:
+            out.update(hits)
+    return out
+
+
+def _top_value_lines(raw: list[str], in_trace) -> set[int]:
+    """For "largest/slowest" questions: among lines of one token count (at least 20),
+    each position holding a plain number in most of them ranks its lines; the top
+    ``_TOP_K`` and the bottom 3 are kept (``du`` output: the 20 biggest entries). At most
+    two positions per token count; timestamps and ids with letters are not numbers."""
+    by_len: dict[int, list[tuple[int, list[str]]]] = {}
+    for i, t in enumerate(raw):
+        if i not in in_trace:
+            parts = t.split()
+            if 1 < len(parts) <= 40:
+                by_len.setdefault(len(parts), []).append((i, parts))
+    out: set[int] = set()
+    for rows in by_len.values():
+        if len(rows) < 20:
+            continue
+        ntok = len(rows[0][1])
+        used = 0
+        for pos in range(ntok):
+            vals = [(float(p[pos]), i) for i, p in rows if _PLAIN_NUMBER.match(p[pos])]
+            if len(vals) < 0.8 * len(rows) or len({v for v, _ in vals}) < 3:
+                continue
+            vals.sort()
+            out.update(i for _, i in vals[-_TOP_K:])
+            out.update(i for _, i in vals[:3])
+            used += 1
+            if used == 2:
+                break
+    return out
 
 
 def _spread_rows(rows: list[int], limit: int = 2000) -> list[int]:
@@ -421,9 +487,18 @@ class LogCompressor:
         for i in range(max(0, n - tail), n):
             sel.mark(i, 0 if "last" in intents else 2)
         stats = _select_templates(lines, trace_of.keys(), text_counts, sel, intents, inp.query)
+        # What the question names or asks to rank comes right after errors and anchors.
+        for i in _lines_naming_content_words(lowered, inp.query, n):
+            sel.mark(i, 0.5)
+        if "extreme" in intents:
+            for i in _top_value_lines(raw, trace_of.keys()):
+                sel.mark(i, 0.5)
 
         ceiling = _ceiling(inp, raw)
-        chosen = _fit_to_ceiling(sel.keep, raw, ceiling)
+        # One-off lines are anomalies only while they are a minority; in a listing where
+        # every line is unique (du, ls) they are the content and get no extra room.
+        vital = _VITAL_CEILING if len(stats.one_offs) <= _VITAL_MAX_SHARE * n else 1
+        chosen = _fit_to_ceiling(sel.keep, raw, ceiling, vital)
         if len(chosen) >= n:
             return None
         # A note whose line was cut would describe nothing.
@@ -484,27 +559,30 @@ def _spread_order(m: int) -> list[int]:
     return sorted(range(m), key=lambda k: (int(format(k, f"0{bits}b")[::-1], 2), k))
 
 
-def _fit_to_ceiling(keep: dict[int, float], raw: list[str], ceiling: int) -> list[int]:
+def _fit_to_ceiling(keep: dict[int, float], raw: list[str], ceiling: int, vital: float = _VITAL_CEILING) -> list[int]:
     """Whole priority classes while they fit, then an even spread of the first class
-    that does not; lower classes are dropped. Priority 0 always stays, unless it alone
-    costs more than twice the ceiling (a log of thousands of distinct errors): then its
-    first and last lines stay, half the ceiling each, as the first failure and the
-    final state are what explain a run, and the header still counts them all."""
+    that does not; lower classes are dropped. What a reader cannot ask for unless it is
+    in view — one-off events, one exemplar per frequent template, warnings (priority up
+    to 1) — may use twice the ceiling; the rest only the ceiling. Priority 0 always
+    stays, unless it alone costs more than twice the ceiling (a log of thousands of
+    distinct errors): then its first and last lines stay, half the ceiling each, as the
+    first failure and the final state are what explain a run, and the header still
+    counts them all."""
     by_prio: dict[float, list[int]] = {}
     for i, p in keep.items():
         by_prio.setdefault(p, []).append(i)
     chosen: list[int] = []
-    room = ceiling
+    spent = 0
     for p in sorted(by_prio):
         members = sorted(by_prio[p])
         cost = sum(_line_cost(raw[i]) + _GAP_COST for i in members)
         if p == 0 and cost > 2 * ceiling:
             chosen += _ends_within(members, raw, ceiling // 2)
-            room = 0
-            continue
+            break
+        room = (vital if p <= 1 else 1) * ceiling - spent
         if cost <= room or p == 0:
             chosen += members
-            room -= cost
+            spent += cost
             continue
         for k in _spread_order(len(members)):
             c = _line_cost(raw[members[k]]) + _GAP_COST

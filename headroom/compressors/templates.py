@@ -44,7 +44,8 @@ _QUOTED_TOKEN = re.compile(r"^(?:\"[^\"]*\"|'[^']*')[,;:]?$")
 SIMILARITY = 0.5  # share of a key's constant tokens a cluster must share to take it
 _TREE_DEPTH = 2  # leading tokens the parse tree routes on (after the token count)
 _MAX_CHILDREN = 64  # a level with more distinct leading tokens routes the rest to "<*>"
-_MAX_CANDIDATES = 64  # clusters of one branch a new key is compared with
+_MAX_CANDIDATES = 24  # clusters of one branch a new key is compared with
+_HEADER_SPAN, _HEADER_SHARE, _HEADER_MIN_KEYS = 6, 0.3, 8  # see header_tokens
 
 
 def key_of(line: str) -> str:
@@ -97,8 +98,12 @@ class TemplateMiner:
     """Drain's parse tree over distinct keys: token count, then up to ``_TREE_DEPTH``
     leading constant tokens, then a list of clusters compared by token similarity."""
 
-    def __init__(self, similarity: float = SIMILARITY):
+    def __init__(self, similarity: float = SIMILARITY, header: frozenset[tuple[int, str]] = frozenset()):
         self.similarity = similarity
+        # (position, token) pairs of the line header (month names, level marks) that
+        # most lines share: they say nothing about the event, so they do not count as
+        # shared tokens (see ``header_tokens``).
+        self.header = header
         self.clusters: list[Cluster] = []
         self._tree: dict[tuple, list[Cluster]] = {}
         self._children: Counter[tuple] = Counter()
@@ -110,6 +115,9 @@ class TemplateMiner:
             c.count += count
             return c
         tokens = key.split()
+        if self.header:
+            tokens = ["#" if (i, t) in self.header else t for i, t in enumerate(tokens[:_HEADER_SPAN])] + \
+                tokens[_HEADER_SPAN:]
         c = self._match(tokens)
         if c is None:
             # A bare "#" is a parameter from the start: it never counts as shared.
@@ -167,11 +175,24 @@ class TemplateMiner:
         return best if best is not None and best_same >= self.similarity * constant else None
 
 
+def header_tokens(keys: Sequence[str]) -> frozenset[tuple[int, str]]:
+    """(position, token) pairs among the first ``_HEADER_SPAN`` tokens held by more than
+    ``_HEADER_SHARE`` of the distinct keys: a line header's constant parts ("Nov" of a
+    date, redis's "*" level mark, a host name). Counting them as shared tokens would
+    cluster "Ready to accept connections" with "Connecting to MASTER <*>"."""
+    if len(keys) < _HEADER_MIN_KEYS:
+        return frozenset()
+    seen: Counter[tuple[int, str]] = Counter()
+    for k in keys:
+        seen.update(enumerate(k.split(None, _HEADER_SPAN)[:_HEADER_SPAN]))
+    return frozenset(pt for pt, c in seen.items() if c > _HEADER_SHARE * len(keys) and pt[1] != "#")
+
+
 def mine(keys: Sequence[str]) -> tuple[Counter[str], TemplateMiner]:
     """Counts of each key and the clusters over the distinct keys (first-seen order, so
     the result is deterministic)."""
     counts = Counter(keys)
-    miner = TemplateMiner()
+    miner = TemplateMiner(header=header_tokens(list(counts)))
     for k, n in counts.items():  # Counter keeps first-insertion order
         miner.add(k, n)
     return counts, miner

@@ -157,7 +157,8 @@ def test_all_one_off_lines_fill_a_token_ceiling_that_scales_with_aggressiveness(
     gentle = compress(text, aggressiveness=0.0)
     hard = compress(text, aggressiveness=1.0)
     assert hard.items_after < gentle.items_after
-    for out, share in ((gentle, 0.2 * 1.5), (hard, 0.2 * 0.5)):
+    # One-off lines may use twice the ceiling (a fifth of the log, scaled).
+    for out, share in ((gentle, 2 * 0.2 * 1.5), (hard, 2 * 0.2 * 0.5)):
         kept_tokens = sum(len(ln) // 4 + 1 for ln in out.text.splitlines() if ln in set(lines))
         assert kept_tokens <= share * sum(len(ln) // 4 + 1 for ln in lines) + 1
     kept = [i for i, ln in enumerate(lines) if ln in out.text]
