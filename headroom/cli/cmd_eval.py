@@ -55,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     gate = sub.add_parser("gate", help="exit 1 when results miss the release thresholds")
     gate.add_argument("dir")
-    gate.add_argument("--gate-config", help="thresholds TOML (default: ./eval/gate.toml, else built-in)")
+    gate.add_argument("--gate-config", help="thresholds TOML (default: the gate.toml shipped in headroom/eval/)")
     gate.add_argument("--min-fact-retention", type=float)
     gate.add_argument("--min-savings", type=float)
     gate.add_argument("--max-lost", type=float)

@@ -1,7 +1,8 @@
 """The release gate: compare a results document against thresholds.
 
-Thresholds live in ``eval/gate.toml`` (read with tomllib); command-line values override
-them. A threshold applies to every configuration that ran, overall and, where the file
+Thresholds live in ``headroom/eval/gate.toml`` (package data, so the gate works from a
+wheel; read with tomllib); ``--gate-config`` points at another file and command-line values
+override ``[overall]``. A threshold applies to every configuration that ran, overall and, where the file
 says so, per family. Skipped configurations are listed but do not fail the gate unless
 ``require`` names them.
 """
@@ -28,13 +29,8 @@ METRICS: dict[str, tuple[str, str]] = {
     "min_llm_contains_delta": ("", "min"),  # handled separately (LLM section)
 }
 
-
-# Used when no gate file is given and ./eval/gate.toml does not exist (pip installs).
-DEFAULT_THRESHOLDS: dict[str, Any] = {
-    "overall": {"min_fact_retention": 0.98, "min_savings": 0.5, "max_errors": 0},
-    "require": {"configs": ["deterministic"]},
-}
-DEFAULT_GATE_FILE = Path("eval") / "gate.toml"
+# The one source of release thresholds: shipped next to this module.
+DEFAULT_GATE_FILE = Path(__file__).resolve().parent / "gate.toml"
 
 
 @dataclass
@@ -48,12 +44,8 @@ class Check:
 
 
 def load_thresholds(path: str | Path | None) -> dict[str, Any]:
-    """Thresholds from ``path``; without one, ./eval/gate.toml, else the built-in defaults."""
-    if path is None:
-        if not DEFAULT_GATE_FILE.exists():
-            return DEFAULT_THRESHOLDS
-        path = DEFAULT_GATE_FILE
-    p = Path(path)
+    """Thresholds from ``path``, or from the shipped ``gate.toml`` without one."""
+    p = Path(path) if path is not None else DEFAULT_GATE_FILE
     if not p.exists():
         raise FileNotFoundError(f"gate config not found: {p}")
     data = tomllib.loads(p.read_text())

@@ -16,7 +16,7 @@ from headroom.eval.scenarios import build_suite
 
 from .conftest import head_keeper_factory
 
-REPO_GATE = Path(__file__).resolve().parents[2] / "eval" / "gate.toml"
+REPO_GATE = Path(__file__).resolve().parents[2] / "headroom" / "eval" / "gate.toml"
 
 
 @pytest.fixture(scope="module")
@@ -93,3 +93,9 @@ def test_gate_checks_the_llm_accuracy_delta(results):
     [llm] = [c for c in checks if c.scope == "llm/compressed"]
     assert not llm.passed and llm.value == -0.25
     assert all(c.passed for c in evaluate(with_llm, {"overall": {"min_llm_contains_delta": -0.3}}))
+
+
+def test_gate_reads_the_shipped_file_from_any_working_directory(tmp_path, monkeypatch):
+    # One source of thresholds: the package's gate.toml, found without a checkout's cwd.
+    monkeypatch.chdir(tmp_path)
+    assert load_thresholds(None) == load_thresholds(REPO_GATE)
