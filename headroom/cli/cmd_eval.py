@@ -56,7 +56,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     gate = sub.add_parser("gate", help="exit 1 when results miss the release thresholds")
     gate.add_argument("dir")
     gate.add_argument("--gate-config", help="thresholds TOML (default: the gate.toml shipped in headroom/eval/)")
-    gate.add_argument("--min-fact-retention", type=float)
+    gate.add_argument("--min-in-view-retention", type=float,
+                      help="share of facts verbatim in what the reader sees (question excluded)")
+    gate.add_argument("--max-recoverable-only", type=float,
+                      help="ceiling on the share of facts reachable only through headroom_retrieve")
     gate.add_argument("--min-savings", type=float)
     gate.add_argument("--max-lost", type=float)
     gate.add_argument("--max-latency-ms-median", type=float)
@@ -125,7 +128,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
     from ..eval.report import load_results
 
     checks = evaluate(load_results(args.dir), load_thresholds(args.gate_config), {
-        "min_fact_retention": args.min_fact_retention, "min_savings": args.min_savings,
+        "min_in_view_retention": args.min_in_view_retention, "max_recoverable_only": args.max_recoverable_only,
+        "min_savings": args.min_savings,
         "max_lost": args.max_lost, "max_latency_ms_median": args.max_latency_ms_median})
     failed = [c for c in checks if not c.passed]
     print(format_checks(checks))

@@ -89,7 +89,7 @@ class _ConfigRun:
         self.ec = ec
         self.config = ec.build(options)
         self.store = CompressionStore(max_entries=1_000_000, ttl_seconds=self.config.ccr.store_ttl_seconds)
-        self.factory = factory
+        self.factory = ec.pipeline or factory
         self._pipelines: dict[int | None, Pipeline] = {}
 
     def pipeline(self, budget: int | None) -> Pipeline:
@@ -122,7 +122,7 @@ class _ConfigRun:
                               lost=len(probe.evidence), lost_strings=list(probe.evidence), markers=0,
                               error=f"{type(exc).__name__}: {exc}")
         latency = (time.perf_counter() - t0) * 1000
-        visible = visible_text(result.conversation)
+        visible = visible_text(result.conversation, probe.question)
         rec = recoverable_text(visible, self.store)
         if scenario.has_image:
             visible, rec = with_image_evidence(probe.evidence, result.conversation, visible, rec)
@@ -160,9 +160,10 @@ def summarize(cases: list[CaseResult]) -> dict[str, Any]:
         "kept": kept,
         "recoverable": rec,
         "lost": ev - kept - rec,
-        # "Fact retention" counts a fact as retained when the model can still get at it.
-        "fact_retention": (kept + rec) / ev if ev else 1.0,
-        "kept_ratio": kept / ev if ev else 1.0,
+        # Two numbers, never summed into one: what the reader sees, and what it could only
+        # get back by calling headroom_retrieve (a bare marker scores 0 in view, 1 here).
+        "in_view_retention": kept / ev if ev else 1.0,
+        "recoverable_only": rec / ev if ev else 0.0,
         "never_worse": all(c.never_worse for c in cases),
         "latency_ms_median": statistics.median(lat),
         "latency_ms_p95": lat[min(len(lat) - 1, round(0.95 * (len(lat) - 1)))],

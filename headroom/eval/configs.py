@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..config import CCRConfig, ContextConfig, HeadroomConfig, LLMLinguaConfig, RelevanceConfig
 
@@ -27,6 +28,9 @@ class EvalConfig:
     build: Callable[[EvalOptions], HeadroomConfig]
     # Why this config cannot run with these options (checked before building), or None.
     precondition: Callable[[EvalOptions], str | None] = field(default=lambda o: None)
+    # (config, store) -> Pipeline when this configuration is not the default pipeline
+    # (negative controls); None uses the runner's factory.
+    pipeline: Callable[..., Any] | None = None
 
 
 def _deterministic(o: EvalOptions) -> HeadroomConfig:
@@ -49,6 +53,15 @@ def _no_ccr(o: EvalOptions) -> HeadroomConfig:
     return HeadroomConfig(ccr=CCRConfig(enabled=False))
 
 
+def _control(name: str) -> Callable[..., Any]:
+    def factory(config: HeadroomConfig, store: Any) -> Any:
+        from . import controls  # imports the pipeline; only when a control runs
+
+        return controls.control_factory(getattr(controls, name))(config, store)
+
+    return factory
+
+
 def _needs_llmlingua_model(o: EvalOptions) -> str | None:
     return None if o.llmlingua_model else "no LLMLingua-2 checkpoint given (--llmlingua-model DIR)"
 
@@ -61,7 +74,13 @@ CONFIGS: dict[str, EvalConfig] = {c.name: c for c in (
     EvalConfig("intelligent_context", "deterministic + IntelligentContext instead of RollingWindow", _intelligent),
     # Not a default: it shows what CCR buys (lossy results are discarded without a store).
     EvalConfig("no_ccr", "deterministic with CCR off: only lossless compression applies", _no_ccr),
+    # Negative controls: the gate must fail them (see headroom/eval/controls.py).
+    EvalConfig("bare_marker", "NEGATIVE CONTROL: every tool output replaced by its marker (original stored)",
+               _deterministic, pipeline=_control("BareMarker")),
+    EvalConfig("drop_rare", "NEGATIVE CONTROL: keeps a sample of the most frequent rows/lines, drops rare ones "
+               "(original stored)", _deterministic, pipeline=_control("DropRare")),
 )}
+CONTROLS = ("bare_marker", "drop_rare")
 
 DEFAULT_CONFIGS = ("deterministic", "llmlingua2", "relevance_hybrid", "intelligent_context")
 

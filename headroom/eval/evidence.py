@@ -1,5 +1,10 @@
-"""Is a fact still there? Kept (verbatim in what the model sees), recoverable (behind a
-retrieval marker whose original contains it), or lost."""
+"""Is a fact still there? In view (verbatim in what the model reads, the question itself
+excluded), recoverable only (not in view, but inside a CCR original behind a marker the
+model can retrieve), or lost.
+
+The question is excluded because a fact the question already states proves nothing about
+the compressor; scenario generators also refuse probes whose evidence is in the question.
+"""
 
 from __future__ import annotations
 
@@ -14,9 +19,10 @@ from ..formats.model import BlockKind, Conversation
 _MAX_DEPTH = 3
 
 
-def visible_text(conv: Conversation) -> str:
-    """Every piece of text the model will read, system prompt and tool calls included."""
-    return "\n".join(b.text for _, _, b in conv.blocks() if b.text)
+def visible_text(conv: Conversation, question: str | None = None) -> str:
+    """Every piece of text the model will read, system prompt and tool calls included,
+    except blocks that are exactly ``question``."""
+    return "\n".join(b.text for _, _, b in conv.blocks() if b.text and b.text != question)
 
 
 def recoverable_text(text: str, store: CompressionStore | None) -> str:

@@ -36,13 +36,19 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def _retention(s: dict[str, Any]) -> list[str]:
+    """In view and recoverable only, as share and count; then lost facts."""
+    return [f"{_pct(s['in_view_retention'])} ({s['kept']})", f"{_pct(s['recoverable_only'])} ({s['recoverable']})",
+            str(s["lost"])]
+
+
 # -- tables (rows of strings) ----------------------------------------------------------
 Table = tuple[list[str], list[list[str]]]
 
 
 def config_table(results: dict[str, Any]) -> Table:
-    head = ["config", "status", "cases", "tokens before", "tokens after", "savings", "fact retention", "kept",
-            "recoverable", "lost", "median ms", "p95 ms", "never worse"]
+    head = ["config", "status", "cases", "tokens before", "tokens after", "savings", "in view",
+            "recoverable only", "lost", "median ms", "p95 ms", "never worse"]
     rows = []
     for c in results.get("configs", []):
         s = results.get("summary", {}).get(c["name"], {}).get("overall")
@@ -50,27 +56,25 @@ def config_table(results: dict[str, Any]) -> Table:
             rows.append([c["name"], f"skipped: {c.get('reason') or 'no cases'}"] + [""] * (len(head) - 2))
             continue
         rows.append([c["name"], "ok", str(s["cases"]), f"{s['tokens_before']:,}", f"{s['tokens_after']:,}",
-                     _pct(s["savings"]), _pct(s["fact_retention"]), str(s["kept"]), str(s["recoverable"]),
-                     str(s["lost"]), f"{s['latency_ms_median']:.1f}", f"{s['latency_ms_p95']:.1f}",
+                     _pct(s["savings"]), *_retention(s), f"{s['latency_ms_median']:.1f}", f"{s['latency_ms_p95']:.1f}",
                      "yes" if s["never_worse"] else "NO"])
     return head, rows
 
 
 def family_table(results: dict[str, Any], config: str) -> Table:
-    head = ["family", "cases", "tokens before", "tokens after", "savings", "fact retention", "kept", "recoverable",
-            "lost", "median ms"]
+    head = ["family", "cases", "tokens before", "tokens after", "savings", "in view", "recoverable only", "lost",
+            "median ms"]
     rows = []
     for fam, s in sorted(results["summary"][config]["families"].items()):
         rows.append([fam, str(s["cases"]), f"{s['tokens_before']:,}", f"{s['tokens_after']:,}", _pct(s["savings"]),
-                     _pct(s["fact_retention"]), str(s["kept"]), str(s["recoverable"]), str(s["lost"]),
-                     f"{s['latency_ms_median']:.1f}"])
+                     *_retention(s), f"{s['latency_ms_median']:.1f}"])
     return head, rows
 
 
 def kind_table(results: dict[str, Any], config: str) -> Table:
-    head = ["fact kind", "cases", "evidence", "kept", "recoverable", "lost", "fact retention"]
-    rows = [[k, str(s["cases"]), str(s["evidence"]), str(s["kept"]), str(s["recoverable"]), str(s["lost"]),
-             _pct(s["fact_retention"])] for k, s in results["summary"][config].get("probe_kinds", {}).items()]
+    head = ["fact kind", "cases", "evidence", "in view", "recoverable only", "lost"]
+    rows = [[k, str(s["cases"]), str(s["evidence"]), *_retention(s)]
+            for k, s in results["summary"][config].get("probe_kinds", {}).items()]
     return head, rows
 
 
