@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..ccr.markers import find_hashes
 from ..ccr.store import CompressionStore
-from ..formats.model import BlockKind, Conversation
+from ..formats.model import Conversation
 
 # Retrieved originals can hold markers themselves (a dropped turn whose tool output was
 # already compressed); follow them this deep.
@@ -48,18 +48,18 @@ def recoverable_text(text: str, store: CompressionStore | None) -> str:
     return "\n".join(out)
 
 
-def shows_image(conv: Conversation) -> bool:
-    return any(b.kind is BlockKind.IMAGE for _, _, b in conv.blocks())
-
-
 def with_image_evidence(evidence: tuple[str, ...], conv: Conversation, visible: str, recoverable: str) -> tuple[str, str]:
-    """Facts that live in pixels: kept while an image is still shown to the model,
-    recoverable when the image was replaced and its original is behind a marker."""
-    facts = "\n".join(evidence)
-    if shows_image(conv):
-        return f"{visible}\n{facts}", recoverable
+    """Facts that live in pixels: in view when OCR reads them from the image as sent (see
+    :mod:`headroom.eval.pixels`), recoverable when the original image is behind a marker,
+    else lost. OCR transcriptions that replaced an image are already in ``visible``."""
+    from .pixels import normalize, sent_image_text
+
+    seen = sent_image_text(conv)
+    in_view = [e for e in evidence if seen and normalize(e) in seen]
+    if in_view:
+        visible = "\n".join([visible, *in_view])
     if "data:image/" in recoverable:
-        return visible, f"{recoverable}\n{facts}"
+        recoverable = "\n".join([recoverable, *evidence])
     return visible, recoverable
 
 

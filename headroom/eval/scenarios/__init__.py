@@ -44,9 +44,10 @@ SUITES = tuple(_SIZES)
 
 
 def image_family_available() -> bool:
-    """Images are evaluated when the image transform and Pillow are installed."""
-    return (importlib.util.find_spec("headroom.image.transform") is not None
-            and importlib.util.find_spec("PIL") is not None)
+    """Images are evaluated when the image transform, Pillow and OCR (which judges the
+    pixels sent) are installed: the ``image`` extra."""
+    return all(importlib.util.find_spec(m) is not None
+               for m in ("headroom.image.transform", "PIL", "rapidocr_onnxruntime"))
 
 
 if image_family_available():
