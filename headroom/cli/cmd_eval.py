@@ -13,7 +13,7 @@ def _csv(value: str | None) -> list[str] | None:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from ..eval.configs import DEFAULT_CONFIGS
-    from ..eval.scenarios import FAMILIES
+    from ..eval.scenarios import family_names
 
     p = subparsers.add_parser("eval", help="measure task quality against token savings",
                               description="Run the eval suite, write reports, or gate a release on them.")
@@ -22,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     run = sub.add_parser("run", help="run scenarios through each configuration (and an LLM when given)")
     run.add_argument("--suite", default="standard", help="smoke | standard | full (default: standard)")
-    run.add_argument("--families", help="comma-separated scenario families (default: all): " + ", ".join(FAMILIES))
+    run.add_argument("--families", help="comma-separated scenario families (default: all): " + ", ".join(family_names()))
     run.add_argument("--seeds", help="comma-separated seeds (default: the suite's)")
     run.add_argument("--configs", default=",".join(DEFAULT_CONFIGS),
                      help=f"comma-separated configurations (default: {','.join(DEFAULT_CONFIGS)})")

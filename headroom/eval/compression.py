@@ -56,6 +56,8 @@ class CaseResult:
     markers: int
     transforms: dict[str, dict[str, float]] = field(default_factory=dict)
     error: str | None = None
+    # Real-output corpus cases: "dev" or "heldout" (sources nobody tunes on); else None.
+    split: str | None = None
 
     @property
     def never_worse(self) -> bool:
@@ -112,7 +114,8 @@ class _ConfigRun:
         p.memo = CompressionMemo(read_store=False)
         messages, model, system = _request(scenario, probe, fmt)
         base = {"config": self.ec.name, "family": scenario.family, "scenario": scenario.id, "size": scenario.size,
-                "seed": scenario.seed, "format": fmt, "probe_kind": probe.kind, "question": probe.question}
+                "seed": scenario.seed, "format": fmt, "probe_kind": probe.kind, "question": probe.question,
+                "split": scenario.meta.get("split")}
         t0 = time.perf_counter()
         try:
             result = compress(messages, model=model, system=system, pipeline=p)
@@ -229,14 +232,19 @@ def run_compression(
             continue
         fams: dict[str, list[CaseResult]] = defaultdict(list)
         kinds: dict[str, list[CaseResult]] = defaultdict(list)
+        splits: dict[str, list[CaseResult]] = defaultdict(list)
         for c in mine:
             fams[c.family].append(c)
             kinds[c.probe_kind].append(c)
+            if c.split:
+                splits[c.split].append(c)
         by_config[entry["name"]] = {
             "overall": summarize(mine),
             "families": {f: summarize(cs) for f, cs in fams.items()},
             # Which kind of fact suffers first: spikes, errors, anomalies, looked-up items.
             "probe_kinds": {k: summarize(cs) for k, cs in sorted(kinds.items())},
+            # The real-output corpus per split; "heldout" sources are never tuned on.
+            "corpus_splits": {k: summarize(cs) for k, cs in sorted(splits.items())},
             "transforms": summarize_transforms(mine),
         }
     return {

@@ -71,6 +71,14 @@ def family_table(results: dict[str, Any], config: str) -> Table:
     return head, rows
 
 
+def split_table(results: dict[str, Any], config: str) -> Table:
+    """The real-output corpus, one line per split (held-out sources on their own line)."""
+    head = ["corpus split", "cases", "tokens before", "tokens after", "savings", "in view", "recoverable only", "lost"]
+    rows = [[k, str(s["cases"]), f"{s['tokens_before']:,}", f"{s['tokens_after']:,}", _pct(s["savings"]), *_retention(s)]
+            for k, s in results["summary"][config].get("corpus_splits", {}).items()]
+    return head, rows
+
+
 def kind_table(results: dict[str, Any], config: str) -> Table:
     head = ["fact kind", "cases", "evidence", "in view", "recoverable only", "lost"]
     rows = [[k, str(s["cases"]), str(s["evidence"]), *_retention(s)]
@@ -128,6 +136,8 @@ def _sections(results: dict[str, Any]) -> list[tuple[str, Table]]:
         out.append(("Configurations", config_table(results)))
         for name in results.get("summary", {}):
             out.append((f"Per family — {name}", family_table(results, name)))
+            if results["summary"][name].get("corpus_splits"):
+                out.append((f"Real-output corpus per split — {name}", split_table(results, name)))
             out.append((f"Per fact kind — {name}", kind_table(results, name)))
             out.append((f"Per transform — {name}", transform_table(results, name)))
         out.append(("Lost evidence (first 30)", lost_table(results)))

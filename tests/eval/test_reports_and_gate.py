@@ -90,6 +90,21 @@ def test_cli_run_report_gate(tmp_path, capsys):
                  "--min-in-view-retention", "0", "--max-recoverable-only", "1"]) in (0, 1)
 
 
+def test_corpus_is_reported_per_split_and_gated_on_in_view_retention(tmp_path):
+    res = run_compression(build_suite("smoke", ["real_corpus"]), ["deterministic"], formats=["openai_chat"],
+                          pipeline_factory=head_keeper_factory(5), progress=False)
+    splits = res["summary"]["deterministic"]["corpus_splits"]
+    assert set(splits) == {"dev", "heldout"}
+    assert sum(s["cases"] for s in splits.values()) == res["summary"]["deterministic"]["overall"]["cases"]
+    md = write_reports(res, tmp_path, plots=False)["markdown"].read_text()
+    assert "Real-output corpus per split — deterministic" in md
+    assert re.search(r"^\| heldout \| \d+ \|", md, re.MULTILINE)
+    corpus_view = res["summary"]["deterministic"]["families"]["real_corpus"]["in_view_retention"]
+    checks = [c for c in evaluate(res, load_thresholds(REPO_GATE)) if c.scope == "deterministic/real_corpus"]
+    [c] = [c for c in checks if c.metric == "min_in_view_retention"]
+    assert c.threshold == 0.95 and c.value == corpus_view and c.passed == (corpus_view >= 0.95)
+
+
 def test_gate_checks_the_llm_accuracy_delta(results):
     with_llm = {**results, "llm": {"arms": {"original": {"n": 4}, "compressed": {
         "n": 4, "delta_contains": {"mean": -0.25, "lo": -0.5, "hi": 0.0, "n": 4}}}}}
