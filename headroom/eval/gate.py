@@ -101,8 +101,14 @@ def evaluate(results: dict[str, Any], thresholds: dict[str, Any], overrides: dic
     for name in sorted(missing):
         checks.append(Check(name, "status", 0, None, False, "required configuration did not run"))
     llm_min = overall.get("min_llm_contains_delta")
-    if llm_min is not None and results.get("llm"):
-        for arm, s in results["llm"].get("arms", {}).items():
+    llm = results.get("llm")
+    if llm_min is not None and llm and not llm.get("reader_competent", True):
+        # A reader that cannot answer from the originals says nothing about compression.
+        checks.append(Check("llm", "min_llm_contains_delta", float(llm_min), None, True,
+                            f"ignored: reader not competent (original-context accuracy "
+                            f"{llm.get('original_accuracy', 0.0):.2f} < {llm.get('competence_floor', 0.7):.2f})"))
+    elif llm_min is not None and llm:
+        for arm, s in llm.get("arms", {}).items():
             d = s.get("delta_contains")
             if d is not None:
                 checks.append(Check(f"llm/{arm}", "min_llm_contains_delta", float(llm_min), d["mean"],

@@ -30,6 +30,7 @@ EXTRAS: dict[str, list[tuple[str, str]]] = {
            ("scikit-learn", "sklearn"), ("tokenizers", "tokenizers")],
     "image": [("pillow", "PIL"), ("numpy", "numpy"), ("rapidocr-onnxruntime", "rapidocr_onnxruntime")],
     "eval": [("matplotlib", "matplotlib"), ("tqdm", "tqdm")],
+    "reader": [("xllamacpp", "xllamacpp")],
     "client": [("openai", "openai"), ("anthropic", "anthropic")],
 }
 # (distribution, import name) of every core dependency in pyproject.toml (a test keeps
