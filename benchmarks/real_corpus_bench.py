@@ -16,9 +16,10 @@ output) is one OpenAI-chat conversation through ``headroom.compress()``:
   (``CompressionMemo(read_store=False)``) and an emptied token-count cache, so nothing
   computed for the same bytes before can answer; best of ``--rounds`` rounds (these shared
   2-core machines change speed from second to second, for every program alike);
-- upstream (``--upstream-python``): each round runs in a fresh child process that
-  compresses every case once after a warm-up on unrelated input, so its caches cannot
-  answer either; its savings, facts in view and best-round latency.
+- upstream (``--upstream-python``): each round runs fresh child processes that compress
+  every case once after a warm-up on unrelated JSON and text; cases sharing a tool output
+  go to different processes (upstream caches by content), so its caches cannot answer
+  either; its savings, facts in view and best-round latency.
 
 Dev and held-out sources are reported apart; PASS/FAIL lines give issue 11's targets.
 """
@@ -106,15 +107,20 @@ def bench_ours(case: CorpusCase, rounds: int) -> CaseRow:
                    tokens_of(result.messages), best, fact_status(case, view, recoverable_text(view, store)))
 
 
-# Runs inside the upstream venv, once per round: compresses every case once, cold.
+# Runs inside the upstream venv: compresses each case of one batch once (no two cases of a
+# batch share a tool output, since upstream caches by content).
 UPSTREAM_RUNNER = r"""
 import json, sys, time
 import headroom
 payload = json.load(sys.stdin)
-warm = [{"role": "user", "content": "warm-up"}, {"role": "assistant", "content": None, "tool_calls": [
-    {"id": "w", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]},
-    {"role": "tool", "tool_call_id": "w", "content": json.dumps([{"i": i, "v": "x" * (i % 7)} for i in range(300)])}]
-headroom.compress(warm, model=payload["model"])
+def conv(output):
+    return [{"role": "user", "content": "warm-up"}, {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "w", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "w", "content": output}]
+# Warm-up on unrelated JSON and text, so lazy set-up is paid before any timed call.
+headroom.compress(conv(json.dumps([{"i": i, "v": "x" * (i % 7)} for i in range(300)])), model=payload["model"])
+headroom.compress(conv("\n".join(f"2020-01-01 00:00:{i % 60:02d} INFO worker {i} step {i * 7}" for i in range(400))),
+                  model=payload["model"])
 out = {}
 for case in payload["cases"]:
     t0 = time.perf_counter()
@@ -126,12 +132,29 @@ print(json.dumps(out))
 """
 
 
+def content_batches(cases: list[CorpusCase]) -> list[list[CorpusCase]]:
+    """Cases split so that no batch holds two cases with the same tool output: batch k
+    takes the k-th case of every output (several questions share one output)."""
+    seen: dict[str, int] = {}
+    batches: list[list[CorpusCase]] = []
+    for c in cases:
+        k = seen[c.content] = seen.get(c.content, -1) + 1
+        if k == len(batches):
+            batches.append([])
+        batches[k].append(c)
+    return batches
+
+
 def bench_upstream(python: str, cases: list[CorpusCase], rounds: int) -> dict[str, dict[str, Any]]:
-    payload_cases = [{"id": c.id, "messages": case_messages(c)} for c in cases]
+    """Best-of-rounds cold latency, savings and facts in view for the upstream package: a
+    fresh process per round and batch, so its content cache never answers."""
     best: dict[str, dict[str, Any]] = {}
     for r in range(rounds):
-        got = run_in_upstream(python, UPSTREAM_RUNNER,
-                              {"model": MODEL, "cases": payload_cases, "keep_messages": r == 0})
+        got: dict[str, Any] = {}
+        for batch in content_batches(cases):
+            payload = [{"id": c.id, "messages": case_messages(c)} for c in batch]
+            got.update(run_in_upstream(python, UPSTREAM_RUNNER,
+                                       {"model": MODEL, "cases": payload, "keep_messages": r == 0}))
         version = got.pop("_version")
         for cid, res in got.items():
             b = best.setdefault(cid, {"ms": res["ms"], "version": version})

@@ -62,6 +62,9 @@ class CompressionStore:
         self._hits = 0
         self._misses = 0
         self._writes_since_sweep = 0
+        # Called as fn(entry, query, retrieved, first) after every recorded retrieval, on
+        # every path (proxy, MCP, library); ``first``: no earlier retrieval of this entry.
+        self.retrieval_listeners: list[Callable[[Entry, str | None, Retrieved, bool], None]] = []
 
     @classmethod
     def from_config(cls, ccr_config: Any) -> CompressionStore:
@@ -156,14 +159,20 @@ class CompressionStore:
         if e is None:
             return None
         now = self.clock()
+        first = e.retrieval_count == 0  # read before touch(), which counts this one
         if record:
             self.backend.touch(hash, now)
             self.backend.log_retrieval(RetrievalEvent(hash, e.tool_name, query, now))
+        found = None
         if query:
             items = self.search(hash, query, k=max_items)
             if items:
-                return Retrieved(hash, "\n".join(items), False, e.tool_name, matches=len(items))
-        return Retrieved(hash, e.original, True, e.tool_name)
+                found = Retrieved(hash, "\n".join(items), False, e.tool_name, matches=len(items))
+        found = found or Retrieved(hash, e.original, True, e.tool_name)
+        if record:
+            for listener in self.retrieval_listeners:
+                listener(e, query, found, first)
+        return found
 
     def search(self, hash: str, query: str, k: int = 20) -> list[str]:
         """Items of the original that match ``query`` (BM25), in their original order."""

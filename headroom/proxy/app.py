@@ -95,6 +95,8 @@ def create_app(
         yield
         await state.client.aclose()
         await asyncio.to_thread(state.close)
+        if pipeline.toin is not None:  # learned counts still buffered go to the store
+            await asyncio.to_thread(pipeline.toin.close if owns_store else pipeline.toin.flush)
         if owns_store and state.store is not None:
             state.store.close()
 

@@ -113,3 +113,10 @@ def test_bench_reports_in_view_and_recoverable_per_split(tmp_path, capsys):
     doc = json.loads(out.read_text())
     assert {r["split"] for r in doc["cases"]} == {"dev", "heldout"}
     assert all(f["status"] in ("in_view", "recoverable", "lost") for r in doc["cases"] for f in r["facts"])
+
+
+def test_upstream_batches_never_repeat_a_tool_output(cases):
+    bench = load_bench("real_corpus_bench")
+    batches = bench.content_batches(cases)
+    assert sum(len(b) for b in batches) == len(cases)
+    assert all(len({c.content for c in b}) == len(b) for b in batches)
