@@ -204,7 +204,8 @@ def run_compression(
         ec = known.get(name)
         if ec is None:
             raise ValueError(f"unknown configuration {name!r}; expected one of {', '.join(known)}")
-        entry: dict[str, Any] = {"name": name, "description": ec.description, "status": "ok", "reason": None}
+        entry: dict[str, Any] = {"name": name, "description": ec.description, "status": "ok", "reason": None,
+                                 "label": ec.label(options)}
         configs_out.append(entry)
         reason = ec.precondition(options)
         if reason:

@@ -31,6 +31,8 @@ class EvalConfig:
     # (config, store) -> Pipeline when this configuration is not the default pipeline
     # (negative controls); None uses the runner's factory.
     pipeline: Callable[..., Any] | None = None
+    # A qualifier shown next to the status (e.g. "untrained"), or None.
+    label: Callable[[EvalOptions], str | None] = field(default=lambda o: None)
 
 
 def _deterministic(o: EvalOptions) -> HeadroomConfig:
@@ -53,6 +55,19 @@ def _no_ccr(o: EvalOptions) -> HeadroomConfig:
     return HeadroomConfig(ccr=CCRConfig(enabled=False))
 
 
+def _llmlingua_label(o: EvalOptions) -> str | None:
+    """"untrained" for the random test checkpoints headroom.ml.testing builds: their
+    numbers prove the path runs, not what LLMLingua-2 keeps."""
+    import json
+    from pathlib import Path
+
+    try:
+        config = json.loads((Path(o.llmlingua_model or "") / "config.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return "untrained" if config.get("headroom_untrained") else None
+
+
 def _control(name: str) -> Callable[..., Any]:
     def factory(config: HeadroomConfig, store: Any) -> Any:
         from . import controls  # imports the pipeline; only when a control runs
@@ -69,7 +84,8 @@ def _needs_llmlingua_model(o: EvalOptions) -> str | None:
 CONFIGS: dict[str, EvalConfig] = {c.name: c for c in (
     EvalConfig("deterministic", "default pipeline: router + deterministic compressors, BM25, RollingWindow",
                _deterministic),
-    EvalConfig("llmlingua2", "deterministic + LLMLingua-2 for prose", _llmlingua, _needs_llmlingua_model),
+    EvalConfig("llmlingua2", "deterministic + LLMLingua-2 for prose", _llmlingua, _needs_llmlingua_model,
+               label=_llmlingua_label),
     EvalConfig("relevance_hybrid", "deterministic + hybrid BM25/embedding relevance (MiniLM)", _relevance),
     EvalConfig("intelligent_context", "deterministic + IntelligentContext instead of RollingWindow", _intelligent),
     # Not a default: it shows what CCR buys (lossy results are discarded without a store).

@@ -55,7 +55,7 @@ def config_table(results: dict[str, Any]) -> Table:
         if c["status"] != "ok" or not s:
             rows.append([c["name"], f"skipped: {c.get('reason') or 'no cases'}"] + [""] * (len(head) - 2))
             continue
-        rows.append([c["name"], "ok", str(s["cases"]), f"{s['tokens_before']:,}", f"{s['tokens_after']:,}",
+        rows.append([c["name"], f"ok ({c['label']})" if c.get("label") else "ok", str(s["cases"]), f"{s['tokens_before']:,}", f"{s['tokens_after']:,}",
                      _pct(s["savings"]), *_retention(s), f"{s['latency_ms_median']:.1f}", f"{s['latency_ms_p95']:.1f}",
                      "yes" if s["never_worse"] else "NO"])
     return head, rows

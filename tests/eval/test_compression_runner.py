@@ -145,6 +145,11 @@ def test_llmlingua2_config_runs_with_a_local_checkpoint(tmp_path):
     assert res["configs"][0]["status"] == "ok", res["configs"][0]["reason"]
     router = res["summary"]["llmlingua2"]["transforms"]["content_router"]
     assert any(k.startswith("via llmlingua") for k in router), router
+    # Random weights: the run is labelled so nobody reads its numbers as LLMLingua-2's.
+    assert res["configs"][0]["label"] == "untrained"
+    from headroom.eval.report import config_table
+
+    assert config_table(res)[1][0][1] == "ok (untrained)"
 
 
 def test_no_ccr_config_leaves_no_markers_and_nothing_recoverable():
