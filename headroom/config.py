@@ -167,7 +167,7 @@ class ImageConfig(_Section):
     enabled: bool = True
     device: Device = "cpu"
     siglip_path: str | None = None
-    # Router head directory; None = the registry's "image-router" (models/image_router).
+    # Router head directory; None = the registry's "image-router" (headroom/models/image_router).
     router_path: str | None = None
     # Under this router confidence the image is kept as sent ("preserve").
     confidence_floor: float = Field(0.6, ge=0, le=1)

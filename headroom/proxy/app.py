@@ -150,8 +150,7 @@ def create_app(
         found = state.store.retrieve(hash, query or None)
         if found is None:
             return error_response(404, f"unknown or expired hash {hash}", "not_found")
-        return JSONResponse({"hash": found.hash, "content": found.content, "full": found.full,
-                             "tool_name": found.tool_name, "matches": found.matches})
+        return JSONResponse(found.to_api(query or None))
 
     @app.post("/v1/retrieve")
     async def retrieve_post(request: Request) -> Response:

@@ -105,6 +105,9 @@ def default_compressors() -> dict[ContentType, Compressor]:
     }
 
 
+SECOND_TRY_TYPES = (ContentType.LOG, ContentType.CODE, ContentType.JSON_ARRAY, ContentType.JSON_OBJECT)
+
+
 class ContentRouter:
     name = NAME
 
@@ -115,9 +118,13 @@ class ContentRouter:
         text_compressor_override: Compressor | None = None,
     ):
         self.compressors = compressors if compressors is not None else default_compressors()
-        # LLMLingua-2 (when enabled) replaces the prose compressor; see headroom.ml.
+        # LLMLingua-2 (when enabled) replaces the prose compressor, and is the second try
+        # for logs, code and JSON that their deterministic compressor left as they were:
+        # that is where its per-type rates (log_rate, code_rate, json_rate) apply.
+        self.second_try: dict[ContentType, Compressor] = {}
         if text_compressor_override is not None:
             self.compressors = {**self.compressors, ContentType.TEXT: text_compressor_override}
+            self.second_try = {t: text_compressor_override for t in SECOND_TRY_TYPES}
 
     def apply(self, conv: Conversation, ctx: TransformContext) -> Conversation:
         cfg = ctx.config
@@ -205,6 +212,11 @@ class ContentRouter:
             toin=hints,
         )
         result = run_with_deadline(compressor.compress, inp, cfg.router.timeout_ms)
+        second = self.second_try.get(ctype)
+        if second is not None and second is not compressor and (result is None or isinstance(result, str)):
+            retry = run_with_deadline(second.compress, inp, cfg.router.timeout_ms)
+            if retry is not None and not isinstance(retry, str):
+                compressor, result = second, retry
         if isinstance(result, str):
             return kept(result)
         if result is None:
