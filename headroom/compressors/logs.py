@@ -109,7 +109,7 @@ class _Line:
 # alternation per line, so only lines with a hit pay for the patterns.
 _KEYWORDS = (
     "err", "fatal", "crit", "exception", "fail", "panic", "segmentation", "abort", "traceback",
-    "uncaught", "unhandled", "warn", "deprecat", "pass", "pending", "skipped", "tests", "test ",
+    "uncaught", "unhandled", "warn", "deprecat", "pass", "pending", "skipped", "tests:", "tests run", "test ",
     "time:", "snapshots", "build ", "summary", "finished", "ran ", "ok ", "deselected",
     "denied", "refused", "unable to", "cannot", "can't", "could not", "couldn't", "not found", "timed out",
 )

@@ -44,7 +44,7 @@ _QUOTED_TOKEN = re.compile(r"^(?:\"[^\"]*\"|'[^']*')[,;:]?$")
 SIMILARITY = 0.5  # share of a key's constant tokens a cluster must share to take it
 _TREE_DEPTH = 2  # leading tokens the parse tree routes on (after the token count)
 _MAX_CHILDREN = 64  # a level with more distinct leading tokens routes the rest to "<*>"
-_MAX_CANDIDATES = 24  # clusters of one branch a new key is compared with
+_MAX_CANDIDATES = 8  # clusters of one branch a new key is compared with
 _HEADER_SPAN, _HEADER_SHARE, _HEADER_MIN_KEYS = 6, 0.3, 8  # see header_tokens
 
 

@@ -161,7 +161,7 @@ _NOT_SUPERLATIVE = frozenset({"request", "requests", "interest", "interested", "
 
 # Words of a question that name no content: function words and the vocabulary of asking
 # about a tool output ("log", "line", "happen", "show").
-_NOT_CONTENT = frozenset("""
+_NOT_CONTENT_TEXT = """
 a an the and or but if then than so of in on at to for from by with without about into onto over under
 is are was were be been being am do does did done have has had having can could would should will shall may
 might must not no nor any all some each every this that these those there here it its they them their what
@@ -171,7 +171,8 @@ log logs line lines output outputs event events entry entries happen happened th
 everything nothing stuff part parts item items record records message messages summary summarise summarize
 describe explain report state status run runs file files time times kind kinds sort type way ever still
 care want need know like out up down off again once twice single whole overall after before during while
-""".split())
+"""
+_NOT_CONTENT = frozenset(_NOT_CONTENT_TEXT.split())
 
 
 @lru_cache(maxsize=1024)

@@ -384,3 +384,35 @@ def test_every_kind_of_warning_shows_once() -> None:
     out = compress("\n".join(lines)).text
     for action in ("start", "restart", "reload", "force-reload"):
         assert f"invoke-rc.d: policy-rc.d denied execution of {action}." in out
+
+
+def test_a_question_word_few_lines_name_keeps_those_lines() -> None:
+    names = ["editor", "pager", "pinentry", "browser", "awk", "rmt", "vi", "view", "ex"]
+    lines = [f"update-alternatives 2025-06-24 14:36:{i % 60:02d}: link group {names[i % len(names)]}{i} "
+             f"updated to point to /usr/bin/{names[i % len(names)]}-{i}" for i in range(400)]
+    lines[200] = "update-alternatives 2025-06-24 14:40:00: link group pinentry updated to point to /usr/bin/pinentry-curses"
+    out = compress("\n".join(lines), query="Where does the pinentry alternative point now?").text
+    assert lines[200] in out
+
+
+def test_largest_question_keeps_the_top_values_of_a_listing() -> None:
+    rnd = random.Random(9)
+    sizes = rnd.sample(range(4, 3000), 1500)  # distinct, so "the top 20" is well defined
+    lines = [f"{kb}\tpkg/mod{i}/file{i}.py" for i, kb in enumerate(sizes)]
+    lines[777] = "1544\tpkg/_loss/_loss.cpython-311-x86_64-linux-gnu.so"
+    out = compress("\n".join(lines), query="What is the biggest file in this listing?").text
+    top = sorted(lines, key=lambda ln: -int(ln.split()[0]))[:20]
+    assert all(ln in out for ln in top)
+    plain = compress("\n".join(lines)).text
+    assert not all(ln in plain for ln in top)
+
+
+def test_a_small_run_of_distinct_steps_stays_in_view() -> None:
+    text, _ = server_log(1000)
+    lines = text.splitlines()
+    steps = ["Flushing old data", "Loading DB in memory", "receiving streamed RDB from master with EOF to disk",
+             "Finished with success", "Discarding previously cached master state."]
+    for k, step in enumerate(steps):
+        lines[400 + k] = f"081109 210000 7 INFO replica: MASTER <-> REPLICA sync: {step}"
+    out = compress("\n".join(lines)).text
+    assert all(lines[400 + k] in out for k in range(len(steps)))

@@ -61,3 +61,21 @@ def test_describe_reports_time_span_few_values_ranges_and_distinct_counts() -> N
     assert "took 5–44ms" in text
     assert describe(tokens, rows, max_parts=10).endswith("values: 40 distinct")
     assert describe(["a", "b"], ["a b"]) == ""
+
+
+def test_header_tokens_do_not_make_unlike_events_similar() -> None:
+    # redis's header: "pid:role day Mon year time mark"; the month and the mark are on
+    # nearly every line and say nothing about the event.
+    lines = [f"2046:S 23 Nov 2026 17:28:{i:02d}.917 * {msg}" for i, msg in enumerate(
+        ["Ready to accept connections", "Connecting to MASTER 127.0.0.1:55819", "Server initialized",
+         "Reconnecting to MASTER 127.0.0.1:55819", "DB saved on disk", "Configuration loaded",
+         "Removing the pid file.", "Running mode=standalone, port=59807.", "Loading RDB produced by version 7.0.15"])]
+    keys = keys_of(lines)
+    _counts, miner = mine(keys)
+    ready, connecting, reconnecting = (miner.cluster_of(keys[i]) for i in (0, 1, 3))
+    assert ready is not connecting
+    assert connecting is not reconnecting  # Drain routes on the leading constant tokens
+    plain = TemplateMiner()
+    for k in keys:
+        plain.add(k)
+    assert plain.cluster_of(keys[0]) is plain.cluster_of(keys[1])  # what the header did
