@@ -262,3 +262,38 @@ class StreamTurn:
                 block["input"] = parse_arguments(joined) if joined.strip() else {}
             content.append(block)
         return {**self._base, "content": content}
+
+
+class LiveRelay:
+    """What of a streamed Messages turn reaches the client before it is known whether the
+    turn is a retrieve call: text and thinking blocks go live; a tool_use block and the
+    end of the message (message_delta, message_stop) are held. A later round continues
+    the same message: its message_start is dropped and its block indices follow on."""
+
+    def __init__(self) -> None:
+        self.blocks_sent = 0
+        self.offset = 0
+        self.rounds = 0
+
+    def hold(self, data: dict[str, Any]) -> bool:
+        etype = data.get("type")
+        if etype == "content_block_start":
+            return (data.get("content_block") or {}).get("type") not in _NON_CALL_BLOCKS
+        return etype in ("message_delta", "message_stop")
+
+    def sent(self, data: dict[str, Any]) -> None:
+        if data.get("type") == "content_block_start":
+            self.blocks_sent += 1
+
+    def next_round(self) -> None:
+        self.offset, self.rounds = self.blocks_sent, self.rounds + 1
+
+    def rewrite(self, data: dict[str, Any]) -> dict[str, Any] | None:
+        if not self.rounds:
+            return data
+        etype = data.get("type") or ""
+        if etype == "message_start":
+            return None
+        if etype.startswith("content_block") and isinstance(data.get("index"), int):
+            return {**data, "index": data["index"] + self.offset}
+        return data

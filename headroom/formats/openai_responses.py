@@ -224,3 +224,57 @@ class StreamTurn:
         if self._final is not None:
             return self._final
         return {**self._base, "output": [self._items[i] for i in sorted(self._items)]}
+
+
+_END_EVENTS = ("response.completed", "response.incomplete", "response.failed")
+
+
+class LiveRelay:
+    """What of a streamed Responses turn reaches the client before it is known whether the
+    turn is a retrieve call: message and reasoning items go live; a function call item and
+    the end of the response are held. A later round continues the same response: its
+    created/in_progress events are dropped, output indices follow on, sequence numbers
+    keep counting, and its final response lists the items already streamed first."""
+
+    def __init__(self) -> None:
+        self.items: list[dict[str, Any]] = []  # output items the client has seen done
+        self.earlier: list[dict[str, Any]] = []  # those of earlier rounds (not in this round's final)
+        self.started = 0
+        self.offset = 0
+        self.rounds = 0
+        self.seq = -1
+
+    def hold(self, data: dict[str, Any]) -> bool:
+        etype = data.get("type")
+        if etype == "response.output_item.added":
+            return (data.get("item") or {}).get("type") not in _NON_CALL_ITEMS
+        return etype in _END_EVENTS
+
+    def sent(self, data: dict[str, Any]) -> None:
+        etype = data.get("type")
+        if etype == "response.output_item.added":
+            self.started += 1
+        elif etype == "response.output_item.done" and isinstance(data.get("item"), dict):
+            self.items.append(data["item"])
+        if isinstance(data.get("sequence_number"), int):
+            self.seq = data["sequence_number"]
+
+    def next_round(self) -> None:
+        self.offset, self.rounds = self.started, self.rounds + 1
+        self.earlier = list(self.items)
+
+    def rewrite(self, data: dict[str, Any]) -> dict[str, Any] | None:
+        if not self.rounds:
+            return data
+        etype = data.get("type")
+        if etype in ("response.created", "response.in_progress"):
+            return None
+        out = dict(data)
+        if isinstance(out.get("output_index"), int):
+            out["output_index"] += self.offset
+        if isinstance(out.get("sequence_number"), int):
+            out["sequence_number"] = self.seq + 1
+        if etype in _END_EVENTS and isinstance(out.get("response"), dict):
+            final = out["response"]
+            out["response"] = {**final, "output": [*self.earlier, *(final.get("output") or [])]}
+        return out

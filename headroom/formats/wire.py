@@ -97,6 +97,29 @@ def started_call(item: Any, call_type: str, non_calls: set[str]) -> list[str | N
     return [item.get("name") if item.get("type") == call_type else None]
 
 
+class PlainRelay:
+    """A live relay for formats whose stream chunks stand alone (no indices to shift):
+    subclasses say only which chunks are held (``hold``)."""
+
+    def hold(self, data: dict[str, Any]) -> bool:
+        raise NotImplementedError
+
+    def sent(self, data: dict[str, Any]) -> None:
+        pass
+
+    def next_round(self) -> None:
+        pass
+
+    def rewrite(self, data: dict[str, Any]) -> dict[str, Any] | None:
+        return data
+
+
+def encode_event(event: str | None, data: dict[str, Any]) -> bytes:
+    """One SSE event (a rewritten one: original events are relayed as their own bytes)."""
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {json.dumps(data, ensure_ascii=False, separators=(',', ':'))}\n\n".encode()
+
+
 @dataclass
 class SSEEvent:
     event: str | None
