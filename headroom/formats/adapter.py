@@ -59,6 +59,9 @@ class Adapter(Protocol):
                       results: dict[str, str]) -> dict[str, Any]:
         """The next request: ``body``, the model's turn, one tool result per call id."""
 
+    def forbid_tool_calls(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``body`` whose next turn may call no tool (after the retrieve-round limit)."""
+
     def usage(self, response: Any) -> Usage: ...
 
     def error_event(self, message: str, kind: str = ..., status: int | None = ...) -> bytes:

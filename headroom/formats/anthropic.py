@@ -9,6 +9,7 @@ token counting but always rendered from ``raw``.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from typing import Any
 
@@ -200,6 +201,11 @@ def continue_body(body: dict[str, Any], response: dict[str, Any], results: dict[
     return {**body, "messages": [*body.get("messages", []), assistant, answers]}
 
 
+def forbid_tool_calls(body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` whose next turn may call no tool."""
+    return {**body, "tool_choice": {"type": "none"}}
+
+
 def usage(response: Any) -> Usage:
     """Anthropic reports uncached input, cache reads and cache writes apart; input_tokens
     of :class:`Usage` is their sum, so every format counts the prompt the same way."""
@@ -210,12 +216,8 @@ def usage(response: Any) -> Usage:
 
 error_event = named_error_event
 is_error = is_typed_error
-
-
-def started_calls(data: dict[str, Any]) -> list[str | None]:
-    """The name of the tool call an event starts (None: a block that is not a tool_use)."""
-    block = data.get("content_block") if data.get("type") == "content_block_start" else None
-    return started_call(block, "tool_use", _NON_CALL_BLOCKS)
+# The tool call a content_block_start begins (None: a block that is not a tool_use).
+started_calls = functools.partial(started_call, "content_block_start", "content_block", "tool_use", _NON_CALL_BLOCKS)
 
 
 class StreamTurn:

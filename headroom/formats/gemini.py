@@ -196,6 +196,11 @@ def continue_body(body: dict[str, Any], response: dict[str, Any], results: dict[
     return {**body, "contents": [*body.get("contents", []), turn, {"role": "user", "parts": answers}]}
 
 
+def forbid_tool_calls(body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` whose next turn may call no tool."""
+    return {**body, "toolConfig": {"functionCallingConfig": {"mode": "NONE"}}}
+
+
 def usage(response: Any) -> Usage:
     u = response.get("usageMetadata") or response.get("usage_metadata") if isinstance(response, dict) else None
     u = u if isinstance(u, dict) else {}

@@ -188,6 +188,11 @@ def continue_body(body: dict[str, Any], response: dict[str, Any], results: dict[
     return {**body, "messages": [*body.get("messages", []), assistant, *answers]}
 
 
+def forbid_tool_calls(body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` whose next turn may call no tool."""
+    return {**body, "tool_choice": "none"}
+
+
 def usage(response: Any) -> Usage:
     """Chat usage; LiteLLM's Chat-shaped answers for Claude also carry Anthropic's
     ``cache_read_input_tokens`` / ``cache_creation_input_tokens``, read here too."""

@@ -9,6 +9,7 @@ carried as an opaque message.
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
 from ._parts import (
@@ -178,6 +179,11 @@ def continue_body(body: dict[str, Any], response: dict[str, Any], results: dict[
     return {**body, "input": items}
 
 
+def forbid_tool_calls(body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` whose next turn may call no tool."""
+    return {**body, "tool_choice": "none"}
+
+
 def usage(response: Any) -> Usage:
     u = usage_dict(response) or {}
     details = u.get("input_tokens_details") if isinstance(u.get("input_tokens_details"), dict) else {}
@@ -186,12 +192,9 @@ def usage(response: Any) -> Usage:
 
 error_event = named_error_event
 is_error = is_typed_error
-
-
-def started_calls(data: dict[str, Any]) -> list[str | None]:
-    """The name of the tool call an event starts (None: a call that is not a function call)."""
-    item = data.get("item") if data.get("type") == "response.output_item.added" else None
-    return started_call(item, "function_call", _NON_CALL_ITEMS)
+# The call an output_item.added begins (None: a call that is not a function call).
+started_calls = functools.partial(started_call, "response.output_item.added", "item", "function_call",
+                                  _NON_CALL_ITEMS)
 
 
 class StreamTurn:

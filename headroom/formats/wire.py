@@ -89,9 +89,12 @@ def is_typed_error(data: dict[str, Any]) -> bool:
     return data.get("type") == "error"
 
 
-def started_call(item: Any, call_type: str, non_calls: set[str]) -> list[str | None]:
-    """The name of the call a stream event's new item starts ([] when it is no call,
-    None when it is a call of another kind than ``call_type``)."""
+def started_call(start_event: str, item_key: str, call_type: str, non_calls: set[str],
+                 data: dict[str, Any]) -> list[str | None]:
+    """The name of the call a ``start_event`` stream event starts with its ``item_key``
+    item: [] when it is no call, [None] for a call of another kind than ``call_type``.
+    Adapters bind the first four arguments (``functools.partial``)."""
+    item = data.get(item_key) if data.get("type") == start_event else None
     if not isinstance(item, dict) or item.get("type") in non_calls:
         return []
     return [item.get("name") if item.get("type") == call_type else None]

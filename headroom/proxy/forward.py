@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from ..ccr.responses import SSEDecoder, SSEEvent, StreamAccumulator
-from ..exchange import Exchange
+from ..exchange import Exchange, Unanswerable
 from ..formats import adapter
 from ..formats.wire import Usage, encode_event
 from ..modes import PASSTHROUGH
@@ -154,7 +154,12 @@ async def _complete(state: ProxyState, url: str, headers: list[tuple[str, str]],
         except ValueError:
             break
         # A retrieve-only turn: answered from the store (off the loop), and carried on here.
-        nxt = await asyncio.to_thread(state.core.next_round, ex, turn)
+        try:
+            nxt = await asyncio.to_thread(state.core.next_round, ex, turn)
+        except Unanswerable as exc:
+            ex.status, ex.error = 502, str(exc)
+            _finish(state, ex, stream=False)
+            return error_response(502, ex.error, "upstream_error")
         if nxt is None:
             break
         content = dumps(nxt)
@@ -240,7 +245,12 @@ async def _ccr_stream(state: ProxyState, url: str, headers: list[tuple[str, str]
             await resp.aclose()
             turn = acc.response()
             ex.usage = adapter(fmt).usage(turn)
-            nxt = None if released else await asyncio.to_thread(state.core.next_round, ex, turn)
+            try:
+                nxt = None if released else await asyncio.to_thread(state.core.next_round, ex, turn)
+            except Unanswerable as exc:
+                ex.error = str(exc)
+                yield sse_error_event(fmt, ex.error, "upstream_error")
+                return
             if nxt is None:
                 yield b"".join(held) + decoder.flush()
                 return
