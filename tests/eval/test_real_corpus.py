@@ -109,7 +109,7 @@ def test_bench_reports_in_view_and_recoverable_per_split(tmp_path, capsys):
                        "--json", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "| **dev** |" in printed and "| **heldout** |" in printed and "recoverable only" in printed
-    assert "median savings >= 80%" in printed
+    assert "median savings >= 80%" in printed and "| heldout | last_state |" in printed
     doc = json.loads(out.read_text())
     assert {r["split"] for r in doc["cases"]} == {"dev", "heldout"}
     assert all(f["status"] in ("in_view", "recoverable", "lost") for r in doc["cases"] for f in r["facts"])
