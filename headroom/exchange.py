@@ -139,7 +139,7 @@ class ExchangeCore:
             return ex
         send = result.body
         if self.loop_enabled:
-            with_tool = inject_retrieve_tool(send, fmt)
+            with_tool = inject_retrieve_tool(send, fmt, markers=result.carries_markers)
             ex.injected, send = with_tool is not send, with_tool
         if self.cache is not None and mode == OPTIMIZE:
             send = self.cache.apply(send, fmt, session_id=session_id)
@@ -191,8 +191,8 @@ class ExchangeCore:
             status_code=status_code, retrievals=ex.retrievals,
             output_tokens=usage.output_tokens, cached_tokens=usage.cache_read_tokens,
             error=error or (f"compression: {ex.compression_error}" if ex.compression_error else None),
-            **columns,
         )
+        cols.update(columns)  # a shell's own measurements win (e.g. LiteLLM's timings)
         mode = mode or ex.mode
         if ex.result is None:
             return RequestMetrics(mode=mode, **cols)

@@ -97,3 +97,14 @@ def test_turns_headroom_did_not_ask_for_stay_the_clients():
     _, ex = prepared(c)
     assert c.next_round(ex, {"choices": "garbage"}) is None  # unreadable: relayed as it came
     assert c.next_round(ex, "not a dict") is None
+
+
+def test_markers_the_pipeline_knows_are_not_parsed_again(monkeypatch):
+    import headroom.ccr.tool as tool
+
+    def no_reparse(*a, **k):
+        raise AssertionError("the rendered body was parsed again to find markers")
+
+    monkeypatch.setattr(tool, "carries_markers", no_reparse)
+    _, ex = prepared(core())
+    assert ex.injected and ex.result.carries_markers
