@@ -220,15 +220,23 @@ async def _ccr_stream(state: ProxyState, url: str, headers: list[tuple[str, str]
                 live: list[bytes] = []
                 for event, raw in decoder.feed(chunk):
                     data = _event_data(event)
-                    if data is not None:
-                        acc.feed(data)
-                        new = relay.rewrite(data)
-                        if new is None:
-                            continue
-                        if new is not data:
-                            data, raw = new, encode_event(event.event, new)
-                    if not (holding or released) and (data is None or relay.hold(data)):
-                        holding = True
+                    try:
+                        if data is not None:
+                            acc.feed(data)
+                            new = relay.rewrite(data)
+                            if new is None:
+                                continue
+                            if new is not data:
+                                data, raw = new, encode_event(event.event, new)
+                        if not (holding or released) and (data is None or relay.hold(data)):
+                            holding = True
+                    except (TypeError, AttributeError, KeyError, IndexError, ValueError):
+                        # An event we cannot read: the stream is the provider's to explain.
+                        log.warning("could not read the upstream's %s stream; relaying it unchanged", fmt)
+                        data, released = None, True
+                        live.extend(held)
+                        held.clear()
+                        holding = False
                     if holding:
                         held.append(raw)
                         continue
@@ -243,8 +251,11 @@ async def _ccr_stream(state: ProxyState, url: str, headers: list[tuple[str, str]
                 if live:
                     yield b"".join(live)
             await resp.aclose()
-            turn = acc.response()
-            ex.usage = adapter(fmt).usage(turn)
+            try:
+                turn = acc.response()
+                ex.usage = adapter(fmt).usage(turn)
+            except (TypeError, AttributeError, KeyError, IndexError, ValueError):
+                turn, released = None, True
             try:
                 nxt = None if released else await asyncio.to_thread(state.core.next_round, ex, turn)
             except Unanswerable as exc:

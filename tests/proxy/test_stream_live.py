@@ -99,3 +99,24 @@ def test_text_streams_live_and_the_retrieve_round_continues_the_stream(path):
         assert [e.event for e in events].count("response.created") == 1
         seqs = [json.loads(e.data)["sequence_number"] for e in events]
         assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+
+
+class GarbledUpstream(httpx.AsyncBaseTransport):
+    """Streams some text, then a chunk no Chat client could read, then the end."""
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        await request.aread()
+        events = chat_stream("m", ["Hello "], [])
+        garbled = b'data: {"choices": "not a list", "id": 7}\n\n'
+        return httpx.Response(200, headers={"content-type": "text/event-stream"},
+                              content=b"".join([*events[:2], garbled, *events[2:]]))
+
+
+def test_an_unreadable_event_is_relayed_unchanged():
+    app = create_app(ProxyConfig(metrics_db=None, openai_api_url="http://up"), transport=GarbledUpstream(),
+                     pipeline=make_pipeline())
+    with ServerThread(app) as server:
+        body = {**CASES["/v1/chat/completions"][2](), "stream": True}
+        r = httpx.post(f"{server.url}/v1/chat/completions", json=body, timeout=30)
+    assert r.status_code == 200
+    assert b'"choices": "not a list"' in r.content and b"Hello " in r.content and r.content.count(b"[DONE]") == 1
