@@ -25,7 +25,7 @@ def test_loads_from_package_data(cases):
     data = Path(corpus.__file__).parent / "data"
     assert sorted(p.name for p in data.iterdir() if p.name.endswith(".json.xz"))
     assert len(cases) >= 100
-    assert len({c.source for c in cases}) >= 21
+    assert len({c.source for c in cases}) >= 22
     assert len({c.id for c in cases}) == len(cases)
 
 
