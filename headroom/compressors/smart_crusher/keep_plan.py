@@ -58,6 +58,8 @@ _SINGULAR = {ERRORS: "error", ANOMALIES: "anomaly", CHANGE_POINTS: "change point
 _TEMPLATE_MAX_KEY_SHARE = 0.5
 # A string field with at most this many distinct values is a category a question may name.
 _MAX_ASKED_VALUES = 50
+# Items kept per numeric field (largest; the 3 smallest too) for "largest/slowest" questions.
+_TOP_K = 20
 # Items kept at the start/end when the question asks for the first/last ones.
 _INTENT_EDGE = 10
 
@@ -341,19 +343,20 @@ def _steer_by_intent(must: dict[str, set[int]], intents: frozenset[str], items: 
         must[EDGES].update(range(max(0, n - _INTENT_EDGE), n))
     if "extreme" in intents:
         ext = must.setdefault(EXTREMES, set())
+        ranked = 0
         for name, fs in stats.items():
             if name == roles.timestamp or not fs.is_numeric or fs.monotonic or fs.distinct < 3:
                 continue
-            best = worst = None
-            for i, it in enumerate(items):
-                v = it.get(name) if isinstance(it, dict) else None
-                if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
-                    if best is None or v > best[0]:
-                        best = (v, i)
-                    if worst is None or v < worst[0]:
-                        worst = (v, i)
-            if best is not None and worst is not None:
-                ext.update((best[1], worst[1]))
+            vals = sorted((v, i) for i, it in enumerate(items)
+                          if isinstance(it, dict) and isinstance(v := it.get(name), (int, float))
+                          and not isinstance(v, bool) and math.isfinite(v))
+            # The top few, not only the maximum: "the biggest file" of a du listing
+            # is rarely its largest entry (a directory holding it is larger).
+            ext.update(i for _, i in vals[-_TOP_K:])
+            ext.update(i for _, i in vals[:3])
+            ranked += 1
+            if ranked == 2:
+                break
 
 
 def plan_scalars(items: list[Any], texts: list[str], *, threshold: float, first: int, last: int,
