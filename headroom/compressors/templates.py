@@ -32,9 +32,13 @@ WILDCARD = "<*>"
 # A token tail that starts with a digit: numbers, versions, timestamps, IPs, durations,
 # ids and hex hashes that start with a digit ("2026-11-22T03:00:01Z", "10.0.0.5:5432",
 # "45ms", "5f2a9c1e") each become one "#". Starting the match only at a digit keeps the
-# scan fast (about 1 µs a line); a hex id that starts with a letter keeps its letter
-# prefix ("ab#"), which splits a template into a few keys that clustering joins again.
+# scan fast (about 1 µs a line). A second pass folds the few hex letters a masked id may
+# start with ("job-a3f9c21e" -> "job-a#" -> "job-#"), so ids that start with a letter
+# do not split one event into a key per leading letter.
 _KEY_MASK = re.compile(r"[0-9][0-9A-Za-z_.:+~-]*")
+_HEX_PREFIX = re.compile(r"(?<![0-9A-Za-z])[a-fA-F]{1,12}#")
+
+
 # Tokens that are variable in a cluster display: a masked run ("#:#:#.#", "#.#.#.#:#"),
 # a path, or a quoted value. Only used on distinct keys, so it may be slower.
 _DISPLAY_RUN = re.compile(r"#(?:[.:,/_+-]?#)*")
@@ -50,7 +54,7 @@ _HEADER_SPAN, _HEADER_SHARE, _HEADER_MIN_KEYS = 6, 0.3, 8  # see header_tokens
 
 def key_of(line: str) -> str:
     """The line with its certainly-variable parts masked as ``#``."""
-    return _KEY_MASK.sub("#", line)
+    return _HEX_PREFIX.sub("#", _KEY_MASK.sub("#", line))
 
 
 def keys_of(text_lines: Sequence[str]) -> list[str]:
@@ -62,7 +66,14 @@ def keys_of(text_lines: Sequence[str]) -> list[str]:
     keys = _KEY_MASK.sub("#", joined).split("\n")
     if len(keys) != len(text_lines):  # a line with "\n" in it (cannot come from splitlines)
         return [key_of(t) for t in text_lines]
-    return keys
+    # The hex-prefix pass runs over the distinct first-pass keys only (few, in a
+    # repetitive log).
+    distinct = list(dict.fromkeys(keys))
+    folded = _HEX_PREFIX.sub("#", "\n".join(distinct)).split("\n")
+    if folded == distinct:
+        return keys
+    fold = dict(zip(distinct, folded))
+    return [fold[k] for k in keys]
 
 
 def _is_variable(token: str) -> bool:
@@ -244,8 +255,9 @@ def describe(tokens: list[str], rows: Sequence[str], max_parts: int = 4) -> str:
                 span.append(f"{vals[0]}–{vals[-1]}")
         elif len(distinct) <= 4:
             few.append(", ".join(f"{v}×{c}" for v, c in Counter(vals).most_common()))
-        elif all(_NUMBER.match(v) for v in vals):
-            nums = [float(_NUM_PART.search(v).group(0)) for v in vals]
+        elif all(_NUMBER.match(v) for v in distinct):
+            # Over the distinct values: the same range, a fraction of the parsing.
+            nums = [float(_NUM_PART.search(v).group(0)) for v in distinct]
             unit = re.sub(r"^[-+]?\d+(?:\.\d+)?", "", vals[0])
             ranges.append(f"{label}{_num(min(nums))}–{_num(max(nums))}{unit}")
         else:
