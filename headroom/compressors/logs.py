@@ -41,6 +41,7 @@ _ANCHOR_LIMIT = 60  # an anchor in more lines than this is the search term itsel
 _SMALL_CLUSTER = 10  # a cluster of at most this many one-off lines keeps them as one-offs
 _FEW_KEYS = 4  # a cluster of at most this many frequent keys shows each key's first line
 _WORD_HIT_MIN, _WORD_HIT_SHARE = 10, 0.02  # a question word in at most this many lines is a lead
+_DESCRIBE_ROWS = 600  # rows a "what varies" summary reads (first, last and a spread)
 _TOP_K = 20  # lines kept per numeric column for "largest/slowest" questions
 _PLAIN_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 _ASKED_MAX_SHARE = 0.2  # a cluster the question names, up to this share of the log
@@ -451,7 +452,7 @@ def _top_value_lines(raw: list[str], in_trace) -> set[int]:
     return out
 
 
-def _spread_rows(rows: list[int], limit: int = 2000) -> list[int]:
+def _spread_rows(rows: list[int], limit: int = _DESCRIBE_ROWS) -> list[int]:
     if len(rows) <= limit:
         return rows
     step = (len(rows) - 1) / (limit - 1)
@@ -462,7 +463,7 @@ def _template_note(tokens: list[str], texts: list[str], rows: list[int], text_co
                    first_text: str) -> str:
     if text_counts[first_text] == len(rows):
         return f"  … repeated {len(rows)} times"
-    varies = describe(tokens, texts)
+    varies = describe(tokens, texts, total=len(rows))
     tpl = " ".join(display_token(t) for t in tokens)
     if len(tpl) > 160:
         tpl = tpl[:157] + "..."
@@ -538,6 +539,12 @@ def _count_note(text_counts: Counter[str], text: str, count: int) -> str:
     return f"  … {count} similar lines (numbers/ids differ)"
 
 
+def _total_cost(raw: list[str]) -> int:
+    """``sum(_line_cost(t) for t in raw)`` in C, but for the cut of giant lines (rare;
+    the ceiling only needs the size of the log)."""
+    return sum(map(len, raw)) // 4 + len(raw)
+
+
 def _line_cost(line: str) -> int:
     """Rough tokens of a kept line (4 characters a token), as rendered."""
     return min(len(line), _MAX_LINE_CHARS) // 4 + 1
@@ -546,7 +553,7 @@ def _line_cost(line: str) -> int:
 def _ceiling(inp: CompressInput, raw: list[str]) -> int:
     """The most tokens the kept lines may cost: a share of the log, between a floor (a
     short log may keep most of itself) and a cap, scaled by the tool's aggressiveness."""
-    total = sum(_line_cost(t) for t in raw)
+    total = _total_cost(raw)
     share = _CEILING_SHARE * (1.5 - _clamp(inp.aggressiveness))
     scale = inp.config.router.log_max_lines / _DEFAULT_MAX_LINES
     # A learned line budget (headroom.toin) larger than the configured line count raises

@@ -214,6 +214,7 @@ def mine(keys: Sequence[str]) -> tuple[Counter[str], TemplateMiner]:
 _NUMBER = re.compile(r"^[-+]?\d+(?:\.\d+)?(?:ms|s|us|µs|ns|kb|mb|gb|b|%)?$", re.IGNORECASE)
 _NUM_PART = re.compile(r"[-+]?\d+(?:\.\d+)?")
 _TIME = re.compile(r"\d{1,2}:\d{2}:\d{2}")
+_NUM_LEAD = re.compile(r"^[-+]?\d+(?:\.\d+)?")
 _DESCRIBE_SAMPLE = 4000  # members read for a summary; beyond this the ends and a spread
 
 
@@ -224,45 +225,57 @@ def _spread(items: Sequence[int], limit: int) -> list[int]:
     return [items[round(k * step)] for k in range(limit)]
 
 
-def describe(tokens: list[str], rows: Sequence[str], max_parts: int = 4) -> str:
+def describe(tokens: list[str], rows: Sequence[str], max_parts: int = 4, total: int | None = None) -> str:
     """What varies over the wildcard positions of ``tokens`` in the raw ``rows``, most
     telling first: the time span, values with few variants and their counts
     ("cmd=ping×300, cmd=get×20"), numeric ranges ("took 3–450ms"), then how many
-    distinct values ("id: 340 distinct"). Rows of another token count are skipped."""
+    distinct values ("id: 340 distinct"). Rows of another token count are skipped.
+
+    When ``rows`` is a sample of ``total`` rows (first and last included), counts are
+    scaled and marked "~", and distinct counts read as lower bounds ("340+ distinct")."""
     slots = [i for i, t in enumerate(tokens) if t == WILDCARD or "#" in t]
     if not slots or not rows:
         return ""
     n = len(tokens)
-    values: dict[int, list[str]] = {i: [] for i in slots}
-    for r in rows:
-        parts = r.split()
-        if len(parts) != n:
-            continue
-        for i in slots:
-            values[i].append(parts[i])
+    split = [p for p in (r.split() for r in rows) if len(p) == n]
+    if not split:
+        return ""
+    columns = list(zip(*split))  # one C-level transpose instead of a loop per value
+    scale = (total or len(rows)) / len(rows)
     span: list[str] = []
     few: list[str] = []
     ranges: list[str] = []
     many: list[str] = []
     for i in slots:
-        vals = values[i]
+        vals = columns[i]
         distinct = set(vals)
         if len(distinct) <= 1:
             continue
-        label = _label(tokens, i)
         if _TIME.search(vals[0]):
             if not span:
                 span.append(f"{vals[0]}–{vals[-1]}")
         elif len(distinct) <= 4:
-            few.append(", ".join(f"{v}×{c}" for v, c in Counter(vals).most_common()))
-        elif all(_NUMBER.match(v) for v in distinct):
-            # Over the distinct values: the same range, a fraction of the parsing.
-            nums = [float(_NUM_PART.search(v).group(0)) for v in distinct]
-            unit = re.sub(r"^[-+]?\d+(?:\.\d+)?", "", vals[0])
-            ranges.append(f"{label}{_num(min(nums))}–{_num(max(nums))}{unit}")
+            few.append(", ".join(f"{v}×{_count(c, scale)}" for v, c in Counter(vals).most_common()))
+        elif len(span) + len(few) + len(ranges) < max_parts and (r := _numeric_range(distinct)) is not None:
+            ranges.append(f"{_label(tokens, i)}{_num(r[0])}–{_num(r[1])}{_NUM_LEAD.sub('', vals[0], count=1)}")
         else:
-            many.append(f"{label.rstrip(' =:') or 'values'}: {len(distinct)} distinct")
+            # (A numeric column past the parts shown reads as its distinct count.)
+            many.append(f"{_label(tokens, i).rstrip(' =:') or 'values'}: {len(distinct)}{'+' if scale > 1 else ''} distinct")
     return "; ".join((span + few + ranges + many)[:max_parts])
+
+
+def _count(c: int, scale: float) -> str:
+    return str(c) if scale <= 1 else f"~{round(c * scale)}"
+
+
+def _numeric_range(distinct: set[str]) -> tuple[float, float] | None:
+    """(min, max) when every value is a number (with an optional unit), else None. A
+    sample is checked first, so a column of words costs a few matches, not one each."""
+    sample = list(distinct)[:32]
+    if not all(_NUMBER.match(v) for v in sample) or not all(_NUMBER.match(v) for v in distinct):
+        return None
+    nums = [float(_NUM_PART.search(v).group(0)) for v in distinct]
+    return min(nums), max(nums)
 
 
 def extreme_rows(tokens: list[str], rows: Sequence[str], max_slots: int = 3) -> set[int]:

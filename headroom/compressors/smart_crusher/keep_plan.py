@@ -269,9 +269,10 @@ def plan_records(items: list[Any], texts: list[str], stats: dict[str, FieldStats
     rankings.append(evenly_spaced(n, slots))
     # With message templates, filler takes one item per template: near-duplicates (the
     # same event with another timestamp) never fill the slots.
-    # (Only for logs: titles like "result 7" of search hits are templates too, and there
-    # the filler is the best-scored hits, which may well share one.)
-    dedupe = template_keys if pattern is Pattern.LOGS or roles.message else None
+    # (Only for logs: in other arrays the message is one field among others — search
+    # hits "error <hash> in handler" differ by their paths — and titles like "result 7"
+    # of search hits are templates too, whose filler is the best-scored hits.)
+    dedupe = template_keys if pattern is Pattern.LOGS else None
     kept = fill(n, all_must, max(slots, len(all_must)), rankings, dedupe=dedupe)
     return KeepPlan(kept, must, len(shifts))
 
