@@ -11,8 +11,10 @@ says, feed each answer to :meth:`ExchangeCore.next_round`, and book the call wit
   breakpoints; audit: the original, measured; passthrough: the original). Compression
   that fails or times out never makes a request worse: the original goes out.
 - **next round**: when the model's turn calls only ``headroom_retrieve``, answer from the
-  CCR store and return the next request (at most ``ccr.max_retrieve_rounds`` times);
-  otherwise the turn is the client's.
+  CCR store and return the next request; otherwise the turn is the client's. After
+  ``ccr.max_retrieve_rounds`` rounds the next request forbids tool calls, so the client
+  never receives a call to a tool it did not declare (:class:`Unanswerable` when the
+  model calls it anyway, or without an id).
 - **finish**: one metrics row, savings by transform and by tool read from the pipeline's
   decisions once (:attr:`PipelineResult.savings`), cost saved at the model's price.
 """
@@ -28,7 +30,7 @@ from typing import Any
 from .ccr.responses import RetrieveCall, answer, continue_body, retrieve_calls
 from .ccr.store import CompressionStore
 from .ccr.tool import inject_retrieve_tool
-from .formats import provider_of
+from .formats import adapter, provider_of
 from .formats.wire import Usage
 from .metrics.row import RequestMetrics
 from .modes import AUDIT, OPTIMIZE, PASSTHROUGH
@@ -52,6 +54,7 @@ class Exchange:
     rounds: int = 0  # extra requests sent by the retrieval loop
     retrievals: int = 0  # retrieve calls answered
     usage: Usage | None = None
+    final: bool = False  # the round limit was reached: the last request forbade tool calls
     status: int = 0  # HTTP status of the answer the client got
     error: str | None = None  # what went wrong on the way, for logs and the metrics row
     started: float = field(default_factory=time.perf_counter)
@@ -71,11 +74,16 @@ class Exchange:
         return m if isinstance(m, str) else ""
 
 
-def retrieve_round(store: CompressionStore | None, fmt: str, body: dict[str, Any], turn: Any,
-                   rounds_done: int, max_rounds: int) -> tuple[dict[str, Any], list[RetrieveCall]] | None:
-    """(next body, calls answered) when ``turn`` calls only ``headroom_retrieve`` and a
-    round is left; None when the turn is the client's (or unreadable: relayed as is)."""
-    if rounds_done >= max_rounds or not isinstance(turn, dict):
+class Unanswerable(RuntimeError):
+    """A retrieve-only turn headroom cannot answer; the client must not receive it either
+    (it never declared the tool), so the shell reports an upstream error instead."""
+
+
+def retrieve_round(store: CompressionStore | None, fmt: str, body: dict[str, Any],
+                   turn: Any) -> tuple[dict[str, Any], list[RetrieveCall]] | None:
+    """(next body, calls answered) when ``turn`` calls only ``headroom_retrieve``; None
+    when the turn is the client's (or unreadable: then it is relayed as it came)."""
+    if not isinstance(turn, dict):
         return None
     try:
         calls = retrieve_calls(turn, fmt)
@@ -131,7 +139,7 @@ class ExchangeCore:
             return ex
         send = result.body
         if self.loop_enabled:
-            with_tool = inject_retrieve_tool(send, fmt)
+            with_tool = inject_retrieve_tool(send, fmt, markers=result.carries_markers)
             ex.injected, send = with_tool is not send, with_tool
         if self.cache is not None and mode == OPTIMIZE:
             send = self.cache.apply(send, fmt, session_id=session_id)
@@ -141,18 +149,30 @@ class ExchangeCore:
     # -- next round -------------------------------------------------------------------------
 
     def next_round(self, ex: Exchange, turn: Any) -> dict[str, Any] | None:
-        """The next request when ``turn`` is a retrieve-only turn headroom must answer
-        (it injected the tool, and a round is left); None when the turn is the client's."""
+        """The next request when ``turn`` is a retrieve-only turn headroom must answer (it
+        injected the tool); None when the turn is the client's.
+
+        Raises :class:`Unanswerable` for a retrieve call without an id, or one made after
+        the last round forbade tool calls.
+        """
         if not ex.injected:
             return None
-        step = retrieve_round(self.store, ex.fmt, ex.send, turn, ex.rounds,
-                              self.pipeline.config.ccr.max_retrieve_rounds)
+        step = retrieve_round(self.store, ex.fmt, ex.send, turn)
         if step is None:
             return None
-        ex.send, calls = step
+        body, calls = step
+        if any(not c.id for c in calls):
+            raise Unanswerable("the model called headroom_retrieve without an id, so headroom cannot answer the call")
+        if ex.final:
+            raise Unanswerable("the model kept calling headroom_retrieve after the retrieve-round limit, "
+                               "even when no tool call was allowed")
         ex.rounds += 1
         ex.retrievals += len(calls)
-        return ex.send
+        if ex.rounds > self.pipeline.config.ccr.max_retrieve_rounds:
+            # One last round with its answers and no tool calls allowed.
+            body, ex.final = adapter(ex.fmt).forbid_tool_calls(body), True
+        ex.send = body
+        return body
 
     # -- finish -----------------------------------------------------------------------------
 
@@ -171,8 +191,8 @@ class ExchangeCore:
             status_code=status_code, retrievals=ex.retrievals,
             output_tokens=usage.output_tokens, cached_tokens=usage.cache_read_tokens,
             error=error or (f"compression: {ex.compression_error}" if ex.compression_error else None),
-            **columns,
         )
+        cols.update(columns)  # a shell's own measurements win (e.g. LiteLLM's timings)
         mode = mode or ex.mode
         if ex.result is None:
             return RequestMetrics(mode=mode, **cols)
@@ -182,4 +202,4 @@ class ExchangeCore:
         return RequestMetrics.from_pipeline(ex.result, mode=mode, **cols)
 
 
-__all__ = ["Exchange", "ExchangeCore", "retrieve_round"]
+__all__ = ["Exchange", "ExchangeCore", "Unanswerable", "retrieve_round"]

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .ccr.markers import has_marker
 from .ccr.store import CompressionStore
 from .config import HeadroomConfig
 from .formats import BlockKind, Conversation, adapter, detect_format, parse, render
@@ -106,6 +107,12 @@ class PipelineResult:
                 seen.setdefault(d.ccr_hash)
         return list(seen)
 
+    @functools.cached_property
+    def carries_markers(self) -> bool:
+        """Whether the rendered request holds a CCR marker (ours, or one already in the
+        history), read from the conversation: the body need not be parsed again."""
+        return bool(self.ccr_hashes) or any(has_marker(b.text) for _, _, b in self.conversation.blocks())
+
     @property
     def messages(self) -> list[Any]:
         return self.body.get(adapter(self.format).MESSAGES_KEY)  # type: ignore[return-value]
@@ -139,7 +146,11 @@ class Pipeline:
         self._relevance: Any = None
         # Learned tool-output patterns (headroom.toin): a caller's, or the config's.
         self.toin = toin if toin is not None else _optional(".toin", "toin_from_config")(self.config)
-        if self.toin is not None and self.store is not None:
+        if self.toin is not None and self.store is not None and not any(
+                getattr(getattr(fn, "__self__", None), "store_id", None) == self.toin.store_id
+                for fn in self.store.retrieval_listeners):
+            # One listener per TOIN store: pipelines of several configs sharing a CCR
+            # store and a TOIN file must not count each retrieval twice.
             self.store.retrieval_listeners.append(self.toin.on_retrieval)
         # Built now, not on the first request: a missing optional model (LLMLingua-2)
         # must fail when the pipeline (or the proxy) starts, with its clear message.

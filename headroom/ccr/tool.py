@@ -73,13 +73,17 @@ def carries_markers(body: dict[str, Any], fmt: str) -> bool:
     return any(has_marker(b.text) for _, _, b in conv.blocks())
 
 
-def inject_retrieve_tool(body: dict[str, Any], fmt: str) -> dict[str, Any]:
+def inject_retrieve_tool(body: dict[str, Any], fmt: str, markers: bool | None = None) -> dict[str, Any]:
     """A new body with ``headroom_retrieve`` appended to ``tools`` when it is needed.
 
     Returns ``body`` itself (unchanged) when the request carries no marker or already
-    defines the tool. The caller's dict and its ``tools`` list are never mutated.
+    defines the tool. ``markers`` is whether it carries markers when the caller already
+    knows (the pipeline does: :attr:`PipelineResult.carries_markers`); else the body is
+    parsed to find out. The caller's dict and its ``tools`` list are never mutated.
     """
-    if defines_retrieve_tool(body) or not carries_markers(body, fmt):
+    if defines_retrieve_tool(body):
+        return body
+    if not (carries_markers(body, fmt) if markers is None else markers):
         return body
     tools = body.get("tools")
     existing = list(tools) if isinstance(tools, list) else []

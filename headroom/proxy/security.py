@@ -2,7 +2,7 @@
 
 - Host header allowlist (DNS rebinding: a web page on evil.example resolving to
   127.0.0.1 must not reach the proxy with the user's browser).
-- Admin routes (stored originals, stats, metrics, feedback) answer loopback clients only,
+- Admin routes (stored originals, stats, metrics, feedback, learned patterns) answer loopback clients only,
   unless an admin token is configured and presented.
 - Request bodies over the limit are refused with 413 (by Content-Length up front, and by
   counting when the body arrives chunked).
@@ -17,7 +17,7 @@ from typing import Any
 
 from .config import ProxyConfig
 
-ADMIN_PREFIXES = ("/v1/retrieve", "/v1/feedback", "/stats", "/metrics")
+ADMIN_PREFIXES = ("/v1/retrieve", "/v1/feedback", "/v1/toin", "/stats", "/metrics")
 
 
 class _BodyTooLarge(Exception):

@@ -272,6 +272,8 @@ def make_fake_upstream() -> tuple[FastAPI, Recorder]:
         user, tool_result, defines, has_result = conversation_facts(path, body)
         script = h.get("x-fake-script", "")
         calls: list[tuple[str, str, str]] = []
+        # tool_choice "none" (Anthropic: {"type": "none"}) forbids tool calls, as a provider would.
+        defines = defines and body.get("tool_choice") not in ("none", {"type": "none"})
         if script in ("retrieve", "mixed") and defines and not has_result:
             hashes = find_hashes(raw.decode())
             calls.append(("call_r1", "headroom_retrieve", json.dumps({"hash": hashes[0] if hashes else ""})))
