@@ -81,7 +81,7 @@ BYPASS = "bypass"  # the x-headroom-bypass header: this request only, forwarded 
 
 
 async def prepare(state: ProxyState, body: dict[str, Any], raw: bytes | None, fmt: str, bypass: bool,
-                  session_id: str | None = None) -> Outgoing:
+                  session_id: str | None = None, model: str | None = None) -> Outgoing:
     """Compress ``body`` off the event loop, with a deadline; never worse than the original.
 
     ``raw`` is the body as the client sent it, or None for a large body whose bytes the
@@ -90,20 +90,23 @@ async def prepare(state: ProxyState, body: dict[str, Any], raw: bytes | None, fm
     core, mode = state.core, state.config.mode
     if bypass or mode == PASSTHROUGH:
         assert raw is not None, "pass-through requests keep their bytes"
-        return Outgoing(raw, core.prepare(body, fmt, BYPASS if bypass else mode))
+        return Outgoing(raw, core.prepare(body, fmt, BYPASS if bypass else mode, model=model))
     large = raw is None
     timeout = state.config.compression_timeout_s
     try:
-        result, error = await asyncio.wait_for(asyncio.to_thread(core.compress, body, fmt), timeout)
+        result, error = await asyncio.wait_for(asyncio.to_thread(core.compress, body, fmt, model=model), timeout)
     except asyncio.TimeoutError:
         result, error = None, f"timed out after {timeout:g} s"
-    ex = core.prepare(body, fmt, mode, result=result, error=error, session_id=session_id)
+    ex = core.prepare(body, fmt, mode, result=result, error=error, session_id=session_id, model=model)
     # Unchanged requests go out byte for byte as they came (large ones: the same JSON).
     content = (raw or await _serialise(body, large)) if ex.send == body else await _serialise(ex.send, large)
     return Outgoing(content, ex)
 
 
-async def handle_llm(request: Request, state: ProxyState, fmt: str, base_url: str) -> Response:
+async def handle_llm(request: Request, state: ProxyState, fmt: str, base_url: str, *,
+                     model: str | None = None, stream: bool | None = None) -> Response:
+    """One LLM route. ``model`` and ``stream`` come from the URL where the API puts them
+    there (Gemini); otherwise from the body."""
     raw = await read_body(request)
     try:
         body = json.loads(raw)
@@ -117,11 +120,11 @@ async def handle_llm(request: Request, state: ProxyState, fmt: str, base_url: st
     compressing = not bypass and state.config.mode != PASSTHROUGH
     original = None if compressing and len(raw) >= _INLINE_JSON_BYTES else raw
     del raw  # a large body being compressed is held once (parsed), not twice
-    out = await prepare(state, body, original, fmt, bypass, request.headers.get("x-headroom-session-id"))
+    out = await prepare(state, body, original, fmt, bypass, request.headers.get("x-headroom-session-id"), model)
     ex = out.ex
     url = upstream_url(base_url, request.url.path, request.url.query)
     headers = request_headers(request.headers.items())
-    stream = body.get("stream") is True
+    stream = body.get("stream") is True if stream is None else stream
     try:
         if stream:
             return await _stream(state, url, headers, out)
