@@ -154,6 +154,22 @@ CREATE INDEX IF NOT EXISTS ccr_retrievals_at ON ccr_retrievals(at);
 """
 
 _COLUMNS = [f for f in Entry.__dataclass_fields__]
+_TEXT_COLUMNS = ("original", "compressed")
+
+
+def _to_db(text: str | None) -> str | bytes | None:
+    """SQLite text must be valid UTF-8; an original with a lone surrogate is kept as a BLOB."""
+    if text is None:
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
+    return text
+
+
+def _from_db(value: str | bytes | None) -> str | None:
+    return value.decode("utf-8", "surrogatepass") if isinstance(value, bytes) else value
 
 
 class SQLiteBackend:
@@ -175,12 +191,16 @@ class SQLiteBackend:
 
     def _row(self, row: tuple) -> Entry:
         data = dict(zip(_COLUMNS, row))
+        for col in _TEXT_COLUMNS:
+            data[col] = _from_db(data[col])
         data["meta"] = json.loads(data["meta"] or "{}")
         return Entry(**data)
 
     def put(self, entry: Entry) -> None:
         data = asdict(entry)
         data["meta"] = json.dumps(entry.meta, sort_keys=True)
+        for col in _TEXT_COLUMNS:
+            data[col] = _to_db(data[col])
         cols = ", ".join(_COLUMNS)
         marks = ", ".join("?" for _ in _COLUMNS)
         with self._lock:

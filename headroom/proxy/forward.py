@@ -20,9 +20,11 @@ from starlette.responses import JSONResponse, Response
 from ..ccr.responses import SSEDecoder, StreamAccumulator, answer, continue_body, retrieve_calls
 from ..ccr.tool import inject_retrieve_tool
 from ..pipeline import PipelineResult
+from .jsonio import BadJSON, SafeJSONResponse, dumps, parse_json
+from .paths import UnsafePath, raw_path, upstream_url
 from .relay import RelayResponse, relay_chunks, sse_error_event
 from .state import ProxyState
-from .upstream import request_headers, response_headers, upstream_url
+from .upstream import request_headers, response_headers
 
 log = logging.getLogger("headroom.proxy")
 
@@ -30,15 +32,11 @@ PROVIDERS = {"openai_chat": "openai", "openai_responses": "openai", "anthropic":
 
 
 def error_response(status: int, message: str, kind: str = "invalid_request_error") -> JSONResponse:
-    return JSONResponse({"error": {"type": kind, "message": message}}, status_code=status)
+    return SafeJSONResponse({"error": {"type": kind, "message": message}}, status_code=status)
 
 
 def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in ("1", "true", "yes", "on")
-
-
-def _dumps(body: dict[str, Any]) -> bytes:
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 # Bodies above this are "large": they are serialised in a worker thread, so a
@@ -50,7 +48,7 @@ _INLINE_JSON_BYTES = 256 * 1024
 
 
 async def _serialise(body: dict[str, Any], large: bool) -> bytes:
-    return await asyncio.to_thread(_dumps, body) if large else _dumps(body)
+    return await asyncio.to_thread(dumps, body) if large else dumps(body)
 
 
 async def read_body(request: Request) -> bytes:
@@ -139,9 +137,9 @@ async def handle_llm(request: Request, state: ProxyState, fmt: str, base_url: st
     ex = Exchange(api=fmt)
     raw = await read_body(request)
     try:
-        body = json.loads(raw)
-    except ValueError as exc:
-        return error_response(400, f"request body is not valid JSON: {exc}")
+        body = parse_json(raw)
+    except BadJSON as exc:
+        return error_response(400, str(exc))
     if not isinstance(body, dict):
         return error_response(400, f"request body must be a JSON object, got {type(body).__name__}")
     if state.config.log_bodies:
@@ -151,7 +149,7 @@ async def handle_llm(request: Request, state: ProxyState, fmt: str, base_url: st
     original = None if compressing and len(raw) >= _INLINE_JSON_BYTES else raw
     del raw  # a large body being compressed is held once (parsed), not twice
     out = await prepare(state, body, original, fmt, bypass)
-    url = upstream_url(base_url, request.url.path, request.url.query)
+    url = upstream_url(base_url, raw_path(request.scope), request.url.query)
     headers = request_headers(request.headers.items())
     try:
         if body.get("stream") is True:
@@ -195,7 +193,7 @@ async def _complete(state: ProxyState, fmt: str, url: str, headers: list[tuple[s
         # The model asked only for originals: answer from the store and carry on ourselves.
         answers = await asyncio.to_thread(_answers, state, calls)
         body = continue_body(body, parsed, fmt, answers)
-        content = _dumps(body)
+        content = dumps(body)
         ex.rounds += 1
         ex.calls += len(calls)
     ex.status = resp.status_code
@@ -268,7 +266,7 @@ async def _ccr_stream(state: ProxyState, fmt: str, url: str, headers: list[tuple
             body = continue_body(body, turn, fmt, answers)
             ex.rounds += 1
             ex.calls += len(calls)
-            resp = await _send(state, url, headers, _dumps(body))
+            resp = await _send(state, url, headers, dumps(body))
             if resp.status_code >= 400:
                 # The client already has a 200 stream: report the failure inside it.
                 detail = (await resp.aread()).decode("utf-8", errors="replace")[:2000]
@@ -339,7 +337,10 @@ def _finish(state: ProxyState, fmt: str, out: Outgoing, ex: Exchange, *, stream:
 async def handle_passthrough(request: Request, state: ProxyState, base_url: str) -> Response:
     """Any other provider route: forwarded untouched, the answer streamed back as it comes."""
     raw = await request.body()
-    url = upstream_url(base_url, request.url.path, request.url.query)
+    try:
+        url = upstream_url(base_url, raw_path(request.scope), request.url.query)
+    except UnsafePath as exc:
+        return error_response(400, f"refused path: {exc}", "invalid_path")
     req = state.client.build_request(request.method, url, content=raw or None,
                                      headers=request_headers(request.headers.items()))
     try:

@@ -27,6 +27,8 @@ class ProxyState:
     metrics: Any = None  # headroom.metrics.MetricsStore, or None when --metrics-db is off
     feedback: Any = None  # headroom.ccr.feedback.FeedbackTracker, or None when unavailable
     feedback_error: str | None = None
+    # Pipeline.warm_up()'s report: stage -> "ok" or why its models did not load.
+    warm_up: dict[str, str] = field(default_factory=dict)
     # One writer thread keeps metrics rows in order and SQLite off the event loop.
     _writer: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, thread_name_prefix="headroom-metrics"))
 

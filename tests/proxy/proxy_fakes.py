@@ -11,6 +11,12 @@ through unchanged:
   x-fake-midstream-error: 1 stream a little, then a provider error event
   x-fake-abort: 1           stream a little, then drop the connection
   x-fake-chunks / x-fake-delay-ms   how many text chunks, and the pause between them
+  x-fake-script: retrieve-always    call headroom_retrieve in every round (a model that never stops)
+  x-fake-script: retrieve-noid      a headroom_retrieve call without an id
+  x-fake-script: malformed          200 with a body of the wrong shape (streaming: bad JSON events)
+  x-fake-hang-s: 30         wait that long before answering (a hung upstream)
+  x-fake-no-final-blank: 1  the last SSE event lacks its closing blank line
+Any other path is recorded and answered 404 (path-escape tests look for it there).
 
 A normal answer is ``echo: <last user text> | tool=<sha256[:16] of the last tool result>
 len=<its length>``, so a client can tell which request an answer belongs to.
@@ -113,8 +119,13 @@ def conversation_facts(path: str, body: dict[str, Any]) -> tuple[str, str | None
     return user, tool_result, defines, has_retrieve_result
 
 
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")  # lone surrogates are valid JSON escapes
+
+
 def echo_text(user: str, tool_result: str | None) -> str:
-    tag = hashlib.sha256(tool_result.encode()).hexdigest()[:16] if tool_result is not None else "none"
+    user = _utf8(user).decode("utf-8", "replace")
+    tag = hashlib.sha256(_utf8(tool_result)).hexdigest()[:16] if tool_result is not None else "none"
     return f"echo: {user} | tool={tag} len={len(tool_result) if tool_result is not None else 0}"
 
 
@@ -264,6 +275,12 @@ def make_fake_upstream() -> tuple[FastAPI, Recorder]:
         body = json.loads(raw)
         h = request.headers
         rec.add({"path": path, "headers": dict(h), "raw": raw, "json": body})
+        if h.get("x-fake-hang-s"):
+            try:
+                await asyncio.sleep(float(h["x-fake-hang-s"]))
+            except asyncio.CancelledError:
+                rec.cancelled.append(h.get("x-fake-tag", "hang"))
+                raise
         if h.get("x-fake-status"):
             status = int(h["x-fake-status"])
             return JSONResponse(provider_error(path, status), status_code=status)
@@ -271,8 +288,20 @@ def make_fake_upstream() -> tuple[FastAPI, Recorder]:
         model = body.get("model", "fake")
         user, tool_result, defines, has_result = conversation_facts(path, body)
         script = h.get("x-fake-script", "")
+        if script == "malformed":
+            if body.get("stream"):
+                return StreamingResponse(iter([b"data: {not json\n\n", _sse({"choices": "nope"}), _sse("[DONE]")]),
+                                         media_type="text/event-stream")
+            return JSONResponse({"id": "x", "choices": "nope", "output": 7, "content": {"a": 1}})
         calls: list[tuple[str, str, str]] = []
-        if script in ("retrieve", "mixed") and defines and not has_result:
+        if script == "retrieve-always" and defines:
+            hashes = find_hashes(raw.decode())
+            n = len([r for r in rec.requests if r["path"] == path])
+            calls.append((f"call_r{n}", "headroom_retrieve", json.dumps({"hash": hashes[0] if hashes else ""})))
+        elif script == "retrieve-noid" and defines and not has_result:
+            hashes = find_hashes(raw.decode())
+            calls.append(("", "headroom_retrieve", json.dumps({"hash": hashes[0] if hashes else ""})))
+        elif script in ("retrieve", "mixed") and defines and not has_result:
             hashes = find_hashes(raw.decode())
             calls.append(("call_r1", "headroom_retrieve", json.dumps({"hash": hashes[0] if hashes else ""})))
             if script == "mixed":
@@ -290,6 +319,8 @@ def make_fake_upstream() -> tuple[FastAPI, Recorder]:
         else:
             pieces = []
         events = stream_fn(model, pieces, calls)
+        if h.get("x-fake-no-final-blank"):
+            events[-1] = events[-1].rstrip(b"\n") + b"\n"
         tag = h.get("x-fake-tag", user)
 
         async def gen():
@@ -309,6 +340,11 @@ def make_fake_upstream() -> tuple[FastAPI, Recorder]:
                 raise
 
         return StreamingResponse(gen(), media_type="text/event-stream")
+
+    @app.api_route("/{rest:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
+    async def anything_else(request: Request, rest: str) -> Response:
+        rec.add({"path": request.url.path, "headers": dict(request.headers), "raw": await request.body(), "json": None})
+        return JSONResponse({"error": {"message": f"fake: no route {request.url.path}"}}, status_code=404)
 
     return app, rec
 
