@@ -21,7 +21,7 @@ from pathlib import Path
 
 from headroom.ccr import CompressionStore, MemoryBackend, RetrievalEvent, SQLiteBackend
 from headroom.ccr.feedback import FeedbackTracker
-from headroom.ccr.tracker import ContextTracker
+from headroom.transforms.expansion import ContextTracker
 from headroom.config import HeadroomConfig
 from headroom.formats import parse
 from headroom.tokens import counter_for

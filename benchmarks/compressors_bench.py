@@ -18,14 +18,14 @@ from collections.abc import Callable
 
 from headroom.config import HeadroomConfig
 from headroom.tokens import counter_for
-from headroom.transforms.anchors import extract_anchors
-from headroom.transforms.code import CodeCompressor
-from headroom.transforms.compressor import CompressInput
-from headroom.transforms.diff import DiffCompressor
-from headroom.transforms.html import HTMLCompressor
-from headroom.transforms.logs import LogCompressor
-from headroom.transforms.search import SearchCompressor
-from headroom.transforms.text import TextCrusher
+from headroom.query.anchors import extract_anchors
+from headroom.compressors.code import CodeCompressor
+from headroom.compressors.base import CompressInput
+from headroom.compressors.diff import DiffCompressor
+from headroom.compressors.html import HTMLCompressor
+from headroom.compressors.logs import LogCompressor
+from headroom.compressors.search import SearchCompressor
+from headroom.compressors.text import TextCrusher
 
 Case = tuple[str, str, list[str]]  # text, question, facts that must survive
 

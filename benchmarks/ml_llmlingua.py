@@ -21,10 +21,10 @@ import time
 from pathlib import Path
 
 from headroom.config import HeadroomConfig, LLMLinguaConfig, RouterConfig
-from headroom.ml.llmlingua import LLMLinguaCompressor
+from headroom.compressors.llmlingua import LLMLinguaCompressor
 from headroom.ml.testing import build_bert, build_xlm_roberta
 from headroom.tokens import counter_for
-from headroom.transforms.compressor import CompressInput
+from headroom.compressors.base import CompressInput
 
 SENTENCES = [
     "The on-call engineer reviewed the dashboards and noticed that latency had doubled since the morning deploy.",

@@ -24,9 +24,9 @@ import time
 
 from headroom.config import HeadroomConfig, SmartCrusherConfig
 from headroom.tokens import TokenCounter
-from headroom.transforms.anchors import extract_anchors
-from headroom.transforms.compressor import CompressInput
-from headroom.transforms.smart_crusher import SmartCrusher
+from headroom.query.anchors import extract_anchors
+from headroom.compressors.base import CompressInput
+from headroom.compressors.smart_crusher import SmartCrusher
 
 
 def metrics(n: int, rng: random.Random):

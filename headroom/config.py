@@ -135,7 +135,7 @@ class ContextConfig(_Section):
 
 
 class LLMLinguaConfig(_Section):
-    """LLMLingua-2 prose compression (headroom.ml.llmlingua)."""
+    """LLMLingua-2 prose compression (headroom.compressors.llmlingua)."""
 
     enabled: bool = False
     device: Device = "auto"

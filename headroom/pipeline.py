@@ -20,7 +20,7 @@ from typing import Any
 from .ccr.store import CompressionStore
 from .config import HeadroomConfig
 from .formats import BlockKind, Conversation, detect_format, parse, render
-from .relevance.bounded import bound_question
+from .query.bounded import bound_question
 from .tokens import MESSAGE_OVERHEAD, TokenCounter, counter_for
 from .transforms.base import Decision, Transform, TransformContext, block_tokens
 from .transforms.router import CompressionMemo, ContentRouter
@@ -117,11 +117,11 @@ class Pipeline:
             out.append(_optional(".transforms.cache_aligner", "CacheAligner")())
         text_override = None
         if cfg.llmlingua.enabled:
-            text_override = _optional(".ml.llmlingua", "LLMLinguaCompressor")(cfg.llmlingua)
+            text_override = _optional(".compressors.llmlingua", "LLMLinguaCompressor")(cfg.llmlingua)
             self._warmers.append(("llmlingua", text_override.warm_up))
         out.append(ContentRouter(text_compressor_override=text_override))
         if cfg.ccr.enabled and cfg.ccr.proactive_expansion:
-            out.append(_optional(".ccr.tracker", "ContextTracker")(
+            out.append(_optional(".transforms.expansion", "ContextTracker")(
                 max_items=cfg.ccr.expand_max_items, max_tokens=cfg.ccr.expand_max_tokens, feedback=self.feedback))
         if cfg.tool_args.enabled:
             out.append(_optional(".transforms.tool_args", "ToolArgsShrinker")())

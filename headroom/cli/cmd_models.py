@@ -26,8 +26,8 @@ def _try_load(name: str, path: str, device: str) -> str:
 
             embed(["load check"], device, path)
         elif name.startswith("llmlingua-2"):
+            from ..compressors.llmlingua import LLMLinguaCompressor
             from ..config import LLMLinguaConfig
-            from ..ml.llmlingua import LLMLinguaCompressor
 
             model_name = "bert-base-multilingual" if "bert-base" in name else "xlm-roberta-large"
             LLMLinguaCompressor(LLMLinguaConfig(enabled=True, device=device, model_path=path,

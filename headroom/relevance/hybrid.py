@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
+from ..query.bounded import scan_tokens
 from .bm25 import BM25
-from .bounded import scan_tokens
 from .embedding import EmbeddingScorer
 
 # Tokens that look like exact identifiers: contain a digit, an inner _ . / or -, or camelCase.

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..ccr.markers import format_marker, has_marker
+from ..compressors.detect import detect_content_type
 from ..formats import BlockKind, Conversation
 from ..relevance.bm25 import BM25, tokenize
 from .base import TransformContext
@@ -41,7 +42,6 @@ from .context_units import (
     over_budget,
     report_if_still_over,
 )
-from .detect import detect_content_type
 from .protect import protection_reason
 
 if TYPE_CHECKING:

@@ -17,11 +17,11 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 
 from ..ccr.markers import format_marker
+from ..compressors.base import CompressInput, Compressor
+from ..compressors.detect import ContentType, detect
 from ..formats.model import Conversation, content_hash
-from .anchors import extract_anchors
+from ..query.anchors import extract_anchors
 from .base import TransformContext, set_block_text
-from .compressor import CompressInput, Compressor
-from .detect import ContentType, detect
 from .protect import protection_reason
 
 NAME = "content_router"
@@ -83,13 +83,13 @@ _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="headroom-compress"
 
 
 def default_compressors() -> dict[ContentType, Compressor]:
-    from .code import CodeCompressor
-    from .diff import DiffCompressor
-    from .html import HTMLCompressor
-    from .logs import LogCompressor
-    from .search import SearchCompressor
-    from .smart_crusher import SmartCrusher
-    from .text import TextCrusher
+    from ..compressors.code import CodeCompressor
+    from ..compressors.diff import DiffCompressor
+    from ..compressors.html import HTMLCompressor
+    from ..compressors.logs import LogCompressor
+    from ..compressors.search import SearchCompressor
+    from ..compressors.smart_crusher import SmartCrusher
+    from ..compressors.text import TextCrusher
 
     crusher = SmartCrusher()
     return {

@@ -8,14 +8,14 @@ import json
 import pytest
 
 from headroom.ccr import CompressionStore
-from headroom.ccr.tracker import HEADER, ContextTracker, expansion_terms
+from headroom.transforms.expansion import HEADER, ContextTracker, expansion_terms
 from headroom.config import HeadroomConfig
 from headroom.formats import parse
 from headroom.pipeline import Pipeline
 from headroom.tokens import counter_for
 from headroom.transforms.base import TransformContext
-from headroom.transforms.compressor import Compressed
-from headroom.transforms.detect import ContentType
+from headroom.compressors.base import Compressed
+from headroom.compressors.detect import ContentType
 from headroom.transforms.router import ContentRouter
 
 ORDERS = [
@@ -381,7 +381,7 @@ def test_originals_are_read_once_and_expire_with_the_store():
 
 
 def test_original_cache_is_bounded_by_characters():
-    from headroom.ccr.tracker import _OriginalCache
+    from headroom.transforms.expansion import _OriginalCache
 
     cache = _OriginalCache(max_chars=10)
     cache.put("a", "12345", 100.0)

@@ -12,8 +12,8 @@ from headroom.ccr import CompressionStore, RetrievalEvent
 from headroom.ccr.feedback import FeedbackTracker
 from headroom.config import HeadroomConfig
 from headroom.pipeline import Pipeline
-from headroom.transforms.compressor import Compressed
-from headroom.transforms.detect import ContentType
+from headroom.compressors.base import Compressed
+from headroom.compressors.detect import ContentType
 from headroom.transforms.router import ContentRouter
 
 

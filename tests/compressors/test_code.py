@@ -12,9 +12,9 @@ import headroom
 from headroom.ccr.markers import MARKER_RE
 from headroom.config import HeadroomConfig, RouterConfig
 from headroom.tokens import count_tokens, counter_for
-from headroom.transforms.anchors import extract_anchors
-from headroom.transforms.code import CodeCompressor
-from headroom.transforms.compressor import CompressInput
+from headroom.query.anchors import extract_anchors
+from headroom.compressors.code import CodeCompressor
+from headroom.compressors.base import CompressInput
 
 MISMATCH = "    assert value_3 != 'LEDGER_MISMATCH_7781'"
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from headroom.transforms.detect import ContentType, detect_content_type
+from headroom.compressors.detect import ContentType, detect_content_type
 
 PYTEST_OUTPUT = """============================= test session starts ==============================
 platform linux -- Python 3.11.9, pytest-8.3.2, pluggy-1.5.0

@@ -12,9 +12,9 @@ import headroom
 from headroom.ccr.markers import MARKER_RE
 from headroom.config import HeadroomConfig, RouterConfig
 from headroom.tokens import count_tokens, counter_for
-from headroom.transforms.anchors import extract_anchors
-from headroom.transforms.compressor import CompressInput
-from headroom.transforms.diff import DiffCompressor, parse_diff
+from headroom.query.anchors import extract_anchors
+from headroom.compressors.base import CompressInput
+from headroom.compressors.diff import DiffCompressor, parse_diff
 
 
 def git_file_diff(path: str, old: list[str], new: list[str], context: int = 8) -> str:

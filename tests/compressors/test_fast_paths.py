@@ -19,10 +19,10 @@ from headroom import HeadroomConfig, Pipeline, compress
 from headroom.ccr.store import CompressionStore
 from headroom.relevance.bm25 import tokenize
 from headroom.tokens import TokenCounter
-from headroom.transforms.smart_crusher.compact import dumps, index_text
-from headroom.transforms.smart_crusher.rows import RowIndex
-from headroom.transforms.smart_crusher.signals import ERROR_TEXT, rows_with_error_text
-from headroom.transforms.smart_crusher.stats import (
+from headroom.compressors.smart_crusher.compact import dumps, index_text
+from headroom.compressors.smart_crusher.rows import RowIndex
+from headroom.compressors.smart_crusher.signals import ERROR_TEXT, rows_with_error_text
+from headroom.compressors.smart_crusher.stats import (
     _distinct_count,
     change_point_positions,
     field_stats,
@@ -279,9 +279,9 @@ def test_skipping_a_hopeless_lossless_render_changes_nothing(monkeypatch):
     from headroom.config import HeadroomConfig
     from headroom.eval.scenarios import FAMILIES
     from headroom.tokens import counter_for
-    from headroom.transforms.anchors import extract_anchors
-    from headroom.transforms.compressor import CompressInput
-    from headroom.transforms.smart_crusher import crusher
+    from headroom.query.anchors import extract_anchors
+    from headroom.compressors.base import CompressInput
+    from headroom.compressors.smart_crusher import crusher
 
     def run(family: str, size: int):
         s = FAMILIES[family](size, 11)
@@ -303,7 +303,7 @@ def test_skipping_a_hopeless_lossless_render_changes_nothing(monkeypatch):
 
 def test_table_estimate_is_close_on_regular_records():
     from headroom.eval.scenarios import FAMILIES
-    from headroom.transforms.smart_crusher.table import estimate_table_tokens, plan_table, render_sections
+    from headroom.compressors.smart_crusher.table import estimate_table_tokens, plan_table, render_sections
 
     counter = TokenCounter("gpt-4o")
     for family in ("metrics", "json_logs", "db_rows"):

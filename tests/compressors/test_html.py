@@ -9,9 +9,9 @@ import headroom
 from headroom.ccr.markers import MARKER_RE
 from headroom.config import HeadroomConfig
 from headroom.tokens import count_tokens, counter_for
-from headroom.transforms.anchors import extract_anchors
-from headroom.transforms.compressor import CompressInput
-from headroom.transforms.html import HTMLCompressor, html_to_text
+from headroom.query.anchors import extract_anchors
+from headroom.compressors.base import CompressInput
+from headroom.compressors.html import HTMLCompressor, html_to_text
 
 RATE_LIMIT = "The Payments API lets you create charges. Rate limit is 450 requests per minute per key."
 

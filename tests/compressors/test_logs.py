@@ -13,9 +13,9 @@ import headroom
 from headroom.ccr.markers import MARKER_RE
 from headroom.config import HeadroomConfig, RouterConfig
 from headroom.tokens import count_tokens, counter_for
-from headroom.transforms.anchors import extract_anchors
-from headroom.transforms.compressor import CompressInput
-from headroom.transforms.logs import LogCompressor, template_of
+from headroom.query.anchors import extract_anchors
+from headroom.compressors.base import CompressInput
+from headroom.compressors.logs import LogCompressor, template_of
 
 TRACEBACK = [
     "Traceback (most recent call last):",

@@ -9,12 +9,12 @@ import pytest
 
 from headroom.config import HeadroomConfig, SmartCrusherConfig
 from headroom.tokens import counter_for
-from headroom.transforms.anchors import extract_anchors
-from headroom.transforms.compressor import CompressInput
-from headroom.transforms.smart_crusher import SmartCrusher, parse_table, render_table
-from headroom.transforms.smart_crusher.keep_plan import evenly_spaced, target_size
-from headroom.transforms.smart_crusher.patterns import Pattern, detect_pattern, find_roles
-from headroom.transforms.smart_crusher.stats import (
+from headroom.query.anchors import extract_anchors
+from headroom.compressors.base import CompressInput
+from headroom.compressors.smart_crusher import SmartCrusher, parse_table, render_table
+from headroom.compressors.smart_crusher.keep_plan import evenly_spaced, target_size
+from headroom.compressors.smart_crusher.patterns import Pattern, detect_pattern, find_roles
+from headroom.compressors.smart_crusher.stats import (
     change_point_positions,
     field_stats,
     outlier_positions,
@@ -402,7 +402,7 @@ _CROSS_PROCESS_SCRIPT = """
 import json, random, sys
 sys.path.insert(0, {tests!r})
 from test_smart_crusher import LOSSY, logs, make_input, metrics
-from headroom.transforms.smart_crusher import SmartCrusher
+from headroom.compressors.smart_crusher import SmartCrusher
 items = metrics(400) + logs(200)
 items[123]["value"] = 321.0
 print(SmartCrusher().compress(make_input(items, query="m-100222 'req-00042' web-3", sc=LOSSY)).text)

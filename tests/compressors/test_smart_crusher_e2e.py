@@ -12,9 +12,9 @@ from headroom.api import default_store
 from headroom.ccr.markers import MARKER_RE
 from headroom.config import HeadroomConfig
 from headroom.pipeline import Pipeline
-from headroom.transforms.detect import ContentType
+from headroom.compressors.detect import ContentType
 from headroom.transforms.router import ContentRouter
-from headroom.transforms.smart_crusher import SmartCrusher
+from headroom.compressors.smart_crusher import SmartCrusher
 
 
 def metrics_output() -> str:
@@ -79,5 +79,5 @@ def test_compress_lossless_table_needs_no_marker():
     result = headroom.compress(messages, pipeline=pipeline)
     out = result.messages[2]["content"]
     assert out.startswith("@table rows=1000") and MARKER_RE.search(out) is None
-    from headroom.transforms.smart_crusher import parse_table
+    from headroom.compressors.smart_crusher import parse_table
     assert parse_table(out) == json.loads(original)

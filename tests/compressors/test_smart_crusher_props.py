@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from headroom.config import HeadroomConfig, SmartCrusherConfig
 from headroom.tokens import counter_for
-from headroom.transforms.compressor import CompressInput
-from headroom.transforms.smart_crusher import SmartCrusher, parse_table, render_table
+from headroom.compressors.base import CompressInput
+from headroom.compressors.smart_crusher import SmartCrusher, parse_table, render_table
 
 scalars = st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False) | st.text(max_size=30)
 json_values = st.recursive(
@@ -70,7 +70,7 @@ def test_planted_facts_always_survive(n, seed, data):
     items[spike]["value"] = 100 + 60 * 5.0  # 60 standard deviations out
     items[error]["level"] = "error"
     query = f"what about evt-{seed}-{asked}?"
-    from headroom.transforms.anchors import extract_anchors
+    from headroom.query.anchors import extract_anchors
 
     cfg = HeadroomConfig(smart_crusher=SmartCrusherConfig(lossless_min_savings=1.0))
     inp = CompressInput(text=json.dumps(items), config=cfg, counter=COUNTER, query=query, anchors=extract_anchors(query))

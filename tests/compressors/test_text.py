@@ -11,9 +11,9 @@ import headroom
 from headroom.ccr.markers import MARKER_RE
 from headroom.config import HeadroomConfig, RouterConfig
 from headroom.tokens import count_tokens, counter_for
-from headroom.transforms.anchors import extract_anchors
-from headroom.transforms.compressor import CompressInput
-from headroom.transforms.text import TextCrusher, split_units
+from headroom.query.anchors import extract_anchors
+from headroom.compressors.base import CompressInput
+from headroom.compressors.text import TextCrusher, split_units
 
 SUBJECTS = ["The scheduler", "Each worker", "The gateway", "A client", "The cache layer", "The billing job",
             "Our deployment", "The audit log", "The search index", "The mobile app"]

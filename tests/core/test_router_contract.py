@@ -7,8 +7,8 @@ import time
 import pytest
 
 from headroom.config import HeadroomConfig, RouterConfig
-from headroom.transforms.compressor import Compressed
-from headroom.transforms.detect import ContentType
+from headroom.compressors.base import Compressed
+from headroom.compressors.detect import ContentType
 from headroom.transforms.router import ContentRouter
 
 BIG = "\n".join(f"line {i} of some tool output with words" for i in range(400))

@@ -8,8 +8,8 @@ from headroom.eval.compression import run_compression
 from headroom.eval.configs import EvalConfig, EvalOptions
 from headroom.eval.scenarios import Probe, Scenario, ToolCall, Turn, build_suite
 from headroom.pipeline import Pipeline
-from headroom.transforms.compressor import Compressed
-from headroom.transforms.detect import ContentType
+from headroom.compressors.base import Compressed
+from headroom.compressors.detect import ContentType
 from headroom.transforms.router import ContentRouter
 
 from .conftest import head_keeper_factory

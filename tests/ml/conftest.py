@@ -23,7 +23,7 @@ def tiny_bert_dir(tmp_path_factory):
 @pytest.fixture(scope="session")
 def xlm_compressor(tiny_xlm_dir):
     from headroom.config import LLMLinguaConfig
-    from headroom.ml.llmlingua import LLMLinguaCompressor
+    from headroom.compressors.llmlingua import LLMLinguaCompressor
 
     return LLMLinguaCompressor(LLMLinguaConfig(enabled=True, device="cpu", model_path=str(tiny_xlm_dir), min_tokens=20))
 

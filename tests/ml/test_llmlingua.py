@@ -6,11 +6,11 @@ import time
 import pytest
 
 from headroom.config import HeadroomConfig, LLMLinguaConfig
-from headroom.ml.llmlingua import DeadlineExceeded, LLMLinguaCompressor, force_kept
+from headroom.compressors.llmlingua import DeadlineExceeded, LLMLinguaCompressor, force_kept
 from headroom.ml.registry import ModelNotFound
 from headroom.tokens import counter_for
-from headroom.transforms.anchors import extract_anchors
-from headroom.transforms.compressor import CompressInput
+from headroom.query.anchors import extract_anchors
+from headroom.compressors.base import CompressInput
 
 PROSE = (
     "The on-call engineer looked at the dashboards for quite a while and eventually decided that the "
@@ -54,7 +54,7 @@ def test_keep_probabilities_are_per_word_and_batch_independent(xlm_compressor):
     assert len(probs) == len(words)
     assert all(0.0 < p < 1.0 for p in probs)
     assert len({round(p, 6) for p in probs}) > 10  # the model, not a constant
-    from headroom.ml.llmlingua import LLMLinguaCompressor
+    from headroom.compressors.llmlingua import LLMLinguaCompressor
 
     one_by_one = LLMLinguaCompressor(xlm_compressor.config.model_copy(update={"batch_size": 1}))
     assert one_by_one.keep_probabilities(words) == pytest.approx(probs, abs=1e-4)
@@ -109,7 +109,7 @@ def test_json_string_values_compressed_structure_exact(xlm_compressor):
 
 
 def test_rate_depends_on_content_type_and_feedback(xlm_compressor):
-    from headroom.transforms.detect import ContentType
+    from headroom.compressors.detect import ContentType
 
     r = xlm_compressor._rate
     assert r(ContentType.TEXT, 0.5) == 0.5
@@ -132,7 +132,7 @@ def test_deadline_raises_between_batches_and_compress_falls_back(xlm_compressor)
     slow = LLMLinguaCompressor(xlm_compressor.config.model_copy(update={"timeout_ms": 1}))
     text = PROSE * 60
     try:
-        import headroom.transforms.text  # noqa: F401
+        import headroom.compressors.text  # noqa: F401
     except ImportError:
         assert slow.compress(_inp(text)) is None  # no deterministic path installed: keep original
         return

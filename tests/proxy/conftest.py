@@ -18,8 +18,8 @@ from headroom.ccr.store import CompressionStore
 from headroom.config import HeadroomConfig
 from headroom.pipeline import Pipeline
 from headroom.proxy import ProxyConfig, create_app
-from headroom.transforms.compressor import Compressed, CompressInput
-from headroom.transforms.detect import ContentType
+from headroom.compressors.base import Compressed, CompressInput
+from headroom.compressors.detect import ContentType
 from headroom.transforms.router import ContentRouter
 
 

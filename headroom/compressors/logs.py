@@ -18,7 +18,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from .compressor import Compressed, CompressInput
+from .base import Compressed, CompressInput
 from .text import anchored_indices
 
 _MIN_LINES = 12  # shorter logs are cheaper to send whole

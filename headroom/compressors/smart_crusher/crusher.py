@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...tokens import QUICK_EXACT_CHARS, QUICK_WINDOW_CHARS, QUICK_WINDOWS
-from ..compressor import Compressed, CompressInput
+from ..base import Compressed, CompressInput
 from ..detect import first_visible_char, parse_json
 from .compact import dumps, index_text
 from .keep_plan import KeepPlan, plan_records, plan_scalars, summarize

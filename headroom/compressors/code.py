@@ -18,7 +18,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from .compressor import Compressed, CompressInput
+from .base import Compressed, CompressInput
 
 
 @dataclass(frozen=True)

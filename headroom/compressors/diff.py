@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
-from .compressor import Compressed, CompressInput
+from .base import Compressed, CompressInput
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$")
 _GENERATED = (

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .compressor import Compressed, CompressInput
+from .base import Compressed, CompressInput
 from .text import anchored_indices
 
 # A path: no spaces, has a dot-extension or a slash, no leading colon.

@@ -25,6 +25,8 @@ import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
+from ..ccr.markers import find_hashes, has_marker
+from ..ccr.store import split_items
 from ..formats.model import (
     RETRIEVE_TOOL_NAME,
     Block,
@@ -33,13 +35,11 @@ from ..formats.model import (
     Role,
     is_retrieve_tool,
 )
-from ..transforms.anchors import extract_anchors
-from ..transforms.base import TransformContext
-from .markers import find_hashes, has_marker
-from .store import split_items
+from ..query.anchors import extract_anchors
+from .base import TransformContext
 
 if TYPE_CHECKING:
-    from .feedback import FeedbackTracker
+    from ..ccr.feedback import FeedbackTracker
 
 NAME = "context_tracker"
 HEADER = "[headroom: original items from compressed tool outputs that match your question]"

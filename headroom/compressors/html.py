@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from html.parser import HTMLParser
 
-from .compressor import Compressed, CompressInput
+from .base import Compressed, CompressInput
 from .text import TextCrusher
 
 _DROP = frozenset({

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .compressor import Compressed, CompressInput
+from .base import Compressed, CompressInput
 
 _MIN_UNITS = 6  # fewer sentences than this: nothing worth selecting
 _NEAR_WINDOW = 32  # near-duplicate check against this many previous units (exact: all)

@@ -25,14 +25,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..ml.registry import ModelLocation, get_model, resolve, resolve_device
 from ..relevance.bm25 import tokenize
-from ..transforms.compressor import Compressed, CompressInput
-from ..transforms.detect import ContentType, detect_content_type
-from .registry import ModelLocation, get_model, resolve, resolve_device
+from .base import Compressed, CompressInput
+from .detect import ContentType, detect_content_type
 
 if TYPE_CHECKING:
     from ..config import LLMLinguaConfig
-    from ..transforms.anchors import Anchors
+    from ..query.anchors import Anchors
 
 XLM_ROBERTA = "llmlingua-2-xlm-roberta-large"
 MBERT = "llmlingua-2-bert-base-multilingual"
@@ -253,7 +253,7 @@ class LLMLinguaCompressor:
     def _fallback(self, inp: CompressInput, why: str) -> Compressed | None:
         """The deterministic TextCrusher path, used when the model misses its deadline."""
         try:
-            from ..transforms.text import TextCrusher
+            from .text import TextCrusher
         except ImportError:
             return None
         result = TextCrusher().compress(inp)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..query.anchors import Anchors
 from ..relevance.bm25 import BM25
-from .anchors import Anchors
 
 if TYPE_CHECKING:
     from ..config import HeadroomConfig

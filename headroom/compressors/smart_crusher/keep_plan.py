@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...query.anchors import Anchors
 from ...relevance.bm25 import tokenize
-from ..anchors import Anchors
 from .patterns import FieldRoles, Pattern
 from .rows import RowIndex
 from .signals import error_items, error_keys, is_error_item, rows_with_error_text

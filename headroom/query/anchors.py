@@ -4,7 +4,7 @@ Items that contain an anchor are never dropped by a compressor. Anchors are ids,
 numbers, hostnames/IPs, paths, quoted strings and identifier-like words from the latest
 user turns.
 
-The question is attacker-controlled: it is read through ``headroom.relevance.bounded``
+The question is attacker-controlled: it is read through ``headroom.query.bounded``
 (capped, token by token), so a long run of path-like characters costs linear time
 (``_PATH`` over the whole text took 22 s on 60 000 characters).
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..relevance.bounded import bound_question, scan_tokens
+from .bounded import bound_question, scan_tokens
 
 _UUID = re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
 _QUOTED = re.compile(r"\"([^\"]{2,80})\"|'([^']{2,80})'|`([^`]{2,80})`")

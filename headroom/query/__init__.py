@@ -1,0 +1,1 @@
+"""What the latest question asks: the exact things it names (anchors)."""
