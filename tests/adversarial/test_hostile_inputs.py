@@ -8,7 +8,7 @@ import time
 
 import httpx
 
-from headroom.transforms.anchors import extract_anchors
+from headroom.query.anchors import extract_anchors
 from tests.adversarial.hostile import HEALTH_BUDGET_S, HealthProbe, raw_request
 from tests.proxy.test_e2e_sdk import BIG, chat_messages
 

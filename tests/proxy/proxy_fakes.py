@@ -15,6 +15,7 @@ through unchanged:
   x-fake-script: retrieve-noid      a headroom_retrieve call without an id
   x-fake-script: malformed          200 with a body of the wrong shape (streaming: bad JSON events)
   x-fake-hang-s: 30         wait that long before answering (a hung upstream)
+  x-fake-hang-continuation-s: 30    the same, only for a request that carries a retrieve result
   x-fake-no-final-blank: 1  the last SSE event lacks its closing blank line
 Any other path is recorded and answered 404 (path-escape tests look for it there).
 
@@ -275,9 +276,11 @@ def make_fake_upstream() -> tuple[FastAPI, Recorder]:
         body = json.loads(raw)
         h = request.headers
         rec.add({"path": path, "headers": dict(h), "raw": raw, "json": body})
-        if h.get("x-fake-hang-s"):
+        user, tool_result, defines, has_result = conversation_facts(path, body)
+        hang = h.get("x-fake-hang-s") or (h.get("x-fake-hang-continuation-s") if has_result else None)
+        if hang:
             try:
-                await asyncio.sleep(float(h["x-fake-hang-s"]))
+                await asyncio.sleep(float(hang))
             except asyncio.CancelledError:
                 rec.cancelled.append(h.get("x-fake-tag", "hang"))
                 raise
@@ -286,7 +289,8 @@ def make_fake_upstream() -> tuple[FastAPI, Recorder]:
             return JSONResponse(provider_error(path, status), status_code=status)
         answer_fn, stream_fn = BUILDERS[path]
         model = body.get("model", "fake")
-        user, tool_result, defines, has_result = conversation_facts(path, body)
+        # tool_choice "none" (Anthropic: {"type": "none"}) forbids tool calls, as a provider would.
+        defines = defines and body.get("tool_choice") not in ("none", {"type": "none"})
         script = h.get("x-fake-script", "")
         if script == "malformed":
             if body.get("stream"):
