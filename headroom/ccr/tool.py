@@ -96,11 +96,21 @@ def inject_retrieve_tool(body: dict[str, Any], fmt: str) -> dict[str, Any]:
     return {**body, "tools": [*existing, retrieve_tool_definition(fmt)]}
 
 
+def forbid_tool_calls(body: dict[str, Any], fmt: str) -> dict[str, Any]:
+    """A new body whose next turn may call no tool (``tool_choice`` none, in ``fmt``'s shape).
+
+    Used for one last round after the retrieve-round limit: the model must answer in text
+    rather than hand the client a ``headroom_retrieve`` call it never declared.
+    """
+    return {**body, "tool_choice": {"type": "none"} if fmt == ANTHROPIC else "none"}
+
+
 __all__ = [
     "PARAMETERS",
     "TOOL_DESCRIPTION",
     "carries_markers",
     "defines_retrieve_tool",
+    "forbid_tool_calls",
     "inject_retrieve_tool",
     "retrieve_tool_definition",
 ]

@@ -17,9 +17,17 @@ import httpx
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..ccr.responses import SSEDecoder, StreamAccumulator, answer, continue_body, retrieve_calls
-from ..ccr.tool import inject_retrieve_tool
+from ..ccr.responses import (
+    RetrieveCall,
+    SSEDecoder,
+    StreamAccumulator,
+    answer,
+    continue_body,
+    retrieve_calls,
+)
+from ..ccr.tool import forbid_tool_calls, inject_retrieve_tool
 from ..pipeline import PipelineResult
+from .disconnect import ClientDisconnected, until_disconnect
 from .jsonio import BadJSON, SafeJSONResponse, dumps, parse_json
 from .paths import UnsafePath, raw_path, upstream_url
 from .relay import RelayResponse, relay_chunks, sse_error_event
@@ -151,17 +159,23 @@ async def handle_llm(request: Request, state: ProxyState, fmt: str, base_url: st
     out = await prepare(state, body, original, fmt, bypass)
     url = upstream_url(base_url, raw_path(request.scope), request.url.query)
     headers = request_headers(request.headers.items())
+    stream = body.get("stream") is True
     try:
-        if body.get("stream") is True:
-            return await _stream(state, fmt, url, headers, out, ex)
-        return await _complete(state, fmt, url, headers, out, ex)
+        # A client that goes away cancels the upstream call (and any CCR round) at once.
+        if stream:
+            return await until_disconnect(request.receive, _stream(state, fmt, url, headers, out, ex))
+        return await until_disconnect(request.receive, _complete(state, fmt, url, headers, out, ex))
+    except ClientDisconnected:
+        ex.status, ex.error = 499, "client disconnected"
+        _finish(state, fmt, out, ex, stream=stream, model=body.get("model"))
+        return Response(status_code=499)  # nobody reads it; the status is for logs and metrics
     except httpx.TimeoutException as exc:
         ex.status, ex.error = 504, f"upstream timed out: {type(exc).__name__}"
-        _finish(state, fmt, out, ex, stream=body.get("stream") is True, model=body.get("model"))
+        _finish(state, fmt, out, ex, stream=stream, model=body.get("model"))
         return error_response(504, ex.error, "upstream_timeout")
     except httpx.HTTPError as exc:
         ex.status, ex.error = 502, f"upstream unreachable: {type(exc).__name__}"
-        _finish(state, fmt, out, ex, stream=body.get("stream") is True, model=body.get("model"))
+        _finish(state, fmt, out, ex, stream=stream, model=body.get("model"))
         return error_response(502, ex.error, "upstream_error")
 
 
@@ -174,28 +188,72 @@ def _answers(state: ProxyState, calls: list) -> dict[str, str]:
     return {c.id: answer(state.store, c) for c in calls}
 
 
+def _turn_calls(turn: Any, fmt: str) -> list[RetrieveCall] | None:
+    """The turn's retrieve-only calls; None for any other turn, or one we cannot read.
+
+    A malformed upstream answer is the provider's to explain: it goes to the client
+    unchanged rather than failing here (issue 12, F6).
+    """
+    try:
+        return retrieve_calls(turn, fmt)
+    except (TypeError, AttributeError, KeyError, IndexError, ValueError):
+        log.warning("could not read the upstream's %s turn; relaying it unchanged", fmt)
+        return None
+
+
+def _unanswerable(calls: list[RetrieveCall], final: bool) -> str | None:
+    """Why these retrieve calls cannot go on (the client must never see them), or None."""
+    if any(not c.id for c in calls):
+        return "the model called headroom_retrieve without an id, so headroom cannot answer the call"
+    if final:
+        return ("the model kept calling headroom_retrieve after the retrieve-round limit, even when "
+                "no tool call was allowed")
+    return None
+
+
+async def _next_body(state: ProxyState, body: dict[str, Any], turn: dict[str, Any], fmt: str,
+                     calls: list[RetrieveCall], ex: Exchange) -> tuple[dict[str, Any], bool]:
+    """The body of the next round, and whether it is the last (no tool calls allowed).
+
+    After ``max_retrieve_rounds`` the model gets its answers and one more turn with tool
+    calls forbidden, so the client never receives a call to a tool it did not declare (F7).
+    """
+    answers = await asyncio.to_thread(_answers, state, calls)
+    body = continue_body(body, turn, fmt, answers)
+    ex.rounds += 1
+    ex.calls += len(calls)
+    if ex.rounds > state.headroom_config.ccr.max_retrieve_rounds:
+        return forbid_tool_calls(body, fmt), True
+    return body, False
+
+
 async def _complete(state: ProxyState, fmt: str, url: str, headers: list[tuple[str, str]], out: Outgoing,
                     ex: Exchange) -> Response:
     body, content = out.body, out.content
+    final = False
     while True:
         resp = await _send(state, url, headers, content)
-        data = await resp.aread()
-        await resp.aclose()
-        if not (out.injected and resp.status_code == 200 and ex.rounds < state.headroom_config.ccr.max_retrieve_rounds):
+        try:
+            data = await resp.aread()
+        finally:
+            await resp.aclose()
+        if not (out.injected and resp.status_code == 200):
             break
         try:
-            parsed = json.loads(data)
+            turn = json.loads(data)
         except ValueError:
             break
-        calls = retrieve_calls(parsed, fmt)
+        calls = _turn_calls(turn, fmt)
         if not calls:
             break
+        problem = _unanswerable(calls, final)
+        if problem is not None:
+            ex.status, ex.error = 502, problem
+            _finish(state, fmt, out, ex, stream=False, model=out.body.get("model"))
+            return error_response(502, problem, "upstream_error")
         # The model asked only for originals: answer from the store and carry on ourselves.
-        answers = await asyncio.to_thread(_answers, state, calls)
-        body = continue_body(body, parsed, fmt, answers)
+        body, final = await _next_body(state, body, turn, fmt, calls, ex)
         content = dumps(body)
-        ex.rounds += 1
-        ex.calls += len(calls)
     ex.status = resp.status_code
     if resp.status_code == 200:
         ex.usage = _usage(data)
@@ -235,7 +293,7 @@ async def _ccr_stream(state: ProxyState, fmt: str, url: str, headers: list[tuple
     it starts a tool call of the client's (then it is relayed at once).
     """
     body = out.body
-    max_rounds = state.headroom_config.ccr.max_retrieve_rounds
+    final = False
     try:
         while True:
             decoder, acc = SSEDecoder(), StreamAccumulator(fmt)
@@ -246,26 +304,40 @@ async def _ccr_stream(state: ProxyState, fmt: str, url: str, headers: list[tuple
                     yield chunk
                     continue
                 held.append(chunk)
-                for event, _ in decoder.feed(chunk):
-                    acc.feed_event(event)
-                if acc.saw_foreign_call or acc.error is not None:
+                try:
+                    for event, _ in decoder.feed(chunk):
+                        acc.feed_event(event)
+                except (TypeError, AttributeError, KeyError, IndexError, ValueError):
+                    # An event we cannot read (F6): the stream is the provider's to explain.
+                    log.warning("could not read the upstream's %s stream; relaying it unchanged", fmt)
+                    relaying = True
+                if relaying or acc.saw_foreign_call or acc.error is not None:
                     relaying = True
                     yield b"".join(held)
                     held.clear()
             await resp.aclose()
             if relaying:
                 return
+            rest = decoder.flush()
+            if rest.strip():
+                # The last event lacked its blank line (F9): its bytes are already held, so
+                # it is read here, and terminated for the client, but never sent twice.
+                for event, _ in SSEDecoder().feed(rest + b"\n\n"):
+                    acc.feed_event(event)
+                held.append(b"\n\n")
             turn = acc.response()
             if isinstance(turn.get("usage"), dict):
                 ex.usage = turn["usage"]
-            calls = retrieve_calls(turn, fmt) if ex.rounds < max_rounds else None
+            calls = _turn_calls(turn, fmt)
             if not calls:
-                yield b"".join(held) + decoder.flush()
+                yield b"".join(held)
                 return
-            answers = await asyncio.to_thread(_answers, state, calls)
-            body = continue_body(body, turn, fmt, answers)
-            ex.rounds += 1
-            ex.calls += len(calls)
+            problem = _unanswerable(calls, final)
+            if problem is not None:
+                ex.error = problem
+                yield sse_error_event(fmt, problem, "upstream_error")
+                return
+            body, final = await _next_body(state, body, turn, fmt, calls, ex)
             resp = await _send(state, url, headers, dumps(body))
             if resp.status_code >= 400:
                 # The client already has a 200 stream: report the failure inside it.

@@ -279,11 +279,19 @@ def make_fake_upstream() -> tuple[FastAPI, Recorder]:
         user, tool_result, defines, has_result = conversation_facts(path, body)
         hang = h.get("x-fake-hang-s") or (h.get("x-fake-hang-continuation-s") if has_result else None)
         if hang:
-            try:
-                await asyncio.sleep(float(hang))
-            except asyncio.CancelledError:
+            # uvicorn never cancels a handler whose client left: race the wait against
+            # http.disconnect, as a provider notices a dropped connection.
+            async def gone() -> None:
+                while (await request.receive())["type"] != "http.disconnect":
+                    pass
+
+            waiter, watcher = asyncio.ensure_future(asyncio.sleep(float(hang))), asyncio.ensure_future(gone())
+            done, pending = await asyncio.wait({waiter, watcher}, return_when=asyncio.FIRST_COMPLETED)
+            for task in pending:
+                task.cancel()
+            if watcher in done:
                 rec.cancelled.append(h.get("x-fake-tag", "hang"))
-                raise
+                return Response(status_code=499)
         if h.get("x-fake-status"):
             status = int(h["x-fake-status"])
             return JSONResponse(provider_error(path, status), status_code=status)
