@@ -32,22 +32,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from headroom import HeadroomConfig, Pipeline, compress
 from headroom.ccr.store import CompressionStore
 from headroom.eval.evidence import check_evidence, recoverable_text, visible_text
 from headroom.eval.scenarios import FAMILIES, Scenario
-from headroom.formats import parse
-from headroom.pipeline import conversation_tokens
-from headroom.tokens import counter_for
 from headroom.transforms.router import CompressionMemo
+
+sys.path.insert(0, str(Path(__file__).parent))  # the shared helpers, also when loaded by path (tests)
+from bench_common import MODEL, run_in_upstream, tokens_of
 
 BENCH_FAMILIES = ("metrics", "json_logs", "text_logs", "code_search", "git_diff", "db_rows", "api_listing")
 # Families whose tool output is a repetitive JSON array (the >= 70 % savings target).
@@ -55,7 +54,6 @@ REPETITIVE_JSON = ("metrics", "json_logs")
 # Families whose tool output is JSON (the latency targets).
 JSON_FAMILIES = ("metrics", "json_logs", "db_rows", "api_listing")
 ROUND_PAUSE_S = 0.3
-MODEL = "gpt-4o"
 
 
 def scenario_size(family: str, items: int) -> int:
@@ -81,11 +79,6 @@ class Row:
     @property
     def savings(self) -> float:
         return 1 - self.tokens_after / self.tokens_before if self.tokens_before else 0.0
-
-
-def tokens_of(messages: list[dict[str, Any]]) -> int:
-    conv = parse({"model": MODEL, "messages": messages}, "openai_chat")
-    return conversation_tokens(conv, counter_for(MODEL))
 
 
 def timing_inputs(s: Scenario, repeats: int) -> list[list[dict[str, Any]]]:
@@ -165,16 +158,10 @@ print(json.dumps(out))
 
 def run_upstream(python: str, scenarios: list[Scenario], timings: list[list[list[dict[str, Any]]]],
                  rounds: int = 3) -> dict[str, dict[str, Any]]:
-    counter_for(MODEL)  # sets TIKTOKEN_CACHE_DIR to the offline BPE files, which the child inherits
     cases = [{"id": f"{s.family}/{s.size}", "model": MODEL, "timing": timing, "rounds": rounds, "pause": ROUND_PAUSE_S,
               "runs": [{"messages": s.openai_messages(p), "evidence": list(p.evidence)} for p in s.probes]}
              for s, timing in zip(scenarios, timings)]
-    # -P and a neutral cwd: the child must import the upstream package, never this checkout.
-    proc = subprocess.run([python, "-P", "-c", UPSTREAM_RUNNER], input=json.dumps(cases), capture_output=True,
-                          text=True, cwd="/", env={**os.environ, "PYTHONPATH": ""}, check=False)
-    if proc.returncode != 0:
-        raise RuntimeError(f"upstream run failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-    results = json.loads(proc.stdout.strip().splitlines()[-1])
+    results = run_in_upstream(python, UPSTREAM_RUNNER, cases)
     out = {}
     for r in results:
         r["tokens_after"] = tokens_of(r.pop("messages"))

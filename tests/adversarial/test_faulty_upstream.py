@@ -13,10 +13,9 @@ import time
 import httpx
 import pytest
 
+from headroom.formats import is_retrieve_tool
 from tests.proxy.conftest import wait_for
 from tests.proxy.test_e2e_sdk import anthropic_messages, chat_messages, responses_input
-
-from headroom.formats import is_retrieve_tool
 
 APIS = {
     "chat": ("/v1/chat/completions", lambda q: {"model": "gpt-4o", "messages": chat_messages(q)}),

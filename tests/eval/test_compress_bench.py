@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "compress_bench.py"
+from tests.eval.bench_scripts import load_bench
 
 
 def _load():
-    spec = importlib.util.spec_from_file_location("compress_bench", BENCH)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(mod)
-    return mod
+    return load_bench("compress_bench")
 
 
 def test_bench_prints_a_table_and_target_lines(tmp_path, capsys):

@@ -1,0 +1,126 @@
+"""A corpus of real tool outputs with independently computed facts.
+
+Every output was produced by running a real program (redis-server, postgres, pytest,
+pip, ruff, git, ...) or read from real data shipped in packages; ``build.py`` regenerates
+them and ``facts.py`` computes what a question about each one needs. The committed files
+under ``data/`` are the reference (see README.md in this folder).
+
+Whole sources are held out (:func:`split_of`), so nobody tunes a compressor on them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import lzma
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..scenarios.base import Scenario
+
+FACT_KINDS = ("one_off", "error", "warning", "extreme", "named_item", "last_state", "first_state", "change")
+INTENTS = ("one_off", "errors", "extreme", "named", "last", "change", "summary")
+DATA_SUFFIX = ".json.xz"
+FAMILY = "real_corpus"
+SYSTEM_PROMPT = ("You are an engineering assistant with shell and HTTP tools. Answer from the tool output; "
+                 "quote the exact lines or values you rely on.")
+
+
+@dataclass(frozen=True)
+class Fact:
+    text: str  # verbatim string that must be visible in the compressed output
+    kind: str  # one of FACT_KINDS
+    note: str = ""  # how it was computed
+
+
+@dataclass(frozen=True)
+class CorpusCase:
+    id: str  # "<source>/<scenario>"
+    source: str
+    form: str  # "text" | "json"
+    split: str  # "dev" | "heldout"
+    tool_name: str
+    tool_arguments: dict[str, Any]
+    question: str  # never contains any fact text
+    intent: str  # one of INTENTS
+    content: str  # the exact tool output
+    facts: tuple[Fact, ...] = field(default=())
+
+
+def split_of(source: str) -> str:
+    """The held-out rule, fixed once: a source is held out when the first byte of the
+    SHA-256 of its name is below 77 (about 30 % of names). It depends on the name only,
+    so adding sources never moves an existing one between splits."""
+    return "heldout" if hashlib.sha256(source.encode()).digest()[0] < 77 else "dev"
+
+
+def _data_dir():
+    return resources.files(__package__) / "data"
+
+
+def available_sources() -> list[str]:
+    return sorted(p.name[: -len(DATA_SUFFIX)] for p in _data_dir().iterdir() if p.name.endswith(DATA_SUFFIX))
+
+
+def case_from_record(rec: dict[str, Any]) -> CorpusCase:
+    """A case from its stored form, checked: facts are in the content, never in the question."""
+    facts = tuple(Fact(**f) for f in rec["facts"])
+    case = CorpusCase(id=rec["id"], source=rec["source"], form=rec["form"], split=split_of(rec["source"]),
+                      tool_name=rec["tool_name"], tool_arguments=rec["tool_arguments"], question=rec["question"],
+                      intent=rec["intent"], content=rec["content"], facts=facts)
+    if not facts:
+        raise ValueError(f"{case.id}: no facts")
+    for f in facts:
+        if f.kind not in FACT_KINDS:
+            raise ValueError(f"{case.id}: unknown fact kind {f.kind!r}")
+        if f.text not in case.content:
+            raise ValueError(f"{case.id}: fact not in content: {f.text!r}")
+        if f.text in case.question:
+            raise ValueError(f"{case.id}: fact inside the question: {f.text!r}")
+    if case.intent not in INTENTS:
+        raise ValueError(f"{case.id}: unknown intent {case.intent!r}")
+    return case
+
+
+@lru_cache(maxsize=64)
+def _load_source(source: str) -> tuple[CorpusCase, ...]:
+    raw = (_data_dir() / f"{source}{DATA_SUFFIX}").read_bytes()
+    doc = json.loads(lzma.decompress(raw))
+    return tuple(case_from_record(r) for r in doc["cases"])
+
+
+def load_cases(split: str | None = None, sources: list[str] | None = None) -> list[CorpusCase]:
+    """Every case of the shipped corpus, optionally one split and/or some sources."""
+    if split not in (None, "dev", "heldout"):
+        raise ValueError(f"unknown split {split!r}; expected 'dev' or 'heldout'")
+    known = available_sources()
+    unknown = sorted(set(sources or ()) - set(known))
+    if unknown:
+        raise ValueError(f"unknown corpus sources {unknown}; expected some of {', '.join(known)}")
+    out = [c for s in (sources or known) for c in _load_source(s)]
+    return [c for c in out if split is None or c.split == split]
+
+
+def case_scenario(case: CorpusCase) -> Scenario:
+    """One eval scenario for a case: the question, the agent's tool call, its real output."""
+    from ..scenarios.base import Probe, Scenario, ToolCall, Turn
+
+    probe = Probe(question=case.question, expected="", evidence=tuple(f.text for f in case.facts), kind=case.intent)
+    call = ToolCall(name=case.tool_name, arguments=case.tool_arguments, output=case.content)
+    return Scenario(family=FAMILY, size=len(case.content.splitlines()),
+                    seed=int(hashlib.sha256(case.id.encode()).hexdigest()[:8], 16),  # a distinct Scenario.id per case
+                    system=SYSTEM_PROMPT,
+                    turns=[Turn(user=case.question, calls=(call,))], probes=[probe],
+                    meta={"source": case.source, "split": case.split, "form": case.form, "case_id": case.id})
+
+
+def corpus_scenarios(split: str | None = None) -> list[Scenario]:
+    """One ``real_corpus`` scenario (with one probe) per case."""
+    return [case_scenario(c) for c in load_cases(split)]
+
+
+__all__ = ["FACT_KINDS", "FAMILY", "INTENTS", "CorpusCase", "Fact", "available_sources", "case_scenario",
+           "corpus_scenarios", "load_cases", "split_of"]

@@ -1,0 +1,67 @@
+"""Regenerate the real-output corpus by running real programs on this machine.
+
+    python -m headroom.eval.corpus.build                 # every source, into the package's data/
+    python -m headroom.eval.corpus.build --only redis_server --out /tmp/corpus
+
+Each source is a module under ``captures/`` with ``SOURCE`` and ``build(workdir)``; it runs
+its program(s) in a fresh temporary directory and returns case records (content, question,
+facts). The committed files are the reference: outputs carry timestamps, pids and ports
+as the programs wrote them, so a rebuild differs in those and is reviewed like any diff.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import lzma
+import sys
+import tempfile
+from pathlib import Path
+
+from . import DATA_SUFFIX, case_from_record
+
+CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "datasets", "git_history")
+DEFAULT_OUT = Path(__file__).parent / "data"
+
+
+def capture_modules():
+    return [importlib.import_module(f".captures.{name}", __package__) for name in CAPTURES]
+
+
+def write_source(out_dir: Path, source: str, cases: list[dict]) -> Path:
+    for rec in cases:
+        case_from_record(rec)  # the loader's checks, at build time
+    ids = [c["id"] for c in cases]
+    assert len(ids) == len(set(ids)), f"duplicate case ids in {source}"
+    doc = {"source": source, "cases": cases}
+    path = out_dir / f"{source}{DATA_SUFFIX}"
+    # xz (not gzip): its large window shares the text and JSON forms of one capture.
+    path.write_bytes(lzma.compress(json.dumps(doc, ensure_ascii=False, indent=0).encode(), preset=9))
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--only", action="append", help="a source name (repeatable)")
+    args = ap.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    mods = capture_modules()
+    known = {m.SOURCE for m in mods}
+    if args.only and set(args.only) - known:
+        ap.error(f"unknown sources {sorted(set(args.only) - known)}; expected some of {sorted(known)}")
+    for mod in mods:
+        if args.only and mod.SOURCE not in args.only:
+            continue
+        with tempfile.TemporaryDirectory(prefix=f"corpus-{mod.SOURCE}-") as tmp:
+            cases = mod.build(Path(tmp))
+        path = write_source(args.out, mod.SOURCE, cases)
+        lines = sum(len(c["content"].splitlines()) for c in cases)
+        print(f"{mod.SOURCE}: {len(cases)} cases, {sum(len(c['facts']) for c in cases)} facts, {lines} lines, "
+              f"{path.stat().st_size / 1024:.0f} KiB -> {path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

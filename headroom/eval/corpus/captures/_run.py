@@ -1,0 +1,30 @@
+"""Small process helpers for the captures (loopback only, bounded waits)."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from collections.abc import Callable
+
+
+def run(cmd: list[str], *, check: bool = True, timeout: float = 300, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, capture_output=True, text=True, check=check, timeout=timeout, **kw)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(ready: Callable[[], bool], timeout: float = 20.0) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            if ready():
+                return
+        except (OSError, subprocess.SubprocessError):
+            pass
+        time.sleep(0.1)
+    raise TimeoutError("service did not become ready")

@@ -1,0 +1,122 @@
+"""The real-output corpus: loads from package data, every fact is in its output and never
+in its question, enough sources and cases, both splits, facts computed without the
+compressors; and the benchmark script runs."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+from headroom.eval import corpus
+from headroom.eval.corpus import facts as facts_mod
+from headroom.eval.corpus import load_cases, split_of
+from tests.eval.bench_scripts import load_bench
+
+
+@pytest.fixture(scope="module")
+def cases():
+    return load_cases()
+
+
+def test_loads_from_package_data(cases):
+    data = Path(corpus.__file__).parent / "data"
+    assert sorted(p.name for p in data.iterdir() if p.name.endswith(".json.xz"))
+    assert len(cases) >= 40
+    assert len({c.source for c in cases}) >= 8
+    assert len({c.id for c in cases}) == len(cases)
+
+
+def test_every_case_has_facts_in_its_content_and_none_in_its_question(cases):
+    for c in cases:
+        assert c.facts, c.id
+        for f in c.facts:
+            assert f.text in c.content, (c.id, f.text)
+            assert f.text not in c.question, (c.id, f.text)
+            assert f.kind in corpus.FACT_KINDS and c.intent in corpus.INTENTS
+
+
+def test_json_forms_parse_and_show_facts_unescaped(cases):
+    for c in (c for c in cases if c.form == "json"):
+        rows = json.loads(c.content)
+        assert isinstance(rows, list) and rows
+        for f in c.facts:
+            assert json.dumps(f.text)[1:-1] == f.text, (c.id, f.text)
+
+
+def test_splits_follow_the_fixed_rule(cases):
+    assert {c.split for c in cases} == {"dev", "heldout"}
+    assert all(c.split == split_of(c.source) for c in cases)
+    assert all(c.split == "heldout" for c in load_cases("heldout"))
+    sources = {c.source for c in cases}
+    held = {s for s in sources if split_of(s) == "heldout"}
+    assert 0.2 <= len(held) / len(sources) <= 0.55
+
+
+def test_unknown_split_or_source_is_an_error():
+    with pytest.raises(ValueError):
+        load_cases("train")
+    with pytest.raises(ValueError):
+        load_cases(sources=["no_such_source"])
+
+
+def test_loader_rejects_a_fact_that_the_question_gives_away(cases):
+    c = cases[0]
+    rec = {"id": c.id, "source": c.source, "form": c.form, "tool_name": c.tool_name,
+           "tool_arguments": c.tool_arguments, "question": f"Is {c.facts[0].text} there?", "intent": c.intent,
+           "content": c.content, "facts": [{"text": c.facts[0].text, "kind": c.facts[0].kind, "note": ""}]}
+    with pytest.raises(ValueError, match="inside the question"):
+        corpus.case_from_record(rec)
+    rec["question"], rec["facts"][0]["text"] = c.question, "not in the output \x00"
+    with pytest.raises(ValueError, match="not in content"):
+        corpus.case_from_record(rec)
+
+
+def test_corpus_scenarios_carry_one_probe_per_case():
+    scen = corpus.corpus_scenarios("dev")
+    assert scen and all(s.family == "real_corpus" and len(s.probes) == 1 for s in scen)
+    s = scen[0]
+    case = next(c for c in load_cases("dev") if c.id == s.meta["case_id"])
+    assert s.probes[0].evidence == tuple(f.text for f in case.facts) and s.probes[0].question == case.question
+    assert s.meta["split"] == "dev" and s.tool_outputs() == [case.content]
+    assert len({x.id for x in scen}) == len(scen)
+
+
+def test_facts_module_does_not_import_the_compressors():
+    tree = ast.parse(Path(facts_mod.__file__).read_text())
+    imported = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    assert not [m for m in imported if "transforms" in m or "compressors" in m or m.startswith(("headroom", "."))]
+
+
+def test_template_pass_groups_by_masked_message():
+    msgs = ["Accepted 127.0.0.1:5000", "Accepted 10.0.0.2:61", "DB 0: 12 keys in 16 slots",
+            "Background saving started by pid 4242", "Accepted 127.0.0.1:6000"]
+    groups = facts_mod.template_groups(msgs)
+    assert [g.count for g in groups] == [3, 1, 1]
+    assert facts_mod.one_offs(msgs, ["\n".join(msgs)]) == ["DB 0: 12 keys in 16 slots",
+                                                            "Background saving started by pid 4242"]
+    assert facts_mod.constant_stretch("Client closed connection id=17 addr=1.2.3.4:5") == "Client closed connection"
+    assert facts_mod.json_safe('relation "x" does not exist at character 15') == "does not exist at character 15"
+
+
+def test_bench_reports_in_view_and_recoverable_per_split(tmp_path, capsys):
+    bench = load_bench("real_corpus_bench")
+    out = tmp_path / "rows.json"
+    assert bench.main(["--only-ours", "--rounds", "1", "--cases", "pytest_run/*,postgres_server/server_text_last",
+                       "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "| **dev** |" in printed and "| **heldout** |" in printed and "recoverable only" in printed
+    assert "median savings >= 80%" in printed
+    doc = json.loads(out.read_text())
+    assert {r["split"] for r in doc["cases"]} == {"dev", "heldout"}
+    assert all(f["status"] in ("in_view", "recoverable", "lost") for r in doc["cases"] for f in r["facts"])
+
+
+def test_upstream_batches_never_repeat_a_tool_output(cases):
+    bench = load_bench("real_corpus_bench")
+    batches = bench.content_batches(cases)
+    assert sum(len(b) for b in batches) == len(cases)
+    assert all(len({c.content for c in b}) == len(b) for b in batches)
