@@ -6,24 +6,29 @@ import threading
 from typing import Any
 
 from .ccr.store import CompressionStore, Retrieved
-from .config import HeadroomConfig
+from .config import CCRConfig, HeadroomConfig
 from .pipeline import Pipeline, PipelineResult
 
 CompressResult = PipelineResult
 
+DEFAULT_MODEL = "gpt-4o"  # for a bare message list that names no model
+
 _default_lock = threading.Lock()
-_default_store: CompressionStore | None = None
+# One store per CCR section (backend, path, TTL, capacity): a caller's config is honoured,
+# and every pipeline with the same CCR settings shares one store.
+_stores: dict[str, CompressionStore] = {}
 _pipelines: dict[str, Pipeline] = {}
 
 
-def default_store() -> CompressionStore:
-    """The process-wide in-memory store ``compress()`` uses unless given another."""
-    global _default_store
+def default_store(ccr: CCRConfig | None = None) -> CompressionStore:
+    """The process-wide store ``compress()`` uses for these CCR settings (default: defaults)."""
+    ccr = ccr or HeadroomConfig().ccr
+    key = ccr.model_dump_json()
     with _default_lock:
-        if _default_store is None:
-            cfg = HeadroomConfig().ccr
-            _default_store = CompressionStore(max_entries=cfg.store_max_entries, ttl_seconds=cfg.store_ttl_seconds)
-        return _default_store
+        store = _stores.get(key)
+        if store is None:
+            store = _stores[key] = CompressionStore.from_config(ccr)
+        return store
 
 
 def default_pipeline(config: HeadroomConfig | None = None) -> Pipeline:
@@ -33,7 +38,7 @@ def default_pipeline(config: HeadroomConfig | None = None) -> Pipeline:
     with _default_lock:
         p = _pipelines.get(key)
     if p is None:
-        store = default_store() if config.ccr.enabled and config.ccr.backend == "memory" else None
+        store = default_store(config.ccr) if config.ccr.enabled else None
         p = Pipeline(config, store=store)
         with _default_lock:
             p = _pipelines.setdefault(key, p)
@@ -42,7 +47,7 @@ def default_pipeline(config: HeadroomConfig | None = None) -> Pipeline:
 
 def compress(
     messages: list[dict[str, Any]] | dict[str, Any],
-    model: str = "gpt-4o",
+    model: str | None = None,
     *,
     config: HeadroomConfig | None = None,
     format: str | None = None,
@@ -55,12 +60,15 @@ def compress(
     ``messages`` is an OpenAI chat or Anthropic message list, or a whole request body
     (Chat Completions, Responses or Messages). The format is detected unless given.
     ``system`` is the Anthropic top-level system prompt when passing a message list.
-    Returns a :class:`CompressResult` with ``messages`` in the same format.
+    ``model`` (tokenizer and context window) defaults to the body's own ``model``, then
+    to gpt-4o. Returns a :class:`CompressResult` with ``messages`` in the same format.
     """
     if isinstance(messages, dict):
+        model = model or messages.get("model") or DEFAULT_MODEL
         # Never mutate the caller's body: render() returns a new dict anyway.
         body = messages if "model" in messages else {**messages, "model": model}
     elif isinstance(messages, list):
+        model = model or DEFAULT_MODEL
         body = {"model": model, "messages": messages}
         if system is not None:
             body["system"] = system
@@ -70,6 +78,22 @@ def compress(
     return p.compress_body(body, format, model=model, query=query)
 
 
-def retrieve(hash: str, query: str | None = None, *, store: CompressionStore | None = None) -> Retrieved | None:
-    """The original content behind a retrieval marker (or its items matching ``query``)."""
-    return (store or default_store()).retrieve(hash, query)
+def retrieve(hash: str, query: str | None = None, *, store: CompressionStore | None = None,
+             config: HeadroomConfig | None = None) -> Retrieved | None:
+    """The original content behind a retrieval marker (or its items matching ``query``).
+
+    Looks in ``store``, else the store of ``config``'s CCR settings, else every store
+    ``compress()`` has used in this process (so a marker made under a custom config or the
+    SQLite backend is found without repeating the config).
+    """
+    if store is not None:
+        return store.retrieve(hash, query)
+    if config is not None:
+        return default_store(config.ccr).retrieve(hash, query)
+    with _default_lock:
+        stores = list(_stores.values()) or None
+    for s in stores or [default_store()]:
+        found = s.retrieve(hash, query)
+        if found is not None:
+            return found
+    return None

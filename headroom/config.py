@@ -167,7 +167,7 @@ class ImageConfig(_Section):
     enabled: bool = True
     device: Device = "cpu"
     siglip_path: str | None = None
-    # Router head directory; None = the registry's "image-router" (models/image_router).
+    # Router head directory; None = the registry's "image-router" (headroom/models/image_router).
     router_path: str | None = None
     # Under this router confidence the image is kept as sent ("preserve").
     confidence_floor: float = Field(0.6, ge=0, le=1)
@@ -182,6 +182,33 @@ class ImageConfig(_Section):
     timeout_ms: int = Field(10_000, ge=1)
 
 
+class ToinConfig(_Section):
+    """Tool-output intelligence (headroom.toin): patterns learned per tool-output structure
+    from compressions and retrievals (counts, types, rates and keyed hashes only), and the
+    hints they give the compressors."""
+
+    enabled: bool = True
+    # "auto" follows the CCR store: SQLite next to its file, the same Redis, or memory.
+    backend: Literal["auto", "memory", "sqlite", "redis"] = "auto"
+    sqlite_path: str | None = None  # None: the CCR SQLite path with ".toin" before the suffix
+    redis_url: str | None = None  # None: the CCR Redis URL
+    # Hints apply only to signatures seen compressed this many times, and only fields whose
+    # learned confidence reaches min_confidence; below that nothing changes.
+    min_observations: int = Field(5, ge=1)
+    min_confidence: float = Field(0.6, ge=0, le=1)
+    # A field named by this share of later questions/retrieval queries is preserved.
+    preserve_share: float = Field(0.15, gt=0, le=1)
+    # Outputs of a signature retrieved whole at least this often are no longer compressed
+    # (one in ``probe_every`` still is, so the pattern can change its mind).
+    skip_whole_retrieval_rate: float = Field(0.9, gt=0, le=1)
+    probe_every: int = Field(10, ge=2)
+    # Increments are buffered in memory and written in one transaction this often.
+    flush_seconds: float = Field(1.0, ge=0)
+    # Learned patterns are re-read from the backend at most this often (replicas learn
+    # from each other at this pace).
+    refresh_seconds: float = Field(2.0, ge=0)
+
+
 class HeadroomConfig(_Section):
     """Everything ``compress()``, the proxy and the client read."""
 
@@ -194,6 +221,7 @@ class HeadroomConfig(_Section):
     llmlingua: LLMLinguaConfig = LLMLinguaConfig()
     relevance: RelevanceConfig = RelevanceConfig()
     image: ImageConfig = ImageConfig()
+    toin: ToinConfig = ToinConfig()
     # Messages before this index are never modified (e.g. a cached prefix).
     frozen_prefix_messages: int = Field(0, ge=0)
 

@@ -91,6 +91,7 @@ class Pipeline:
         transforms: list[Transform] | None = None,
         hints: Callable[[], dict[str, float]] | None = None,
         feedback: Any = None,
+        toin: Any = None,
     ):
         self.config = config or HeadroomConfig()
         self.store = store if store is not None else (
@@ -104,6 +105,10 @@ class Pipeline:
         self._relevance: Any = None
         # (name, load) for every model the configuration enables; see warm_up().
         self._warmers: list[tuple[str, Callable[[], Any]]] = []
+        # Learned tool-output patterns (headroom.toin): a caller's, or the config's.
+        self.toin = toin if toin is not None else _optional(".toin", "toin_from_config")(self.config)
+        if self.toin is not None and self.store is not None:
+            self.store.retrieval_listeners.append(self.toin.on_retrieval)
         # Built now, not on the first request: a missing optional model (LLMLingua-2)
         # must fail when the pipeline (or the proxy) starts, with its clear message.
         self.transforms: list[Transform] = transforms if transforms is not None else self._default_transforms()
@@ -178,6 +183,7 @@ class Pipeline:
             memo=self.memo,
             hints=self._hints() if self._hints else {},
             relevance=self.relevance(),
+            toin=self.toin,
         )
         before = conversation_tokens(conv, counter)
         for t in self.transforms:

@@ -25,6 +25,25 @@ class Retrieved:
     full: bool  # True when ``content`` is the whole original
     tool_name: str | None
     matches: int = 0
+    item_count: int = 0  # items in the whole original (as recorded when it was stored)
+    results: list[str] | None = None  # the matching items, when a query matched
+
+    def to_api(self, query: str | None = None) -> dict[str, Any]:
+        """The documented retrieval answer (DESIGN §4), for the HTTP API and MCP.
+
+        Full: ``hash, original_content, original_item_count, tool_name``; with a query:
+        ``hash, query, results, count``. A query that matched nothing answers with empty
+        results plus the whole original, so the caller never has to ask twice.
+        """
+        out: dict[str, Any] = {"hash": self.hash, "tool_name": self.tool_name, "original_item_count": self.item_count}
+        if query:
+            results = self.results or []
+            out.update(query=query, results=results, count=len(results))
+        if self.full:
+            out["original_content"] = self.content
+        # Older clients read these two.
+        out.update(content=self.content, full=self.full)
+        return out
 
 
 def split_items(original: str) -> list[str]:
@@ -62,6 +81,9 @@ class CompressionStore:
         self._hits = 0
         self._misses = 0
         self._writes_since_sweep = 0
+        # Called as fn(entry, query, retrieved, first) after every recorded retrieval, on
+        # every path (proxy, MCP, library); ``first``: no earlier retrieval of this entry.
+        self.retrieval_listeners: list[Callable[[Entry, str | None, Retrieved, bool], None]] = []
 
     @classmethod
     def from_config(cls, ccr_config: Any) -> CompressionStore:
@@ -156,14 +178,21 @@ class CompressionStore:
         if e is None:
             return None
         now = self.clock()
+        first = e.retrieval_count == 0  # read before touch(), which counts this one
         if record:
             self.backend.touch(hash, now)
             self.backend.log_retrieval(RetrievalEvent(hash, e.tool_name, query, now))
+        found = None
         if query:
             items = self.search(hash, query, k=max_items)
             if items:
-                return Retrieved(hash, "\n".join(items), False, e.tool_name, matches=len(items))
-        return Retrieved(hash, e.original, True, e.tool_name)
+                found = Retrieved(hash, "\n".join(items), False, e.tool_name, matches=len(items),
+                                  item_count=e.item_count, results=items)
+        found = found or Retrieved(hash, e.original, True, e.tool_name, item_count=e.item_count)
+        if record:
+            for listener in self.retrieval_listeners:
+                listener(e, query, found, first)
+        return found
 
     def search(self, hash: str, query: str, k: int = 20) -> list[str]:
         """Items of the original that match ``query`` (BM25), in their original order."""

@@ -22,8 +22,31 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
         if info.name.startswith("cmd_"):
-            importlib.import_module(f"{__name__}.{info.name}").register(sub)
+            _register(sub, info.name)
     return parser
+
+
+def _register(sub: argparse._SubParsersAction, module: str) -> None:
+    """Register one command; a command whose optional imports fail stays listed but says why.
+
+    One missing optional package (e.g. ``tomli`` on Python 3.10 for ``eval``) must not take
+    every other command down with it.
+    """
+    try:
+        importlib.import_module(f"{__name__}.{module}").register(sub)
+    except ImportError as exc:
+        name = module.removeprefix("cmd_")
+        if name in sub.choices:
+            return
+        reason = f"unavailable: {exc}"
+        p = sub.add_parser(name, help=f"({reason})", add_help=False)
+        p.add_argument("rest", nargs=argparse.REMAINDER)
+
+        def unavailable(_args: argparse.Namespace, reason: str = reason) -> int:
+            print(f"headroom {name}: {reason}", file=sys.stderr)
+            return 2
+
+        p.set_defaults(func=unavailable)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,6 +6,8 @@ import argparse
 import time
 from datetime import datetime, timezone
 
+from ..modes import ALL_MODES
+
 
 def _when(value: str) -> float:
     """ISO date/time (UTC when no zone is given) or a relative age like 24h / 7d."""
@@ -38,6 +40,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--since", help="only requests at or after this time: ISO date/time (UTC) or an age like 24h, 7d")
     p.add_argument("--until", help="only requests before this time (same forms as --since)")
     p.add_argument("--model", help="only this model")
-    p.add_argument("--mode", choices=["optimize", "audit", "simulate", "passthrough"], help="only this mode")
+    p.add_argument("--mode", choices=ALL_MODES, help="only this mode")
     p.add_argument("--title", default="Headroom savings report")
     p.set_defaults(func=run)

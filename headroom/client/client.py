@@ -20,6 +20,7 @@ from ..cache import CacheOptimizer
 from ..config import HeadroomConfig
 from ..formats import ANTHROPIC, OPENAI_CHAT, OPENAI_RESPONSES
 from ..metrics import MetricsStore
+from ..modes import OPTIMIZE
 from ..pipeline import Pipeline
 from ..providers import Provider, provider_for
 from .engine import Engine
@@ -36,7 +37,7 @@ class HeadroomClient:
         self,
         original_client: Any,
         provider: Provider | None = None,
-        default_mode: str = "optimize",
+        default_mode: str = OPTIMIZE,
         config: HeadroomConfig | None = None,
         metrics: MetricsStore | None = None,
         *,

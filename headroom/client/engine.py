@@ -18,12 +18,13 @@ from ..cache import CacheOptimizer
 from ..ccr.responses import RetrieveCall, answer, continue_body, retrieve_calls
 from ..ccr.tool import defines_retrieve_tool, inject_retrieve_tool
 from ..metrics import MetricsStore, RequestMetrics
+from ..modes import CLIENT_MODES, OPTIMIZE, PASSTHROUGH, SIMULATE
 from ..pipeline import Pipeline, PipelineResult
 from ..providers import Provider
 
 log = logging.getLogger("headroom.client")
 
-MODES = ("optimize", "audit", "simulate")
+MODES = CLIENT_MODES
 # Keyword arguments the SDKs treat as request options rather than body fields.
 REQUEST_OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
 
@@ -114,7 +115,7 @@ class Engine:
             # The pipeline works on a copy: audit mode must send the caller's exact request.
             result: PipelineResult | None = self.pipeline.compress_body(copy.deepcopy(body), fmt, model=model or None)
         except Exception as exc:
-            if mode == "simulate":
+            if mode == SIMULATE:
                 raise
             # Never worse: a request headroom cannot parse goes out exactly as given.
             log.warning("headroom could not compress this %s request, sending it unchanged: %s", fmt, exc)
@@ -122,9 +123,9 @@ class Engine:
             compress_error = f"{type(exc).__name__}: {exc}"
         call = Call(fmt, mode, model, kwargs, options, original, result, stream=bool(body.get("stream")))
         if result is None:
-            call.mode = "passthrough"
+            call.mode = PASSTHROUGH
             call.compress_error = compress_error
-        elif mode == "optimize":
+        elif mode == OPTIMIZE:
             send = result.body
             if self.pipeline.config.ccr.inject_tool and not defines_retrieve_tool(send):
                 send = inject_retrieve_tool(send, fmt)
@@ -143,7 +144,7 @@ class Engine:
         if self.pipeline.config.ccr.inject_tool:
             body = inject_retrieve_tool(body, call.fmt)
         self.record(call, None, simulated=True)
-        return SimulationResult("simulate", call.model, r.tokens_before, r.tokens_after, r.tokens_saved,
+        return SimulationResult(SIMULATE, call.model, r.tokens_before, r.tokens_after, r.tokens_saved,
                                 r.transforms_applied, body, [d.to_dict() for d in r.decisions], before, after)
 
     # -- the retrieval loop -----------------------------------------------------------------
@@ -151,7 +152,7 @@ class Engine:
     def retrieve_round(self, call: Call, resp: Any) -> bool:
         """If ``resp`` is a turn that only calls headroom_retrieve, answer it and set up the
         next request in ``call.send``; True when another round must be sent."""
-        if not call.injected_tool or call.mode != "optimize":
+        if not call.injected_tool or call.mode != OPTIMIZE:
             return False
         if call.rounds >= self.pipeline.config.ccr.max_retrieve_rounds:
             return False
@@ -193,7 +194,7 @@ class Engine:
             retrievals=call.retrievals,
             cached_tokens=usage.get("cached", 0),
             output_tokens=usage.get("output", 0),
-            cost_saved_usd=self.provider.savings_usd(call.model, r.tokens_saved) if call.mode == "optimize" else None,
+            cost_saved_usd=self.provider.savings_usd(call.model, r.tokens_saved) if call.mode == OPTIMIZE else None,
             error=f"{type(error).__name__}: {error}" if error else None,
         )
         if self.metrics is not None:

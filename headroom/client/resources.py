@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..formats import ANTHROPIC
+from ..modes import AUDIT, OPTIMIZE, PASSTHROUGH, SIMULATE
 from .engine import Call, Engine
 from .streams import (
     AsyncReplayStream,
@@ -31,14 +32,14 @@ class Creates(_Wrapped):
 
     def create(self, **kwargs: Any) -> Any:
         call = self._engine.prepare(kwargs, self._fmt)
-        if call.mode == "simulate":
+        if call.mode == SIMULATE:
             return self._engine.simulate(call)
         return self._send(call, self._target.create)
 
     def _send(self, call: Call, create: Any) -> Any:
         eng = self._engine
         try:
-            if call.mode in ("audit", "passthrough"):
+            if call.mode in (AUDIT, PASSTHROUGH):
                 resp = create(**call.kwargs)
                 eng.record(call, None if call.stream else resp)
                 return resp
@@ -69,11 +70,11 @@ class Messages(Creates):
         eng = self._engine
         call = eng.prepare(kwargs, ANTHROPIC)
         call.stream = True
-        if call.mode == "simulate":
+        if call.mode == SIMULATE:
             return eng.simulate(call)
-        if call.mode != "optimize" or not call.injected_tool:
+        if call.mode != OPTIMIZE or not call.injected_tool:
             eng.record(call, None)
-            return self._target.stream(**(call.kwargs if call.mode != "optimize" else call.send_kwargs()))
+            return self._target.stream(**(call.kwargs if call.mode != OPTIMIZE else call.send_kwargs()))
         try:
             while True:
                 raw = self._target.create(**call.send_kwargs(), stream=True)
@@ -93,14 +94,14 @@ class AsyncCreates(_Wrapped):
 
     async def create(self, **kwargs: Any) -> Any:
         call = self._engine.prepare(kwargs, self._fmt)
-        if call.mode == "simulate":
+        if call.mode == SIMULATE:
             return self._engine.simulate(call)
         return await self._send(call, self._target.create)
 
     async def _send(self, call: Call, create: Any) -> Any:
         eng = self._engine
         try:
-            if call.mode in ("audit", "passthrough"):
+            if call.mode in (AUDIT, PASSTHROUGH):
                 resp = await create(**call.kwargs)
                 eng.record(call, None if call.stream else resp)
                 return resp
@@ -130,11 +131,11 @@ class AsyncMessages(AsyncCreates):
         eng = self._engine
         call = eng.prepare(kwargs, ANTHROPIC)
         call.stream = True
-        if call.mode == "simulate":
+        if call.mode == SIMULATE:
             return eng.simulate(call)
-        if call.mode != "optimize" or not call.injected_tool:
+        if call.mode != OPTIMIZE or not call.injected_tool:
             eng.record(call, None)
-            return self._target.stream(**(call.kwargs if call.mode != "optimize" else call.send_kwargs()))
+            return self._target.stream(**(call.kwargs if call.mode != OPTIMIZE else call.send_kwargs()))
 
         async def run_rounds() -> Any:
             try:

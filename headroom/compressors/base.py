@@ -36,6 +36,9 @@ class CompressInput:
     parsed: Any = None
     # Tokens of ``text`` when the caller already counted them.
     tokens: int | None = None
+    # Learned hints for this output's signature (headroom.toin.ToinHints), None when
+    # TOIN is off or not confident yet.
+    toin: Any = None
 
     def text_tokens(self) -> int:
         return self.tokens if self.tokens is not None else self.counter.count(self.text)

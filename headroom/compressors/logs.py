@@ -18,6 +18,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from ..toin import steer as toin_steer
 from .base import Compressed, CompressInput
 from .text import anchored_indices
 
@@ -285,6 +286,7 @@ class LogCompressor:
         lines, levels = _classify_lines(raw)
         n = len(lines)
         cap = max(5, round(inp.config.router.log_max_lines * (1.5 - _clamp(inp.aggressiveness))))
+        cap = toin_steer.budget(inp.toin, cap)  # learned budget (headroom.toin)
         sel = _Selection(n)
         traces = _trace_spans(raw)
         trace_of = _select_traces(raw, traces, sel)

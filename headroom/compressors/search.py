@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..toin import steer as toin_steer
 from .base import Compressed, CompressInput
 from .text import anchored_indices
 
@@ -105,7 +106,7 @@ class SearchCompressor:
         cfg = inp.config.router
         scale = 1.5 - min(1.0, max(0.0, float(inp.aggressiveness)))
         per_file = max(1, round(cfg.search_max_per_file * scale))
-        total = max(1, round(cfg.search_max_total * scale))
+        total = toin_steer.budget(inp.toin, max(1, round(cfg.search_max_total * scale)))  # learned (headroom.toin)
 
         # Grep output repeats the same line content across files (every call site of a
         # function reads alike); score each distinct content once.

@@ -18,6 +18,7 @@ import time
 from typing import Any
 
 from ..metrics import MetricsStore, RequestMetrics
+from ..modes import AUDIT, OPTIMIZE
 from ..pipeline import Pipeline, PipelineResult
 
 try:  # subclass the real base when present, so LiteLLM's isinstance checks pass
@@ -30,9 +31,9 @@ _COMPLETION_CALLS = {"completion", "acompletion", "text_completion", "atext_comp
 
 class HeadroomLiteLLMCallback(_Base):  # type: ignore[misc,valid-type]
     def __init__(self, pipeline: Pipeline | None = None, metrics: MetricsStore | None = None,
-                 mode: str = "optimize"):
-        if mode not in ("optimize", "audit"):
-            raise ValueError("mode must be 'optimize' or 'audit'")
+                 mode: str = OPTIMIZE):
+        if mode not in (OPTIMIZE, AUDIT):
+            raise ValueError(f"mode must be {OPTIMIZE!r} or {AUDIT!r}")
         self.pipeline = pipeline
         self.metrics = metrics if metrics is not None else MetricsStore(":memory:")
         self.mode = mode
@@ -55,7 +56,7 @@ class HeadroomLiteLLMCallback(_Base):  # type: ignore[misc,valid-type]
                 self._pending[call_id] = (result, time.perf_counter(), model)
         else:
             self.metrics.record(RequestMetrics.from_pipeline(result, mode=self.mode, provider="litellm", model=model))
-        return result.body["messages"] if self.mode == "optimize" else messages
+        return result.body["messages"] if self.mode == OPTIMIZE else messages
 
     # -- LiteLLM proxy hook ---------------------------------------------------------------
 

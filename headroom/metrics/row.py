@@ -11,7 +11,9 @@ import uuid
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-MODES = ("optimize", "audit", "simulate", "passthrough")
+from ..modes import ALL_MODES, OPTIMIZE
+
+MODES = ALL_MODES
 
 
 @dataclass
@@ -20,7 +22,7 @@ class RequestMetrics:
     request_id: str = field(default_factory=lambda: uuid.uuid4().hex[:16])
     provider: str = ""  # openai | anthropic | google | …
     model: str = ""
-    mode: str = "optimize"  # optimize | audit | simulate | passthrough
+    mode: str = OPTIMIZE  # optimize | audit | simulate | passthrough
     tokens_before: int = 0  # input tokens the client sent
     # In audit and simulate modes nothing is forwarded compressed: tokens_after and
     # tokens_saved are what optimize *would* have sent and saved ("potential" savings).
@@ -58,7 +60,7 @@ class RequestMetrics:
         return cls(**{k: v for k, v in data.items() if k in known and not (v is None and k in JSON_COLUMNS)})
 
     @classmethod
-    def from_pipeline(cls, result: Any, *, mode: str = "optimize", **columns: Any) -> RequestMetrics:
+    def from_pipeline(cls, result: Any, *, mode: str = OPTIMIZE, **columns: Any) -> RequestMetrics:
         """A row from a :class:`~headroom.pipeline.PipelineResult` plus request columns.
 
         Savings per transform and per tool are summed from the pipeline's decisions, so

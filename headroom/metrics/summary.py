@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ..modes import OPTIMIZE
 from .row import RequestMetrics
 
 
@@ -24,7 +25,7 @@ def _add(b: dict[str, Any], r: RequestMetrics) -> None:
     b["cached_tokens"] += r.cached_tokens
     b["retrievals"] += r.retrievals
     b["errors"] += 1 if r.error else 0
-    if r.mode == "optimize":
+    if r.mode == OPTIMIZE:
         b["tokens_after"] += r.tokens_after
         b["tokens_saved"] += r.tokens_saved
         b["cost_saved_usd"] += r.cost_saved_usd or 0.0
@@ -93,5 +94,5 @@ def timeline(rows: Iterable[RequestMetrics], bucket_seconds: int = 3600) -> list
         b = buckets.setdefault(start, {"start": start, "requests": 0, "tokens_before": 0, "tokens_saved": 0})
         b["requests"] += 1
         b["tokens_before"] += r.tokens_before
-        b["tokens_saved"] += r.tokens_saved if r.mode == "optimize" else 0
+        b["tokens_saved"] += r.tokens_saved if r.mode == OPTIMIZE else 0
     return [buckets[k] for k in sorted(buckets)]

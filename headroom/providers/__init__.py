@@ -22,12 +22,18 @@ def provider_for(model: str | None, client: object = None) -> Provider:
     return OpenAIProvider()
 
 
+def context_window(model: str | None) -> int:
+    """The model's context window in tokens, from the one table (``prices.json``)."""
+    return provider_for(model).context_limit(model)
+
+
 __all__ = [
     "AnthropicProvider",
     "CostEstimate",
     "GoogleProvider",
     "ModelPrice",
     "OpenAIProvider",
+    "context_window",
     "Provider",
     "lookup",
     "price_table",

@@ -89,6 +89,8 @@ def create_app(
         yield
         await state.client.aclose()
         await asyncio.to_thread(state.close)
+        if pipeline.toin is not None:  # learned counts still buffered go to the store
+            await asyncio.to_thread(pipeline.toin.close if owns_store else pipeline.toin.flush)
         if owns_store and state.store is not None:
             state.store.close()
 
@@ -142,8 +144,7 @@ def create_app(
         found = state.store.retrieve(hash, query or None)
         if found is None:
             return error_response(404, f"unknown or expired hash {hash}", "not_found")
-        return SafeJSONResponse({"hash": found.hash, "content": found.content, "full": found.full,
-                             "tool_name": found.tool_name, "matches": found.matches})
+        return SafeJSONResponse(found.to_api(query or None))
 
     @app.post("/v1/retrieve")
     async def retrieve_post(request: Request) -> Response:

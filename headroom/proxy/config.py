@@ -6,7 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Mode = Literal["optimize", "audit", "passthrough"]
+from ..modes import OPTIMIZE, ProxyMode
+
+Mode = ProxyMode
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
@@ -25,9 +27,7 @@ class ProxyConfig(BaseModel):
     port: int = Field(8787, ge=0, le=65535)
     openai_api_url: str = "https://api.openai.com"
     anthropic_api_url: str = "https://api.anthropic.com"
-    mode: Mode = "optimize"
-    # Append the headroom_retrieve tool when a request carries markers (and answer it).
-    inject_tool: bool = True
+    mode: Mode = OPTIMIZE
     max_body_mb: float = Field(64.0, gt=0)
     # Remote (non-loopback) clients may use admin routes only when this is set and sent.
     admin_token: str | None = None

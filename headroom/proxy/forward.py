@@ -26,7 +26,9 @@ from ..ccr.responses import (
     retrieve_calls,
 )
 from ..ccr.tool import forbid_tool_calls, inject_retrieve_tool
+from ..modes import AUDIT, OPTIMIZE, PASSTHROUGH
 from ..pipeline import PipelineResult
+from ..providers import provider_for
 from .disconnect import ClientDisconnected, until_disconnect
 from .jsonio import BadJSON, SafeJSONResponse, dumps, parse_json
 from .paths import UnsafePath, raw_path, upstream_url
@@ -78,7 +80,7 @@ class Outgoing:
 
     @property
     def compressed(self) -> bool:
-        return self.mode == "optimize" and self.result is not None
+        return self.mode == OPTIMIZE and self.result is not None
 
     def headers(self) -> dict[str, str]:
         out = {"x-headroom-mode": self.mode}
@@ -112,7 +114,7 @@ async def prepare(state: ProxyState, body: dict[str, Any], raw: bytes | None, fm
     caller let go (see ``_INLINE_JSON_BYTES``); it is rebuilt from ``body`` if needed.
     """
     mode = state.config.mode
-    if bypass or mode == "passthrough":
+    if bypass or mode == PASSTHROUGH:
         assert raw is not None, "pass-through requests keep their bytes"
         return Outgoing(raw, body, "bypass" if bypass else mode)
     large = raw is None
@@ -129,7 +131,7 @@ async def prepare(state: ProxyState, body: dict[str, Any], raw: bytes | None, fm
         # Never worse: the request goes through as the client sent it.
         log.warning("compression skipped for %s request: %s; forwarding the original body", fmt, reason)
         return Outgoing(raw or await _serialise(body, large), body, mode, compression_error=reason)
-    if mode == "audit":
+    if mode == AUDIT:
         return Outgoing(raw or await _serialise(body, large), body, mode, result=result)
     out = result.body
     injected = False
@@ -153,7 +155,7 @@ async def handle_llm(request: Request, state: ProxyState, fmt: str, base_url: st
     if state.config.log_bodies:
         log.debug("request body (%s): %s", fmt, raw[:4096].decode("utf-8", errors="replace"))
     bypass = _truthy(request.headers.get("x-headroom-bypass"))
-    compressing = not bypass and state.config.mode != "passthrough"
+    compressing = not bypass and state.config.mode != PASSTHROUGH
     original = None if compressing and len(raw) >= _INLINE_JSON_BYTES else raw
     del raw  # a large body being compressed is held once (parsed), not twice
     out = await prepare(state, body, original, fmt, bypass)
@@ -401,7 +403,10 @@ def _finish(state: ProxyState, fmt: str, out: Outgoing, ex: Exchange, *, stream:
         error=ex.error or (f"compression: {out.compression_error}" if out.compression_error else None),
         **_usage_columns(ex.usage),
     )
-    mode = out.mode if out.mode != "bypass" else "passthrough"
+    mode = out.mode if out.mode != "bypass" else PASSTHROUGH
+    if out.compressed and isinstance(model, str):
+        # What the tokens not sent would have cost (the report's "Est. cost saved").
+        columns["cost_saved_usd"] = provider_for(model).savings_usd(model, result.tokens_saved)
     row = RequestMetrics.from_pipeline(result, mode=mode, **columns) if result else RequestMetrics(mode=mode, **columns)
     state.record_row(row)
 
@@ -423,4 +428,4 @@ async def handle_passthrough(request: Request, state: ProxyState, base_url: str)
         return error_response(502, f"upstream unreachable: {type(exc).__name__}", "upstream_error")
     is_sse = resp.headers.get("content-type", "").startswith("text/event-stream")
     return RelayResponse(relay_chunks(resp, "anthropic" if is_sse else None), resp.status_code,
-                         response_headers(resp.headers, {"x-headroom-mode": "passthrough"}))
+                         response_headers(resp.headers, {"x-headroom-mode": PASSTHROUGH}))

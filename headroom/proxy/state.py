@@ -38,8 +38,7 @@ class ProxyState:
 
     @property
     def ccr_loop_enabled(self) -> bool:
-        return (self.config.inject_tool and self.headroom_config.ccr.inject_tool
-                and self.store is not None and self.headroom_config.ccr.enabled)
+        return (self.headroom_config.ccr.inject_tool and self.store is not None and self.headroom_config.ccr.enabled)
 
     def record_row(self, row: Any) -> None:
         if self.metrics is None:

@@ -63,6 +63,8 @@ class TransformContext:
     hints: dict[str, float] = field(default_factory=dict)
     # Optional relevance scorer (query, items) -> scores; BM25 is used when None.
     relevance: Any = None
+    # Learned tool-output patterns (headroom.toin.Toin), or None when TOIN is off.
+    toin: Any = None
     decisions: list[Decision] = field(default_factory=list)
     started_at: float = field(default_factory=time.perf_counter)
 

@@ -1,6 +1,6 @@
 """Shared pieces of the context-budget transforms (RollingWindow, IntelligentContext).
 
-- the context-window table and the token budget for a request;
+- the token budget for a request (context windows come from headroom.providers' one table);
 - grouping messages into atomic units: an assistant tool-call message together with every
   message carrying its results is one unit (dropping half of it would break provider
   validity), other messages group into turns (a user message and what follows it);
@@ -25,36 +25,9 @@ from ..formats import (
     adapter,
     content_hash,
 )
+from ..providers import context_window
 from ..tokens import MESSAGE_OVERHEAD
 from .base import TransformContext, block_tokens
-
-# Context windows (tokens). Longest matching prefix wins; unknown models get DEFAULT.
-CONTEXT_LIMITS: dict[str, int] = {
-    "gpt-3.5-turbo": 16_385,
-    "gpt-4": 8_192,
-    "gpt-4-32k": 32_768,
-    "gpt-4-turbo": 128_000,
-    "gpt-4o": 128_000,
-    "gpt-4o-mini": 128_000,
-    "gpt-4.1": 1_047_576,
-    "gpt-4.5": 128_000,
-    "gpt-5": 400_000,
-    "o1": 200_000,
-    "o3": 200_000,
-    "o4-mini": 200_000,
-    "claude": 200_000,
-    "gemini": 1_048_576,
-}
-DEFAULT_CONTEXT_LIMIT = 128_000
-
-
-def context_limit(model: str | None) -> int:
-    m = (model or "").lower()
-    best = ""
-    for prefix in CONTEXT_LIMITS:
-        if m.startswith(prefix) and len(prefix) > len(best):
-            best = prefix
-    return CONTEXT_LIMITS[best] if best else DEFAULT_CONTEXT_LIMIT
 
 
 def token_budget(conv: Conversation, ctx: TransformContext) -> int:
@@ -65,7 +38,7 @@ def token_budget(conv: Conversation, ctx: TransformContext) -> int:
     body = conv.body
     requested = body.get("max_tokens") or body.get("max_completion_tokens") or body.get("max_output_tokens")
     reserve = max(cfg.rolling_window.output_buffer_tokens, requested if isinstance(requested, int) else 0)
-    return max(1, context_limit(ctx.model or conv.model) - reserve)
+    return max(1, context_window(ctx.model or conv.model) - reserve)
 
 
 def over_budget(conv: Conversation, ctx: TransformContext, transform: str) -> tuple[int, int] | None:

@@ -33,6 +33,7 @@ from ..ccr.markers import format_marker, has_marker
 from ..compressors.detect import detect_content_type
 from ..formats import BlockKind, Conversation
 from ..relevance.bm25 import BM25, tokenize
+from ..toin.signals import UnitSignals, unit_signals
 from .base import TransformContext
 from .context_units import (
     Unit,
@@ -91,6 +92,7 @@ class UnitView:
     unit: Unit
     text: str  # everything the unit says (results, call arguments, turn text)
     shape: str  # "tool:content_type" of its largest tool result, "" for turns
+    largest: str = ""  # that result's text (TOIN reads its signature)
     features: dict[str, float] = field(default_factory=dict)
     score: float = 0.0
 
@@ -282,13 +284,21 @@ class IntelligentContext:
             own = unit_refs[k] - common
             forward[k] = min(1.0, len(own & later_refs) / 2)
             later_refs |= _refs(self._mentions(conv, views[k].unit))
+        learned_from = 0
         for k, v in enumerate(views):
             toks = tokenize(v.text)
+            # Learned per tool-output signature (headroom.toin) where confident, else the
+            # per-tool retrieval table and the keyword rule.
+            tool, _, ctype = v.shape.partition(":")
+            learned = (unit_signals(ctx.toin, v.largest, ctype, None if tool == "?" else tool, ctx.store)
+                       if v.largest else UnitSignals())
+            learned_from += learned.importance is not None
             v.features = {
                 "recency": k / (n - 1) if n > 1 else 1.0,
                 "semantic": semantic[k],
-                "importance": RetrievalImportance.lookup(table, v.shape),
-                "error": 1.0 if _ERROR.search(v.text) else 0.0,
+                "importance": (learned.importance if learned.importance is not None
+                               else RetrievalImportance.lookup(table, v.shape)),
+                "error": learned.error if learned.error is not None else 1.0 if _ERROR.search(v.text) else 0.0,
                 "forward_refs": forward[k],
                 "density": len(set(toks)) / len(toks) if toks else 0.0,
             }
@@ -297,13 +307,14 @@ class IntelligentContext:
                 v.score += TURN_BONUS
             if any(b.is_retrieve_output for i in v.unit.indices for b in conv.messages[i].blocks):
                 v.score += RETRIEVED_BONUS
-        ctx.decide(NAME, "kept", f"scored {n} units; semantic signal: {how}")
+        toin_note = f"; TOIN importance/error learned for {learned_from} units" if learned_from else ""
+        ctx.decide(NAME, "kept", f"scored {n} units; semantic signal: {how}{toin_note}")
         return views
 
     @staticmethod
     def _view(conv: Conversation, u: Unit) -> UnitView:
         parts: list[str] = []
-        shape, biggest = "", -1
+        shape, biggest, largest = "", -1, ""
         for i in u.indices:
             for b in conv.messages[i].blocks:
                 if b.text:
@@ -311,7 +322,8 @@ class IntelligentContext:
                 if b.kind is BlockKind.TOOL_RESULT and b.text and len(b.text) > biggest:
                     biggest = len(b.text)
                     shape = f"{b.tool_name or '?'}:{detect_content_type(b.text).value}"
-        return UnitView(u, "\n".join(parts), shape)
+                    largest = b.text
+        return UnitView(u, "\n".join(parts), shape, largest if shape else "")
 
     @staticmethod
     def _mentions(conv: Conversation, u: Unit) -> str:

@@ -21,6 +21,7 @@ from ..compressors.base import CompressInput, Compressor
 from ..compressors.detect import ContentType, detect
 from ..formats.model import Conversation, content_hash
 from ..query.anchors import extract_anchors
+from ..toin import hooks as toin_hooks
 from .base import TransformContext, set_block_text
 from .protect import protection_reason
 
@@ -104,6 +105,9 @@ def default_compressors() -> dict[ContentType, Compressor]:
     }
 
 
+SECOND_TRY_TYPES = (ContentType.LOG, ContentType.CODE, ContentType.JSON_ARRAY, ContentType.JSON_OBJECT)
+
+
 class ContentRouter:
     name = NAME
 
@@ -114,9 +118,13 @@ class ContentRouter:
         text_compressor_override: Compressor | None = None,
     ):
         self.compressors = compressors if compressors is not None else default_compressors()
-        # LLMLingua-2 (when enabled) replaces the prose compressor; see headroom.ml.
+        # LLMLingua-2 (when enabled) replaces the prose compressor, and is the second try
+        # for logs, code and JSON that their deterministic compressor left as they were:
+        # that is where its per-type rates (log_rate, code_rate, json_rate) apply.
+        self.second_try: dict[ContentType, Compressor] = {}
         if text_compressor_override is not None:
             self.compressors = {**self.compressors, ContentType.TEXT: text_compressor_override}
+            self.second_try = {t: text_compressor_override for t in SECOND_TRY_TYPES}
 
     def apply(self, conv: Conversation, ctx: TransformContext) -> Conversation:
         cfg = ctx.config
@@ -157,13 +165,15 @@ class ContentRouter:
                 ctx.decide(NAME, "kept", entry.reason, content_type=entry.content_type, tokens_before=tokens,
                            tokens_after=tokens, duration_ms=elapsed, **where)
                 continue
+            if memo_hit is not None and entry.ccr_hash:
+                toin_hooks.observe(ctx.toin, "observe_question", entry.ccr_hash, ctx.query)
             if memo_hit is not None and entry.ccr_hash and ctx.store is not None:
                 # Refresh the TTL (and re-create the entry after a restart or eviction).
                 ctx.store.refresh(text, known_hash=text_hash, compressed=entry.text, tool_name=block.tool_name,
                                 original_tokens=tokens, compressed_tokens=entry.tokens, item_count=entry.items_before,
                                 meta=memo_meta(key, entry))
             set_block_text(block, entry.text, entry.tokens, ctx.counter)
-            how = "memo hit" if in_memo else "memo hit (from the CCR store)" if stored else "compressed"
+            how = "memo hit" if in_memo else "memo hit (from the CCR store)" if stored else entry.reason
             ctx.decide(NAME, "compressed", how, content_type=entry.content_type,
                        strategy=entry.strategy, tokens_before=tokens, tokens_after=entry.tokens,
                        ccr_hash=entry.ccr_hash, duration_ms=elapsed, **where)
@@ -184,6 +194,9 @@ class ContentRouter:
         compressor = self.compressors.get(ctype)
         if compressor is None:
             return kept(f"no compressor for {ctype.value}")
+        prof, hints = toin_hooks.steer(ctx.toin, detected.parsed, ctype.value, block.tool_name)
+        if hints is not None and hints.skip and not toin_hooks.probe(key[0], cfg.toin.probe_every):
+            return kept(hints.reason())
         inp = CompressInput(
             text=text,
             config=cfg,
@@ -196,8 +209,14 @@ class ContentRouter:
             relevance=ctx.relevance,
             parsed=detected.parsed,
             tokens=tokens,
+            toin=hints,
         )
         result = run_with_deadline(compressor.compress, inp, cfg.router.timeout_ms)
+        second = self.second_try.get(ctype)
+        if second is not None and second is not compressor and (result is None or isinstance(result, str)):
+            retry = run_with_deadline(second.compress, inp, cfg.router.timeout_ms)
+            if retry is not None and not isinstance(retry, str):
+                compressor, result = second, retry
         if isinstance(result, str):
             return kept(result)
         if result is None:
@@ -220,10 +239,18 @@ class ContentRouter:
         if out_tokens > tokens * (1 - cfg.router.min_savings):
             return kept(f"{compressor.name}: saved too little ({tokens} -> {out_tokens} tokens)")
         entry = MemoEntry(out, tokens, out_tokens, f"{compressor.name}:{result.strategy}", ctype.value, h,
-                          result.items_before, result.items_after, "compressed")
+                          result.items_before, result.items_after,
+                          f"compressed; {hints.reason()}" if hints else "compressed")
         if h is not None:
+            meta = memo_meta(key, entry)
+            if prof is not None:
+                meta["toin"] = prof.signature  # how a later retrieval finds its pattern
             ctx.store.store(text, known_hash=h, compressed=out, tool_name=block.tool_name, original_tokens=tokens,
-                            compressed_tokens=out_tokens, item_count=result.items_before, meta=memo_meta(key, entry))
+                            compressed_tokens=out_tokens, item_count=result.items_before, meta=meta)
+        if prof is not None:
+            toin_hooks.observe(ctx.toin, "observe_compression", prof, strategy=entry.strategy,
+                               items_before=result.items_before, items_after=result.items_after,
+                               lossy=h is not None, ccr_hash=h, query=ctx.query)
         return entry
 
 

@@ -84,7 +84,7 @@ def test_f2_retrieving_an_original_with_lone_surrogates(fake, start_proxy):
     assert r.status_code == 200, r.text
     (h,) = r.json()["ccr_hashes"]
     got = httpx.get(f"{url}/v1/retrieve/{h}", timeout=10)
-    assert got.status_code == 200 and got.json()["content"].endswith("\ud800")
+    assert got.status_code == 200 and got.json()["original_content"].endswith("\ud800")
 
 
 def test_f10_deeply_nested_json_is_a_400_json_error(fake, start_proxy):

@@ -9,7 +9,7 @@ import pytest
 from headroom.image.router import ImageRouter, RouterHead
 from headroom.ml.registry import resolve
 
-MODEL_DIR = Path(__file__).resolve().parents[2] / "models" / "image_router"
+MODEL_DIR = Path(__file__).resolve().parents[2] / "headroom" / "models" / "image_router"
 
 
 def test_shipped_head_is_small_and_meets_the_targets():

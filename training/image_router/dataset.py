@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_DATA = Path("training/image_router/data")
-DEFAULT_MODEL_DIR = Path("models/image_router")
+DEFAULT_MODEL_DIR = Path("headroom/models/image_router")
 CHUNK = 64
 
 

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ...toin import steer as toin_steer
 from ...tokens import QUICK_EXACT_CHARS, QUICK_WINDOW_CHARS, QUICK_WINDOWS
 from ..base import Compressed, CompressInput
 from ..detect import first_visible_char, parse_json
@@ -197,7 +198,8 @@ class SmartCrusher:
     def crush_array(self, data: list, texts: list[str], inp: CompressInput, cfg: SmartCrusherConfig) -> CrushedArray:
         """Apply the keep plan to one array (already long enough to analyse)."""
         common: dict[str, Any] = {
-            "first": cfg.first_items, "last": cfg.last_items, "max_items": cfg.max_items_after_crush,
+            "first": cfg.first_items, "last": cfg.last_items,
+            "max_items": toin_steer.budget(inp.toin, cfg.max_items_after_crush),
             "aggressiveness": inp.aggressiveness, "anchors": inp.anchors, "query": inp.query,
             "score": inp.relevance_scores,
         }
@@ -211,6 +213,7 @@ class SmartCrusher:
         roles = find_roles(view, stats)
         pattern = detect_pattern(roles)
         plan = plan_records(data, texts, stats, roles, pattern, **common)
+        plan = toin_steer.steer_plan(plan, data, inp.toin)  # learned fields (headroom.toin)
         return CrushedArray([data[i] for i in plan.kept], plan, pattern, stats)
 
     def _render_lossy(self, crushed: CrushedArray, cfg: SmartCrusherConfig) -> tuple[str, bool]:

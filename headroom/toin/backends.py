@@ -1,0 +1,220 @@
+"""Where learned patterns live: integer counters per signature, plus a little text per
+signature (output kind, tool name, field hashes and types) and one shared hashing key.
+
+Every update is an atomic increment (SQLite ``UPSERT ... n = n + excluded.n`` inside one
+transaction; Redis ``HINCRBY`` in one pipeline), so processes sharing a file or a Redis
+database add up their observations instead of overwriting each other's. Nothing here
+ever sees a tool output's values: callers hand over counts and keyed hashes.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any, Protocol
+
+Deltas = dict[str, dict[str, int]]  # signature -> counter name -> increment
+
+
+class ToinBackend(Protocol):
+    def add(self, deltas: Deltas, meta: dict[str, dict[str, str]]) -> None: ...
+    def counts(self, signature: str) -> dict[str, int]: ...
+    def meta(self, signature: str) -> dict[str, str]: ...
+    def signatures(self) -> list[str]: ...
+    # The keyed-hash secret: created once, shared by everyone using this backend.
+    def key(self) -> bytes: ...
+    def adopt_key(self, key: bytes) -> None: ...
+    def close(self) -> None: ...
+
+
+class MemoryToinBackend:
+    """Process-local; for the library's memory CCR store and for tests."""
+
+    def __init__(self) -> None:
+        self._counts: dict[str, dict[str, int]] = {}
+        self._meta: dict[str, dict[str, str]] = {}
+        self._key = secrets.token_bytes(32)
+        self._lock = threading.Lock()
+
+    def add(self, deltas: Deltas, meta: dict[str, dict[str, str]]) -> None:
+        with self._lock:
+            for sig, d in deltas.items():
+                row = self._counts.setdefault(sig, {})
+                for k, n in d.items():
+                    row[k] = row.get(k, 0) + n
+            for sig, m in meta.items():
+                self._meta.setdefault(sig, {}).update(m)
+                self._counts.setdefault(sig, {})
+
+    def counts(self, signature: str) -> dict[str, int]:
+        with self._lock:
+            return dict(self._counts.get(signature, {}))
+
+    def meta(self, signature: str) -> dict[str, str]:
+        with self._lock:
+            return dict(self._meta.get(signature, {}))
+
+    def signatures(self) -> list[str]:
+        with self._lock:
+            return sorted(self._counts)
+
+    def key(self) -> bytes:
+        return self._key
+
+    def adopt_key(self, key: bytes) -> None:
+        self._key = key
+
+    def close(self) -> None:
+        pass
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS toin_counts (
+    signature TEXT NOT NULL, name TEXT NOT NULL, n INTEGER NOT NULL,
+    PRIMARY KEY (signature, name)
+);
+CREATE TABLE IF NOT EXISTS toin_meta (
+    signature TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL,
+    PRIMARY KEY (signature, name)
+);
+CREATE TABLE IF NOT EXISTS toin_settings (name TEXT PRIMARY KEY, value BLOB NOT NULL);
+"""
+
+
+class SQLiteToinBackend:
+    """One SQLite file (WAL); survives restarts; several processes may share it."""
+
+    def __init__(self, path: str | Path):
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.executescript(_SCHEMA)
+        self._lock = threading.Lock()
+
+    def add(self, deltas: Deltas, meta: dict[str, dict[str, str]]) -> None:
+        rows = [(sig, k, n) for sig, d in deltas.items() for k, n in d.items() if n]
+        mrows = [(sig, k, v) for sig, m in meta.items() for k, v in m.items()]
+        if not rows and not mrows:
+            return
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.executemany(
+                    "INSERT INTO toin_counts (signature, name, n) VALUES (?, ?, ?) "
+                    "ON CONFLICT(signature, name) DO UPDATE SET n = n + excluded.n", rows)
+                self._conn.executemany(
+                    "INSERT INTO toin_meta (signature, name, value) VALUES (?, ?, ?) "
+                    "ON CONFLICT(signature, name) DO UPDATE SET value = excluded.value", mrows)
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+
+    def counts(self, signature: str) -> dict[str, int]:
+        with self._lock:
+            rows = self._conn.execute("SELECT name, n FROM toin_counts WHERE signature = ?", (signature,)).fetchall()
+        return dict(rows)
+
+    def meta(self, signature: str) -> dict[str, str]:
+        with self._lock:
+            rows = self._conn.execute("SELECT name, value FROM toin_meta WHERE signature = ?", (signature,)).fetchall()
+        return dict(rows)
+
+    def signatures(self) -> list[str]:
+        with self._lock:
+            rows = self._conn.execute("SELECT DISTINCT signature FROM toin_counts UNION "
+                                      "SELECT DISTINCT signature FROM toin_meta ORDER BY 1").fetchall()
+        return [r[0] for r in rows]
+
+    def key(self) -> bytes:
+        with self._lock:
+            # INSERT OR IGNORE then read: two processes opening a new file agree on one key.
+            self._conn.execute("INSERT OR IGNORE INTO toin_settings (name, value) VALUES ('key', ?)",
+                               (secrets.token_bytes(32),))
+            return bytes(self._conn.execute("SELECT value FROM toin_settings WHERE name = 'key'").fetchone()[0])
+
+    def adopt_key(self, key: bytes) -> None:
+        with self._lock:
+            self._conn.execute("INSERT OR REPLACE INTO toin_settings (name, value) VALUES ('key', ?)", (key,))
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+
+class RedisToinBackend:
+    """Counters in Redis hashes, shared by proxy replicas (no TTL: patterns are long-lived).
+
+    Keys: ``{prefix}c:{sig}`` counters (HINCRBY), ``{prefix}m:{sig}`` text fields,
+    ``{prefix}sigs`` the set of signatures, ``{prefix}key`` the hashing key (SET NX).
+    """
+
+    def __init__(self, url: str = "redis://127.0.0.1:6379/0", *, prefix: str = "headroom:toin:", client: Any = None):
+        import redis
+
+        self.prefix = prefix
+        self._r = client if client is not None else redis.Redis.from_url(url)
+
+    def add(self, deltas: Deltas, meta: dict[str, dict[str, str]]) -> None:
+        p = self._r.pipeline(transaction=True)
+        for sig, d in deltas.items():
+            for k, n in d.items():
+                if n:
+                    p.hincrby(f"{self.prefix}c:{sig}", k, n)
+            p.sadd(f"{self.prefix}sigs", sig)
+        for sig, m in meta.items():
+            if m:
+                p.hset(f"{self.prefix}m:{sig}", mapping=m)
+            p.sadd(f"{self.prefix}sigs", sig)
+        p.execute()
+
+    def counts(self, signature: str) -> dict[str, int]:
+        raw = self._r.hgetall(f"{self.prefix}c:{signature}")
+        return {_text(k): int(v) for k, v in raw.items()}
+
+    def meta(self, signature: str) -> dict[str, str]:
+        raw = self._r.hgetall(f"{self.prefix}m:{signature}")
+        return {_text(k): _text(v) for k, v in raw.items()}
+
+    def signatures(self) -> list[str]:
+        return sorted(_text(s) for s in self._r.smembers(f"{self.prefix}sigs"))
+
+    def key(self) -> bytes:
+        k = f"{self.prefix}key"
+        self._r.set(k, secrets.token_bytes(32), nx=True)
+        value = self._r.get(k)
+        return value if isinstance(value, bytes) else str(value).encode("latin-1")
+
+    def adopt_key(self, key: bytes) -> None:
+        self._r.set(f"{self.prefix}key", key)
+
+    def close(self) -> None:
+        self._r.close()
+
+
+def _text(v: Any) -> str:
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def sibling_sqlite_path(ccr_path: str) -> str:
+    """``headroom_ccr.sqlite3`` -> ``headroom_ccr.toin.sqlite3`` (same folder)."""
+    if ccr_path == ":memory:":
+        return ":memory:"
+    p = Path(ccr_path)
+    return str(p.with_name(f"{p.stem}.toin{p.suffix or '.sqlite3'}"))
+
+
+def backend_from_config(config: Any) -> ToinBackend:
+    """The backend a :class:`~headroom.config.HeadroomConfig` asks for (``toin.backend``)."""
+    t, ccr = config.toin, config.ccr
+    kind = t.backend if t.backend != "auto" else (ccr.backend if ccr.enabled else "memory")
+    if kind == "sqlite":
+        return SQLiteToinBackend(t.sqlite_path or sibling_sqlite_path(ccr.sqlite_path))
+    if kind == "redis":
+        return RedisToinBackend(t.redis_url or ccr.redis_url)
+    return MemoryToinBackend()
