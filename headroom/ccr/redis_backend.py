@@ -235,6 +235,12 @@ class RedisBackend:
             out.append(RetrievalEvent(d["hash"], d["tool_name"], d["query"], d["at"]))
         return out
 
+    def prune_retrievals(self, before: float) -> int:
+        return int(self._redis.zremrangebyscore(self._events, "-inf", f"({before!r}"))
+
+    def problem(self) -> str | None:
+        return None  # connection faults raise on use, and the store reports them
+
     def close(self) -> None:
         self._redis.close()
 

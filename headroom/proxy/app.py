@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from .. import __version__
+from ..ccr.store import StoreError
 from ..config import CCRConfig, HeadroomConfig
 from ..pipeline import Pipeline
 from .config import ProxyConfig
@@ -141,7 +142,10 @@ def create_app(
     def _retrieve(hash: str, query: str | None) -> Response:
         if state.store is None:
             return error_response(404, "CCR is disabled: nothing is stored", "not_found")
-        found = state.store.retrieve(hash, query or None)
+        try:
+            found = state.store.retrieve(hash, query or None)
+        except StoreError as exc:
+            return error_response(503, str(exc), "store_unavailable")
         if found is None:
             return error_response(404, f"unknown or expired hash {hash}", "not_found")
         return SafeJSONResponse(found.to_api(query or None))
@@ -187,8 +191,12 @@ def create_app(
     @app.get("/health")
     async def health() -> Response:
         failed = {k: v for k, v in state.warm_up.items() if v != "ok"}
-        return JSONResponse({"status": "degraded" if failed else "ok", "version": __version__, "mode": cfg.mode,
-                             **({"warm_up_failed": failed} if failed else {})})
+        # Inline, not in a worker thread: a few stat() calls, and /health must answer even
+        # while compression occupies every worker.
+        store_problem = state.store.problem() if state.store is not None else None
+        return JSONResponse({"status": "degraded" if failed or store_problem else "ok", "version": __version__,
+                             "mode": cfg.mode, **({"warm_up_failed": failed} if failed else {}),
+                             **({"ccr_store": store_problem} if store_problem else {})})
 
     @app.get("/stats")
     async def stats() -> Response:

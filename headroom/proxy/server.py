@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import faulthandler
 import logging
 
 from ..config import HeadroomConfig
@@ -13,6 +14,9 @@ def serve(proxy_config: ProxyConfig, headroom_config: HeadroomConfig | None = No
 
     from .app import create_app
 
+    # A fatal signal (SIGBUS from a shared-memory file yanked away under SQLite, say)
+    # would otherwise kill the proxy without a line in the log.
+    faulthandler.enable()
     level = proxy_config.log_level.upper()
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # httpx logs every upstream URL at INFO; keep that for debugging only.

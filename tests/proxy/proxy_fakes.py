@@ -4,6 +4,7 @@ The fake answers Chat Completions, Responses and Messages, streaming or not, rec
 every request it receives, and is scripted per request through headers the proxy passes
 through unchanged:
 
+  x-fake-retrieve-hash: H   the hash a scripted retrieve call asks for (default: the first marker's)
   x-fake-script: retrieve   call headroom_retrieve (hash from the first marker) when the
                             request defines the tool and has no retrieve result yet
   x-fake-script: mixed      call headroom_retrieve and get_weather together
@@ -314,7 +315,7 @@ def make_fake_upstream() -> tuple[FastAPI, Recorder]:
             hashes = find_hashes(raw.decode())
             calls.append(("", "headroom_retrieve", json.dumps({"hash": hashes[0] if hashes else ""})))
         elif script in ("retrieve", "mixed") and defines and not has_result:
-            hashes = find_hashes(raw.decode())
+            hashes = [h["x-fake-retrieve-hash"]] if h.get("x-fake-retrieve-hash") else find_hashes(raw.decode())
             calls.append(("call_r1", "headroom_retrieve", json.dumps({"hash": hashes[0] if hashes else ""})))
             if script == "mixed":
                 calls.append(("call_w1", "get_weather", json.dumps({"city": "Paris"})))
