@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .ccr.scope import ScopedStore
 from .ccr.store import CompressionStore
 from .config import HeadroomConfig
 from .formats import BlockKind, Conversation, detect_format, parse, render
@@ -170,14 +171,19 @@ class Pipeline:
                 report[name] = "ok"
         return report
 
-    def run(self, conv: Conversation, *, model: str | None = None, query: str | None = None) -> PipelineResult:
+    def run(self, conv: Conversation, *, model: str | None = None, query: str | None = None,
+            tenant: str | None = None, budget_s: float | None = None) -> PipelineResult:
+        """Compress ``conv``. ``tenant`` (a tag from headroom.ccr.scope) marks what this run
+        stores as that tenant's, so only it (or its conversation) can read it back;
+        ``budget_s`` bounds the whole run's compression time (blocks past it go unchanged)."""
         t0 = time.perf_counter()
         model = model or conv.model
         counter = counter_for(model)
         ctx = TransformContext(
             config=self.config,
             counter=counter,
-            store=self.store,
+            store=ScopedStore(self.store, tenant) if tenant and self.store is not None else self.store,
+            deadline=time.monotonic() + budget_s if budget_s is not None else None,
             model=model,
             query=bound_question(query if query is not None else conv.latest_user_text(turns=2)),
             memo=self.memo,
@@ -198,9 +204,10 @@ class Pipeline:
                               (time.perf_counter() - t0) * 1000)
 
     def compress_body(self, body: dict[str, Any], fmt: str | None = None, *, model: str | None = None,
-                      query: str | None = None) -> PipelineResult:
+                      query: str | None = None, tenant: str | None = None,
+                      budget_s: float | None = None) -> PipelineResult:
         fmt = fmt or detect_format(body, model)
-        return self.run(parse(body, fmt), model=model, query=query)
+        return self.run(parse(body, fmt), model=model, query=query, tenant=tenant, budget_s=budget_s)
 
 
 class _LazyTransform:

@@ -7,6 +7,7 @@ the adapter (headroom.formats) and the response shape (headroom.ccr.responses).
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import time
@@ -24,7 +25,10 @@ from ..ccr.responses import (
     answer,
     continue_body,
     retrieve_calls,
+    unknown_hash_message,
 )
+from ..ccr.scope import may_read, tenant_tag
+from ..ccr.store import StoreError
 from ..ccr.tool import forbid_tool_calls, inject_retrieve_tool
 from ..modes import AUDIT, OPTIMIZE, PASSTHROUGH
 from ..pipeline import PipelineResult
@@ -55,6 +59,9 @@ def _truthy(value: str | None) -> bool:
 # docs/proxy.md). Parsing stays inline: parsed in a thread, the body would land in another
 # malloc arena and peak RSS would grow by about one body size instead.
 _INLINE_JSON_BYTES = 256 * 1024
+# The pipeline's own budget, as a share of --compression-timeout: it stops starting new
+# blocks in time to hand back what it finished before the proxy stops waiting.
+COMPRESSION_BUDGET_SHARE = 0.8
 
 
 async def _serialise(body: dict[str, Any], large: bool) -> bytes:
@@ -77,6 +84,7 @@ class Outgoing:
     result: PipelineResult | None = None
     injected: bool = False
     compression_error: str | None = None
+    tenant: str | None = None  # headroom.ccr.scope tag of the request's credential
 
     @property
     def compressed(self) -> bool:
@@ -107,7 +115,8 @@ class Exchange:
     error: str | None = None
 
 
-async def prepare(state: ProxyState, body: dict[str, Any], raw: bytes | None, fmt: str, bypass: bool) -> Outgoing:
+async def prepare(state: ProxyState, body: dict[str, Any], raw: bytes | None, fmt: str, bypass: bool,
+                  tenant: str | None = None) -> Outgoing:
     """Compress ``body`` off the event loop, with a deadline; never worse than the original.
 
     ``raw`` is the body as the client sent it, or None for a large body whose bytes the
@@ -120,7 +129,13 @@ async def prepare(state: ProxyState, body: dict[str, Any], raw: bytes | None, fm
     large = raw is None
     timeout = state.config.compression_timeout_s
     try:
-        result = await asyncio.wait_for(asyncio.to_thread(state.pipeline.compress_body, body, fmt), timeout)
+        # Its own workers (not the loop's default executor, which serialises bodies and
+        # answers retrieve calls), and a budget inside the deadline: blocks compressed in
+        # time are kept, the rest go through unchanged, instead of all-or-nothing.
+        work = functools.partial(state.pipeline.compress_body, body, fmt, tenant=tenant,
+                                 budget_s=timeout * COMPRESSION_BUDGET_SHARE)
+        result = await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(state.compress_pool, work),
+                                        timeout)
     except asyncio.TimeoutError:
         reason = f"timed out after {timeout:g} s"
     except Exception as exc:  # noqa: BLE001 - never worse: any failure forwards the original
@@ -158,7 +173,9 @@ async def handle_llm(request: Request, state: ProxyState, fmt: str, base_url: st
     compressing = not bypass and state.config.mode != PASSTHROUGH
     original = None if compressing and len(raw) >= _INLINE_JSON_BYTES else raw
     del raw  # a large body being compressed is held once (parsed), not twice
-    out = await prepare(state, body, original, fmt, bypass)
+    tenant = tenant_tag(request.headers.items())
+    out = await prepare(state, body, original, fmt, bypass, tenant)
+    out.tenant = tenant
     url = upstream_url(base_url, raw_path(request.scope), request.url.query)
     headers = request_headers(request.headers.items())
     stream = body.get("stream") is True
@@ -186,8 +203,16 @@ async def _send(state: ProxyState, url: str, headers: list[tuple[str, str]], con
     return await state.client.send(req, stream=True)
 
 
-def _answers(state: ProxyState, calls: list) -> dict[str, str]:
-    return {c.id: answer(state.store, c) for c in calls}
+def _answers(state: ProxyState, calls: list[RetrieveCall], out: Outgoing) -> dict[str, str]:
+    """Answers from the store, for hashes this request may read (headroom.ccr.scope)."""
+    def one(call: RetrieveCall) -> str:
+        try:
+            allowed = not call.hash or may_read(state.store, call.hash, out.tenant, out.content)
+        except StoreError:
+            allowed = True  # answer() reports the store failure to the model
+        return answer(state.store, call) if allowed else unknown_hash_message(call.hash)
+
+    return {c.id: one(c) for c in calls}
 
 
 def _turn_calls(turn: Any, fmt: str) -> list[RetrieveCall] | None:
@@ -214,13 +239,13 @@ def _unanswerable(calls: list[RetrieveCall], final: bool) -> str | None:
 
 
 async def _next_body(state: ProxyState, body: dict[str, Any], turn: dict[str, Any], fmt: str,
-                     calls: list[RetrieveCall], ex: Exchange) -> tuple[dict[str, Any], bool]:
+                     calls: list[RetrieveCall], ex: Exchange, out: Outgoing) -> tuple[dict[str, Any], bool]:
     """The body of the next round, and whether it is the last (no tool calls allowed).
 
     After ``max_retrieve_rounds`` the model gets its answers and one more turn with tool
     calls forbidden, so the client never receives a call to a tool it did not declare (F7).
     """
-    answers = await asyncio.to_thread(_answers, state, calls)
+    answers = await asyncio.to_thread(_answers, state, calls, out)
     body = continue_body(body, turn, fmt, answers)
     ex.rounds += 1
     ex.calls += len(calls)
@@ -254,7 +279,7 @@ async def _complete(state: ProxyState, fmt: str, url: str, headers: list[tuple[s
             _finish(state, fmt, out, ex, stream=False, model=out.body.get("model"))
             return error_response(502, problem, "upstream_error")
         # The model asked only for originals: answer from the store and carry on ourselves.
-        body, final = await _next_body(state, body, turn, fmt, calls, ex)
+        body, final = await _next_body(state, body, turn, fmt, calls, ex, out)
         content = dumps(body)
     ex.status = resp.status_code
     if resp.status_code == 200:
@@ -339,7 +364,7 @@ async def _ccr_stream(state: ProxyState, fmt: str, url: str, headers: list[tuple
                 ex.error = problem
                 yield sse_error_event(fmt, problem, "upstream_error")
                 return
-            body, final = await _next_body(state, body, turn, fmt, calls, ex)
+            body, final = await _next_body(state, body, turn, fmt, calls, ex, out)
             resp = await _send(state, url, headers, dumps(body))
             if resp.status_code >= 400:
                 # The client already has a 200 stream: report the failure inside it.

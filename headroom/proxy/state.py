@@ -30,6 +30,9 @@ class ProxyState:
     # Pipeline.warm_up()'s report: stage -> "ok" or why its models did not load.
     warm_up: dict[str, str] = field(default_factory=dict)
     # One writer thread keeps metrics rows in order and SQLite off the event loop.
+    # Request compression runs here, apart from the loop's default executor.
+    compress_pool: ThreadPoolExecutor = field(
+        default_factory=lambda: ThreadPoolExecutor(4, thread_name_prefix="headroom-request"))
     _writer: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, thread_name_prefix="headroom-metrics"))
 
     @property
@@ -53,6 +56,7 @@ class ProxyState:
         self._writer.submit(write)
 
     def close(self) -> None:
+        self.compress_pool.shutdown(wait=False, cancel_futures=True)
         self._writer.shutdown(wait=True)
         if self.metrics is not None and hasattr(self.metrics, "close"):
             self.metrics.close()
