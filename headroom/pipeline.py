@@ -10,6 +10,7 @@ compression memo (cache stability). Build one per process and reuse it.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
 import time
@@ -20,7 +21,7 @@ from typing import Any
 from .ccr.scope import ScopedStore
 from .ccr.store import CompressionStore
 from .config import HeadroomConfig
-from .formats import BlockKind, Conversation, detect_format, parse, render
+from .formats import BlockKind, Conversation, adapter, detect_format, parse, render
 from .query.bounded import bound_question
 from .tokens import MESSAGE_OVERHEAD, TokenCounter, counter_for
 from .transforms.base import Decision, Transform, TransformContext, block_tokens
@@ -35,6 +36,37 @@ def conversation_tokens(conv: Conversation, counter: TokenCounter) -> int:
     for m in conv.messages:
         total += MESSAGE_OVERHEAD + sum(block_tokens(b, counter) for b in m.blocks)
     return total
+
+
+# Decision actions that change what is sent (and so count as savings).
+SAVING_ACTIONS = ("compressed", "moved", "shrunk", "dropped")
+
+
+@dataclass(frozen=True)
+class Savings:
+    """Tokens saved per transform ("content_router:smart_crusher:…" -> n) and per tool,
+    summed once from the decisions; /stats, the metrics rows and reports all read this."""
+
+    by_transform: dict[str, int]
+    by_tool: dict[str, int]
+    tools: list[str]  # every tool whose output a transform looked at, in order
+
+
+def savings_of(decisions: list[Decision]) -> Savings:
+    by_transform: dict[str, int] = {}
+    by_tool: dict[str, int] = {}
+    tools: dict[str, None] = {}
+    for d in decisions:
+        if d.tool_name:
+            tools.setdefault(d.tool_name)
+        saved = d.tokens_before - d.tokens_after
+        if saved <= 0 or d.action not in SAVING_ACTIONS:
+            continue
+        key = f"{d.transform}:{d.strategy}" if d.strategy else d.transform
+        by_transform[key] = by_transform.get(key, 0) + saved
+        if d.tool_name:
+            by_tool[d.tool_name] = by_tool.get(d.tool_name, 0) + saved
+    return Savings(by_transform, by_tool, list(tools))
 
 
 @dataclass
@@ -56,6 +88,10 @@ class PipelineResult:
         """Fraction of tokens removed: 0.8 means the output has 80 % fewer tokens."""
         return self.tokens_saved / self.tokens_before if self.tokens_before else 0.0
 
+    @functools.cached_property
+    def savings(self) -> Savings:
+        return savings_of(self.decisions)
+
     @property
     def transforms_applied(self) -> list[str]:
         seen: dict[str, None] = {}
@@ -74,8 +110,7 @@ class PipelineResult:
 
     @property
     def messages(self) -> list[Any]:
-        key = "input" if self.format == "openai_responses" else "messages"
-        return self.body.get(key)  # type: ignore[return-value]
+        return self.body.get(adapter(self.format).MESSAGES_KEY)  # type: ignore[return-value]
 
 
 def _optional(module: str, attr: str) -> Any:

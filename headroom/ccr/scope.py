@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .markers import find_hashes
@@ -60,14 +60,14 @@ class ScopedStore:
         return getattr(self._store, name)
 
 
-def may_read(store: Any, hash: str, tenant: str | None, conversation: bytes | str) -> bool:
-    """Whether a request with ``tenant`` whose body is ``conversation`` may read ``hash``."""
+def may_read(store: Any, hash: str, tenant: str | None, conversation: Callable[[], str]) -> bool:
+    """Whether a request with ``tenant`` may read ``hash``; ``conversation()`` gives the
+    request's text (built only when the tenant alone does not decide)."""
     entry = store.get(hash)
     if entry is None:
         return True  # nothing to leak: the caller reports unknown or expired
     owner = (entry.meta or {}).get(TENANT_META_KEY)
     if owner is None or (tenant is not None and hmac.compare_digest(owner, tenant)):
         return True
-    text = conversation.decode("utf-8", "replace") if isinstance(conversation, bytes) else conversation
-    return hash in find_hashes(text)
+    return hash in find_hashes(conversation())
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..formats import ANTHROPIC, OPENAI_CHAT, OPENAI_RESPONSES, is_retrieve_tool, parse
+from ..formats import ANTHROPIC, GEMINI, adapter, is_retrieve_tool, parse
 from ..formats.model import RETRIEVE_TOOL_NAME
 from .markers import has_marker
 
@@ -45,17 +45,7 @@ PARAMETERS: dict[str, Any] = {
 def retrieve_tool_definition(fmt: str) -> dict[str, Any]:
     """The tool definition in the shape the provider behind ``fmt`` expects."""
     params = {**PARAMETERS, "properties": dict(PARAMETERS["properties"]), "required": list(PARAMETERS["required"])}
-    if fmt == OPENAI_CHAT:
-        return {
-            "type": "function",
-            "function": {"name": RETRIEVE_TOOL_NAME, "description": TOOL_DESCRIPTION, "parameters": params},
-        }
-    if fmt == OPENAI_RESPONSES:
-        # Responses tools are flat: name/description/parameters sit next to "type".
-        return {"type": "function", "name": RETRIEVE_TOOL_NAME, "description": TOOL_DESCRIPTION, "parameters": params}
-    if fmt == ANTHROPIC:
-        return {"name": RETRIEVE_TOOL_NAME, "description": TOOL_DESCRIPTION, "input_schema": params}
-    raise ValueError(f"unknown format {fmt!r}")
+    return adapter(fmt).tool_definition(RETRIEVE_TOOL_NAME, TOOL_DESCRIPTION, params)
 
 
 def _tool_name(tool: Any) -> str | None:
@@ -102,6 +92,8 @@ def forbid_tool_calls(body: dict[str, Any], fmt: str) -> dict[str, Any]:
     Used for one last round after the retrieve-round limit: the model must answer in text
     rather than hand the client a ``headroom_retrieve`` call it never declared.
     """
+    if fmt == GEMINI:
+        return {**body, "toolConfig": {"functionCallingConfig": {"mode": "NONE"}}}
     return {**body, "tool_choice": {"type": "none"} if fmt == ANTHROPIC else "none"}
 
 

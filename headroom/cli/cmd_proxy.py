@@ -48,6 +48,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--upstream-connect-timeout", type=float, default=10.0, metavar="S",
                    help="seconds to wait for a connection to the upstream (default: 10)")
     p.add_argument("--log-level", choices=["debug", "info", "warning", "error"], default="info")
+    p.add_argument("--cache-optimizer", action="store_true",
+                   help="add Anthropic cache_control breakpoints on the stable prefix (sessions by "
+                        "x-headroom-session-id, else by prefix), as HeadroomClient(cache_optimizer=True)")
     p.add_argument("--log-bodies", action="store_true", help="log request bodies at debug level (they hold user data)")
     p.set_defaults(func=run)
 
@@ -63,7 +66,7 @@ def build_configs(args: argparse.Namespace):
         admin_token=args.admin_token or None, allowed_hosts=(*LOOPBACK_HOSTS, *args.allowed_host),
         compression_timeout_s=args.compression_timeout, upstream_read_timeout_s=args.upstream_timeout,
         upstream_connect_timeout_s=args.upstream_connect_timeout, metrics_db=None if args.no_metrics else args.metrics_db,
-        log_level=args.log_level, log_bodies=args.log_bodies,
+        log_level=args.log_level, log_bodies=args.log_bodies, cache_optimizer=args.cache_optimizer,
     )
     ccr = CCRConfig(backend=args.ccr_backend, sqlite_path=args.ccr_path, redis_url=args.redis_url,
                     inject_tool=not args.no_ccr_inject_tool)

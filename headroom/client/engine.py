@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import copy
 import logging
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..cache import CacheOptimizer
-from ..ccr.responses import RetrieveCall, answer, continue_body, retrieve_calls
-from ..ccr.tool import defines_retrieve_tool, inject_retrieve_tool
+from ..ccr.tool import inject_retrieve_tool
+from ..exchange import Exchange, ExchangeCore
+from ..formats import adapter
 from ..metrics import MetricsStore, RequestMetrics
 from ..modes import CLIENT_MODES, OPTIMIZE, PASSTHROUGH, SIMULATE
 from ..pipeline import Pipeline, PipelineResult
@@ -70,29 +70,52 @@ class SimulationResult:
 
 @dataclass
 class Call:
+    """One SDK call: the caller's arguments around the format-neutral :class:`Exchange`."""
+
     fmt: str
     mode: str
     model: str
     kwargs: dict[str, Any]  # what the caller passed, minus headroom_* arguments
     options: dict[str, Any]  # SDK request options, passed through as given
-    send: dict[str, Any]  # the body to send this round
-    result: PipelineResult | None
-    injected_tool: bool = False
+    ex: Exchange
     stream: bool = False
-    compress_error: str | None = None  # why the pipeline could not run (mode is then passthrough)
-    retrievals: int = 0  # retrieve calls answered
-    rounds: int = 0  # extra requests sent by the retrieval loop
-    started: float = field(default_factory=time.perf_counter)
+
+    @property
+    def result(self) -> PipelineResult | None:
+        return self.ex.result
+
+    @property
+    def injected_tool(self) -> bool:
+        return self.ex.injected
+
+    @property
+    def send(self) -> dict[str, Any]:
+        return self.ex.send
+
+    @property
+    def retrievals(self) -> int:
+        return self.ex.retrievals
+
+    @property
+    def rounds(self) -> int:
+        return self.ex.rounds
+
+    @property
+    def compress_error(self) -> str | None:
+        return self.ex.compression_error
 
     def send_kwargs(self) -> dict[str, Any]:
-        return {**self.send, **self.options}
+        return {**self.ex.send, **self.options}
 
 
 class Engine:
+    """HeadroomClient's IO-free half: SDK arguments in, :class:`ExchangeCore` steps out."""
+
     def __init__(self, *, pipeline: Pipeline, provider: Provider, default_mode: str,
                  metrics: MetricsStore, cache: CacheOptimizer | None):
         if default_mode not in MODES:
             raise ValueError(f"default_mode must be one of {MODES}, got {default_mode!r}")
+        self.core = ExchangeCore(pipeline, cache=cache)
         self.pipeline = pipeline
         self.provider = provider
         self.default_mode = default_mode
@@ -111,29 +134,17 @@ class Engine:
         body = to_jsonable({k: v for k, v in kwargs.items() if k not in REQUEST_OPTIONS and _given(v)})
         model = str(body.get("model") or "")
         original = {k: v for k, v in kwargs.items() if k not in REQUEST_OPTIONS}
-        try:
+        if mode == SIMULATE:
+            # Simulation has nothing to fall back to: an unparseable request is the caller's error.
+            result, error = self.pipeline.compress_body(copy.deepcopy(body), fmt, model=model or None), None
+        else:
             # The pipeline works on a copy: audit mode must send the caller's exact request.
-            result: PipelineResult | None = self.pipeline.compress_body(copy.deepcopy(body), fmt, model=model or None)
-        except Exception as exc:
-            if mode == SIMULATE:
-                raise
-            # Never worse: a request headroom cannot parse goes out exactly as given.
-            log.warning("headroom could not compress this %s request, sending it unchanged: %s", fmt, exc)
-            result = None
-            compress_error = f"{type(exc).__name__}: {exc}"
-        call = Call(fmt, mode, model, kwargs, options, original, result, stream=bool(body.get("stream")))
-        if result is None:
-            call.mode = PASSTHROUGH
-            call.compress_error = compress_error
-        elif mode == OPTIMIZE:
-            send = result.body
-            if self.pipeline.config.ccr.inject_tool and not defines_retrieve_tool(send):
-                send = inject_retrieve_tool(send, fmt)
-                call.injected_tool = defines_retrieve_tool(send)
-            if self.cache is not None:
-                send = self.cache.apply(send, fmt, session_id=session)
-            call.send = send
-        return call
+            result, error = self.core.compress(body, fmt, model=model, copy_body=True)
+        ex = self.core.prepare(body, fmt, PASSTHROUGH if result is None else mode, result=result, error=error,
+                               session_id=session)
+        if ex.send is body:
+            ex.send = original  # nothing of ours to send: the caller's own objects go out
+        return Call(fmt, ex.mode, model, kwargs, options, ex, stream=bool(body.get("stream")))
 
     def simulate(self, call: Call) -> SimulationResult:
         r = call.result
@@ -141,7 +152,7 @@ class Engine:
         before = self.provider.estimate_cost(call.model, r.tokens_before).input_usd
         after = self.provider.estimate_cost(call.model, r.tokens_after).input_usd
         body = r.body
-        if self.pipeline.config.ccr.inject_tool:
+        if self.core.loop_enabled:
             body = inject_retrieve_tool(body, call.fmt)
         self.record(call, None, simulated=True)
         return SimulationResult(SIMULATE, call.model, r.tokens_before, r.tokens_after, r.tokens_saved,
@@ -152,68 +163,21 @@ class Engine:
     def retrieve_round(self, call: Call, resp: Any) -> bool:
         """If ``resp`` is a turn that only calls headroom_retrieve, answer it and set up the
         next request in ``call.send``; True when another round must be sent."""
-        if not call.injected_tool or call.mode != OPTIMIZE:
+        if call.mode != OPTIMIZE:
             return False
-        if call.rounds >= self.pipeline.config.ccr.max_retrieve_rounds:
-            return False
-        data = response_dict(resp)
-        calls: list[RetrieveCall] | None = retrieve_calls(data, call.fmt)
-        if not calls:
-            return False
-        answers = {c.id: answer(self.pipeline.store, c) for c in calls}
-        call.send = continue_body(call.send, data, call.fmt, answers)
-        call.retrievals += len(calls)
-        call.rounds += 1
-        return True
+        return self.core.next_round(call.ex, response_dict(resp)) is not None
 
     # -- after the call ---------------------------------------------------------------------
 
     def record(self, call: Call, resp: Any, *, error: BaseException | None = None,
                simulated: bool = False, status_code: int | None = None) -> RequestMetrics | None:
-        r = call.result
-        usage = _usage(resp) if resp is not None else {}
-        if r is None:
-            row = RequestMetrics(
-                mode=call.mode, provider=self.provider.name, model=call.model, stream=call.stream,
-                latency_ms=round((time.perf_counter() - call.started) * 1000, 3),
-                status_code=status_code if status_code is not None else (None if error else 200),
-                cached_tokens=usage.get("cached", 0), output_tokens=usage.get("output", 0),
-                error=f"{type(error).__name__}: {error}" if error else call.compress_error,
-            )
-            if self.metrics is not None:
-                self.metrics.record(row)
-            return row
-        row = RequestMetrics.from_pipeline(
-            r,
-            mode=call.mode,
-            provider=self.provider.name,
-            model=call.model,
-            latency_ms=round((time.perf_counter() - call.started) * 1000, 3),
-            stream=call.stream,
-            status_code=status_code if status_code is not None else (None if simulated or error else 200),
-            retrievals=call.retrievals,
-            cached_tokens=usage.get("cached", 0),
-            output_tokens=usage.get("output", 0),
-            cost_saved_usd=self.provider.savings_usd(call.model, r.tokens_saved) if call.mode == OPTIMIZE else None,
-            error=f"{type(error).__name__}: {error}" if error else None,
-        )
+        if resp is not None:
+            call.ex.usage = adapter(call.fmt).usage(resp)
+        if status_code is None and not (error or simulated):
+            status_code = 200
+        row = self.core.finish(call.ex, status_code=status_code, stream=call.stream, mode=call.mode,
+                               error=f"{type(error).__name__}: {error}" if error else None,
+                               provider=self.provider.name, prices=self.provider)
         if self.metrics is not None:
             self.metrics.record(row)
         return row
-
-
-def _usage(resp: Any) -> dict[str, int]:
-    """Cached input tokens and output tokens from any of the three response shapes."""
-    u = getattr(resp, "usage", None)
-    if u is None and isinstance(resp, dict):
-        u = resp.get("usage")
-    if u is None:
-        return {}
-    if hasattr(u, "model_dump"):
-        u = u.model_dump()
-    if not isinstance(u, dict):
-        return {}
-    details = u.get("prompt_tokens_details") or u.get("input_tokens_details") or {}
-    cached = (details.get("cached_tokens") if isinstance(details, dict) else None) or u.get("cache_read_input_tokens") or 0
-    output = u.get("completion_tokens") or u.get("output_tokens") or 0
-    return {"cached": int(cached), "output": int(output)}

@@ -26,11 +26,11 @@ from typing import Any
 
 from ..api import compress
 from ..ccr.markers import find_hashes
-from ..ccr.responses import answer, continue_body, retrieve_calls
 from ..ccr.store import CompressionStore
 from ..ccr.tool import retrieve_tool_definition
 from ..config import HeadroomConfig
-from ..formats import OPENAI_CHAT
+from ..exchange import retrieve_round
+from ..formats import OPENAI_CHAT, openai_chat
 from ..transforms.router import CompressionMemo
 from .bfcl import ask_bfcl
 from .compression import PipelineFactory, default_pipeline_factory
@@ -109,13 +109,14 @@ def ask(endpoint: ChatEndpoint, body: dict[str, Any], store: CompressionStore | 
         while True:
             resp = endpoint.complete(body)
             out.rounds += 1
-            usage = resp.get("usage") or {}
-            out.prompt_tokens += int(usage.get("prompt_tokens") or 0)
-            out.completion_tokens += int(usage.get("completion_tokens") or 0)
-            calls = retrieve_calls(resp, OPENAI_CHAT) if store is not None else None
-            if calls and out.retrieve_calls < max_rounds:
+            usage = openai_chat.usage(resp)
+            out.prompt_tokens += usage.input_tokens
+            out.completion_tokens += usage.output_tokens
+            step = retrieve_round(store, OPENAI_CHAT, body, resp, out.retrieve_calls, max_rounds) \
+                if store is not None else None
+            if step is not None:
                 out.retrieve_calls += 1
-                body = continue_body(body, resp, OPENAI_CHAT, {c.id: answer(store, c) for c in calls})
+                body = step[0]
                 continue
             msg = _message(resp)
             out.text = msg.get("content") or ""

@@ -6,10 +6,10 @@ headroom uses; ``detect_format`` guesses the format of a bare body or message li
 
 from __future__ import annotations
 
-from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
-from . import anthropic, openai_chat, openai_responses
+from . import anthropic, gemini, openai_chat, openai_responses
+from .adapter import Adapter
 from .model import (
     RETRIEVE_TOOL_NAME,
     Block,
@@ -25,17 +25,17 @@ from .model import (
 OPENAI_CHAT = openai_chat.FORMAT
 OPENAI_RESPONSES = openai_responses.FORMAT
 ANTHROPIC = anthropic.FORMAT
+GEMINI = gemini.FORMAT
 
-ADAPTERS: dict[str, ModuleType] = {
-    OPENAI_CHAT: openai_chat,
-    OPENAI_RESPONSES: openai_responses,
-    ANTHROPIC: anthropic,
+# Each adapter is a module implementing :class:`~headroom.formats.adapter.Adapter`.
+ADAPTERS: dict[str, Adapter] = {
+    m.FORMAT: cast(Adapter, m) for m in (openai_chat, openai_responses, anthropic, gemini)
 }
 
 _ANTHROPIC_BLOCK_TYPES = {"tool_use", "tool_result", "thinking", "redacted_thinking"}
 
 
-def adapter(fmt: str) -> ModuleType:
+def adapter(fmt: str) -> Adapter:
     try:
         return ADAPTERS[fmt]
     except KeyError:
@@ -46,6 +46,8 @@ def detect_format(body: dict[str, Any], model: str | None = None) -> str:
     """Guess the wire format of a request body."""
     if "input" in body and "messages" not in body:
         return OPENAI_RESPONSES
+    if "contents" in body and "messages" not in body:
+        return GEMINI
     messages = body.get("messages")
     if not isinstance(messages, list):
         raise ValueError("request body has neither 'messages' nor 'input'")
@@ -76,9 +78,16 @@ def render(conv: Conversation) -> dict[str, Any]:
     return adapter(conv.format).render(conv)
 
 
+def provider_of(fmt: str) -> str:
+    """The provider behind a wire format (``openai``, ``anthropic``, ``google``)."""
+    return adapter(fmt).PROVIDER
+
+
 __all__ = [
     "ADAPTERS",
+    "Adapter",
     "ANTHROPIC",
+    "GEMINI",
     "OPENAI_CHAT",
     "OPENAI_RESPONSES",
     "RETRIEVE_TOOL_NAME",
@@ -93,5 +102,6 @@ __all__ = [
     "detect_format",
     "is_retrieve_tool",
     "parse",
+    "provider_of",
     "render",
 ]

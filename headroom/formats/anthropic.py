@@ -8,6 +8,7 @@ token counting but always rendered from ``raw``.
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -20,8 +21,21 @@ from ._parts import (
     tool_output_images,
 )
 from .model import Block, BlockKind, Conversation, ImageData, Message, Role
+from .wire import (
+    ToolCall,
+    Usage,
+    as_int,
+    collect_calls,
+    is_typed_error,
+    named_error_event,
+    parse_arguments,
+    started_call,
+    usage_dict,
+)
 
 FORMAT = "anthropic"
+PROVIDER = "anthropic"
+MESSAGES_KEY = "messages"
 
 
 def _read_image(part: dict) -> ImageData | None:
@@ -162,3 +176,89 @@ def render(conv: Conversation) -> dict[str, Any]:
 
 def tool_result_block(call_id: str, text: str) -> dict[str, Any]:
     return {"type": "tool_result", "tool_use_id": call_id, "content": text}
+
+
+# --- the tool loop: definitions, calls in a response, continuation, usage, streams -------
+
+# Content block types that are not tool calls.
+_NON_CALL_BLOCKS = {"text", "thinking", "redacted_thinking"}
+
+
+def tool_definition(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
+    return {"name": name, "description": description, "input_schema": parameters}
+
+
+def tool_calls(response: dict[str, Any]) -> list[ToolCall] | None:
+    """The tool_use blocks of the turn; None when it also holds another kind of block
+    (server tools, MCP calls: the client's business)."""
+    return collect_calls(response.get("content"), "tool_use", _NON_CALL_BLOCKS, "id", "input")
+
+
+def continue_body(body: dict[str, Any], response: dict[str, Any], results: dict[str, str]) -> dict[str, Any]:
+    assistant = {"role": "assistant", "content": copy.deepcopy(response.get("content") or [])}
+    answers = {"role": "user", "content": [tool_result_block(cid, text) for cid, text in results.items()]}
+    return {**body, "messages": [*body.get("messages", []), assistant, answers]}
+
+
+def usage(response: Any) -> Usage:
+    """Anthropic reports uncached input, cache reads and cache writes apart; input_tokens
+    of :class:`Usage` is their sum, so every format counts the prompt the same way."""
+    u = usage_dict(response) or {}
+    read, write = as_int(u.get("cache_read_input_tokens")), as_int(u.get("cache_creation_input_tokens"))
+    return Usage(as_int(u.get("input_tokens")) + read + write, as_int(u.get("output_tokens")), read, write)
+
+
+error_event = named_error_event
+is_error = is_typed_error
+
+
+def started_calls(data: dict[str, Any]) -> list[str | None]:
+    """The name of the tool call an event starts (None: a block that is not a tool_use)."""
+    block = data.get("content_block") if data.get("type") == "content_block_start" else None
+    return started_call(block, "tool_use", _NON_CALL_BLOCKS)
+
+
+class StreamTurn:
+    """Rebuilds the Message object from Anthropic stream events."""
+
+    def __init__(self) -> None:
+        self._base: dict[str, Any] = {}
+        self._blocks: dict[int, dict[str, Any]] = {}
+        self._json_parts: dict[int, list[str]] = {}
+
+    def feed(self, ev: dict[str, Any]) -> None:
+        etype = ev.get("type")
+        if etype == "message_start" and isinstance(ev.get("message"), dict):
+            self._base = copy.deepcopy(ev["message"])
+        elif etype == "content_block_start":
+            self._blocks[ev.get("index", len(self._blocks))] = copy.deepcopy(ev.get("content_block") or {})
+        elif etype == "content_block_delta":
+            idx = ev.get("index", 0)
+            block = self._blocks.setdefault(idx, {})
+            delta = ev.get("delta") or {}
+            dtype = delta.get("type")
+            if dtype == "text_delta":
+                block["text"] = (block.get("text") or "") + delta.get("text", "")
+            elif dtype == "input_json_delta":
+                self._json_parts.setdefault(idx, []).append(delta.get("partial_json", ""))
+            elif dtype == "thinking_delta":
+                block["thinking"] = (block.get("thinking") or "") + delta.get("thinking", "")
+            elif dtype == "signature_delta":
+                block["signature"] = (block.get("signature") or "") + delta.get("signature", "")
+            elif dtype == "citations_delta":
+                block.setdefault("citations", []).append(delta.get("citation"))
+        elif etype == "message_delta":
+            for key, value in (ev.get("delta") or {}).items():
+                self._base[key] = value
+            if isinstance(ev.get("usage"), dict):
+                self._base["usage"] = {**(self._base.get("usage") or {}), **ev["usage"]}
+
+    def response(self) -> dict[str, Any]:
+        content = []
+        for idx in sorted(self._blocks):
+            block = dict(self._blocks[idx])
+            if idx in self._json_parts:
+                joined = "".join(self._json_parts[idx])
+                block["input"] = parse_arguments(joined) if joined.strip() else {}
+            content.append(block)
+        return {**self._base, "content": content}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from ._parts import (
@@ -14,8 +15,11 @@ from ._parts import (
     split_data_url,
 )
 from .model import Block, BlockKind, Conversation, ImageData, Message, Role
+from .wire import ToolCall, Usage, as_int, error_payload, usage_dict
 
 FORMAT = "openai_chat"
+PROVIDER = "openai"
+MESSAGES_KEY = "messages"
 
 _ROLES = {
     "system": Role.SYSTEM,
@@ -146,3 +150,120 @@ def render(conv: Conversation) -> dict[str, Any]:
 
 def tool_result_message(call_id: str, text: str) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": call_id, "content": text}
+
+
+# --- the tool loop: definitions, calls in a response, continuation, usage, streams -------
+
+
+def tool_definition(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
+
+
+def tool_calls(response: dict[str, Any]) -> list[ToolCall] | None:
+    """The tool calls of the model's turn; None when the turn cannot be answered for the
+    client (several choices: the client asked for alternatives, do not pick one for it)."""
+    choices = response.get("choices")
+    if not isinstance(choices, list) or len(choices) != 1 or not isinstance(choices[0], dict):
+        return None
+    message = choices[0].get("message") or {}
+    calls = []
+    for tc in message.get("tool_calls") or []:
+        fn = tc.get("function") if isinstance(tc, dict) else None
+        if not isinstance(fn, dict):
+            return None
+        calls.append(ToolCall(str(tc.get("id") or ""), fn.get("name"), fn.get("arguments")))
+    return calls
+
+
+def continue_body(body: dict[str, Any], response: dict[str, Any], results: dict[str, str]) -> dict[str, Any]:
+    """``body`` plus the model's turn and one tool message per answered call."""
+    msg = response["choices"][0]["message"]
+    assistant: dict[str, Any] = {"role": "assistant", "content": msg.get("content")}
+    assistant["tool_calls"] = [
+        {"id": tc["id"], "type": tc.get("type", "function"),
+         "function": {"name": tc["function"]["name"], "arguments": tc["function"].get("arguments") or "{}"}}
+        for tc in msg.get("tool_calls") or []
+    ]
+    answers = [tool_result_message(cid, text) for cid, text in results.items()]
+    return {**body, "messages": [*body.get("messages", []), assistant, *answers]}
+
+
+def usage(response: Any) -> Usage:
+    """Chat usage; LiteLLM's Chat-shaped answers for Claude also carry Anthropic's
+    ``cache_read_input_tokens`` / ``cache_creation_input_tokens``, read here too."""
+    u = usage_dict(response) or {}
+    details = u.get("prompt_tokens_details") if isinstance(u.get("prompt_tokens_details"), dict) else {}
+    return Usage(as_int(u.get("prompt_tokens")), as_int(u.get("completion_tokens")),
+                 as_int(details.get("cached_tokens")) or as_int(u.get("cache_read_input_tokens")),
+                 as_int(u.get("cache_creation_input_tokens")))
+
+
+def error_event(message: str, kind: str = "api_error", status: int | None = None) -> bytes:
+    """An SSE error the OpenAI SDKs raise on (``error`` in the data of an unnamed event)."""
+    return f"data: {error_payload(message, kind, status)}\n\n".encode()
+
+
+def is_error(data: dict[str, Any]) -> bool:
+    return data.get("type") == "error" or "error" in data
+
+
+def started_calls(data: dict[str, Any]) -> list[str | None]:
+    """Names of the tool calls a stream chunk starts (a call's name comes in its first delta)."""
+    out: list[str | None] = []
+    for ch in data.get("choices") or []:
+        for tc in (ch.get("delta") or {}).get("tool_calls") or []:
+            name = (tc.get("function") or {}).get("name")
+            if name:
+                out.append(name)
+    return out
+
+
+class StreamTurn:
+    """Rebuilds the non-streaming response from ``chat.completion.chunk`` objects."""
+
+    def __init__(self) -> None:
+        self._base: dict[str, Any] = {}
+        self._choices: dict[int, dict[str, Any]] = {}
+
+    def feed(self, chunk: dict[str, Any]) -> None:
+        for key in ("id", "model", "created", "system_fingerprint", "service_tier"):
+            if key in chunk and key not in self._base:
+                self._base[key] = chunk[key]
+        if chunk.get("usage"):
+            self._base["usage"] = chunk["usage"]
+        for ch in chunk.get("choices") or []:
+            idx = ch.get("index", 0)
+            slot = self._choices.setdefault(idx, {"index": idx, "message": {"role": "assistant", "content": None},
+                                                  "finish_reason": None, "_calls": {}})
+            delta = ch.get("delta") or {}
+            msg = slot["message"]
+            if delta.get("role"):
+                msg["role"] = delta["role"]
+            if isinstance(delta.get("content"), str):
+                msg["content"] = (msg["content"] or "") + delta["content"]
+            if isinstance(delta.get("refusal"), str):
+                msg["refusal"] = (msg.get("refusal") or "") + delta["refusal"]
+            for tc in delta.get("tool_calls") or []:
+                call = slot["_calls"].setdefault(tc.get("index", 0),
+                                                 {"id": None, "type": "function", "function": {"name": "", "arguments": ""}})
+                if tc.get("id"):
+                    call["id"] = tc["id"]
+                if tc.get("type"):
+                    call["type"] = tc["type"]
+                fn = tc.get("function") or {}
+                if fn.get("name"):
+                    call["function"]["name"] += fn["name"]
+                if fn.get("arguments"):
+                    call["function"]["arguments"] += fn["arguments"]
+            if ch.get("finish_reason"):
+                slot["finish_reason"] = ch["finish_reason"]
+
+    def response(self) -> dict[str, Any]:
+        choices = []
+        for idx in sorted(self._choices):
+            slot = copy.deepcopy(self._choices[idx])
+            calls = slot.pop("_calls")
+            if calls:
+                slot["message"]["tool_calls"] = [calls[i] for i in sorted(calls)]
+            choices.append(slot)
+        return {**self._base, "object": "chat.completion", "choices": choices}

@@ -8,6 +8,7 @@ carried as an opaque message.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from ._parts import (
@@ -21,8 +22,20 @@ from ._parts import (
     tool_output_images,
 )
 from .model import Block, BlockKind, Conversation, ImageData, Message, Role
+from .wire import (
+    ToolCall,
+    Usage,
+    as_int,
+    collect_calls,
+    is_typed_error,
+    named_error_event,
+    started_call,
+    usage_dict,
+)
 
 FORMAT = "openai_responses"
+PROVIDER = "openai"
+MESSAGES_KEY = "input"
 
 _ROLES = {"system": Role.SYSTEM, "developer": Role.SYSTEM, "user": Role.USER, "assistant": Role.ASSISTANT}
 _CALLS = {"function_call": "arguments", "custom_tool_call": "input"}
@@ -133,3 +146,81 @@ def render(conv: Conversation) -> dict[str, Any]:
 
 def tool_result_item(call_id: str, text: str) -> dict[str, Any]:
     return {"type": "function_call_output", "call_id": call_id, "output": text}
+
+
+# --- the tool loop: definitions, calls in a response, continuation, usage, streams -------
+
+# Output item types that are not tool calls.
+_NON_CALL_ITEMS = {"message", "reasoning"}
+
+
+def tool_definition(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
+    # Responses tools are flat: name/description/parameters sit next to "type".
+    return {"type": "function", "name": name, "description": description, "parameters": parameters}
+
+
+def tool_calls(response: dict[str, Any]) -> list[ToolCall] | None:
+    """The function calls of the turn; None when it also holds another kind of call
+    (custom, built-in or MCP tools are the client's business)."""
+    return collect_calls(response.get("output"), "function_call", _NON_CALL_ITEMS, "call_id", "arguments")
+
+
+def continue_body(body: dict[str, Any], response: dict[str, Any], results: dict[str, str]) -> dict[str, Any]:
+    outputs = [tool_result_item(cid, text) for cid, text in results.items()]
+    if body.get("previous_response_id") and response.get("id"):
+        # A chained conversation lives on the provider: chain onto this turn and send
+        # only the tool results (re-sending its items would duplicate them).
+        return {**body, "previous_response_id": response["id"], "input": outputs}
+    inp = body.get("input")
+    items = [{"role": "user", "content": inp}] if isinstance(inp, str) else list(inp or [])
+    items.extend(copy.deepcopy(response.get("output") or []))
+    items.extend(outputs)
+    return {**body, "input": items}
+
+
+def usage(response: Any) -> Usage:
+    u = usage_dict(response) or {}
+    details = u.get("input_tokens_details") if isinstance(u.get("input_tokens_details"), dict) else {}
+    return Usage(as_int(u.get("input_tokens")), as_int(u.get("output_tokens")), as_int(details.get("cached_tokens")))
+
+
+error_event = named_error_event
+is_error = is_typed_error
+
+
+def started_calls(data: dict[str, Any]) -> list[str | None]:
+    """The name of the tool call an event starts (None: a call that is not a function call)."""
+    item = data.get("item") if data.get("type") == "response.output_item.added" else None
+    return started_call(item, "function_call", _NON_CALL_ITEMS)
+
+
+class StreamTurn:
+    """Rebuilds the response object from Responses API stream events."""
+
+    def __init__(self) -> None:
+        self._base: dict[str, Any] = {}
+        self._items: dict[int, dict[str, Any]] = {}
+        self._final: dict[str, Any] | None = None
+
+    def feed(self, ev: dict[str, Any]) -> None:
+        etype = ev.get("type", "")
+        if etype in ("response.created", "response.in_progress") and isinstance(ev.get("response"), dict):
+            self._base = dict(ev["response"])
+        elif etype in ("response.completed", "response.incomplete", "response.failed") \
+                and isinstance(ev.get("response"), dict):
+            self._final = ev["response"]
+        elif etype in ("response.output_item.added", "response.output_item.done") and isinstance(ev.get("item"), dict):
+            self._items[ev.get("output_index", len(self._items))] = copy.deepcopy(ev["item"])
+        elif etype == "response.function_call_arguments.delta":
+            item = self._items.get(ev.get("output_index", -1))
+            if item is not None:
+                item["arguments"] = (item.get("arguments") or "") + (ev.get("delta") or "")
+        elif etype == "response.function_call_arguments.done":
+            item = self._items.get(ev.get("output_index", -1))
+            if item is not None and isinstance(ev.get("arguments"), str):
+                item["arguments"] = ev["arguments"]
+
+    def response(self) -> dict[str, Any]:
+        if self._final is not None:
+            return self._final
+        return {**self._base, "output": [self._items[i] for i in sorted(self._items)]}

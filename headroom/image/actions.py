@@ -26,16 +26,8 @@ from .siglip import ImageSignals
 from .stats import legible_long_side
 from .tokens import image_tokens
 
-PROVIDER_BY_FORMAT = {"openai_chat": "openai", "openai_responses": "openai", "anthropic": "anthropic",
-                      "gemini": "google"}
 MIN_CROP_SIDE = 16
 
-
-def provider_for(fmt: str) -> str:
-    try:
-        return PROVIDER_BY_FORMAT[fmt]
-    except KeyError:
-        raise ValueError(f"no image actions for format {fmt!r}") from None
 
 
 @dataclass

@@ -26,11 +26,12 @@ from typing import Any
 
 from ..ccr.markers import format_marker
 from ..config import HeadroomConfig
+from ..formats import provider_of
 from ..formats._parts import make_data_url
 from ..formats.model import Block, BlockKind, Conversation, ImageData, content_hash
 from ..transforms.base import TransformContext
 from ..transforms.protect import tool_output_reason
-from .actions import Outcome, compress_image, compress_remote, provider_for
+from .actions import Outcome, compress_image, compress_remote
 from .codec import ImageDecodeError, decode
 
 NAME = "image"
@@ -100,7 +101,7 @@ class ImageTransform:
         if not images:
             return conv
         try:
-            provider = provider_for(conv.format)
+            provider = provider_of(conv.format)
         except ValueError as exc:
             for i, j, _, _ in images:
                 ctx.decide(NAME, "skipped", str(exc), message_index=i, block_index=j, content_type="image")

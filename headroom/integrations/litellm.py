@@ -17,6 +17,7 @@ import threading
 import time
 from typing import Any
 
+from ..formats import openai_chat
 from ..metrics import MetricsStore, RequestMetrics
 from ..modes import AUDIT, OPTIMIZE
 from ..pipeline import Pipeline, PipelineResult
@@ -90,22 +91,12 @@ class HeadroomLiteLLMCallback(_Base):  # type: ignore[misc,valid-type]
         if pending is None:
             return  # not a request we compressed
         result, _, model = pending
-        usage = _usage(response)
+        # LiteLLM answers in the Chat Completions shape for every provider.
+        usage = openai_chat.usage(response)
         latency = (end - start).total_seconds() * 1000 if hasattr(end - start, "total_seconds") else 0.0
         self.metrics.record(RequestMetrics.from_pipeline(
             result, mode=self.mode, provider="litellm", model=model, latency_ms=round(latency, 3),
-            stream=bool(kwargs.get("stream")), cached_tokens=usage[0], output_tokens=usage[1],
+            stream=bool(kwargs.get("stream")), cached_tokens=usage.cache_read_tokens, output_tokens=usage.output_tokens,
             status_code=None if error else 200, error=None if error is None else str(error)))
 
 
-def _usage(response: Any) -> tuple[int, int]:
-    u = getattr(response, "usage", None) if not isinstance(response, dict) else response.get("usage")
-    if u is None:
-        return 0, 0
-    if hasattr(u, "model_dump"):
-        u = u.model_dump()
-    if not isinstance(u, dict):
-        return 0, 0
-    details = u.get("prompt_tokens_details") or {}
-    cached = (details.get("cached_tokens") if isinstance(details, dict) else 0) or 0
-    return int(cached), int(u.get("completion_tokens") or 0)

@@ -63,31 +63,19 @@ class RequestMetrics:
     def from_pipeline(cls, result: Any, *, mode: str = OPTIMIZE, **columns: Any) -> RequestMetrics:
         """A row from a :class:`~headroom.pipeline.PipelineResult` plus request columns.
 
-        Savings per transform and per tool are summed from the pipeline's decisions, so
-        the numbers in the report are the ones the transforms themselves measured.
+        Savings per transform and per tool are the pipeline's own (``result.savings``,
+        summed once from the decisions the transforms recorded).
         """
-        by_transform: dict[str, int] = {}
-        by_tool: dict[str, int] = {}
-        tools: dict[str, None] = {}
-        for d in result.decisions:
-            if d.tool_name:
-                tools.setdefault(d.tool_name)
-            saved = d.tokens_before - d.tokens_after
-            if saved <= 0 or d.action not in ("compressed", "moved", "shrunk", "dropped"):
-                continue
-            key = f"{d.transform}:{d.strategy}" if d.strategy else d.transform
-            by_transform[key] = by_transform.get(key, 0) + saved
-            if d.tool_name:
-                by_tool[d.tool_name] = by_tool.get(d.tool_name, 0) + saved
+        s = result.savings
         row = cls(
             mode=mode,
             tokens_before=result.tokens_before,
             tokens_after=result.tokens_after,
             tokens_saved=result.tokens_saved,
             transforms_applied=list(result.transforms_applied),
-            transform_savings=by_transform,
-            tool_savings=by_tool,
-            tool_names=list(tools),
+            transform_savings=dict(s.by_transform),
+            tool_savings=dict(s.by_tool),
+            tool_names=list(s.tools),
             compression_ms=round(result.duration_ms, 3),
             ccr_hashes=list(result.ccr_hashes),
         )

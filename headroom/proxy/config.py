@@ -29,6 +29,9 @@ class ProxyConfig(BaseModel):
     anthropic_api_url: str = "https://api.anthropic.com"
     mode: Mode = OPTIMIZE
     max_body_mb: float = Field(64.0, gt=0)
+    # Anthropic cache_control breakpoints on the stable prefix (headroom.cache), as
+    # HeadroomClient(cache_optimizer=True) does; sessions keyed by x-headroom-session-id.
+    cache_optimizer: bool = False
     # Remote (non-loopback) clients may use admin routes only when this is set and sent.
     admin_token: str | None = None
     # Host header allowlist against DNS rebinding; the bind host is always allowed.

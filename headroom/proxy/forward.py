@@ -10,29 +10,19 @@ import asyncio
 import functools
 import json
 import logging
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..ccr.responses import (
-    RetrieveCall,
-    SSEDecoder,
-    StreamAccumulator,
-    answer,
-    continue_body,
-    retrieve_calls,
-    unknown_hash_message,
-)
-from ..ccr.scope import may_read, tenant_tag
-from ..ccr.store import StoreError
-from ..ccr.tool import forbid_tool_calls, inject_retrieve_tool
-from ..modes import AUDIT, OPTIMIZE, PASSTHROUGH
-from ..pipeline import PipelineResult
-from ..providers import provider_for
+from ..ccr.responses import SSEDecoder, StreamAccumulator
+from ..ccr.scope import tenant_tag
+from ..exchange import Exchange
+from ..formats import adapter
+from ..formats.wire import Usage
+from ..modes import PASSTHROUGH
 from .disconnect import ClientDisconnected, until_disconnect
 from .jsonio import BadJSON, SafeJSONResponse, dumps, parse_json
 from .paths import UnsafePath, raw_path, upstream_url
@@ -41,9 +31,6 @@ from .state import ProxyState
 from .upstream import request_headers, response_headers
 
 log = logging.getLogger("headroom.proxy")
-
-PROVIDERS = {"openai_chat": "openai", "openai_responses": "openai", "anthropic": "anthropic"}
-
 
 def error_response(status: int, message: str, kind: str = "invalid_request_error") -> JSONResponse:
     return SafeJSONResponse({"error": {"type": kind, "message": message}}, status_code=status)
@@ -76,90 +63,57 @@ async def read_body(request: Request) -> bytes:
 
 @dataclass
 class Outgoing:
-    """The request as it will be sent upstream, and what happened on the way."""
+    """The bytes to send upstream now, and the exchange they belong to."""
 
-    content: bytes  # exact bytes to send
-    body: dict[str, Any]  # the same as JSON (the CCR loop extends it)
-    mode: str  # optimize | audit | passthrough | bypass
-    result: PipelineResult | None = None
-    injected: bool = False
-    compression_error: str | None = None
-    tenant: str | None = None  # headroom.ccr.scope tag of the request's credential
-
-    @property
-    def compressed(self) -> bool:
-        return self.mode == OPTIMIZE and self.result is not None
+    content: bytes
+    ex: Exchange
 
     def headers(self) -> dict[str, str]:
-        out = {"x-headroom-mode": self.mode}
-        if self.result is not None:
-            out["x-headroom-tokens-before"] = str(self.result.tokens_before)
-            out["x-headroom-tokens-after"] = str(self.result.tokens_after)
-            out["x-headroom-tokens-saved"] = str(self.result.tokens_saved)
-            out["x-headroom-compression-ms"] = f"{self.result.duration_ms:.2f}"
-        if self.compression_error:
+        ex = self.ex
+        out = {"x-headroom-mode": ex.mode}
+        if ex.result is not None:
+            out["x-headroom-tokens-before"] = str(ex.result.tokens_before)
+            out["x-headroom-tokens-after"] = str(ex.result.tokens_after)
+            out["x-headroom-tokens-saved"] = str(ex.result.tokens_saved)
+            out["x-headroom-compression-ms"] = f"{ex.result.duration_ms:.2f}"
+        if ex.compression_error:
             out["x-headroom-compression"] = "failed"
         return out
 
 
-@dataclass
-class Exchange:
-    """Book-keeping for one client request, however many upstream rounds it takes."""
-
-    api: str
-    started: float = field(default_factory=time.perf_counter)
-    rounds: int = 0
-    calls: int = 0
-    status: int = 0
-    usage: dict[str, Any] | None = None
-    error: str | None = None
+BYPASS = "bypass"  # the x-headroom-bypass header: this request only, forwarded untouched
 
 
 async def prepare(state: ProxyState, body: dict[str, Any], raw: bytes | None, fmt: str, bypass: bool,
-                  tenant: str | None = None) -> Outgoing:
+                  session_id: str | None = None, tenant: str | None = None) -> Outgoing:
     """Compress ``body`` off the event loop, with a deadline; never worse than the original.
 
     ``raw`` is the body as the client sent it, or None for a large body whose bytes the
     caller let go (see ``_INLINE_JSON_BYTES``); it is rebuilt from ``body`` if needed.
     """
-    mode = state.config.mode
+    core, mode = state.core, state.config.mode
     if bypass or mode == PASSTHROUGH:
         assert raw is not None, "pass-through requests keep their bytes"
-        return Outgoing(raw, body, "bypass" if bypass else mode)
+        return Outgoing(raw, core.prepare(body, fmt, BYPASS if bypass else mode))
     large = raw is None
     timeout = state.config.compression_timeout_s
     try:
         # Its own workers (not the loop's default executor, which serialises bodies and
         # answers retrieve calls), and a budget inside the deadline: blocks compressed in
         # time are kept, the rest go through unchanged, instead of all-or-nothing.
-        work = functools.partial(state.pipeline.compress_body, body, fmt, tenant=tenant,
-                                 budget_s=timeout * COMPRESSION_BUDGET_SHARE)
-        result = await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(state.compress_pool, work),
-                                        timeout)
+        work = functools.partial(core.compress, body, fmt, tenant=tenant, budget_s=timeout * COMPRESSION_BUDGET_SHARE)
+        result, error = await asyncio.wait_for(
+            asyncio.get_running_loop().run_in_executor(state.compress_pool, work), timeout)
     except asyncio.TimeoutError:
-        reason = f"timed out after {timeout:g} s"
-    except Exception as exc:  # noqa: BLE001 - never worse: any failure forwards the original
-        reason = f"{type(exc).__name__}: {exc}"
-    else:
-        reason = None
-    if reason is not None:
-        # Never worse: the request goes through as the client sent it.
-        log.warning("compression skipped for %s request: %s; forwarding the original body", fmt, reason)
-        return Outgoing(raw or await _serialise(body, large), body, mode, compression_error=reason)
-    if mode == AUDIT:
-        return Outgoing(raw or await _serialise(body, large), body, mode, result=result)
-    out = result.body
-    injected = False
-    if state.ccr_loop_enabled:
-        with_tool = inject_retrieve_tool(out, fmt)
-        injected, out = with_tool is not out, with_tool
+        result, error = None, f"timed out after {timeout:g} s"
+    ex = core.prepare(body, fmt, mode, result=result, error=error, session_id=session_id)
+    ex.tenant = tenant
     # Unchanged requests go out byte for byte as they came (large ones: the same JSON).
-    content = (raw or await _serialise(body, large)) if out == body else await _serialise(out, large)
-    return Outgoing(content, out, mode, result=result, injected=injected)
+    content = (raw or await _serialise(body, large)) if ex.send == body else await _serialise(ex.send, large)
+    return Outgoing(content, ex)
 
 
 async def handle_llm(request: Request, state: ProxyState, fmt: str, base_url: str) -> Response:
-    ex = Exchange(api=fmt)
     raw = await read_body(request)
     try:
         body = parse_json(raw)
@@ -173,28 +127,28 @@ async def handle_llm(request: Request, state: ProxyState, fmt: str, base_url: st
     compressing = not bypass and state.config.mode != PASSTHROUGH
     original = None if compressing and len(raw) >= _INLINE_JSON_BYTES else raw
     del raw  # a large body being compressed is held once (parsed), not twice
-    tenant = tenant_tag(request.headers.items())
-    out = await prepare(state, body, original, fmt, bypass, tenant)
-    out.tenant = tenant
+    out = await prepare(state, body, original, fmt, bypass, request.headers.get("x-headroom-session-id"),
+                        tenant_tag(request.headers.items()))
+    ex = out.ex
     url = upstream_url(base_url, raw_path(request.scope), request.url.query)
     headers = request_headers(request.headers.items())
     stream = body.get("stream") is True
     try:
         # A client that goes away cancels the upstream call (and any CCR round) at once.
         if stream:
-            return await until_disconnect(request.receive, _stream(state, fmt, url, headers, out, ex))
-        return await until_disconnect(request.receive, _complete(state, fmt, url, headers, out, ex))
+            return await until_disconnect(request.receive, _stream(state, url, headers, out))
+        return await until_disconnect(request.receive, _complete(state, url, headers, out))
     except ClientDisconnected:
         ex.status, ex.error = 499, "client disconnected"
-        _finish(state, fmt, out, ex, stream=stream, model=body.get("model"))
+        _finish(state, ex, stream=stream)
         return Response(status_code=499)  # nobody reads it; the status is for logs and metrics
     except httpx.TimeoutException as exc:
         ex.status, ex.error = 504, f"upstream timed out: {type(exc).__name__}"
-        _finish(state, fmt, out, ex, stream=stream, model=body.get("model"))
+        _finish(state, ex, stream=stream)
         return error_response(504, ex.error, "upstream_timeout")
     except httpx.HTTPError as exc:
         ex.status, ex.error = 502, f"upstream unreachable: {type(exc).__name__}"
-        _finish(state, fmt, out, ex, stream=stream, model=body.get("model"))
+        _finish(state, ex, stream=stream)
         return error_response(502, ex.error, "upstream_error")
 
 
@@ -203,124 +157,64 @@ async def _send(state: ProxyState, url: str, headers: list[tuple[str, str]], con
     return await state.client.send(req, stream=True)
 
 
-def _answers(state: ProxyState, calls: list[RetrieveCall], out: Outgoing) -> dict[str, str]:
-    """Answers from the store, for hashes this request may read (headroom.ccr.scope)."""
-    def one(call: RetrieveCall) -> str:
-        try:
-            allowed = not call.hash or may_read(state.store, call.hash, out.tenant, out.content)
-        except StoreError:
-            allowed = True  # answer() reports the store failure to the model
-        return answer(state.store, call) if allowed else unknown_hash_message(call.hash)
-
-    return {c.id: one(c) for c in calls}
-
-
-def _turn_calls(turn: Any, fmt: str) -> list[RetrieveCall] | None:
-    """The turn's retrieve-only calls; None for any other turn, or one we cannot read.
-
-    A malformed upstream answer is the provider's to explain: it goes to the client
-    unchanged rather than failing here (issue 12, F6).
-    """
-    try:
-        return retrieve_calls(turn, fmt)
-    except (TypeError, AttributeError, KeyError, IndexError, ValueError):
-        log.warning("could not read the upstream's %s turn; relaying it unchanged", fmt)
-        return None
-
-
-def _unanswerable(calls: list[RetrieveCall], final: bool) -> str | None:
-    """Why these retrieve calls cannot go on (the client must never see them), or None."""
-    if any(not c.id for c in calls):
-        return "the model called headroom_retrieve without an id, so headroom cannot answer the call"
-    if final:
-        return ("the model kept calling headroom_retrieve after the retrieve-round limit, even when "
-                "no tool call was allowed")
-    return None
-
-
-async def _next_body(state: ProxyState, body: dict[str, Any], turn: dict[str, Any], fmt: str,
-                     calls: list[RetrieveCall], ex: Exchange, out: Outgoing) -> tuple[dict[str, Any], bool]:
-    """The body of the next round, and whether it is the last (no tool calls allowed).
-
-    After ``max_retrieve_rounds`` the model gets its answers and one more turn with tool
-    calls forbidden, so the client never receives a call to a tool it did not declare (F7).
-    """
-    answers = await asyncio.to_thread(_answers, state, calls, out)
-    body = continue_body(body, turn, fmt, answers)
-    ex.rounds += 1
-    ex.calls += len(calls)
-    if ex.rounds > state.headroom_config.ccr.max_retrieve_rounds:
-        return forbid_tool_calls(body, fmt), True
-    return body, False
-
-
-async def _complete(state: ProxyState, fmt: str, url: str, headers: list[tuple[str, str]], out: Outgoing,
-                    ex: Exchange) -> Response:
-    body, content = out.body, out.content
-    final = False
+async def _complete(state: ProxyState, url: str, headers: list[tuple[str, str]], out: Outgoing) -> Response:
+    ex, content = out.ex, out.content
     while True:
         resp = await _send(state, url, headers, content)
         try:
             data = await resp.aread()
         finally:
             await resp.aclose()
-        if not (out.injected and resp.status_code == 200):
+        if not (ex.injected and resp.status_code == 200):
             break
         try:
             turn = json.loads(data)
         except ValueError:
             break
-        calls = _turn_calls(turn, fmt)
-        if not calls:
+        # A retrieve-only turn: answered from the store (off the loop), and carried on here.
+        nxt = await asyncio.to_thread(state.core.next_round, ex, turn)
+        if ex.unanswerable is not None:
+            ex.status, ex.error = 502, ex.unanswerable
+            _finish(state, ex, stream=False)
+            return error_response(502, ex.unanswerable, "upstream_error")
+        if nxt is None:
             break
-        problem = _unanswerable(calls, final)
-        if problem is not None:
-            ex.status, ex.error = 502, problem
-            _finish(state, fmt, out, ex, stream=False, model=out.body.get("model"))
-            return error_response(502, problem, "upstream_error")
-        # The model asked only for originals: answer from the store and carry on ourselves.
-        body, final = await _next_body(state, body, turn, fmt, calls, ex, out)
-        content = dumps(body)
+        content = dumps(nxt)
     ex.status = resp.status_code
     if resp.status_code == 200:
-        ex.usage = _usage(data)
-    _finish(state, fmt, out, ex, stream=False, model=out.body.get("model"))
+        ex.usage = _usage(ex.fmt, data)
+    _finish(state, ex, stream=False)
     return Response(data, status_code=resp.status_code, headers=response_headers(resp.headers, out.headers()))
 
 
-async def _stream(state: ProxyState, fmt: str, url: str, headers: list[tuple[str, str]], out: Outgoing,
-                  ex: Exchange) -> Response:
+async def _stream(state: ProxyState, url: str, headers: list[tuple[str, str]], out: Outgoing) -> Response:
+    ex = out.ex
     resp = await _send(state, url, headers, out.content)
     ex.status = resp.status_code
-    model = out.body.get("model")
     if resp.status_code >= 400:
         # Errors are JSON, not a stream: pass them through whole, with their status.
         data = await resp.aread()
         await resp.aclose()
-        _finish(state, fmt, out, ex, stream=True, model=model)
+        _finish(state, ex, stream=True)
         return Response(data, status_code=resp.status_code, headers=response_headers(resp.headers, out.headers()))
-    if out.injected:
-        chunks = _ccr_stream(state, fmt, url, headers, out, resp, ex)
-    else:
-        chunks = relay_chunks(resp, fmt)
+    chunks = _ccr_stream(state, url, headers, ex, resp) if ex.injected else relay_chunks(resp, ex.fmt)
 
     def on_close(disconnected: bool) -> None:
         if disconnected:
             ex.error = "client disconnected"
-        _finish(state, fmt, out, ex, stream=True, model=model)
+        _finish(state, ex, stream=True)
 
     return RelayResponse(chunks, resp.status_code, response_headers(resp.headers, out.headers()), on_close)
 
 
-async def _ccr_stream(state: ProxyState, fmt: str, url: str, headers: list[tuple[str, str]], out: Outgoing,
-                      resp: httpx.Response, ex: Exchange):
+async def _ccr_stream(state: ProxyState, url: str, headers: list[tuple[str, str]], ex: Exchange,
+                      resp: httpx.Response):
     """Relay a streamed turn, or, when it is a retrieve-only call, answer it and stream the next turn.
 
     A turn is held back until it is known not to be retrieve-only: until it ends, or until
     it starts a tool call of the client's (then it is relayed at once).
     """
-    body = out.body
-    final = False
+    fmt = ex.fmt
     try:
         while True:
             decoder, acc = SSEDecoder(), StreamAccumulator(fmt)
@@ -348,24 +242,21 @@ async def _ccr_stream(state: ProxyState, fmt: str, url: str, headers: list[tuple
             rest = decoder.flush()
             if rest.strip():
                 # The last event lacked its blank line (F9): its bytes are already held, so
-                # it is read here, and terminated for the client, but never sent twice.
+                # it is read here and terminated for the client, but never sent twice.
                 for event, _ in SSEDecoder().feed(rest + b"\n\n"):
                     acc.feed_event(event)
                 held.append(b"\n\n")
             turn = acc.response()
-            if isinstance(turn.get("usage"), dict):
-                ex.usage = turn["usage"]
-            calls = _turn_calls(turn, fmt)
-            if not calls:
+            ex.usage = adapter(fmt).usage(turn)
+            nxt = await asyncio.to_thread(state.core.next_round, ex, turn)
+            if ex.unanswerable is not None:
+                ex.error = ex.unanswerable
+                yield sse_error_event(fmt, ex.unanswerable, "upstream_error")
+                return
+            if nxt is None:
                 yield b"".join(held)
                 return
-            problem = _unanswerable(calls, final)
-            if problem is not None:
-                ex.error = problem
-                yield sse_error_event(fmt, problem, "upstream_error")
-                return
-            body, final = await _next_body(state, body, turn, fmt, calls, ex, out)
-            resp = await _send(state, url, headers, dumps(body))
+            resp = await _send(state, url, headers, dumps(nxt))
             if resp.status_code >= 400:
                 # The client already has a 200 stream: report the failure inside it.
                 detail = (await resp.aread()).decode("utf-8", errors="replace")[:2000]
@@ -380,60 +271,33 @@ async def _ccr_stream(state: ProxyState, fmt: str, url: str, headers: list[tuple
         await resp.aclose()
 
 
-def _usage(data: bytes) -> dict[str, Any] | None:
+def _finish(state: ProxyState, ex: Exchange, *, stream: bool) -> None:
+    """Count the request in /stats, write its metrics row, log one line (never headers or bodies)."""
+    latency_ms = ex.latency_ms
+    result = ex.result
+    state.stats.record(
+        api=ex.fmt, mode=ex.mode, status=ex.status, latency_ms=latency_ms,
+        tokens_before=result.tokens_before if result else 0, tokens_after=result.tokens_after if result else 0,
+        forwarded_compressed=ex.compressed, by_transform=result.savings.by_transform if result else {},
+        compression_ms=result.duration_ms if result else None, bypassed=ex.mode == BYPASS,
+        compression_failed=ex.compression_error is not None, retrieve_rounds=ex.rounds,
+        retrieve_calls=ex.retrievals,
+    )
+    log.info("%s model=%s mode=%s status=%d tokens=%s->%s rounds=%d %.1f ms%s", ex.fmt, ex.model, ex.mode,
+             ex.status, result.tokens_before if result else "-", result.tokens_after if result else "-", ex.rounds,
+             latency_ms, f" error={ex.error}" if ex.error else "")
+    if state.metrics is None:
+        return
+    state.record_row(state.core.finish(ex, status_code=ex.status, stream=stream, error=ex.error,
+                                       mode=PASSTHROUGH if ex.mode == BYPASS else None))
+
+
+def _usage(fmt: str, data: bytes) -> Usage | None:
     try:
         parsed = json.loads(data)
     except ValueError:
         return None
-    usage = parsed.get("usage") if isinstance(parsed, dict) else None
-    return usage if isinstance(usage, dict) else None
-
-
-def _usage_columns(usage: dict[str, Any] | None) -> dict[str, int]:
-    if not usage:
-        return {}
-    output = usage.get("completion_tokens", usage.get("output_tokens", 0)) or 0
-    details = usage.get("prompt_tokens_details") or usage.get("input_tokens_details") or {}
-    cached = (details.get("cached_tokens") if isinstance(details, dict) else 0) or usage.get("cache_read_input_tokens") or 0
-    return {"output_tokens": int(output), "cached_tokens": int(cached)}
-
-
-def _finish(state: ProxyState, fmt: str, out: Outgoing, ex: Exchange, *, stream: bool, model: Any) -> None:
-    """Count the request in /stats, write its metrics row, log one line (never headers or bodies)."""
-    latency_ms = (time.perf_counter() - ex.started) * 1000
-    result = out.result
-    by_transform: dict[str, int] = {}
-    if result is not None:
-        for d in result.decisions:
-            if d.tokens_saved > 0:
-                key = f"{d.transform}:{d.strategy}" if d.strategy else d.transform
-                by_transform[key] = by_transform.get(key, 0) + d.tokens_saved
-    state.stats.record(
-        api=fmt, mode=out.mode, status=ex.status, latency_ms=latency_ms,
-        tokens_before=result.tokens_before if result else 0, tokens_after=result.tokens_after if result else 0,
-        forwarded_compressed=out.compressed, by_transform=by_transform,
-        compression_ms=result.duration_ms if result else None, bypassed=out.mode == "bypass",
-        compression_failed=out.compression_error is not None, retrieve_rounds=ex.rounds, retrieve_calls=ex.calls,
-    )
-    log.info("%s model=%s mode=%s status=%d tokens=%s->%s rounds=%d %.1f ms%s", fmt, model, out.mode, ex.status,
-             result.tokens_before if result else "-", result.tokens_after if result else "-", ex.rounds, latency_ms,
-             f" error={ex.error}" if ex.error else "")
-    if state.metrics is None:
-        return
-    from ..metrics import RequestMetrics
-
-    columns: dict[str, Any] = dict(
-        provider=PROVIDERS.get(fmt, ""), model=model if isinstance(model, str) else "",
-        latency_ms=round(latency_ms, 3), stream=stream, status_code=ex.status, retrievals=ex.calls,
-        error=ex.error or (f"compression: {out.compression_error}" if out.compression_error else None),
-        **_usage_columns(ex.usage),
-    )
-    mode = out.mode if out.mode != "bypass" else PASSTHROUGH
-    if out.compressed and isinstance(model, str):
-        # What the tokens not sent would have cost (the report's "Est. cost saved").
-        columns["cost_saved_usd"] = provider_for(model).savings_usd(model, result.tokens_saved)
-    row = RequestMetrics.from_pipeline(result, mode=mode, **columns) if result else RequestMetrics(mode=mode, **columns)
-    state.record_row(row)
+    return adapter(fmt).usage(parsed) if isinstance(parsed, dict) else None
 
 
 async def handle_passthrough(request: Request, state: ProxyState, base_url: str) -> Response:

@@ -9,7 +9,6 @@ while a turn is buffered for the retrieval loop and nothing is being written.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -17,20 +16,14 @@ from typing import Any
 import httpx
 from starlette.responses import Response
 
-from ..formats import OPENAI_CHAT
+from ..formats import adapter
 
 log = logging.getLogger("headroom.proxy")
 
 
 def sse_error_event(fmt: str, message: str, kind: str = "api_error", status: int | None = None) -> bytes:
-    """An SSE error event every SDK recognises (OpenAI: ``error`` in data; Anthropic: ``event: error``)."""
-    payload: dict[str, Any] = {"type": "error", "error": {"type": kind, "message": message}}
-    if status is not None:
-        payload["error"]["status"] = status
-    data = json.dumps(payload)
-    if fmt == OPENAI_CHAT:
-        return f"data: {data}\n\n".encode()
-    return f"event: error\ndata: {data}\n\n".encode()
+    """An SSE error event the SDKs of ``fmt``'s provider raise on."""
+    return adapter(fmt).error_event(message, kind, status)
 
 
 async def relay_chunks(resp: httpx.Response, fmt: str | None) -> AsyncIterator[bytes]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -9,7 +10,9 @@ from typing import Any
 
 import httpx
 
+from ..cache import CacheOptimizer
 from ..config import HeadroomConfig
+from ..exchange import ExchangeCore
 from ..pipeline import Pipeline
 from .config import ProxyConfig
 from .stats import ProxyStats
@@ -29,19 +32,22 @@ class ProxyState:
     feedback_error: str | None = None
     # Pipeline.warm_up()'s report: stage -> "ok" or why its models did not load.
     warm_up: dict[str, str] = field(default_factory=dict)
-    # One writer thread keeps metrics rows in order and SQLite off the event loop.
     # Request compression runs here, apart from the loop's default executor.
     compress_pool: ThreadPoolExecutor = field(
         default_factory=lambda: ThreadPoolExecutor(4, thread_name_prefix="headroom-request"))
+    # One writer thread keeps metrics rows in order and SQLite off the event loop.
     _writer: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, thread_name_prefix="headroom-metrics"))
 
     @property
     def store(self) -> Any:
         return self.pipeline.store
 
-    @property
-    def ccr_loop_enabled(self) -> bool:
-        return (self.headroom_config.ccr.inject_tool and self.store is not None and self.headroom_config.ccr.enabled)
+    @functools.cached_property
+    def core(self) -> ExchangeCore:
+        """The IO-free call core every route runs through (prepare, retrieve rounds, metrics
+        row), with the prompt-cache optimiser when ``--cache-optimizer`` is on."""
+        cache = CacheOptimizer() if self.config.cache_optimizer else None
+        return ExchangeCore(self.pipeline, cache=cache)
 
     def record_row(self, row: Any) -> None:
         if self.metrics is None:

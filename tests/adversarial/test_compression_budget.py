@@ -7,15 +7,14 @@ import time
 
 import httpx
 
-from tests.adversarial.hostile import HEALTH_BUDGET_S, HealthProbe
-from tests.proxy.conftest import HeadLines
-
 from headroom.ccr.store import CompressionStore
 from headroom.compressors.detect import ContentType
 from headroom.config import HeadroomConfig, RouterConfig
 from headroom.pipeline import Pipeline
 from headroom.transforms import deadline
 from headroom.transforms.router import ContentRouter
+from tests.adversarial.hostile import HEALTH_BUDGET_S, HealthProbe
+from tests.proxy.conftest import HeadLines
 
 
 class StuckOnSlow(HeadLines):

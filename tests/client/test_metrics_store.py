@@ -5,11 +5,11 @@ from __future__ import annotations
 import sqlite3
 import threading
 from datetime import datetime, timezone
-from types import SimpleNamespace
 
 import pytest
 
 from headroom.metrics import MetricsStore, RequestMetrics, summarize, timeline
+from headroom.pipeline import PipelineResult
 from headroom.transforms.base import Decision
 
 
@@ -124,9 +124,7 @@ def test_from_pipeline_sums_decisions_per_transform_and_tool():
         Decision("router", "kept", "too small", tool_name="ls", tokens_before=50, tokens_after=50),
         Decision("tool_args", "shrunk", "old call", tool_name="write", tokens_before=300, tokens_after=120),
     ]
-    result = SimpleNamespace(decisions=decisions, tokens_before=1500, tokens_after=520, tokens_saved=980,
-                             transforms_applied=["router:smart_crusher", "tool_args"], ccr_hashes=["c" * 24],
-                             duration_ms=3.14159)
+    result = PipelineResult(None, {}, "openai_chat", 1500, 520, decisions, 3.14159)
     row = RequestMetrics.from_pipeline(result, mode="optimize", model="gpt-4o", provider="openai")
     assert row.transform_savings == {"router:smart_crusher": 800, "tool_args": 180}
     assert row.tool_savings == {"search": 800, "write": 180}

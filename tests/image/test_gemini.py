@@ -1,17 +1,25 @@
 import copy
 
 import pytest
-from tests.image.conftest import RULES, ScriptedRouter, b64, document, photo, unb64
 
 from headroom.ccr.store import CompressionStore
 from headroom.config import HeadroomConfig
-from headroom.image.gemini import compress_gemini_contents
 from headroom.image.ocr import OcrLine, OcrResult
 from headroom.image.transform import ImageTransform
+from headroom.pipeline import Pipeline
+from tests.image.conftest import RULES, ScriptedRouter, b64, document, photo, unb64
 
 
 def _transform(ocr=None):
     return ImageTransform(HeadroomConfig(), router=ScriptedRouter(dict(RULES)), ocr=ocr)
+
+
+def compress_gemini_contents(contents, *, transform, store=None):
+    """Gemini bodies go through the pipeline like any other format (formats/gemini.py)."""
+    pipeline = Pipeline(HeadroomConfig(), store=store or CompressionStore(), transforms=[transform])
+    result = pipeline.compress_body({"contents": contents})
+    assert result.format == "gemini"
+    return result.body["contents"], result.decisions
 
 
 @pytest.mark.parametrize("container,mime_key", [("inlineData", "mimeType"), ("inline_data", "mime_type")])

@@ -64,8 +64,10 @@ def test_definitions_have_the_provider_shape():
     anth = retrieve_tool_definition("anthropic")
     assert anth["name"] == "headroom_retrieve" and anth["input_schema"]["required"] == ["hash"]
     assert "type" not in anth
+    gem = retrieve_tool_definition("gemini")
+    assert gem["functionDeclarations"][0]["parameters"]["required"] == ["hash"]
     with pytest.raises(ValueError):
-        retrieve_tool_definition("gemini")
+        retrieve_tool_definition("cohere")
 
 
 def test_definitions_are_independent_copies():

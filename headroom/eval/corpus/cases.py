@@ -24,6 +24,7 @@ class LogLine:
     level: str
     component: str
     message: str  # what follows the timestamp/level prefix
+    detail: str = ""  # continuation lines (a traceback), already part of ``raw``
 
 
 def fact(text: str, kind: str, note: str) -> dict[str, str]:
@@ -49,7 +50,8 @@ def as_text(lines: Iterable[LogLine]) -> str:
 
 
 def as_json(lines: Iterable[LogLine]) -> str:
-    rows = [{"ts": ln.ts, "level": ln.level, "component": ln.component, "message": ln.message} for ln in lines]
+    rows = [{"ts": ln.ts, "level": ln.level, "component": ln.component, "message": ln.message,
+             **({"detail": ln.detail} if ln.detail else {})} for ln in lines]
     return json.dumps(rows, ensure_ascii=False)
 
 
@@ -69,7 +71,8 @@ def log_cases(source: str, name: str, lines: Sequence[LogLine], *, what: str, to
     facts: dict[str, list[dict[str, str]]] = {}
     facts["one_off"] = [fact(t, "one_off", "message template (digits, ids, paths, times masked) occurs once")
                         for t in one_offs(msgs, both)]
-    errs = [ln.message for ln in lines if ln.level in error_levels]
+    # An error with a traceback is known by its last line ("ValueError: ..."), not its header.
+    errs = [ln.detail.splitlines()[-1] if ln.detail else ln.message for ln in lines if ln.level in error_levels]
     warns = [ln.message for ln in lines if ln.level in warning_levels]
     facts["errors"] = ([fact(t, "error", "error-level line; one per template") for t in kinds_of(errs, both)]
                        + [fact(t, "warning", "warning-level line; one per template") for t in kinds_of(warns, both)])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import subprocess
 import time
@@ -21,10 +22,8 @@ def free_port() -> int:
 def wait_for(ready: Callable[[], bool], timeout: float = 20.0) -> None:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        try:
+        with contextlib.suppress(Exception):  # any client error just means "not ready yet"
             if ready():
                 return
-        except (OSError, subprocess.SubprocessError):
-            pass
         time.sleep(0.1)
     raise TimeoutError("service did not become ready")

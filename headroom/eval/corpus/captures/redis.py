@@ -38,6 +38,7 @@ def _server(work: Path, name: str, port: int, *extra: str) -> subprocess.Popen:
 
 
 def _capture(work: Path, bench_rounds: int) -> tuple[str, str]:
+    work.mkdir(exist_ok=True)
     port, rport = free_port(), free_port()
     master = _server(work, "master", port)
     cli = ["redis-cli", "-p", str(port)]
@@ -76,6 +77,12 @@ def build(work: Path) -> list[dict[str, Any]]:
                     text_args={"command": "cat /var/log/redis/redis-server.log"}, json_tool="http_get",
                     json_args={"url": "http://logs.internal/api/v1/redis/master/lines?format=json"},
                     intents=("one_off", "errors", "last"), json_intents=("one_off", "last"), **common)
+    # A long run (about 10,000 lines): the same events drowned in more client churn.
+    long_master, _ = _capture(work / "long", bench_rounds=48)
+    out += log_cases(SOURCE, "long", parse(long_master), tool_name="bash",
+                     text_args={"command": "cat /var/log/redis/redis-server.log.1"}, json_tool="http_get",
+                     json_args={"url": "http://logs.internal/api/v1/redis/master/lines?day=-1&format=json"},
+                     intents=("one_off",), json_intents=("one_off",), **common)
     out += log_cases(SOURCE, "replica", parse(replica), tool_name="read_file",
                      text_args={"path": "/var/log/redis/redis-replica.log"}, json_tool="http_get",
                      json_args={"url": "http://logs.internal/api/v1/redis/replica/lines?format=json"},
