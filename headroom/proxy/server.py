@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import faulthandler
 import logging
+import sys
 
 from ..config import HeadroomConfig
 from .config import ProxyConfig
@@ -16,7 +17,8 @@ def serve(proxy_config: ProxyConfig, headroom_config: HeadroomConfig | None = No
 
     # A fatal signal (SIGBUS from a shared-memory file yanked away under SQLite, say)
     # would otherwise kill the proxy without a line in the log.
-    faulthandler.enable()
+    if sys.__stderr__ is not None:
+        faulthandler.enable(file=sys.__stderr__)  # the real stderr: a captured one has no fd
     level = proxy_config.log_level.upper()
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # httpx logs every upstream URL at INFO; keep that for debugging only.

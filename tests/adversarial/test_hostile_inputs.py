@@ -104,3 +104,17 @@ def test_f10_nul_and_control_bytes_in_a_path_are_a_400(fake, start_proxy):
         assert status == 400, (path, status, data)
         assert isinstance(data, dict) and data["error"]["type"] == "invalid_path", (path, data)
     assert fake.rec.requests == []
+
+
+def test_f2_every_default_stage_tolerates_lone_surrogates(fake, start_proxy):
+    from headroom.config import CCRConfig, HeadroomConfig
+
+    url, _ = start_proxy(headroom_config=HeadroomConfig(ccr=CCRConfig(backend="memory")))
+    for api in ("chat", "responses", "anthropic"):
+        body = json.loads(_surrogate_body(api))
+        body["system" if api == "anthropic" else "model"] = "sys \ud83d prompt" if api == "anthropic" else "gpt-4o"
+        r = httpx.post(f"{url}/v1/compress", content=json.dumps(body).encode(),
+                       headers={"content-type": "application/json"}, timeout=60)
+        assert r.status_code == 200, r.text
+        failed = [d for d in r.json()["decisions"] if "Error" in d["reason"]]
+        assert not failed, failed

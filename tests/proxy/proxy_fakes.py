@@ -35,11 +35,19 @@ from typing import Any
 
 from fastapi import FastAPI
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse as _JSONResponse
+from starlette.responses import Response, StreamingResponse
 
 from headroom.ccr.markers import find_hashes
 from headroom.formats import is_retrieve_tool
 from tests.servers import ServerThread  # noqa: F401  (re-exported for the proxy tests)
+
+
+class JSONResponse(_JSONResponse):
+    """ASCII JSON, as providers send: a lone surrogate the client sent comes back escaped."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content).encode("ascii")
 
 
 @dataclass
@@ -274,10 +282,17 @@ def make_fake_upstream() -> tuple[FastAPI, Recorder]:
     async def llm(request: Request, api: str) -> Response:
         path = request.url.path
         raw = await request.body()
-        body = json.loads(raw)
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            return JSONResponse(provider_error(path, 400), status_code=400)
         h = request.headers
         rec.add({"path": path, "headers": dict(h), "raw": raw, "json": body})
-        user, tool_result, defines, has_result = conversation_facts(path, body)
+        try:
+            user, tool_result, defines, has_result = conversation_facts(path, body)
+        except (TypeError, AttributeError, KeyError, ValueError):
+            # A body of the wrong shape: a real provider says 400 (the fuzz sends many).
+            return JSONResponse(provider_error(path, 400), status_code=400)
         hang = h.get("x-fake-hang-s") or (h.get("x-fake-hang-continuation-s") if has_result else None)
         if hang:
             # uvicorn never cancels a handler whose client left: race the wait against
