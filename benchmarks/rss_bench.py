@@ -21,7 +21,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from proxy_bench import body_with, free_port, rss_kb, start_fake, start_proxy, wait_up  # noqa: E402
+from proxy_bench import body_with, free_port, rss_kb, start_fake, start_proxy, wait_up
 
 TARGET = 1.2
 
