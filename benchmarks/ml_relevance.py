@@ -1,6 +1,6 @@
 """Recall@k of BM25, embedding (MiniLM) and hybrid relevance on the labelled set.
 
-    .venv/bin/python benchmarks/ml_relevance.py [--data eval/data/relevance/cases.jsonl]
+    .venv/bin/python benchmarks/ml_relevance.py [--data headroom/eval/data/relevance/cases.jsonl]
 
 Each case is a question and the items of one tool output (log lines, JSON records, search
 hits, ...) with the indices of the items that answer it. recall@k = share of relevant
@@ -19,7 +19,7 @@ from headroom.relevance import BM25
 from headroom.relevance.embedding import EmbeddingScorer
 from headroom.relevance.hybrid import HybridScorer
 
-DATA = Path(__file__).resolve().parents[1] / "eval" / "data" / "relevance" / "cases.jsonl"
+DATA = Path(__file__).resolve().parents[1] / "headroom" / "eval" / "data" / "relevance" / "cases.jsonl"
 KS = (1, 3)
 
 

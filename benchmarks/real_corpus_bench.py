@@ -165,7 +165,10 @@ def bench_upstream(python: str, cases: list[CorpusCase], rounds: int) -> dict[st
     for cid, b in best.items():
         msgs = b.pop("messages")
         b["tokens_after"] = tokens_of(msgs)
-        b["facts_in_view"] = sum(s["status"] == "in_view" for s in fact_status(by_id[cid], tool_texts(msgs), ""))
+        status = fact_status(by_id[cid], tool_texts(msgs), "")
+        b["facts_in_view"] = sum(s["status"] == "in_view" for s in status)
+        b["kinds_in_view"] = {k: sum(s["status"] == "in_view" for s in status if s["kind"] == k)
+                              for k in {s["kind"] for s in status}}
     return best
 
 
@@ -253,6 +256,22 @@ def case_table(rows: list[CaseRow], upstream: bool) -> str:
     return "\n".join(lines)
 
 
+def kind_table(rows: list[CaseRow]) -> str:
+    """Facts in view / recoverable only / lost per fact kind and split: which kinds of
+    fact a compressor drops from view."""
+    lines = ["| split | fact kind | facts | in view | recoverable only | lost | upstream in view |", "|" + "---|" * 7]
+    for split in ("dev", "heldout"):
+        for kind in sorted({f["kind"] for r in rows for f in r.facts}):
+            st = [f["status"] for r in rows if r.split == split for f in r.facts if f["kind"] == kind]
+            if not st:
+                continue
+            up = [r.upstream["kinds_in_view"].get(kind, 0) for r in rows if r.split == split and r.upstream]
+            lines.append(f"| {split} | {kind} | {len(st)} | {_pct(st.count('in_view'), len(st))} | "
+                         f"{st.count('recoverable')} | {st.count('lost')} | "
+                         f"{_pct(sum(up), len(st)) if up else '-'} |")
+    return "\n".join(lines)
+
+
 def check_targets(s: Summary) -> list[str]:
     """Issue 11's targets for one split (or all cases)."""
     out = []
@@ -317,6 +336,8 @@ def main(argv: list[str] | None = None) -> int:
     overall = summarise("**all**", rows)
     summaries.append(overall)
     print(markdown(summaries, upstream))
+    print()
+    print(kind_table(rows))
     if args.per_case:
         print()
         print(case_table(rows, upstream))

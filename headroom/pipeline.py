@@ -143,7 +143,11 @@ class Pipeline:
         self._warmers: list[tuple[str, Callable[[], Any]]] = []
         # Learned tool-output patterns (headroom.toin): a caller's, or the config's.
         self.toin = toin if toin is not None else _optional(".toin", "toin_from_config")(self.config)
-        if self.toin is not None and self.store is not None:
+        if self.toin is not None and self.store is not None and not any(
+                getattr(getattr(fn, "__self__", None), "store_id", None) == self.toin.store_id
+                for fn in self.store.retrieval_listeners):
+            # One listener per TOIN store: pipelines of several configs sharing a CCR
+            # store and a TOIN file must not count each retrieval twice.
             self.store.retrieval_listeners.append(self.toin.on_retrieval)
         # Built now, not on the first request: a missing optional model (LLMLingua-2)
         # must fail when the pipeline (or the proxy) starts, with its clear message.

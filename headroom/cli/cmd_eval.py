@@ -13,7 +13,7 @@ def _csv(value: str | None) -> list[str] | None:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from ..eval.configs import DEFAULT_CONFIGS
-    from ..eval.scenarios import FAMILIES
+    from ..eval.scenarios import family_names
 
     p = subparsers.add_parser("eval", help="measure task quality against token savings",
                               description="Run the eval suite, write reports, or gate a release on them.")
@@ -22,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     run = sub.add_parser("run", help="run scenarios through each configuration (and an LLM when given)")
     run.add_argument("--suite", default="standard", help="smoke | standard | full (default: standard)")
-    run.add_argument("--families", help="comma-separated scenario families (default: all): " + ", ".join(FAMILIES))
+    run.add_argument("--families", help="comma-separated scenario families (default: all): " + ", ".join(family_names()))
     run.add_argument("--seeds", help="comma-separated seeds (default: the suite's)")
     run.add_argument("--configs", default=",".join(DEFAULT_CONFIGS),
                      help=f"comma-separated configurations (default: {','.join(DEFAULT_CONFIGS)})")
@@ -33,7 +33,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--out", default="eval-results", help="output directory (default: eval-results)")
     run.add_argument("--quiet", action="store_true", help="no progress bars")
     run.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
-    llm = run.add_argument_group("LLM-backed runner (any OpenAI-compatible endpoint)")
+    llm = run.add_argument_group("reader-backed runner (a local model in-process, or any OpenAI-compatible server)")
+    llm.add_argument("--reader", metavar="PATH",
+                     help="a local instruction model: a .gguf file (llama.cpp via xllamacpp, the reader extra) or a "
+                          "transformers directory; runs on --device (cpu or cuda)")
+    llm.add_argument("--reader-context", type=int, help="reader context window in tokens (default: the model's; "
+                                                        "8192 for GGUF); longer prompts are scored misses")
     llm.add_argument("--llm-base-url", help="e.g. http://127.0.0.1:8000/v1")
     llm.add_argument("--llm-model", help="model name to send")
     llm.add_argument("--llm-api-key-env", default=None,
@@ -43,9 +48,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     llm.add_argument("--proxy-url", help="a running headroom proxy's OpenAI base URL, adds the proxy arm")
     llm.add_argument("--price-in", type=float, default=0.0, help="USD per million prompt tokens")
     llm.add_argument("--price-out", type=float, default=0.0, help="USD per million completion tokens")
-    llm.add_argument("--bfcl-data", help="bfcl_eval/data folder (default: the installed bfcl-eval package's)")
-    llm.add_argument("--bfcl-category", default="simple_python")
-    llm.add_argument("--bfcl-limit", type=int, default=20, help="BFCL questions to ask (0 = none)")
     run.set_defaults(func=cmd_run)
 
     rep = sub.add_parser("report", help="write report.md, report.html and plots from DIR/results.json")
@@ -55,8 +57,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     gate = sub.add_parser("gate", help="exit 1 when results miss the release thresholds")
     gate.add_argument("dir")
-    gate.add_argument("--gate-config", help="thresholds TOML (default: ./eval/gate.toml, else built-in)")
-    gate.add_argument("--min-fact-retention", type=float)
+    gate.add_argument("--gate-config", help="thresholds TOML (default: the gate.toml shipped in headroom/eval/)")
+    gate.add_argument("--min-in-view-retention", type=float,
+                      help="share of facts verbatim in what the reader sees (question excluded)")
+    gate.add_argument("--max-recoverable-only", type=float,
+                      help="ceiling on the share of facts reachable only through headroom_retrieve")
     gate.add_argument("--min-savings", type=float)
     gate.add_argument("--max-lost", type=float)
     gate.add_argument("--max-latency-ms-median", type=float)
@@ -64,8 +69,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    import os
-
     from ..eval.compression import run_compression
     from ..eval.configs import CONFIGS, EvalOptions, resolve_device
     from ..eval.report import save_results, write_reports
@@ -78,16 +81,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     results = run_compression(scenarios, _csv(args.configs) or [], options=options, formats=_csv(args.formats) or [],
                               progress=not args.quiet)
     results["meta"]["suite"] = args.suite
-    if args.llm_base_url:
-        if not args.llm_model:
-            raise ValueError("--llm-model is required with --llm-base-url")
-        from ..eval.llm import LLMOptions, run_llm
-
-        key = os.environ.get(args.llm_api_key_env) if args.llm_api_key_env else LLMOptions.key_from_env()
-        lo = LLMOptions(args.llm_base_url, args.llm_model, key, args.proxy_url, max_tokens=args.llm_max_tokens,
-                        price_in_per_mtok=args.price_in, price_out_per_mtok=args.price_out)
-        results["llm"] = run_llm(scenarios, lo, config=CONFIGS[args.llm_config].build(options),
-                                 bfcl_items=_bfcl_items(args), progress=not args.quiet)
+    if args.reader or args.llm_base_url:
+        results["llm"] = _run_reader(args, scenarios, CONFIGS[args.llm_config].build(options), device)
     path = save_results(results, args.out)
     written = write_reports(results, args.out, plots=not args.no_plots)
     from ..eval.report import config_table, markdown
@@ -97,17 +92,26 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bfcl_items(args: argparse.Namespace) -> list:
-    from ..eval.bfcl import find_data_dir, load_items
+def _run_reader(args: argparse.Namespace, scenarios: list, config, device: str) -> dict:
+    import os
 
-    if args.bfcl_limit <= 0:
-        return []
-    data = find_data_dir(args.bfcl_data)
-    if data is None:
-        print("BFCL: skipped (no bfcl_eval data found; pass --bfcl-data DIR or `pip install --no-deps bfcl-eval`)",
-              file=sys.stderr)
-        return []
-    return load_items(data, args.bfcl_category, args.bfcl_limit)
+    from ..eval.llm import LLMOptions, run_llm
+
+    common = dict(proxy_url=args.proxy_url, max_tokens=args.llm_max_tokens, price_in_per_mtok=args.price_in,
+                  price_out_per_mtok=args.price_out)
+    if args.reader:
+        from pathlib import Path
+
+        from ..eval.reader import load_reader
+
+        endpoint = load_reader(args.reader, device, context=args.reader_context)
+        lo = LLMOptions(f"local:{args.reader}", args.llm_model or Path(args.reader).name, None, **common)
+        return run_llm(scenarios, lo, config=config, endpoint=endpoint, progress=not args.quiet)
+    if not args.llm_model:
+        raise ValueError("--llm-model is required with --llm-base-url")
+    key = os.environ.get(args.llm_api_key_env) if args.llm_api_key_env else LLMOptions.key_from_env()
+    lo = LLMOptions(args.llm_base_url, args.llm_model, key, **common)
+    return run_llm(scenarios, lo, config=config, progress=not args.quiet)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -125,7 +129,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
     from ..eval.report import load_results
 
     checks = evaluate(load_results(args.dir), load_thresholds(args.gate_config), {
-        "min_fact_retention": args.min_fact_retention, "min_savings": args.min_savings,
+        "min_in_view_retention": args.min_in_view_retention, "max_recoverable_only": args.max_recoverable_only,
+        "min_savings": args.min_savings,
         "max_lost": args.max_lost, "max_latency_ms_median": args.max_latency_ms_median})
     failed = [c for c in checks if not c.passed]
     print(format_checks(checks))

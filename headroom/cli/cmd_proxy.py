@@ -52,12 +52,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="add Anthropic cache_control breakpoints on the stable prefix (sessions by "
                         "x-headroom-session-id, else by prefix), as HeadroomClient(cache_optimizer=True)")
     p.add_argument("--log-bodies", action="store_true", help="log request bodies at debug level (they hold user data)")
+    p.add_argument("--no-toin", action="store_true",
+                   help="do not learn tool-output patterns (TOIN) nor steer compression with them")
     p.set_defaults(func=run)
 
 
 def build_configs(args: argparse.Namespace):
     """(ProxyConfig, HeadroomConfig) for the parsed flags."""
-    from ..config import CCRConfig, HeadroomConfig, LLMLinguaConfig
+    from ..config import CCRConfig, HeadroomConfig, LLMLinguaConfig, ToinConfig
     from ..proxy.config import LOOPBACK_HOSTS, ProxyConfig
 
     proxy = ProxyConfig(
@@ -72,7 +74,7 @@ def build_configs(args: argparse.Namespace):
                     inject_tool=not args.no_ccr_inject_tool)
     llmlingua = LLMLinguaConfig(enabled=args.llmlingua, device=args.llmlingua_device,
                                 model_path=args.llmlingua_model_path)
-    return proxy, HeadroomConfig(ccr=ccr, llmlingua=llmlingua)
+    return proxy, HeadroomConfig(ccr=ccr, llmlingua=llmlingua, toin=ToinConfig(enabled=not args.no_toin))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,6 +54,20 @@ _LOG_LINE = re.compile(
     r"(?:warning|error)(?:\[\w+\])?: |--> \S+:\d+:\d+)",
     re.IGNORECASE,
 )
+# Where a log line's own prefix shows within its first characters (after a pid, a host, a
+# file name or a component): a timestamp in one of the common shapes, or a level word.
+# Case-sensitive level words, so prose ("for your info") does not count.
+_LOG_MARK = re.compile(
+    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\b\d{2}:\d{2}:\d{2}\b|"
+    r"\b\d{1,2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}|\b[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}|"
+    r"\[\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}|^\d{6} \d{6}\b|"
+    r"\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|SEVERE)\b|"
+    r"\[(?:trace|debug|info|notice|warn|warning|error|crit|alert|emerg)\]|\b(?:level|lvl)=\w"
+)
+_LOG_MARK_SPAN = 80
+# A multi-file log: every line starts with its source file's name (which may itself hold
+# a timestamp with colons) and a colon, then the log line. No line number: that is grep.
+_SOURCED_LOG = re.compile(r"^(?=\S*?\.\w{1,8}:)\S*?\.\w{1,8}:\s?(?!\d+[:-])")
 _CODE_LINE = re.compile(
     r"^\s*(?:def |class |import |from \S+ import |function |const |let |var |export |public |private |"
     r"protected |static |func |fn |package |#include|using |return\b|if \(|for \(|while \(|\}|\{$|@\w+)"
@@ -109,6 +124,8 @@ def _detect_text(text: str) -> ContentType:
     n = len(nonblank)
     if len(_DIFF_START.findall("\n".join(lines))) >= 2:
         return ContentType.DIFF
+    if sum(1 for ln in nonblank if _is_sourced_log_line(ln)) >= max(3, 0.6 * n):
+        return ContentType.LOG
     if sum(1 for ln in nonblank if _SEARCH_LINE.match(ln) or _SEARCH_NO_LINE.match(ln)) >= max(2, 0.6 * n):
         return ContentType.SEARCH
     heading_hits = sum(1 for ln in nonblank if _HEADING_HIT.match(ln))
@@ -117,7 +134,7 @@ def _detect_text(text: str) -> ContentType:
         return ContentType.SEARCH
     if len(_HTML.findall(text[:20000])) >= 3:
         return ContentType.HTML
-    log_hits = sum(1 for ln in nonblank if _LOG_LINE.match(ln))
+    log_hits = sum(1 for ln in nonblank if _LOG_LINE.match(ln) or _LOG_MARK.search(ln, 0, _LOG_MARK_SPAN))
     if log_hits >= max(3, 0.3 * n):
         return ContentType.LOG
     if sum(1 for ln in nonblank if _CODE_LINE.match(ln)) >= max(3, 0.2 * n):
@@ -125,4 +142,34 @@ def _detect_text(text: str) -> ContentType:
     # JSON lines (one object per line) behave like a log.
     if n >= 3 and sum(1 for ln in nonblank if ln.lstrip().startswith("{") and ln.rstrip().endswith("}")) >= 0.8 * n:
         return ContentType.LOG
+    if _repetitive_lines(nonblank):
+        return ContentType.LOG
     return ContentType.TEXT
+
+
+def _is_sourced_log_line(line: str) -> bool:
+    m = _SOURCED_LOG.match(line)
+    if not m:
+        return False
+    rest = line[m.end():]
+    return bool(_LOG_LINE.match(rest) or _LOG_MARK.search(rest, 0, _LOG_MARK_SPAN))
+
+
+_LEAD = re.compile(r"[^\W\d_]+")
+_SENTENCE_END = re.compile(r"[a-z][.!?][\"')]?$")
+
+
+def _repetitive_lines(nonblank: list[str]) -> bool:
+    """Line-oriented program output without timestamps (installers, build tools): many
+    lines, most starting with one of a few leading words, short, and rarely ending like
+    a sentence. Prose and READMEs fail at least one of these."""
+    n = len(nonblank)
+    if n < 20:
+        return False
+    leads = Counter(m.group(0) if (m := _LEAD.search(ln, 0, 16)) else "" for ln in nonblank)
+    top = sum(c for w, c in leads.most_common(5) if w)
+    if top < 0.6 * n:
+        return False
+    if sum(len(ln) for ln in nonblank) / n > 200:
+        return False
+    return sum(1 for ln in nonblank if _SENTENCE_END.search(ln.rstrip())) < 0.5 * n

@@ -15,16 +15,42 @@ A template is the line with numbers, hex ids, UUIDs and timestamps masked, so
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from ..query.intent import content_lemmas, intents_of, names_content_word
 from ..toin import steer as toin_steer
 from .base import Compressed, CompressInput
-from .text import anchored_indices
+from .templates import (
+    WILDCARD,
+    TemplateMiner,
+    describe,
+    display_token,
+    extreme_rows,
+    header_tokens,
+    key_of,
+    keys_of,
+)
 
 _MIN_LINES = 12  # shorter logs are cheaper to send whole
 _CONTEXT = 2  # lines kept before and after an error
 _HEAD, _TAIL = 3, 3
+_INTENT_EDGE = 10  # lines kept at the start/end when the question asks for the first/last
+_ANCHOR_LIMIT = 60  # an anchor in more lines than this is the search term itself
+_SMALL_CLUSTER = 10  # a cluster of at most this many one-off lines keeps them as one-offs
+_FEW_KEYS = 4  # a cluster of at most this many frequent keys shows each key's first line
+_WORD_HIT_MIN, _WORD_HIT_SHARE = 10, 0.02  # a question word in at most this many lines is a lead
+_TOP_K = 20  # lines kept per numeric column for "largest/slowest" questions
+_PLAIN_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
+_ASKED_MAX_SHARE = 0.2  # a cluster the question names, up to this share of the log
+_GAP_COST = 4  # tokens of the "… N lines omitted" line a kept line may bring along
+# The token ceiling of the kept lines: this share of the log, at least the floor, at most
+# the cap (the cap scales with router.log_max_lines against its default).
+_CEILING_SHARE, _CEILING_FLOOR, _CEILING_CAP = 0.2, 600, 6000
+_DEFAULT_MAX_LINES = 60
+_VITAL_CEILING = 2  # priorities up to 1 (one-offs, exemplars, warnings) may use this x the ceiling
+_VITAL_MAX_SHARE = 0.25  # … while one-off lines are at most this share of the log
 _TRACE_KEEP_HEAD, _TRACE_KEEP_TAIL = 6, 8  # a long trace keeps its top and its bottom
 _MAX_LINE_CHARS = 2000  # one giant line (minified JSON, base64) is cut, not kept whole
 
@@ -38,9 +64,14 @@ _ERROR = re.compile(
 _NOT_ERROR = re.compile(
     r"\b(?:0|no|zero)\s+(?:errors?|failures?|failed)\b|\b(?:errors?|failures?|failed)\s*[:=]\s*0\b", re.IGNORECASE
 )
-_WARNING = re.compile(r"\b(?:warn(?:ing)?s?|deprecat\w*)\b|\"level\"\s*:\s*\"warn(?:ing)?\"", re.IGNORECASE)
+# Warnings: the word itself, and phrases of a refused or impossible step ("policy-rc.d
+# denied execution", "unable to initialize frontend", "could not resolve host").
+_WARNING = re.compile(
+    r"\b(?:warn(?:ing)?s?|deprecat\w*|denied|refused|unable to|cannot|can't|could not|couldn't|"
+    r"not found|timed out)\b|\"level\"\s*:\s*\"warn(?:ing)?\"",
+    re.IGNORECASE,
+)
 _NOT_WARNING = re.compile(r"\b(?:0|no)\s+warnings?\b|\bwarnings?\s*[:=]\s*0\b", re.IGNORECASE)
-_LEVEL_WORD = re.compile(r"\b(TRACE|DEBUG|INFO|NOTICE)\b|\"level\"\s*:\s*\"(trace|debug|info)\"", re.IGNORECASE)
 _JSON_LEVEL = re.compile(r"\"(?:level|severity|lvl|log\.level|levelname)\"\s*:\s*\"(\w+)\"", re.IGNORECASE)
 _JSON_ERROR_LEVELS = frozenset({"error", "err", "fatal", "critical", "crit", "panic", "alert", "emerg", "emergency"})
 _SUMMARY = re.compile(
@@ -61,15 +92,9 @@ _PY_TRACE_START = re.compile(r"^\s*Traceback \(most recent call last\):")
 _FRAME = re.compile(
     r"^\s+at [\w.$<>/\\\[\]-]+|^\s+File \"|^\s*Caused by:|^\s+\.\.\. \d+ more|^\s+\S.*\(\S+:\d+(?::\d+)?\)\s*$"
 )
-# Every run of hex digits that contains a decimal digit becomes "#": numbers, durations,
-# hex ids, timestamps, IPs and UUIDs all mask in one fast pass, so "job 12 in 40ms" and
-# "job 13 in 41ms" share a template. Words without digits ("ERROR", "cafe") stay.
-_MASK = re.compile(r"[0-9a-fA-F]*\d[0-9a-fA-F]*")
-
-
 def template_of(line: str) -> str:
     """The line with its variable parts masked, so similar lines compare equal."""
-    return _MASK.sub("#", line).strip()
+    return key_of(line).strip()
 
 
 @dataclass
@@ -79,17 +104,21 @@ class _Line:
     kind: str  # error | warning | summary | other
 
 
-# Substrings one of the patterns below needs; most lines have none, and a substring test
-# is far cheaper than the case-insensitive patterns.
+# Substrings one of the patterns below needs. Most lines have none; finding them with
+# str.find over the lowered text is about 25x faster than a case-insensitive regex
+# alternation per line, so only lines with a hit pay for the patterns.
 _KEYWORDS = (
     "err", "fatal", "crit", "exception", "fail", "panic", "segmentation", "abort", "traceback",
-    "uncaught", "unhandled", "warn", "deprecat", "pass", "pending", "skipped", "tests", "test ",
+    "uncaught", "unhandled", "warn", "deprecat", "pass", "pending", "skipped", "tests:", "tests run", "test ",
     "time:", "snapshots", "build ", "summary", "finished", "ran ", "ok ", "deselected",
+    "denied", "refused", "unable to", "cannot", "can't", "could not", "couldn't", "not found", "timed out",
 )
+_LEVEL_NAMES = ("notice", "info", "debug", "trace")
 
 
-def _classify(template: str) -> tuple[str, str | None]:
-    """(kind, level word) of a template. "0 errors" is refined per line in ``_kind``."""
+def _classify(template: str) -> str:
+    """The kind of a template that names a keyword. "0 errors" is refined per line in
+    ``_kind``."""
     if template.startswith("{"):
         m = _JSON_LEVEL.search(template)
         if m:
@@ -97,22 +126,34 @@ def _classify(template: str) -> tuple[str, str | None]:
             # record is not a failure.
             value = m.group(1).lower()
             if value in _JSON_ERROR_LEVELS:
-                return "error", None
+                return "error"
             if value.startswith("warn"):
-                return "warning", None
-            return "other", value
-    m = _LEVEL_WORD.search(template)
-    level = (m.group(1) or m.group(2)).lower() if m else None
-    low = template.lower()
-    if not any(k in low for k in _KEYWORDS) and not template.startswith("E "):
-        return "other", level
+                return "warning"
+            return "other"
     if _SUMMARY.search(template):
-        return "summary", level
+        return "summary"
     if _ERROR.search(template):
-        return "error", level
+        return "error"
     if _WARNING.search(template):
-        return "warning", level
-    return "other", level
+        return "warning"
+    return "other"
+
+
+def _line_of(starts: list[int], pos: int) -> int:
+    return bisect_right(starts, pos) - 1
+
+
+def _lines_naming(low: str, starts: list[int], words, whole_word: bool = False) -> dict[int, str]:
+    """Line index -> a word of ``words`` found in it (first in ``words`` order wins)."""
+    found: dict[int, str] = {}
+    for w in words:
+        i = low.find(w)
+        while i != -1:
+            end = i + len(w)
+            if not whole_word or ((i == 0 or not low[i - 1].isalnum()) and (end >= len(low) or not low[end].isalnum())):
+                found.setdefault(_line_of(starts, i), w)
+            i = low.find(w, end)
+    return found
 
 
 def _kind(raw: str, template_kind: str) -> str:
@@ -178,32 +219,62 @@ class _Selection:
 
     def __init__(self, n: int):
         self.n = n
-        self.keep: dict[int, int] = {}
+        self.keep: dict[int, float] = {}
         self.notes: dict[int, str] = {}
 
-    def mark(self, i: int, prio: int) -> None:
+    def mark(self, i: int, prio: float) -> None:
         if 0 <= i < self.n and (i not in self.keep or self.keep[i] > prio):
             self.keep[i] = prio
 
 
-def _classify_lines(raw: list[str]) -> tuple[list[_Line], Counter[str]]:
+@dataclass
+class _Lowered:
+    """The log lowered once, with each line's start offset, for str.find scans."""
+
+    text: str
+    starts: list[int]
+
+    @classmethod
+    def of(cls, raw: list[str]) -> _Lowered:
+        starts, pos = [], 0
+        for t in raw:
+            starts.append(pos)
+            pos += len(t) + 1
+        return cls("\n".join(raw).lower(), starts)
+
+    def anchored(self, anchors, limit: int) -> set[int]:
+        """Lines naming a selective anchor (one in at most ``limit`` lines), like
+        ``text.anchored_indices`` but one str.find scan per term, not a lower() per line."""
+        out: set[int] = set()
+        for term in sorted(anchors.terms) if anchors else ():
+            hits = set(_lines_naming(self.text, self.starts, (term,)))
+            if len(hits) <= limit:
+                out |= hits
+        return out
+
+
+def _classify_lines(raw: list[str], lowered: _Lowered) -> tuple[list[_Line], Counter[str]]:
     """Every line with its template and kind, and the count of each plain level word.
 
-    Classification depends only on the template, so repetitive logs (the big ones) run
-    the expensive patterns once per distinct template.
+    Only lines naming a keyword run the patterns, once per distinct template.
     """
-    kind_of: dict[str, tuple[str, str | None]] = {}
+    low, starts = lowered.text, lowered.starts
+    keyworded = _lines_naming(low, starts, _KEYWORDS)
+    level_of = _lines_naming(low, starts, _LEVEL_NAMES, whole_word=True)
+    kind_of: dict[str, str] = {}
     lines: list[_Line] = []
     levels: Counter[str] = Counter()
-    for t in raw:
-        tpl = template_of(t)
-        cls = kind_of.get(tpl)
-        if cls is None:
-            cls = kind_of[tpl] = _classify(tpl)
-        kind = _kind(t, cls[0])
+    for i, (t, tpl) in enumerate(zip(raw, keys_of(raw))):
+        if i in keyworded or t[:2] == "E " or t[:1] == "{":
+            cls = kind_of.get(tpl)
+            if cls is None:
+                cls = kind_of[tpl] = _classify(tpl)
+            kind = _kind(t, cls)
+        else:
+            kind = "other"
         lines.append(_Line(t, tpl, kind))
-        if cls[1] and kind not in ("error", "warning"):
-            levels[cls[1]] += 1
+        if kind not in ("error", "warning") and i in level_of:
+            levels[level_of[i]] += 1
     return lines, levels
 
 
@@ -224,11 +295,10 @@ def _select_traces(raw: list[str], traces: list[tuple[int, int]], sel: _Selectio
 
 def _select_by_kind(lines: list[_Line], in_trace, anchored: set[int], text_counts: Counter[str],
                     sel: _Selection) -> None:
-    """Errors (first of each template, with context), summaries, warnings, anchors."""
+    """Errors (first of each template, with context and a count), summaries, anchors.
+    Warnings and the rest are selected by template rarity (``_select_templates``)."""
     error_first: dict[str, int] = {}
     error_counts: Counter[str] = Counter()
-    warn_first: dict[str, int] = {}
-    warn_counts: Counter[str] = Counter()
     for i, ln in enumerate(lines):
         if ln.kind == "error" and i not in in_trace:
             error_counts[ln.template] += 1
@@ -239,41 +309,159 @@ def _select_by_kind(lines: list[_Line], in_trace, anchored: set[int], text_count
                     sel.mark(k, 3)
         elif ln.kind == "summary":
             sel.mark(i, 0)
-        elif ln.kind == "warning":
-            warn_counts[ln.template] += 1
-            if ln.template not in warn_first:
-                warn_first[ln.template] = i
-                sel.mark(i, 4)
         if i in anchored:
             sel.mark(i, 0)
-    for first, counts in ((error_first, error_counts), (warn_first, warn_counts)):
-        for tpl, i in first.items():
-            if counts[tpl] > 1:
-                sel.notes[i] = _count_note(text_counts, lines[i].text, counts[tpl])
+    for tpl, i in error_first.items():
+        if error_counts[tpl] > 1:
+            sel.notes[i] = _count_note(text_counts, lines[i].text, error_counts[tpl])
 
 
-def _select_noise(lines: list[_Line], in_trace, text_counts: Counter[str], cap: int, sel: _Selection) -> None:
-    """Representatives of the biggest repeated groups, then evenly spaced one-offs.
+@dataclass
+class _TemplateStats:
+    templates: int = 0
+    one_offs: list[int] = field(default_factory=list)  # line indices of one-off templates
+    summarised: int = 0  # frequent clusters shown as one exemplar
+    folded_lines: int = 0  # lines those exemplars stand for
 
-    Only the biggest groups (a quarter of the cap) get a representative, so a log of many
-    small groups does not spend the cap on them. Stack frames and blank lines are never
-    noise groups. Room left under the cap then shows the shape of the rest.
+
+def _select_templates(lines: list[_Line], in_trace, text_counts: Counter[str], sel: _Selection,
+                      intents: frozenset[str], query: str = "") -> _TemplateStats:
+    """Rare templates whole, one exemplar (with count and what varies) per frequent one.
+
+    Keys are clustered (Drain). A key seen at most ``rare_max`` times is rare and all its
+    lines are kept: at priority 1 when its whole cluster is rare too (an event unlike the
+    rest of the log), at priority 3 when it is a variant of a frequent cluster ("Setting up
+    <package> …" for the 300th package), so real one-offs win the budget. Each frequent
+    cluster shows its first line with a note like
+    ``… 312 similar lines: "connection from <*> closed" (10:02:11–10:59:58; 14 distinct)``,
+    and a cluster of a few frequent keys ("frontend: Dialog", "frontend: Readline") shows
+    the first line of each key too.
     """
-    other_counts = Counter(ln.template for i, ln in enumerate(lines)
-                           if ln.kind == "other" and ln.template and i not in in_trace)
-    first: dict[str, int] = {}
+    n = len(lines)
+    rows_of: dict[str, list[int]] = {}
     for i, ln in enumerate(lines):
-        if ln.kind == "other" and other_counts[ln.template] >= 3 and ln.template not in first and i not in in_trace:
-            first[ln.template] = i
-    for tpl, i in sorted(first.items(), key=lambda kv: (-other_counts[kv[0]], kv[1]))[:max(1, cap // 4)]:
-        sel.mark(i, 5)
-        sel.notes.setdefault(i, _count_note(text_counts, lines[i].text, other_counts[tpl]))
-    singles = [i for i, ln in enumerate(lines) if i not in sel.keep and i not in in_trace
-               and ln.kind == "other" and ln.template and other_counts[ln.template] < 3]
-    room = cap - len(sel.keep)
-    if room > 0 and singles:
-        for i in singles[::max(1, len(singles) // room)][:room]:
-            sel.mark(i, 6)
+        if ln.kind in ("other", "warning") and i not in in_trace and ln.text.strip():
+            rows_of.setdefault(ln.template, []).append(i)
+    rare_max = max(2, n // 1000)
+    stats = _TemplateStats(templates=len(rows_of))
+    miner = TemplateMiner(header=header_tokens(list(rows_of)))
+    for key, rows in rows_of.items():
+        miner.add(key, len(rows))
+    for key, rows in rows_of.items():
+        if len(rows) > rare_max:
+            continue
+        if len(rows) == 1:
+            stats.one_offs.append(rows[0])
+        # A question about rare events lifts templates seen a few times too. Variants of
+        # bigger clusters go later (3.1 … 3.3): "Creating group polkitd" (a cluster of 5)
+        # before "Setting up libfoo" (a cluster of 400).
+        size = miner.cluster_of(key).count
+        # A small cluster of one-offs ("MASTER <-> REPLICA sync: <*>" five times, each
+        # with another step) is a run of distinct events, not a frequent one.
+        # So is the odd variant of a frequent event when the cluster has few variants
+        # ("flags=M" once among 42 "flags=N" closes: the master's connection).
+        cluster = miner.cluster_of(key)
+        own = (len(rows) == 1 and (size <= max(rare_max, _SMALL_CLUSTER) or len(cluster.keys) <= _FEW_KEYS)) \
+            or size <= rare_max
+        prio = (1 if len(rows) == 1 or "one_off" in intents else 2) if own else \
+            3.1 if size <= 30 else 3.2 if size <= 300 else 3.3
+        for i in rows:
+            sel.mark(i, prio)
+    for key, rows in rows_of.items():
+        if lines[rows[0]].kind == "warning":
+            sel.mark(rows[0], 1)  # every kind of warning, once
+    asked = content_lemmas(query)
+    for c in miner.clusters:
+        if asked and 1 < c.count <= _ASKED_MAX_SHARE * n and any(names_content_word(t, asked) for t in c.tokens
+                                         if t != WILDCARD and "#" not in t):
+            # The question names this kind of event ("which packages were upgraded?"
+            # and "… upgrade libcap2 …"): its lines come right after the one-offs. A
+            # word found in most of the log ("worker" in a worker's log) names nothing.
+            for k in c.keys:
+                for i in rows_of[k]:
+                    sel.mark(i, 1.5)
+        if c.count <= rare_max:
+            continue
+        rows = sorted(i for k in c.keys for i in rows_of[k]) if len(c.keys) > 1 else rows_of[c.keys[0]]
+        first, last = rows[0], rows[-1]
+        sel.mark(first, 1)
+        frequent_keys = [k for k in c.keys if len(rows_of[k]) > rare_max]
+        if 1 < len(frequent_keys) <= _FEW_KEYS:
+            for k in frequent_keys:
+                sel.mark(rows_of[k][0], 2)
+        if "last" in intents or "change" in intents:
+            sel.mark(last, 1)
+        if "extreme" in intents:
+            for k in extreme_rows(c.tokens, [lines[i].text for i in rows]):
+                sel.mark(rows[k], 1)
+        stats.summarised += 1
+        stats.folded_lines += len(rows)
+        sel.notes[first] = _template_note(c.tokens, [lines[i].text for i in _spread_rows(rows)], rows,
+                                          text_counts, lines[first].text)
+    return stats
+
+
+def _lines_naming_content_words(lowered: _Lowered, query: str, n: int) -> set[int]:
+    """Lines naming a content word of the question that few lines name ("where does the
+    pinentry alternative point?" -> the two pinentry lines): a word in more than
+    ``max(10, 2 %)`` of the lines (the log's own vocabulary) is not a lead."""
+    out: set[int] = set()
+    limit = max(_WORD_HIT_MIN, round(_WORD_HIT_SHARE * n))
+    for w in sorted(content_lemmas(query)):
+        if len(w) < 4:
+            continue
+        hits = _lines_naming(lowered.text, lowered.starts, (w,))
+        if len(hits) <= limit:
+            out.update(hits)
+    return out
+
+
+def _top_value_lines(raw: list[str], in_trace) -> set[int]:
+    """For "largest/slowest" questions: among lines of one token count (at least 20),
+    each position holding a plain number in most of them ranks its lines; the top
+    ``_TOP_K`` and the bottom 3 are kept (``du`` output: the 20 biggest entries). At most
+    two positions per token count; timestamps and ids with letters are not numbers."""
+    by_len: dict[int, list[tuple[int, list[str]]]] = {}
+    for i, t in enumerate(raw):
+        if i not in in_trace:
+            parts = t.split()
+            if 1 < len(parts) <= 40:
+                by_len.setdefault(len(parts), []).append((i, parts))
+    out: set[int] = set()
+    for rows in by_len.values():
+        if len(rows) < 20:
+            continue
+        ntok = len(rows[0][1])
+        used = 0
+        for pos in range(ntok):
+            vals = [(float(p[pos]), i) for i, p in rows if _PLAIN_NUMBER.match(p[pos])]
+            if len(vals) < 0.8 * len(rows) or len({v for v, _ in vals}) < 3:
+                continue
+            vals.sort()
+            out.update(i for _, i in vals[-_TOP_K:])
+            out.update(i for _, i in vals[:3])
+            used += 1
+            if used == 2:
+                break
+    return out
+
+
+def _spread_rows(rows: list[int], limit: int = 2000) -> list[int]:
+    if len(rows) <= limit:
+        return rows
+    step = (len(rows) - 1) / (limit - 1)
+    return [rows[round(k * step)] for k in range(limit)]
+
+
+def _template_note(tokens: list[str], texts: list[str], rows: list[int], text_counts: Counter[str],
+                   first_text: str) -> str:
+    if text_counts[first_text] == len(rows):
+        return f"  … repeated {len(rows)} times"
+    varies = describe(tokens, texts)
+    tpl = " ".join(display_token(t) for t in tokens)
+    if len(tpl) > 160:
+        tpl = tpl[:157] + "..."
+    return f"  … {len(rows)} similar lines: \"{tpl}\"" + (f" ({varies})" if varies else "")
 
 
 class LogCompressor:
@@ -283,33 +471,50 @@ class LogCompressor:
         raw = inp.text.splitlines()
         if len(raw) < _MIN_LINES:
             return None
-        lines, levels = _classify_lines(raw)
+        lowered = _Lowered.of(raw)
+        lines, levels = _classify_lines(raw, lowered)
         n = len(lines)
-        cap = max(5, round(inp.config.router.log_max_lines * (1.5 - _clamp(inp.aggressiveness))))
-        cap = toin_steer.budget(inp.toin, cap)  # learned budget (headroom.toin)
+        intents = intents_of(inp.query)
         sel = _Selection(n)
         traces = _trace_spans(raw)
         trace_of = _select_traces(raw, traces, sel)
         text_counts = Counter(raw)
-        _select_by_kind(lines, trace_of.keys(), anchored_indices(inp.anchors, raw, cap), text_counts, sel)
-        for i in list(range(_HEAD)) + list(range(n - _TAIL, n)):
-            sel.mark(i, 2)
-        _select_noise(lines, trace_of.keys(), text_counts, cap, sel)
+        _select_by_kind(lines, trace_of.keys(), lowered.anchored(inp.anchors, max(_ANCHOR_LIMIT, n // 50)),
+                        text_counts, sel)
+        head, tail = (_INTENT_EDGE if "first" in intents else _HEAD), (_INTENT_EDGE if "last" in intents else _TAIL)
+        for i in range(min(head, n)):
+            sel.mark(i, 0 if "first" in intents else 2)
+        for i in range(max(0, n - tail), n):
+            sel.mark(i, 0 if "last" in intents else 2)
+        stats = _select_templates(lines, trace_of.keys(), text_counts, sel, intents, inp.query)
+        # What the question names or asks to rank comes right after errors and anchors.
+        for i in _lines_naming_content_words(lowered, inp.query, n):
+            sel.mark(i, 0.5)
+        if "extreme" in intents:
+            for i in _top_value_lines(raw, trace_of.keys()):
+                sel.mark(i, 0.5)
 
-        chosen = _fit_to_cap(sel.keep, cap)
+        ceiling = _ceiling(inp, raw)
+        # One-off lines are anomalies only while they are a minority; in a listing where
+        # every line is unique (du, ls) they are the content and get no extra room.
+        vital = _VITAL_CEILING if len(stats.one_offs) <= _VITAL_MAX_SHARE * n else 1
+        chosen = _fit_to_ceiling(sel.keep, raw, ceiling, vital)
         if len(chosen) >= n:
             return None
         # A note whose line was cut would describe nothing.
         notes = {i: t for i, t in sel.notes.items() if i in chosen}
         kinds = Counter(ln.kind for ln in lines)
+        kept_one_offs = len(set(stats.one_offs).intersection(chosen))
         return Compressed(
-            text=f"{_header(n, kinds, levels, len(traces))}\n{_render(raw, chosen, notes, trace_of)}",
+            text=f"{_header(n, kinds, levels, len(traces), stats)}\n{_render(raw, chosen, notes, trace_of)}",
             items_before=n,
             items_after=len(chosen),
-            strategy="log_select",
+            strategy="log_templates",
             lossy=True,
             summary=(f"{_plural(kinds['error'], 'error line')}, {_plural(kinds['warning'], 'warning line')}, "
-                     f"{_plural(len(traces), 'stack trace')}; errors and traces kept"),
+                     f"{_plural(len(traces), 'stack trace')}; {_plural(stats.templates, 'template')}: "
+                     f"{kept_one_offs} of {len(stats.one_offs)} one-off lines kept, "
+                     f"{stats.summarised} frequent ones shown once with counts"),
         )
 
 
@@ -328,22 +533,76 @@ def _count_note(text_counts: Counter[str], text: str, count: int) -> str:
     return f"  … {count} similar lines (numbers/ids differ)"
 
 
-def _fit_to_cap(keep: dict[int, int], cap: int) -> list[int]:
-    """Drop the least important lines until the cap holds; priority 0 always stays.
+def _line_cost(line: str) -> int:
+    """Rough tokens of a kept line (4 characters a token), as rendered."""
+    return min(len(line), _MAX_LINE_CHARS) // 4 + 1
 
-    Unless there are more than twice ``cap`` of them (a log of thousands of distinct
-    errors): then the first and the last ``cap`` stay, as the first failure and the final
-    state are what explain a run, and the header still counts them all.
-    """
-    if len(keep) <= cap:
-        return sorted(keep)
-    ranked = sorted(keep, key=lambda i: (keep[i], i))
-    must = [i for i in ranked if keep[i] == 0]
-    if len(must) > 2 * cap:
-        must = must[:cap] + must[-cap:]
-    rest = [i for i in ranked if keep[i] != 0]
-    room = max(0, cap - len(must))
-    return sorted(must + rest[:room])
+
+def _ceiling(inp: CompressInput, raw: list[str]) -> int:
+    """The most tokens the kept lines may cost: a share of the log, between a floor (a
+    short log may keep most of itself) and a cap, scaled by the tool's aggressiveness."""
+    total = sum(_line_cost(t) for t in raw)
+    share = _CEILING_SHARE * (1.5 - _clamp(inp.aggressiveness))
+    scale = inp.config.router.log_max_lines / _DEFAULT_MAX_LINES
+    # A learned line budget (headroom.toin) larger than the configured line count raises
+    # the ceiling by the same factor.
+    lines = max(5, round(inp.config.router.log_max_lines * (1.5 - _clamp(inp.aggressiveness))))
+    learned = toin_steer.budget(inp.toin, lines) / lines
+    scale *= learned
+    return max(round(_CEILING_FLOOR * learned), min(round(total * share * max(1.0, scale)), round(_CEILING_CAP * scale)))
+
+
+def _spread_order(m: int) -> list[int]:
+    """0..m-1 ordered so that every prefix is spread evenly over the range (bit-reversed
+    positions): cutting the list anywhere keeps a fair sample, not the first lines."""
+    bits = max(1, (m - 1).bit_length())
+    return sorted(range(m), key=lambda k: (int(format(k, f"0{bits}b")[::-1], 2), k))
+
+
+def _fit_to_ceiling(keep: dict[int, float], raw: list[str], ceiling: int, vital: float = _VITAL_CEILING) -> list[int]:
+    """Whole priority classes while they fit, then an even spread of the first class
+    that does not; lower classes are dropped. What a reader cannot ask for unless it is
+    in view — one-off events, one exemplar per frequent template, warnings (priority up
+    to 1) — may use twice the ceiling; the rest only the ceiling. Priority 0 always
+    stays, unless it alone costs more than twice the ceiling (a log of thousands of
+    distinct errors): then its first and last lines stay, half the ceiling each, as the
+    first failure and the final state are what explain a run, and the header still
+    counts them all."""
+    by_prio: dict[float, list[int]] = {}
+    for i, p in keep.items():
+        by_prio.setdefault(p, []).append(i)
+    chosen: list[int] = []
+    spent = 0
+    for p in sorted(by_prio):
+        members = sorted(by_prio[p])
+        cost = sum(_line_cost(raw[i]) + _GAP_COST for i in members)
+        if p == 0 and cost > 2 * ceiling:
+            chosen += _ends_within(members, raw, ceiling // 2)
+            break
+        room = (vital if p <= 1 else 1) * ceiling - spent
+        if cost <= room or p == 0:
+            chosen += members
+            spent += cost
+            continue
+        for k in _spread_order(len(members)):
+            c = _line_cost(raw[members[k]]) + _GAP_COST
+            if c <= room:
+                chosen.append(members[k])
+                room -= c
+        break
+    return sorted(chosen)
+
+
+def _ends_within(members: list[int], raw: list[str], ceiling: int) -> list[int]:
+    out: set[int] = set()
+    for seq in (members, members[::-1]):
+        spent = 0
+        for i in seq:
+            spent += _line_cost(raw[i])
+            if spent > ceiling:
+                break
+            out.add(i)
+    return sorted(out)
 
 
 def _render(raw: list[str], chosen: list[int], notes: dict[int, str], trace_of: dict[int, int]) -> str:
@@ -370,11 +629,12 @@ def _render(raw: list[str], chosen: list[int], notes: dict[int, str], trace_of: 
     return "\n".join(out)
 
 
-def _header(n: int, kinds: Counter[str], levels: Counter[str], traces: int) -> str:
+def _header(n: int, kinds: Counter[str], levels: Counter[str], traces: int, stats: _TemplateStats) -> str:
     parts = [f"{kinds['error']} error", f"{kinds['warning']} warning"]
     parts += [f"{levels[k]} {k}" for k in ("notice", "info", "debug", "trace") if levels[k]]
     if traces:
         parts.append(f"{traces} stack trace{'s' if traces != 1 else ''}")
     if kinds["summary"]:
         parts.append(f"{kinds['summary']} summary line{'s' if kinds['summary'] != 1 else ''}")
+    parts.append(f"{stats.templates} templates, {len(stats.one_offs)} one-off")
     return f"[log: {n} lines; " + ", ".join(parts) + "]"

@@ -5,25 +5,25 @@
 >>> write_reports(results, "eval-results/")
 
 ``headroom eval run|report|gate`` is the command-line face of the same functions. Heavy
-parts (matplotlib, tqdm, httpx, ML models) are imported only when used.
+parts (matplotlib, tqdm, httpx, torch, llama.cpp, OCR) are imported only when used.
 """
 
-from .bfcl import BFCLItem, call_matches, find_data_dir, load_items
 from .compression import FORMATS, run_compression
 from .configs import CONFIGS, DEFAULT_CONFIGS, EvalConfig, EvalOptions
 from .gate import evaluate, format_checks, load_thresholds
-from .llm import LLMOptions, run_llm
+from .llm import COMPETENCE_FLOOR, LLMOptions, run_llm
+from .reader import load_reader
 from .report import load_results, save_results, write_reports
 from .scenarios import FAMILIES, SUITES, Probe, Scenario, build_suite
 from .scoring import bootstrap_delta, contains, exact_match, token_f1
 
 __all__ = [
+    "COMPETENCE_FLOOR",
     "CONFIGS",
     "DEFAULT_CONFIGS",
     "FAMILIES",
     "FORMATS",
     "SUITES",
-    "BFCLItem",
     "EvalConfig",
     "EvalOptions",
     "LLMOptions",
@@ -31,13 +31,11 @@ __all__ = [
     "Scenario",
     "bootstrap_delta",
     "build_suite",
-    "call_matches",
     "contains",
     "evaluate",
     "exact_match",
-    "find_data_dir",
     "format_checks",
-    "load_items",
+    "load_reader",
     "load_results",
     "load_thresholds",
     "run_compression",

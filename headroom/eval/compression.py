@@ -56,6 +56,8 @@ class CaseResult:
     markers: int
     transforms: dict[str, dict[str, float]] = field(default_factory=dict)
     error: str | None = None
+    # Real-output corpus cases: "dev" or "heldout" (sources nobody tunes on); else None.
+    split: str | None = None
 
     @property
     def never_worse(self) -> bool:
@@ -89,7 +91,7 @@ class _ConfigRun:
         self.ec = ec
         self.config = ec.build(options)
         self.store = CompressionStore(max_entries=1_000_000, ttl_seconds=self.config.ccr.store_ttl_seconds)
-        self.factory = factory
+        self.factory = ec.pipeline or factory
         self._pipelines: dict[int | None, Pipeline] = {}
 
     def pipeline(self, budget: int | None) -> Pipeline:
@@ -112,7 +114,8 @@ class _ConfigRun:
         p.memo = CompressionMemo(read_store=False)
         messages, model, system = _request(scenario, probe, fmt)
         base = {"config": self.ec.name, "family": scenario.family, "scenario": scenario.id, "size": scenario.size,
-                "seed": scenario.seed, "format": fmt, "probe_kind": probe.kind, "question": probe.question}
+                "seed": scenario.seed, "format": fmt, "probe_kind": probe.kind, "question": probe.question,
+                "split": scenario.meta.get("split")}
         t0 = time.perf_counter()
         try:
             result = compress(messages, model=model, system=system, pipeline=p)
@@ -122,7 +125,7 @@ class _ConfigRun:
                               lost=len(probe.evidence), lost_strings=list(probe.evidence), markers=0,
                               error=f"{type(exc).__name__}: {exc}")
         latency = (time.perf_counter() - t0) * 1000
-        visible = visible_text(result.conversation)
+        visible = visible_text(result.conversation, probe.question)
         rec = recoverable_text(visible, self.store)
         if scenario.has_image:
             visible, rec = with_image_evidence(probe.evidence, result.conversation, visible, rec)
@@ -160,9 +163,10 @@ def summarize(cases: list[CaseResult]) -> dict[str, Any]:
         "kept": kept,
         "recoverable": rec,
         "lost": ev - kept - rec,
-        # "Fact retention" counts a fact as retained when the model can still get at it.
-        "fact_retention": (kept + rec) / ev if ev else 1.0,
-        "kept_ratio": kept / ev if ev else 1.0,
+        # Two numbers, never summed into one: what the reader sees, and what it could only
+        # get back by calling headroom_retrieve (a bare marker scores 0 in view, 1 here).
+        "in_view_retention": kept / ev if ev else 1.0,
+        "recoverable_only": rec / ev if ev else 0.0,
         "never_worse": all(c.never_worse for c in cases),
         "latency_ms_median": statistics.median(lat),
         "latency_ms_p95": lat[min(len(lat) - 1, round(0.95 * (len(lat) - 1)))],
@@ -200,7 +204,8 @@ def run_compression(
         ec = known.get(name)
         if ec is None:
             raise ValueError(f"unknown configuration {name!r}; expected one of {', '.join(known)}")
-        entry: dict[str, Any] = {"name": name, "description": ec.description, "status": "ok", "reason": None}
+        entry: dict[str, Any] = {"name": name, "description": ec.description, "status": "ok", "reason": None,
+                                 "label": ec.label(options)}
         configs_out.append(entry)
         reason = ec.precondition(options)
         if reason:
@@ -228,14 +233,19 @@ def run_compression(
             continue
         fams: dict[str, list[CaseResult]] = defaultdict(list)
         kinds: dict[str, list[CaseResult]] = defaultdict(list)
+        splits: dict[str, list[CaseResult]] = defaultdict(list)
         for c in mine:
             fams[c.family].append(c)
             kinds[c.probe_kind].append(c)
+            if c.split:
+                splits[c.split].append(c)
         by_config[entry["name"]] = {
             "overall": summarize(mine),
             "families": {f: summarize(cs) for f, cs in fams.items()},
             # Which kind of fact suffers first: spikes, errors, anomalies, looked-up items.
             "probe_kinds": {k: summarize(cs) for k, cs in sorted(kinds.items())},
+            # The real-output corpus per split; "heldout" sources are never tuned on.
+            "corpus_splits": {k: summarize(cs) for k, cs in sorted(splits.items())},
             "transforms": summarize_transforms(mine),
         }
     return {

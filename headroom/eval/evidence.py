@@ -1,5 +1,10 @@
-"""Is a fact still there? Kept (verbatim in what the model sees), recoverable (behind a
-retrieval marker whose original contains it), or lost."""
+"""Is a fact still there? In view (verbatim in what the model reads, the question itself
+excluded), recoverable only (not in view, but inside a CCR original behind a marker the
+model can retrieve), or lost.
+
+The question is excluded because a fact the question already states proves nothing about
+the compressor; scenario generators also refuse probes whose evidence is in the question.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +12,17 @@ from dataclasses import dataclass
 
 from ..ccr.markers import find_hashes
 from ..ccr.store import CompressionStore
-from ..formats.model import BlockKind, Conversation
+from ..formats.model import Conversation
 
 # Retrieved originals can hold markers themselves (a dropped turn whose tool output was
 # already compressed); follow them this deep.
 _MAX_DEPTH = 3
 
 
-def visible_text(conv: Conversation) -> str:
-    """Every piece of text the model will read, system prompt and tool calls included."""
-    return "\n".join(b.text for _, _, b in conv.blocks() if b.text)
+def visible_text(conv: Conversation, question: str | None = None) -> str:
+    """Every piece of text the model will read, system prompt and tool calls included,
+    except blocks that are exactly ``question``."""
+    return "\n".join(b.text for _, _, b in conv.blocks() if b.text and b.text != question)
 
 
 def recoverable_text(text: str, store: CompressionStore | None) -> str:
@@ -42,18 +48,18 @@ def recoverable_text(text: str, store: CompressionStore | None) -> str:
     return "\n".join(out)
 
 
-def shows_image(conv: Conversation) -> bool:
-    return any(b.kind is BlockKind.IMAGE for _, _, b in conv.blocks())
-
-
 def with_image_evidence(evidence: tuple[str, ...], conv: Conversation, visible: str, recoverable: str) -> tuple[str, str]:
-    """Facts that live in pixels: kept while an image is still shown to the model,
-    recoverable when the image was replaced and its original is behind a marker."""
-    facts = "\n".join(evidence)
-    if shows_image(conv):
-        return f"{visible}\n{facts}", recoverable
+    """Facts that live in pixels: in view when OCR reads them from the image as sent (see
+    :mod:`headroom.eval.pixels`), recoverable when the original image is behind a marker,
+    else lost. OCR transcriptions that replaced an image are already in ``visible``."""
+    from .pixels import normalize, sent_image_text
+
+    seen = sent_image_text(conv)
+    in_view = [e for e in evidence if seen and normalize(e) in seen]
+    if in_view:
+        visible = "\n".join([visible, *in_view])
     if "data:image/" in recoverable:
-        return visible, f"{recoverable}\n{facts}"
+        recoverable = "\n".join([recoverable, *evidence])
     return visible, recoverable
 
 

@@ -1,18 +1,23 @@
 """The LLM-backed runner: does the model still answer correctly from compressed context?
 
-Any OpenAI-compatible Chat Completions endpoint works (``--llm-base-url``, ``--llm-model``,
-key from ``HEADROOM_EVAL_API_KEY`` or ``OPENAI_API_KEY``). Each probe is asked in up to
-three arms:
+The reader is any OpenAI-compatible Chat Completions endpoint (``--llm-base-url``,
+``--llm-model``, key from ``HEADROOM_EVAL_API_KEY`` or ``OPENAI_API_KEY``) or a local model
+loaded in-process (``--reader PATH``, :mod:`headroom.eval.reader`). Each probe is asked in
+these arms:
 
 - ``original``: the uncompressed conversation;
-- ``compressed``: compressed by headroom, with the ``headroom_retrieve`` tool offered when
+- ``compressed``: compressed by headroom, no tool offered (what the reader sees in view);
+- ``compressed_retrieve``: the same, with the ``headroom_retrieve`` tool offered when
   markers are present; retrieve calls are answered from the CCR store with
   :mod:`headroom.ccr.responses` (the proxy's own logic) and the call continues;
 - ``proxy``: the original conversation sent through a running headroom proxy
   (``--proxy-url``), so compression and the retrieve loop happen there.
 
 Scores: exact match, contains, token F1; the accuracy delta of each arm against
-``original`` with a paired bootstrap CI; tokens and cost.
+``original`` with a paired bootstrap CI; tokens and cost. A reader must first answer from
+the originals: below :data:`COMPETENCE_FLOOR` original-context accuracy its deltas are
+marked "reader not competent" and the gate ignores them. Probes without an expected
+answer (the real-output corpus judges facts, not answers) are not asked.
 """
 
 from __future__ import annotations
@@ -20,7 +25,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -32,7 +36,6 @@ from ..config import HeadroomConfig
 from ..exchange import retrieve_round
 from ..formats import OPENAI_CHAT, openai_chat
 from ..transforms.router import CompressionMemo
-from .bfcl import ask_bfcl
 from .compression import PipelineFactory, default_pipeline_factory
 from .configs import with_context_budget
 from .scenarios import Probe, Scenario
@@ -51,6 +54,7 @@ class LLMOptions:
     price_out_per_mtok: float = 0.0
     max_retrieve_rounds: int = 3
     bootstrap_rounds: int = 2000
+    competence_floor: float = 0.70  # see COMPETENCE_FLOOR
 
     @staticmethod
     def key_from_env() -> str | None:
@@ -157,6 +161,11 @@ def _arm_summary(rows: list[dict[str, Any]], options: LLMOptions) -> dict[str, A
     }
 
 
+# Original-context accuracy (contains) a reader needs before its deltas say anything
+# about compression: a reader that cannot answer from the originals fails for its own reasons.
+COMPETENCE_FLOOR = 0.70
+
+
 def summarize_arms(cases: list[dict[str, Any]], options: LLMOptions, metric: str = "contains") -> dict[str, Any]:
     arms: dict[str, list[dict[str, Any]]] = {}
     for c in cases:
@@ -180,10 +189,13 @@ def run_llm(
     pipeline_factory: PipelineFactory = default_pipeline_factory,
     transport: Any = None,
     proxy_transport: Any = None,
-    bfcl_items: Iterable[Any] = (),
+    endpoint: Any = None,
     progress: bool = True,
 ) -> dict[str, Any]:
-    """Ask every probe in every arm; return the ``llm`` section of a results document."""
+    """Ask every probe in every arm; return the ``llm`` section of a results document.
+
+    ``endpoint`` (anything with ``complete(body)`` and ``close()``, e.g. a local reader)
+    replaces the HTTP endpoint at ``options.base_url``."""
     config = config or HeadroomConfig()
     store = CompressionStore(max_entries=1_000_000, ttl_seconds=config.ccr.store_ttl_seconds)
     pipelines: dict[int | None, Any] = {}
@@ -193,32 +205,32 @@ def run_llm(
             pipelines[budget] = pipeline_factory(with_context_budget(config, budget), store)
         return pipelines[budget]
 
-    llm = ChatEndpoint(options.base_url, options.api_key, options.timeout_s, transport)
+    llm = endpoint or ChatEndpoint(options.base_url, options.api_key, options.timeout_s, transport)
     proxy = ChatEndpoint(options.proxy_url, options.api_key, options.timeout_s, proxy_transport) if options.proxy_url else None
     started = time.time()
     cases: list[dict[str, Any]] = []
-    work = [(s, p) for s in scenarios for p in s.probes]
+    work = [(s, p) for s in scenarios for p in s.probes if p.expected]
     try:
         for s, probe in _progress(work, "llm", progress):
             cases.extend(_ask_probe(s, probe, options, llm, proxy, pipeline_for(s.context_budget), store))
-        bfcl_cases = []
-        for item in _progress(list(bfcl_items), "bfcl", progress):
-            bfcl_cases.extend(ask_bfcl(item, options, llm, proxy, pipeline_for(None)))
     finally:
         llm.close()
         if proxy:
             proxy.close()
-    result: dict[str, Any] = {
+    arms = summarize_arms(cases, options)
+    original = arms.get("original", {}).get("contains", 0.0)
+    return {
         "model": options.model,
         "base_url": options.base_url,
         "proxy_url": options.proxy_url,
         "duration_s": round(time.time() - started, 2),
-        "arms": summarize_arms(cases, options),
+        # Read first: the deltas below mean something only when the reader is competent.
+        "original_accuracy": original,
+        "competence_floor": options.competence_floor,
+        "reader_competent": bool(cases) and original >= options.competence_floor,
+        "arms": arms,
         "cases": cases,
     }
-    if bfcl_cases:
-        result["bfcl"] = {"arms": summarize_arms(bfcl_cases, options, metric="contains"), "cases": bfcl_cases}
-    return result
 
 
 def _ask_probe(s: Scenario, probe: Probe, options: LLMOptions, llm: ChatEndpoint, proxy: ChatEndpoint | None,
@@ -237,7 +249,9 @@ def _ask_probe(s: Scenario, probe: Probe, options: LLMOptions, llm: ChatEndpoint
     try:
         compressed = compress(messages, model=options.model, pipeline=pipeline).messages
     except Exception as exc:  # noqa: BLE001 (a compression crash is a scored failure of that arm)
-        record("compressed", Answer(error=f"compress failed: {type(exc).__name__}: {exc}"))
+        failed = Answer(error=f"compress failed: {type(exc).__name__}: {exc}")
+        record("compressed", failed)
+        record("compressed_retrieve", failed)
         compressed = None
     if compressed is None:
         if proxy is not None:
@@ -245,7 +259,8 @@ def _ask_probe(s: Scenario, probe: Probe, options: LLMOptions, llm: ChatEndpoint
         return rows
     has_markers = any(find_hashes(m.get("content")) for m in compressed if isinstance(m.get("content"), str))
     tools = [retrieve_tool_definition(OPENAI_CHAT)] if has_markers else None
-    record("compressed", ask(llm, _body(options, compressed, tools), store, options.max_retrieve_rounds))
+    record("compressed", ask(llm, _body(options, compressed)))
+    record("compressed_retrieve", ask(llm, _body(options, compressed, tools), store, options.max_retrieve_rounds))
     if proxy is not None:
         record("proxy", ask(proxy, _body(options, messages)))
     return rows

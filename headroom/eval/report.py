@@ -36,41 +36,53 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def _retention(s: dict[str, Any]) -> list[str]:
+    """In view and recoverable only, as share and count; then lost facts."""
+    return [f"{_pct(s['in_view_retention'])} ({s['kept']})", f"{_pct(s['recoverable_only'])} ({s['recoverable']})",
+            str(s["lost"])]
+
+
 # -- tables (rows of strings) ----------------------------------------------------------
 Table = tuple[list[str], list[list[str]]]
 
 
 def config_table(results: dict[str, Any]) -> Table:
-    head = ["config", "status", "cases", "tokens before", "tokens after", "savings", "fact retention", "kept",
-            "recoverable", "lost", "median ms", "p95 ms", "never worse"]
+    head = ["config", "status", "cases", "tokens before", "tokens after", "savings", "in view",
+            "recoverable only", "lost", "median ms", "p95 ms", "never worse"]
     rows = []
     for c in results.get("configs", []):
         s = results.get("summary", {}).get(c["name"], {}).get("overall")
         if c["status"] != "ok" or not s:
             rows.append([c["name"], f"skipped: {c.get('reason') or 'no cases'}"] + [""] * (len(head) - 2))
             continue
-        rows.append([c["name"], "ok", str(s["cases"]), f"{s['tokens_before']:,}", f"{s['tokens_after']:,}",
-                     _pct(s["savings"]), _pct(s["fact_retention"]), str(s["kept"]), str(s["recoverable"]),
-                     str(s["lost"]), f"{s['latency_ms_median']:.1f}", f"{s['latency_ms_p95']:.1f}",
+        rows.append([c["name"], f"ok ({c['label']})" if c.get("label") else "ok", str(s["cases"]), f"{s['tokens_before']:,}", f"{s['tokens_after']:,}",
+                     _pct(s["savings"]), *_retention(s), f"{s['latency_ms_median']:.1f}", f"{s['latency_ms_p95']:.1f}",
                      "yes" if s["never_worse"] else "NO"])
     return head, rows
 
 
 def family_table(results: dict[str, Any], config: str) -> Table:
-    head = ["family", "cases", "tokens before", "tokens after", "savings", "fact retention", "kept", "recoverable",
-            "lost", "median ms"]
+    head = ["family", "cases", "tokens before", "tokens after", "savings", "in view", "recoverable only", "lost",
+            "median ms"]
     rows = []
     for fam, s in sorted(results["summary"][config]["families"].items()):
         rows.append([fam, str(s["cases"]), f"{s['tokens_before']:,}", f"{s['tokens_after']:,}", _pct(s["savings"]),
-                     _pct(s["fact_retention"]), str(s["kept"]), str(s["recoverable"]), str(s["lost"]),
-                     f"{s['latency_ms_median']:.1f}"])
+                     *_retention(s), f"{s['latency_ms_median']:.1f}"])
+    return head, rows
+
+
+def split_table(results: dict[str, Any], config: str) -> Table:
+    """The real-output corpus, one line per split (held-out sources on their own line)."""
+    head = ["corpus split", "cases", "tokens before", "tokens after", "savings", "in view", "recoverable only", "lost"]
+    rows = [[k, str(s["cases"]), f"{s['tokens_before']:,}", f"{s['tokens_after']:,}", _pct(s["savings"]), *_retention(s)]
+            for k, s in results["summary"][config].get("corpus_splits", {}).items()]
     return head, rows
 
 
 def kind_table(results: dict[str, Any], config: str) -> Table:
-    head = ["fact kind", "cases", "evidence", "kept", "recoverable", "lost", "fact retention"]
-    rows = [[k, str(s["cases"]), str(s["evidence"]), str(s["kept"]), str(s["recoverable"]), str(s["lost"]),
-             _pct(s["fact_retention"])] for k, s in results["summary"][config].get("probe_kinds", {}).items()]
+    head = ["fact kind", "cases", "evidence", "in view", "recoverable only", "lost"]
+    rows = [[k, str(s["cases"]), str(s["evidence"]), *_retention(s)]
+            for k, s in results["summary"][config].get("probe_kinds", {}).items()]
     return head, rows
 
 
@@ -93,15 +105,31 @@ def lost_table(results: dict[str, Any], limit: int = 30) -> Table:
 
 
 def llm_table(results: dict[str, Any]) -> Table:
+    """Accuracy per arm, original first; deltas only mean something for a competent reader."""
+    llm = results.get("llm", {})
+    competent = llm.get("reader_competent", True)
     head = ["arm", "n", "exact", "contains", "token F1", "Δ contains vs original (95% CI)", "prompt tokens",
-            "retrieve calls", "cost $"]
+            "retrieve calls", "errors", "cost $"]
     rows = []
-    for arm, s in results.get("llm", {}).get("arms", {}).items():
+    for arm, s in llm.get("arms", {}).items():
         d = s.get("delta_contains")
         delta = "" if d is None else f"{100 * d['mean']:+.1f} pts [{100 * d['lo']:+.1f}, {100 * d['hi']:+.1f}]"
+        if delta and not competent:
+            delta += " (reader not competent)"
         rows.append([arm, str(s["n"]), _pct(s["exact"]), _pct(s["contains"]), f"{s['f1']:.3f}", delta,
-                     f"{s['prompt_tokens']:,}", str(s.get("retrieve_calls", 0)), f"{s.get('cost_usd', 0.0):.4f}"])
+                     f"{s['prompt_tokens']:,}", str(s.get("retrieve_calls", 0)), str(s.get("errors", 0)),
+                     f"{s.get('cost_usd', 0.0):.4f}"])
     return head, rows
+
+
+def reader_headline(results: dict[str, Any]) -> str:
+    """The first thing a reader-backed report says: can this reader answer from the originals?"""
+    llm = results["llm"]
+    acc, floor = llm.get("original_accuracy", 0.0), llm.get("competence_floor", 0.7)
+    verdict = ("competent: the deltas below measure compression" if llm.get("reader_competent")
+               else f"reader not competent (below the {_pct(floor)} floor): the deltas below are not evidence about "
+                    "compression and the gate ignores them")
+    return f"Original-context accuracy of {llm.get('model', 'the reader')}: **{_pct(acc)}** — {verdict}."
 
 
 def markdown(table: Table) -> str:
@@ -120,15 +148,17 @@ def _html_table(table: Table) -> str:
 
 def _sections(results: dict[str, Any]) -> list[tuple[str, Table]]:
     out: list[tuple[str, Table]] = []
+    if results.get("llm"):  # a reader-backed run leads with the reader's accuracy
+        out.append((f"Reader accuracy — {results['llm'].get('model', '')}", llm_table(results)))
     if results.get("configs"):
         out.append(("Configurations", config_table(results)))
         for name in results.get("summary", {}):
             out.append((f"Per family — {name}", family_table(results, name)))
+            if results["summary"][name].get("corpus_splits"):
+                out.append((f"Real-output corpus per split — {name}", split_table(results, name)))
             out.append((f"Per fact kind — {name}", kind_table(results, name)))
             out.append((f"Per transform — {name}", transform_table(results, name)))
         out.append(("Lost evidence (first 30)", lost_table(results)))
-    if results.get("llm"):
-        out.append((f"LLM-backed accuracy — {results['llm'].get('model', '')}", llm_table(results)))
     return out
 
 
@@ -141,6 +171,8 @@ def _meta_line(results: dict[str, Any]) -> str:
 
 def render_markdown(results: dict[str, Any], plots: list[Path] | None = None) -> str:
     parts = ["# headroom eval report", "", _meta_line(results), ""]
+    if results.get("llm"):
+        parts += [reader_headline(results), ""]
     for title, table in _sections(results):
         parts += [f"## {title}", "", markdown(table), ""]
     for p in plots or []:
@@ -157,6 +189,8 @@ def render_html(results: dict[str, Any], plots: list[Path] | None = None) -> str
     head = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>headroom eval report</title><style>{_CSS}</style>"
             "</head><body><h1>headroom eval report</h1>")
     parts = [head, f"<p>{html.escape(_meta_line(results))}</p>"]
+    if results.get("llm"):
+        parts.append(f"<p>{html.escape(reader_headline(results)).replace('**', '')}</p>")
     for title, table in _sections(results):
         parts.append(f"<h2>{html.escape(title)}</h2>{_html_table(table)}")
     for p in plots or []:

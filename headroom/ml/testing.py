@@ -71,6 +71,7 @@ def build_xlm_roberta(directory: str | Path, *, hidden: int = 32, layers: int = 
                               max_position_embeddings=514, pad_token_id=tok.token_to_id("<pad>"),
                               bos_token_id=tok.token_to_id("<s>"), eos_token_id=tok.token_to_id("</s>"),
                               num_labels=2)
+    config.headroom_untrained = True  # random weights: the eval labels its results "untrained"
     XLMRobertaForTokenClassification(config).save_pretrained(out)
     return out
 
@@ -108,5 +109,6 @@ def build_bert(directory: str | Path, *, hidden: int = 32, layers: int = 2, head
     config = BertConfig(vocab_size=tok.get_vocab_size(), hidden_size=hidden, num_hidden_layers=layers,
                         num_attention_heads=heads, intermediate_size=intermediate, max_position_embeddings=512,
                         pad_token_id=tok.token_to_id("[PAD]"), num_labels=2)
+    config.headroom_untrained = True  # random weights: the eval labels its results "untrained"
     BertForTokenClassification(config).save_pretrained(out)
     return out

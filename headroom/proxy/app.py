@@ -5,7 +5,8 @@ Routes
   POST /v1/messages/count_tokens, any other /v1/*          forwarded untouched
   POST /v1/compress                                        compress a body, return it
   POST /v1/retrieve, GET /v1/retrieve/{hash}, GET /v1/retrieve/stats
-  GET  /v1/feedback, /v1/feedback/{tool}, /health, /stats, /metrics
+  GET  /v1/feedback, /v1/feedback/{tool}, /v1/toin/stats, /v1/toin/patterns[/{signature}],
+       /health, /stats, /metrics
 """
 
 from __future__ import annotations
@@ -187,6 +188,34 @@ def create_app(
         if data is None:
             return error_response(404, f"no feedback recorded for tool {tool!r}", "not_found")
         return JSONResponse(data)
+
+    def _toin_off() -> Response:
+        return error_response(501, "TOIN is disabled (toin.enabled)", "not_implemented")
+
+    @app.get("/v1/toin/stats")
+    async def toin_stats() -> Response:
+        if pipeline.toin is None:
+            return _toin_off()
+        return JSONResponse(await asyncio.to_thread(pipeline.toin.stats))
+
+    @app.get("/v1/toin/patterns")
+    async def toin_patterns() -> Response:
+        if pipeline.toin is None:
+            return _toin_off()
+
+        def all_patterns() -> list[dict[str, Any]]:
+            return [pipeline.toin.pattern(s, fresh=True).to_dict() for s in pipeline.toin.signatures()]
+
+        return JSONResponse({"patterns": await asyncio.to_thread(all_patterns)})
+
+    @app.get("/v1/toin/patterns/{signature}")
+    async def toin_pattern(signature: str) -> Response:
+        if pipeline.toin is None:
+            return _toin_off()
+        found = await asyncio.to_thread(pipeline.toin.find, signature)
+        if found is None:
+            return error_response(404, f"no single signature starts with {signature!r}", "not_found")
+        return JSONResponse(found.to_dict())
 
     @app.get("/health")
     async def health() -> Response:

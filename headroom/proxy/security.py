@@ -2,7 +2,7 @@
 
 - Host header allowlist (DNS rebinding: a web page on evil.example resolving to
   127.0.0.1 must not reach the proxy with the user's browser).
-- Admin routes (stored originals, stats, metrics, feedback) answer loopback clients only,
+- Admin routes (stored originals, stats, metrics, feedback, learned patterns) answer loopback clients only,
   unless an admin token is configured and presented.
 - Paths that could leave the upstream base (``..``, encoded dots or slashes, NULs) are
   refused with 400 before any route sees them (headroom.proxy.paths).
@@ -20,7 +20,7 @@ from typing import Any
 from .config import ProxyConfig
 from .paths import path_problem, raw_path
 
-ADMIN_PREFIXES = ("/v1/retrieve", "/v1/feedback", "/stats", "/metrics")
+ADMIN_PREFIXES = ("/v1/retrieve", "/v1/feedback", "/v1/toin", "/stats", "/metrics")
 
 
 class _BodyTooLarge(Exception):

@@ -9,12 +9,15 @@ waits on storage beyond one batched write a second.
 
 from __future__ import annotations
 
+import functools
 import json
+import logging
 import re
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .backends import Deltas, ToinBackend
@@ -25,6 +28,7 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9_.\-]*")
 _PARTS = re.compile(r"[a-z0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 EXPORT_FORMAT = "headroom-toin/1"
+log = logging.getLogger("headroom.toin")
 
 
 def query_words(text: str) -> set[str]:
@@ -32,15 +36,20 @@ def query_words(text: str) -> set[str]:
     return words | {p for w in words for p in _PARTS.findall(w)}
 
 
+@functools.lru_cache(maxsize=4096)  # field names repeat on every call of a tool
+def _name_forms(name: str) -> tuple[str, str, tuple[str, ...]]:
+    low = _CAMEL.sub("_", name).lower()
+    return low, name.lower(), tuple(p for p in _PARTS.findall(low) if len(p) >= 3 and p not in ("the", "and", "for"))
+
+
 def names_field(name: str, words: set[str]) -> bool:
     """Does a question (its lowercased words) name the field ``name``?
 
     By the whole name (``latency_ms``) or by every part of three letters or more
     (``latency`` for ``latency_ms``, ``created at`` for ``createdAt``)."""
-    low = _CAMEL.sub("_", name).lower()
-    if low in words or name.lower() in words:
+    low, lower, parts = _name_forms(name)
+    if low in words or lower in words:
         return True
-    parts = [p for p in _PARTS.findall(low) if len(p) >= 3 and p not in ("the", "and", "for")]
     return bool(parts) and all(p in words for p in parts)
 
 
@@ -70,13 +79,31 @@ class Toin:
         self._deltas: Deltas = {}
         self._meta: dict[str, dict[str, str]] = {}
         self._last_flush = clock()
+        # Batches handed to the writer thread and not yet committed. Reads add them (and
+        # the buffer) to what the backend holds, under ``_io``, which a commit also
+        # holds: a process always sees all of its own observations, however slow the
+        # disk or Redis, and a request never waits for a write.
+        self._inflight: list[tuple[Deltas, dict[str, dict[str, str]]]] = []
+        self._io = threading.Lock()
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="headroom-toin")
         self._patterns: dict[str, tuple[float, Pattern]] = {}
         # CCR hash -> (profile, strategy): what was compressed here, for attributing
         # later questions and retrievals. In memory only (profiles hold sample values).
         self._outputs: OrderedDict[str, tuple[Profile, str]] = OrderedDict()
         self._asked: OrderedDict[tuple[str, int], None] = OrderedDict()
         self._whole: OrderedDict[str, None] = OrderedDict()
+        self._described: OrderedDict[tuple[str, str], None] = OrderedDict()
         self._max_tracked = max_tracked
+
+    @property
+    def store_id(self) -> tuple:
+        """Where the counters live: equal for two learners writing the same place."""
+        b = self.backend
+        if hasattr(b, "path"):
+            return ("sqlite", str(b.path))
+        if hasattr(b, "prefix"):
+            return ("redis", repr(b._r.connection_pool), b.prefix)
+        return ("memory", id(b))
 
     # -- signatures and hints -------------------------------------------------------
 
@@ -90,14 +117,24 @@ class Toin:
         return profile(self.key, parsed, kind, tool_name)
 
     def pattern(self, signature: str, *, fresh: bool = False) -> Pattern:
+        """The learned pattern, from a cache re-read every ``refresh_seconds``.
+
+        Re-read inline (one indexed read of one signature's counters, about a tenth of
+        a millisecond on SQLite) rather than in a background thread: then what a request
+        sees depends only on the clock, and a replay with a scripted clock is exact."""
         now = self.clock()
         with self._lock:
             hit = self._patterns.get(signature)
         if hit is not None and not fresh and now - hit[0] < self.config.refresh_seconds:
             return hit[1]
-        self.flush()
-        p = build_pattern(signature, self.backend.counts(signature), self.backend.meta(signature),
-                          self.config.min_observations)
+        with self._io:
+            counts, meta = self.backend.counts(signature), self.backend.meta(signature)
+            with self._lock:
+                for d, m in [*self._inflight, (self._deltas, self._meta)]:
+                    for k, n in d.get(signature, {}).items():
+                        counts[k] = counts.get(k, 0) + n
+                    meta.update(m.get(signature, {}))
+        p = build_pattern(signature, counts, meta, self.config.min_observations)
         with self._lock:
             self._patterns[signature] = (now, p)
         return p
@@ -116,7 +153,7 @@ class Toin:
                 row[k] = row.get(k, 0) + n
             due = self.clock() - self._last_flush >= self.config.flush_seconds
         if due:
-            self.flush()
+            self.flush(wait=False)
 
     def _remember(self, od: OrderedDict, key: Any, value: Any = None) -> bool:
         """Add ``key``; False when it was there already. Bounded (oldest forgotten)."""
@@ -130,21 +167,25 @@ class Toin:
             return True
 
     def observe_compression(self, prof: Profile, *, strategy: str | None, items_before: int, items_after: int,
-                            lossy: bool, ccr_hash: str | None, query: str = "") -> None:
+                            lossy: bool, ccr_hash: str | None, query: str = "", steered: bool = False) -> None:
         counts: list[tuple[str, int]] = [("seen", 1)]
         for f in prof.fields.values():
             counts.append((f"f:{f.hash}:m:{f.semantic}", 1))
         if lossy and ccr_hash:
             counts += [("compressed", 1), ("items_in", items_before), ("items_kept", items_after),
                        (f"s:{strategy or '?'}:c", 1)]
+            if not steered:  # the budget grows from what the compressor keeps on its own
+                counts += [("plain", 1), ("plain_kept", items_after)]
             self._remember(self._outputs, ccr_hash, (prof, strategy or "?"))
             if query:
                 counts += self._question_counts(ccr_hash, prof, query)
-        meta = {"kind": prof.kind, "tool": prof.tool_name}
-        if prof.fields:
-            meta["fields"] = json.dumps(sorted((f.hash, f.type) for f in prof.fields.values()))
-        with self._lock:
-            self._meta.setdefault(prof.signature, {}).update(meta)
+        # The text fields change rarely: written once per signature and tool per process.
+        if self._remember(self._described, (prof.signature, prof.tool_name)):
+            meta = {"kind": prof.kind, "tool": prof.tool_name}
+            if prof.fields:
+                meta["fields"] = json.dumps(sorted((f.hash, f.type) for f in prof.fields.values()))
+            with self._lock:
+                self._meta.setdefault(prof.signature, {}).update(meta)
         self._add(prof.signature, counts)
 
     def _question_counts(self, ccr_hash: str, prof: Profile, question: str) -> list[tuple[str, int]]:
@@ -229,16 +270,43 @@ class Toin:
 
     # -- storage --------------------------------------------------------------------
 
-    def flush(self) -> None:
+    def flush(self, *, wait: bool = True) -> None:
+        """Write the buffered increments as one atomic batch; ``wait=False`` leaves the
+        write to the writer thread (the request path), unless ``flush_seconds`` is 0."""
         with self._lock:
-            deltas, meta = self._deltas, self._meta
+            batch = (self._deltas, self._meta)
             self._deltas, self._meta = {}, {}
             self._last_flush = self.clock()
-        if deltas or meta:
-            self.backend.add(deltas, meta)
+            if not (batch[0] or batch[1]):
+                batch = None
+            else:
+                self._inflight.append(batch)
+        if batch is not None:
+            done = self._writer.submit(self._write, batch)
+            if wait or self.config.flush_seconds <= 0:
+                done.result()
+
+    def _write(self, batch: tuple[Deltas, dict[str, dict[str, str]]]) -> None:
+        with self._io:
+            try:
+                self.backend.add(*batch)
+            except Exception:
+                # Keep the counts for the next flush (Redis away, file locked): nothing is lost.
+                log.warning("TOIN write failed; retrying with the next flush", exc_info=True)
+                with self._lock:
+                    for sig, d in batch[0].items():
+                        row = self._deltas.setdefault(sig, {})
+                        for k, n in d.items():
+                            row[k] = row.get(k, 0) + n
+                    for sig, m in batch[1].items():
+                        self._meta.setdefault(sig, {}).update(m)
+            finally:
+                with self._lock:
+                    self._inflight.remove(batch)
 
     def close(self) -> None:
         self.flush()
+        self._writer.shutdown(wait=True)
         self.backend.close()
 
     # -- reports, export and import -------------------------------------------------

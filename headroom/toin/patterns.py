@@ -47,6 +47,8 @@ class Pattern:
     retrievals_full: int
     retrievals_query: int
     avg_items_kept: float
+    # Items the compressor kept on its own (compressions without hints), on average.
+    avg_plain_kept: float = 0.0
     fields: dict[str, FieldPattern] = field(default_factory=dict)
     strategies: dict[str, dict[str, float]] = field(default_factory=dict)
 
@@ -58,11 +60,19 @@ class Pattern:
     def whole_rate(self) -> float:
         return min(1.0, self.whole / self.compressed) if self.compressed else 0.0
 
+    @property
+    def query_rate(self) -> float:
+        """Query retrievals per compression: items looked up one by one, which a larger
+        budget may have kept in view (whole retrievals are what field hints answer)."""
+        return min(1.0, self.retrievals_query / self.compressed) if self.compressed else 0.0
+
     def suggested_budget(self, max_budget: int) -> int | None:
-        """Items to keep: what was kept, grown by how often that was not enough."""
-        if not self.compressed or self.retrieval_rate < 0.2 or self.avg_items_kept <= 0:
+        """Items to keep: what the compressor keeps on its own, grown by the query rate.
+
+        Measured on unsteered compressions, so a grown budget does not feed on itself."""
+        if self.query_rate < 0.2 or self.avg_plain_kept <= 0:
             return None
-        return min(max_budget, math.ceil(self.avg_items_kept * (1 + self.retrieval_rate)))
+        return min(max_budget, math.ceil(self.avg_plain_kept * (1 + self.query_rate)))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -70,7 +80,8 @@ class Pattern:
             "compressed": self.compressed, "retrieved": self.retrieved, "retrieved_whole": self.whole,
             "retrievals_full": self.retrievals_full, "retrievals_query": self.retrievals_query,
             "retrieval_rate": round(self.retrieval_rate, 4), "whole_retrieval_rate": round(self.whole_rate, 4),
-            "avg_items_kept": round(self.avg_items_kept, 2), "strategies": self.strategies,
+            "avg_items_kept": round(self.avg_items_kept, 2), "avg_unsteered_items_kept": round(self.avg_plain_kept, 2),
+            "query_retrieval_rate": round(self.query_rate, 4), "strategies": self.strategies,
             "fields": {h: {"type": f.type, "semantic": f.semantic, "confidence": round(f.confidence, 3),
                            "named": f.named, "named_share": round(f.named_share, 3), "rare_named": f.rare_named}
                        for h, f in sorted(self.fields.items())},
@@ -81,7 +92,8 @@ def build_pattern(signature: str, counts: dict[str, int], meta: dict[str, str], 
     compressed = counts.get("compressed", 0)
     p = Pattern(signature, meta.get("kind", ""), meta.get("tool", ""), counts.get("seen", 0), compressed,
                 counts.get("retrieved", 0), counts.get("whole", 0), counts.get("r_full", 0), counts.get("r_query", 0),
-                counts.get("items_kept", 0) / compressed if compressed else 0.0)
+                counts.get("items_kept", 0) / compressed if compressed else 0.0,
+                counts.get("plain_kept", 0) / counts["plain"] if counts.get("plain") else 0.0)
     types = dict(json.loads(meta["fields"])) if meta.get("fields") else {}
     for fh, ftype in types.items():
         votes = {s: counts.get(f"f:{fh}:m:{s}", 0) for s in SEMANTICS}
@@ -137,10 +149,6 @@ def hints_for(pattern: Pattern, field_names: dict[str, str], config: Any, max_bu
     if pattern.compressed < config.min_observations:
         return None
     h = ToinHints(pattern.signature)
-    if pattern.whole_rate >= config.skip_whole_retrieval_rate:
-        h.skip = True
-        h.notes.append(f"skip (retrieved whole {pattern.whole_rate:.0%} of {pattern.compressed})")
-        return h
     for fh, fp in pattern.fields.items():
         name = field_names.get(fh)
         if name is None or fp.confidence < config.min_confidence or fp.named_share < config.preserve_share:
@@ -148,6 +156,12 @@ def hints_for(pattern: Pattern, field_names: dict[str, str], config: Any, max_bu
         h.preserve[name] = fp.semantic
         if fp.semantic in (ERROR_INDICATOR, CATEGORICAL) and fp.rare_named:
             h.anomaly_fields += (name,)
+    if not h.preserve and pattern.whole_rate >= config.skip_whole_retrieval_rate:
+        # Retrieved whole nearly every time, and no field to steer by: compressing only
+        # costs a round trip. (With learned fields, keeping them in view comes first.)
+        h.skip = True
+        h.notes.append(f"skip (retrieved whole {pattern.whole_rate:.0%} of {pattern.compressed})")
+        return h
     if h.preserve:
         h.notes.append("preserve " + ",".join(f"{n}({s})" for n, s in sorted(h.preserve.items())))
     if h.anomaly_fields:
@@ -155,5 +169,5 @@ def hints_for(pattern: Pattern, field_names: dict[str, str], config: Any, max_bu
     budget = pattern.suggested_budget(max_budget)
     if budget:
         h.budget = budget
-        h.notes.append(f"budget {budget} (retrieval rate {pattern.retrieval_rate:.0%})")
+        h.notes.append(f"budget {budget} (query retrievals {pattern.query_rate:.0%})")
     return h if h else None

@@ -42,7 +42,7 @@ def unit_signals(toin: Any, text: str, content_type: str, tool_name: str | None,
     try:
         prof = toin.profile(parsed, content_type, tool_name)
         pat = toin.pattern(sig or prof.signature)
-    except Exception:  # learning must never break the context budget
+    except Exception:  # noqa: BLE001 - learning must never break the context budget
         return UnitSignals()
     out = UnitSignals(signature=pat.signature)
     cfg = toin.config

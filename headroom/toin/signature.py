@@ -12,10 +12,12 @@ memory, in the returned profile, for matching later questions; they are never st
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,14 +27,19 @@ SEMANTICS = (IDENTIFIER, TIMESTAMP, CATEGORICAL, ERROR_INDICATOR, METRIC, FREE_T
 
 # Rows looked at per output: enough for stable types and semantics, cheap at any size.
 SAMPLE_ROWS = 64
-COUNT_ROWS = 512
+COUNT_ROWS = 256
 # A categorical value held by at most this share of the rows is rare (a candidate anomaly).
 RARE_SHARE = 0.1
+DOMINANT_SHARE = 0.5
 _ISO_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?)?")
 # Epoch seconds (2001-2033) or milliseconds in the same range.
 _EPOCH_S, _EPOCH_MS = (1e9, 2e9), (1e12, 2e12)
 
 
+_HASHABLE = {"bool", "int", "float", "str"}
+
+
+@functools.lru_cache(maxsize=8192)  # field names repeat on every call of a tool
 def keyed_hash(key: bytes, kind: str, text: str, n: int = 16) -> str:
     return hmac.new(key, f"{kind}\x00{text}".encode(), hashlib.sha256).hexdigest()[:n]
 
@@ -82,29 +89,21 @@ def _sample(rows: list, k: int = SAMPLE_ROWS) -> list:
     return [rows[int(i * step)] for i in range(k)]
 
 
-def _type_name(v: Any) -> str:
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, int):
-        return "int"
-    if isinstance(v, float):
-        return "float"
-    if isinstance(v, str):
-        return "str"
-    if isinstance(v, list):
-        return "list"
-    if isinstance(v, dict):
-        return "object"
-    return "null"
+_TYPE_NAMES = {bool: "bool", int: "int", float: "float", str: "str", list: "list", dict: "object"}
 
 
-def infer_semantic(values: list[Any], n_rows: int) -> str:
+def type_names(values: list[Any]) -> set[str]:
+    """JSON type names of ``values`` (set(map(type)) first: one C loop per field)."""
+    return {_TYPE_NAMES.get(t, "null") for t in set(map(type, values))}
+
+
+def infer_semantic(values: list[Any], types: set[str] | None = None) -> str:
     """What a field is, from the statistics of its sampled non-null values."""
     if not values:
         return FREE_TEXT
     n = len(values)
-    types = {_type_name(v) for v in values}
-    distinct = len({repr(v) for v in values})
+    types = types if types is not None else type_names(values)
+    distinct = len(set(values)) if types <= _HASHABLE else len({repr(v) for v in values})
     if types == {"bool"}:
         return CATEGORICAL
     if types <= {"int", "float"}:
@@ -112,13 +111,15 @@ def infer_semantic(values: list[Any], n_rows: int) -> str:
         if nums and all(_EPOCH_S[0] <= x <= _EPOCH_S[1] for x in nums) or nums and all(
                 _EPOCH_MS[0] <= x <= _EPOCH_MS[1] for x in nums):
             return TIMESTAMP
-        if types == {"int"} and distinct == n and n >= 5:
+        # Distinct integers are ids when they run nearly in sequence or are id-sized;
+        # distinct integers spread over a modest range are measurements.
+        if types == {"int"} and distinct == n and n >= 5 and (max(nums) - min(nums) <= 4 * n or min(nums) >= 1e6):
             return IDENTIFIER
         if distinct <= max(3, n // 10):
             return CATEGORICAL
         return METRIC
     if types == {"str"}:
-        if sum(bool(_ISO_TIME.match(v)) for v in values) >= 0.9 * n:
+        if _ISO_TIME.match(values[0]) and sum(bool(_ISO_TIME.match(v)) for v in values) >= 0.9 * n:
             return TIMESTAMP
         avg_len = sum(len(v) for v in values) / n
         spaced = sum(" " in v for v in values) / n
@@ -139,28 +140,36 @@ def profile(key: bytes, parsed: Any, kind: str, tool_name: str | None) -> Profil
     if not rows:
         return Profile(keyed_hash(key, "output", f"{kind}|{tool}"), kind, tool)
     sample = [r for r in _sample(rows) if isinstance(r, dict)]
-    by_field: dict[str, list[Any]] = {}
-    for r in sample:
-        for k, v in r.items():
-            by_field.setdefault(str(k), []).append(v)
+    names = set().union(*sample)
+    wide: list[dict] | None = None  # the rows categorical fields are counted over, made once
     fields: dict[str, FieldProfile] = {}
-    for name, vals in by_field.items():
-        present = [v for v in vals if v is not None]
-        tname = "|".join(sorted({_type_name(v) for v in present})) or "null"
-        sem = infer_semantic(present, len(sample))
+    for name in names:
+        present = [v for v in (r.get(name) for r in sample) if v is not None]
+        types = type_names(present)
+        sem = infer_semantic(present, types)
         # Rare values are what the sample misses, so categorical fields are counted over
-        # more rows (a few fields, a dict update per row).
-        counted = _sample(rows, COUNT_ROWS) if sem == CATEGORICAL else sample
+        # more rows; values are kept (in memory) only where a question may name them.
+        if sem == CATEGORICAL and wide is None:
+            wide = [r for r in _sample(rows, COUNT_ROWS) if type(r) is dict]
+        counted = wide if sem == CATEGORICAL and wide is not None else present
+        if sem == CATEGORICAL:
+            raw = Counter([r.get(name) for r in counted])
+        elif sem == IDENTIFIER:
+            raw = Counter(v for v in present if type(v) in (str, int))
+        else:
+            raw = Counter()
         counts: dict[str, int] = {}
-        for r in counted:
-            v = r.get(name) if isinstance(r, dict) else None
-            if isinstance(v, (str, int, bool)):
-                s = str(v).lower()
-                counts[s] = counts.get(s, 0) + 1
+        for v, c in raw.items():
+            if type(v) in (str, int, bool):
+                low = str(v).lower()
+                counts[low] = counts.get(low, 0) + c
+        # Rare means rare next to a dominant value (status: mostly "ok"); twelve names
+        # of about equal share are each small but none of them is an exception.
+        dominant = max(counts.values(), default=0) >= DOMINANT_SHARE * len(counted)
         rare = frozenset(s for s, c in counts.items() if c <= RARE_SHARE * len(counted)) \
-            if sem == CATEGORICAL and len(counts) > 1 else frozenset()
-        short = frozenset(s for s in counts if len(s) <= 64)
-        fields[name] = FieldProfile(name, keyed_hash(key, "field", name, 12), tname, sem, len(counts) or len(present),
-                                    rare, short)
+            if sem == CATEGORICAL and len(counts) > 1 and dominant else frozenset()
+        short = frozenset(s for s in counts if len(s) <= 64) if sem in (CATEGORICAL, IDENTIFIER) else frozenset()
+        fields[name] = FieldProfile(name, keyed_hash(key, "field", str(name), 12), "|".join(sorted(types)) or "null", sem,
+                                    len(counts) or len(present), rare, short)
     shape = ";".join(sorted(f"{f.hash}:{f.type}" for f in fields.values()))
     return Profile(keyed_hash(key, "records", shape), "records", tool, fields)

@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .signature import CATEGORICAL, ERROR_INDICATOR, METRIC, RARE_SHARE, TIMESTAMP
+from .signature import CATEGORICAL, DOMINANT_SHARE, ERROR_INDICATOR, METRIC, RARE_SHARE, TIMESTAMP
 
 TOIN_KEPT = "toin"
 # A categorical field with more distinct values than this is not worth one item per value.
-_MAX_VALUES_PER_FIELD = 24
+_MAX_VALUES_PER_FIELD = 12
 
 
 def budget(hints: Any, default: int) -> int:
@@ -62,7 +62,7 @@ def hinted_items(items: Sequence[Any], hints: Any) -> set[int]:
                 counts[key] = counts.get(key, 0) + 1
             if len(first) <= _MAX_VALUES_PER_FIELD:
                 out.update(first.values())
-            if name in hints.anomaly_fields and len(first) > 1:
+            if name in hints.anomaly_fields and len(first) > 1 and max(counts.values()) >= DOMINANT_SHARE * n:
                 rare = [i for i, v in col if counts[repr(v)] <= RARE_SHARE * n]
                 out.update(rare[:cap])
     return out

@@ -249,7 +249,7 @@ class ContentRouter:
         if prof is not None:
             toin_hooks.observe(ctx.toin, "observe_compression", prof, strategy=entry.strategy,
                                items_before=result.items_before, items_after=result.items_after,
-                               lossy=h is not None, ccr_hash=h, query=ctx.query)
+                               lossy=h is not None, ccr_hash=h, query=ctx.query, steered=bool(hints))
         return entry
 
 

@@ -270,3 +270,54 @@ def test_dotted_config_keys_are_not_search_hits() -> None:
 def test_empty_and_blank_text_is_text() -> None:
     assert detect_content_type("") is ContentType.TEXT
     assert detect_content_type("  \n\n \t") is ContentType.TEXT
+
+
+# Line shapes of real programs (redis-server 7 verbose log, dpkg.log, apt's term.log,
+# an HDFS DataNode log) with their own timestamps and fields.
+REDIS_LOG = "\n".join(
+    [
+        "11850:C 23 Nov 2026 17:16:31.630 # oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo",
+        "11850:C 23 Nov 2026 17:16:31.630 # Configuration loaded",
+        "11850:M 23 Nov 2026 17:16:31.634 * Ready to accept connections",
+    ]
+    + [f"11850:M 23 Nov 2026 17:16:32.{600 + i} - Accepted 127.0.0.1:{53560 + i}" for i in range(30)]
+)
+DPKG_LOG = "\n".join(
+    f"2025-06-24 14:36:34 status {s} libtirpc{i}:amd64 1.3.3+ds-1" for i in range(20) for s in ("half-installed", "unpacked")
+)
+APT_TERM = "\n".join(
+    ["Log started: 2025-06-24  14:36:25"]
+    + [f"{verb} lib{name}{i}:amd64 ({i}.{i + 2}-1~deb12u1) ..." for i, name in enumerate("abcdefghijklmnopqrstu")
+       for verb in ("Preparing to unpack", "Unpacking", "Setting up")]
+)
+HDFS = "\n".join(
+    f"081109 2036{i:02d} 148 INFO dfs.DataNode$PacketResponder: PacketResponder 1 for block blk_{i * 7919} terminating"
+    for i in range(40)
+)
+MULTI_FILE = "\n".join(
+    f"logs/node-{i % 3}.2024-01-01T10:00:00.log: 2024-01-01 10:00:{i:02d},123 INFO dfs.DataNode: Receiving block blk_{i}"
+    for i in range(40)
+)
+GREP_OF_LOGS = "\n".join(f"logs/app.log:{i * 7 + 1}:2024-01-01 10:00:{i:02d} ERROR worker {i} died" for i in range(20))
+PROSE_LINES = "\n".join(
+    f"The {w} chapter explains why the design keeps every original, and how it is retrieved later."
+    for w in ["first", "second", "third", "fourth", "fifth", "sixth", "seventh"] * 4
+)
+
+
+@pytest.mark.parametrize(
+    "sample, expected",
+    [
+        (REDIS_LOG, ContentType.LOG),
+        (DPKG_LOG, ContentType.LOG),
+        (APT_TERM, ContentType.LOG),
+        (HDFS, ContentType.LOG),
+        (MULTI_FILE, ContentType.LOG),  # file names with timestamps and colons, then the log line
+        (MULTI_FILE.replace("logs/", ""), ContentType.LOG),
+        (GREP_OF_LOGS, ContentType.SEARCH),  # grep -n: line numbers make it search hits
+        (PROSE_LINES, ContentType.TEXT),
+    ],
+    ids=["redis", "dpkg", "apt-term", "hdfs", "multi-file", "multi-file-no-dir", "grep-n-of-logs", "prose-lines"],
+)
+def test_logs_are_told_apart_from_search_hits_and_prose_by_structure(sample: str, expected: ContentType) -> None:
+    assert detect_content_type(sample) == expected

@@ -345,7 +345,7 @@ def test_logs_keep_errors_and_one_off_messages():
     assert result.strategy.startswith("logs")
     kept = lossy_items(result)
     assert items[300] in kept and items[450] in kept
-    assert result.summary == "1 error kept"
+    assert result.summary == "1 error, 1 one-off event kept"  # the one-off message is must-keep now
 
 
 def test_time_series_needs_ordered_timestamps():
@@ -449,3 +449,52 @@ def test_a_long_tail_of_categories_is_not_an_anomaly():
     assert stats["region"].rare == []
     few = [{"id": i, "region": "eu" if i not in (10, 20, 30) else "us"} for i in range(800)]
     assert field_stats(few, 2.0, 15)["region"].rare == [10, 20, 30]
+
+
+def device_log_rows(n: int = 2000, seed: int = 4) -> tuple[list[dict], list[int]]:
+    """JSON log rows of an Android-like device: a few chatty templates (the screen
+    state repeated with new timestamps) and five one-off events."""
+    rng = random.Random(seed)
+    chatty = ["screen state changed to ON brightness {b}", "wifi scan done: {k} networks in {ms}ms",
+              "battery level {b}% temp {k}C"]
+    rows = [{"time": f"2024-05-01T{10 + i // 3600:02d}:{(i // 60) % 60:02d}:{i % 60:02d}Z", "level": "INFO",
+             "component": "system",
+             "message": rng.choice(chatty).format(b=rng.randint(1, 255), k=rng.randint(1, 40), ms=rng.randint(5, 900))}
+            for i in range(n)]
+    planted = [i * n // 2000 for i in (137, 611, 1020, 1500, 1888)]
+    for i, msg in zip(planted, ["bluetooth adapter reset after firmware hang", "user switched keyboard layout to dvorak",
+                                "storage low: cleared app caches", "timezone changed by carrier update",
+                                "sync adapter disabled by policy"]):
+        rows[i]["message"] = msg
+    return rows, planted
+
+
+def test_log_rows_keep_every_one_off_and_near_duplicates_never_fill() -> None:
+    rows, planted = device_log_rows()
+    result = SmartCrusher().compress(make_input(rows, query="Anything out of the ordinary on the device?", sc=LOSSY))
+    kept = lossy_items(result)
+    for i in planted:
+        assert rows[i] in kept
+    screen = [r for r in kept if r["message"].startswith("screen state")]
+    assert len(screen) <= 3  # an exemplar and the edges, not a fill of near-duplicates
+    assert "5 one-off events" in result.summary
+
+
+def test_log_rows_keep_what_the_question_asks_for() -> None:
+    rows, _ = device_log_rows(600)
+    for r, v in zip(rows, range(600)):
+        r["latency_ms"] = (v * 7919) % 997
+    last = lossy_items(SmartCrusher().compress(make_input(rows, query="What was the final state?", sc=LOSSY)))
+    assert all(r in last for r in rows[-10:])
+    slow = lossy_items(SmartCrusher().compress(make_input(rows, query="Which call was slowest?", sc=LOSSY)))
+    assert max(rows, key=lambda r: r["latency_ms"]) in slow
+
+
+def test_rows_whose_category_the_question_names_are_kept() -> None:
+    rng = random.Random(6)
+    rows = [{"ts": f"2026-05-09 07:{i // 60 % 60:02d}:{i % 60:02d}", "component": "status",
+             "message": f"installed lib{rng.randint(1, 300)}:amd64 1.{i}"} for i in range(3000)]
+    for i in range(7, 3000, 150):
+        rows[i] = {**rows[i], "component": "upgrade", "message": f"libz{i}:amd64 1.{i}-1 1.{i}-2"}
+    kept = lossy_items(SmartCrusher().compress(make_input(rows, query="Which packages were upgraded?", sc=LOSSY)))
+    assert all(r in kept for r in rows if r["component"] == "upgrade")

@@ -109,7 +109,7 @@ def test_bench_reports_in_view_and_recoverable_per_split(tmp_path, capsys):
                        "--json", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "| **dev** |" in printed and "| **heldout** |" in printed and "recoverable only" in printed
-    assert "median savings >= 80%" in printed
+    assert "median savings >= 80%" in printed and "| heldout | last_state |" in printed
     doc = json.loads(out.read_text())
     assert {r["split"] for r in doc["cases"]} == {"dev", "heldout"}
     assert all(f["status"] in ("in_view", "recoverable", "lost") for r in doc["cases"] for f in r["facts"])
@@ -120,3 +120,16 @@ def test_upstream_batches_never_repeat_a_tool_output(cases):
     batches = bench.content_batches(cases)
     assert sum(len(b) for b in batches) == len(cases)
     assert all(len({c.content for c in b}) == len(b) for b in batches)
+
+
+def test_build_regenerates_a_source_that_the_loader_accepts(tmp_path):
+    import lzma
+
+    from headroom.eval.corpus import build
+
+    assert build.main(["--only", "pip_list", "--out", str(tmp_path)]) == 0
+    doc = json.loads(lzma.decompress((tmp_path / "pip_list.json.xz").read_bytes()))
+    cases = [corpus.case_from_record(r) for r in doc["cases"]]
+    assert cases and all(c.source == "pip_list" and c.facts for c in cases)
+    with pytest.raises(SystemExit):
+        build.main(["--only", "no_such_source", "--out", str(tmp_path)])

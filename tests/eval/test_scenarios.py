@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from headroom.eval.scenarios import FAMILIES, build_suite
+from headroom.eval.scenarios import CORPUS_FAMILY, FAMILIES, build_suite, family_names
 from headroom.formats import parse
 
 
@@ -45,14 +45,39 @@ def test_both_wire_shapes_parse_with_the_question_last_and_tool_results_linked(f
         assert results[-1][2].text == s.turns[-1].calls[-1].output
 
 
+@pytest.mark.parametrize("suite", ["smoke", "standard"])
+def test_no_evidence_string_appears_in_its_question(suite):
+    # Asked by another attribute or a paraphrase: the question never gives the answer away.
+    overlap = [(s.id, e, p.question) for s in build_suite(suite) for p in s.probes for e in p.evidence
+               if e.lower() in p.question.lower()]
+    assert overlap == []
+
+
+def test_a_probe_whose_question_states_its_evidence_is_refused():
+    from headroom.eval.scenarios import Probe
+
+    with pytest.raises(ValueError, match="appears in the question"):
+        Probe("What is the total of order `ORD-100410`?", "12.5", ("ORD-100410", "12.5"))
+
+
 def test_suites_differ_in_size_and_reject_unknown_names():
     smoke, standard = build_suite("smoke"), build_suite("standard")
-    assert {s.family for s in smoke} == set(FAMILIES)
+    assert {s.family for s in smoke} == set(family_names())
     assert len(standard) > len(smoke)
     with pytest.raises(ValueError, match="unknown suite"):
         build_suite("nope")
     with pytest.raises(ValueError, match="unknown scenario families"):
         build_suite("smoke", ["metrics", "bogus"])
+
+
+def test_the_real_corpus_is_in_standard_whole_and_in_smoke_one_case_per_source():
+    from headroom.eval.corpus import available_sources, load_cases
+
+    standard = [s for s in build_suite("standard", [CORPUS_FAMILY])]
+    assert len(standard) == len(load_cases())
+    assert {s.meta["split"] for s in standard} == {"dev", "heldout"}
+    smoke = build_suite("smoke", [CORPUS_FAMILY])
+    assert sorted(s.meta["source"] for s in smoke) == available_sources()
 
 
 def test_image_scenario_carries_a_decodable_screenshot_in_both_shapes():

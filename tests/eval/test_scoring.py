@@ -38,16 +38,12 @@ def test_evidence_is_kept_recoverable_or_lost():
     assert (ev.kept, ev.recoverable, ev.lost, ev.lost_strings, ev.total) == (1, 1, 1, ["c3"], 3)
 
 
-def test_image_facts_are_kept_while_shown_and_recoverable_behind_a_marker():
+def test_image_facts_without_an_image_are_recoverable_only_behind_a_stored_original():
+    # Images still sent are judged by OCR of their pixels: tests/eval/test_pixels.py.
     from headroom.eval.evidence import with_image_evidence
     from headroom.formats import parse
 
-    shown = parse({"model": "gpt-4o", "messages": [{"role": "user", "content": [
-        {"type": "text", "text": "what code?"},
-        {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}]}]}, "openai_chat")
     text_only = parse({"model": "gpt-4o", "messages": [{"role": "user", "content": "what code?"}]}, "openai_chat")
-    vis, rec = with_image_evidence(("E-1234",), shown, "what code?", "")
-    assert check_evidence(("E-1234",), vis, rec).kept == 1
     vis, rec = with_image_evidence(("E-1234",), text_only, "[Image 800x500 transcribed]", "data:image/png;base64,xx")
     assert check_evidence(("E-1234",), vis, rec).recoverable == 1
     vis, rec = with_image_evidence(("E-1234",), text_only, "nothing", "")

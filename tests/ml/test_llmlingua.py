@@ -65,8 +65,12 @@ def test_classifier_output_drives_the_choice(xlm_compressor):
     words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"]
     probs = xlm_compressor.keep_probabilities(words)
     text, _, _ = xlm_compressor.compress_text(" ".join(words), 0.3)
-    best = sorted(range(len(words)), key=lambda i: -probs[i])[:3]
-    assert text.split() == [words[i] for i in sorted(best)]
+    kept = text.split()
+    # The reference's rule (a token-weighted percentile, see _above_threshold) keeps about
+    # 30 %, always the best-scored words.
+    assert 1 <= len(kept) <= 4
+    best = sorted(range(len(words)), key=lambda i: -probs[i])[: len(kept)]
+    assert kept == [words[i] for i in sorted(best)]
 
 
 def test_forced_words_and_anchors_survive_any_rate(xlm_compressor):

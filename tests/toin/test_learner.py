@@ -118,3 +118,39 @@ def test_persists_across_restart_and_exports(tmp_path):
     with pytest.raises(ValueError, match="not a TOIN export"):
         other.import_({"format": "x"})
     again.close()
+
+
+def test_buffered_counts_follow_the_clock_and_survive_close(tmp_path):
+    now = [0.0]
+    path = tmp_path / "toin.sqlite3"
+    t = Toin(SQLiteToinBackend(path), ToinConfig(flush_seconds=1, refresh_seconds=2), clock=lambda: now[0])
+    prof = None
+    seen = []
+    for i in range(40):
+        prof = t.profile(rows(100, offset=i * 100), "json_array", "orders")
+        seen.append(t.pattern(prof.signature).compressed)  # cached between refreshes
+        t.observe_compression(prof, strategy="s", items_before=100, items_after=15, lossy=True, ccr_hash=f"h{i}")
+        now[0] += 0.5
+    assert seen[:6] == [0, 0, 0, 0, 4, 4]  # re-read every 2 s of the scripted clock
+    assert t.backend.counts(prof.signature)["compressed"] < 40  # the last ones still buffered
+    t.close()  # writes what is still buffered
+    again = Toin(SQLiteToinBackend(path), ToinConfig())
+    assert again.pattern(prof.signature).compressed == 40
+    again.close()
+
+
+def test_a_failed_write_keeps_its_counts_for_the_next_flush():
+    class Flaky(MemoryToinBackend):
+        fail = True
+
+        def add(self, deltas, meta):
+            if self.fail:
+                self.fail = False
+                raise ConnectionError("redis away")
+            super().add(deltas, meta)
+
+    t = make(Flaky())
+    prof = compress_n(t, 3)  # flush_seconds=0: each observation is written at once; the first write fails
+    assert t.pattern(prof.signature, fresh=True).compressed == 3  # still counted (buffered)
+    t.flush()
+    assert t.backend.counts(prof.signature)["compressed"] == 3

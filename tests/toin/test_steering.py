@@ -11,11 +11,12 @@ from headroom.compressors.smart_crusher import SmartCrusher
 from headroom.config import HeadroomConfig, ToinConfig
 from headroom.formats import parse
 from headroom.pipeline import Pipeline
-from headroom.tokens import counter_for
 from headroom.toin import MemoryToinBackend, Toin, ToinHints
 from headroom.toin.signals import unit_signals
 from headroom.toin.steer import budget, hinted_items
+from headroom.tokens import counter_for
 from headroom.transforms.base import TransformContext
+from headroom.transforms.context_units import group_units
 from headroom.transforms.intelligent_context import IntelligentContext
 
 from .test_wiring import body
@@ -126,6 +127,5 @@ def test_intelligent_context_reads_learned_signals():
     # In the transform: the decision says TOIN supplied the factors.
     conv = parse(body(text, "which order is held?"), "openai_chat")
     ctx = TransformContext(config=p.config, counter=counter_for("gpt-4o"), store=p.store, toin=p.toin)
-    IntelligentContext().score(conv, ctx, __import__("headroom.transforms.context_units",
-                                                     fromlist=["group_units"]).group_units(conv, ctx))
+    IntelligentContext().score(conv, ctx, group_units(conv, ctx))
     assert "TOIN importance/error learned for 1 units" in ctx.decisions[-1].reason

@@ -80,3 +80,17 @@ def test_a_failing_backend_never_breaks_compression():
     p = Pipeline(cfg, store=CompressionStore(), toin=Toin(Broken(), cfg.toin))
     r = p.compress_body(body(big_output(), "summary"), "openai_chat")
     assert any(d.action == "compressed" for d in r.decisions)
+
+
+def test_pipelines_sharing_a_store_and_a_toin_file_count_a_retrieval_once(tmp_path):
+    from headroom.toin import SQLiteToinBackend
+
+    store = CompressionStore()
+    cfg = HeadroomConfig(toin=ToinConfig(flush_seconds=0, refresh_seconds=0))
+    a = Pipeline(cfg, store=store, toin=Toin(SQLiteToinBackend(tmp_path / "t.db"), cfg.toin))
+    Pipeline(cfg, store=store, toin=Toin(SQLiteToinBackend(tmp_path / "t.db"), cfg.toin))
+    Pipeline(cfg, store=store, toin=Toin(MemoryToinBackend(), cfg.toin))  # another place: listens too
+    assert len(store.retrieval_listeners) == 2
+    r = a.compress_body(body(big_output(), "summary"), "openai_chat")
+    store.retrieve(r.ccr_hashes[0])
+    assert a.toin.pattern(store.get(r.ccr_hashes[0]).meta["toin"], fresh=True).retrievals_full == 1

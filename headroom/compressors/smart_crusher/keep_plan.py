@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ...query.anchors import Anchors
+from ...query.intent import content_lemmas, intents_of, names_content_word
 from ...relevance.bm25 import tokenize
+from ..templates import keys_of
 from .patterns import FieldRoles, Pattern
 from .rows import RowIndex
 from .signals import error_items, error_keys, is_error_item, rows_with_error_text
@@ -25,6 +28,9 @@ from .stats import FieldStats, change_point_positions, hashable, numeric_values,
 
 # Must-keep reasons, in the order the summary lists them.
 ERRORS, ANOMALIES, CHANGE_POINTS, ANCHORS = "errors", "anomalies", "change points", "anchor matches"
+# Items whose message template occurs once (a string field with templates, e.g. a log's
+# message): the one-off events a reader cannot ask for if they are not in view.
+ONE_OFFS = "one-off events"
 # Also kept, but not worth a word in the marker.
 EDGES, EXTREMES = "edges", "extremes"
 # An anchor found in more than this share of the items distinguishes nothing: ignored.
@@ -45,7 +51,15 @@ _QUESTION_STOPWORDS = frozenset((
 ))
 
 
-_SINGULAR = {ERRORS: "error", ANOMALIES: "anomaly", CHANGE_POINTS: "change point", ANCHORS: "anchor match"}
+_SINGULAR = {ERRORS: "error", ANOMALIES: "anomaly", CHANGE_POINTS: "change point", ANCHORS: "anchor match",
+             ONE_OFFS: "one-off event"}
+# A string field has templates when its values are text (some contain a space) and their
+# keys (digit-led tokens masked) repeat: at most this share of the values are distinct keys.
+_TEMPLATE_MAX_KEY_SHARE = 0.5
+# A string field with at most this many distinct values is a category a question may name.
+_MAX_ASKED_VALUES = 50
+# Items kept at the start/end when the question asks for the first/last ones.
+_INTENT_EDGE = 10
 
 
 @dataclass
@@ -57,7 +71,7 @@ class KeepPlan:
     shifts: int = 0
 
     def counts(self) -> dict[str, int]:
-        out = {reason: len(self.must.get(reason, ())) for reason in (ERRORS, ANOMALIES, ANCHORS)}
+        out = {reason: len(self.must.get(reason, ())) for reason in (ERRORS, ANOMALIES, ANCHORS, ONE_OFFS)}
         out[CHANGE_POINTS] = self.shifts
         return out
 
@@ -68,7 +82,7 @@ class KeepPlan:
 def summarize(counts: dict[str, int]) -> str:
     """``"3 errors, 1 anomaly kept"``: what the marker tells the model survived."""
     parts = [f"{counts[r]} {_SINGULAR[r] if counts[r] == 1 else r}"
-             for r in (ERRORS, ANOMALIES, CHANGE_POINTS, ANCHORS) if counts.get(r)]
+             for r in (ERRORS, ONE_OFFS, ANOMALIES, CHANGE_POINTS, ANCHORS) if counts.get(r)]
     return (", ".join(parts) + " kept") if parts else ""
 
 
@@ -229,8 +243,15 @@ def plan_records(items: list[Any], texts: list[str], stats: dict[str, FieldStats
         shifts.update(fs.change_points)
     for i in shifts:
         must[CHANGE_POINTS].update((i - 1, i))
+    intents = intents_of(query)
+    template_keys = template_field_keys(items, stats, roles)
+    if template_keys is not None:
+        must[ONE_OFFS] = one_off_positions(template_keys, cap=max(4 * max_items, n // 4))
+    _steer_by_intent(must, intents, items, stats, roles, n)
+    must[ANCHORS] |= asked_value_positions(items, stats, query, cap=max(4 * max_items, 16))
     # An error is often also a rare value (the one "ERROR" level): say it once, as an error.
     must[ANOMALIES] -= must[ERRORS]
+    must.get(ONE_OFFS, set()).difference_update(must[ERRORS])
     all_must = set().union(*must.values())
     slots = target_size(max_items, aggressiveness)
     rankings: list[Sequence[int]] = [relevance_ranking(index, query, score, slots)]
@@ -244,8 +265,95 @@ def plan_records(items: list[Any], texts: list[str], stats: dict[str, FieldStats
         if roles.message:
             rankings.append(rare_messages_first(items, roles.message))
     rankings.append(evenly_spaced(n, slots))
-    kept = fill(n, all_must, max(slots, len(all_must)), rankings)
+    # With message templates, filler takes one item per template: near-duplicates (the
+    # same event with another timestamp) never fill the slots.
+    # (Only for logs: titles like "result 7" of search hits are templates too, and there
+    # the filler is the best-scored hits, which may well share one.)
+    dedupe = template_keys if pattern is Pattern.LOGS or roles.message else None
+    kept = fill(n, all_must, max(slots, len(all_must)), rankings, dedupe=dedupe)
     return KeepPlan(kept, must, len(shifts))
+
+
+def template_field_keys(items: Sequence[Any], stats: dict[str, FieldStats], roles: FieldRoles) -> list[str] | None:
+    """Per item, the template key of its message-like string field, or None when the
+    array has no such field. The log's message field when known, else the string field
+    with the most distinct values whose keys repeat (templates, not ids or names)."""
+    n = len(items)
+    names = [roles.message] if roles.message else []
+    names += sorted((k for k, fs in stats.items() if k != roles.message and k != roles.timestamp
+                     and fs.dominant_type == "string" and fs.distinct > 12 and fs.present >= 0.8 * n),
+                    key=lambda k: (-stats[k].distinct, k))
+    for name in names[:3]:
+        col = [it.get(name) if isinstance(it, dict) else None for it in items]
+        strings = [v for v in col if isinstance(v, str)]
+        if len(strings) < 0.8 * n or sum(1 for v in strings[:64] if " " in v) < 0.5 * min(64, len(strings)):
+            continue
+        keys = keys_of([v if isinstance(v, str) else "" for v in col])
+        if len(set(keys)) <= _TEMPLATE_MAX_KEY_SHARE * n:
+            return keys
+    return None
+
+
+def one_off_positions(keys: Sequence[str], cap: int) -> set[int]:
+    """Items whose key occurs once; an even spread of ``cap`` when there are more."""
+    counts = Counter(keys)
+    once = [i for i, k in enumerate(keys) if counts[k] == 1 and k]
+    return set(evenly_spaced_subset(once, cap))
+
+
+def evenly_spaced_subset(seq: Sequence[int], k: int) -> list[int]:
+    return [seq[i] for i in evenly_spaced(len(seq), k)] if len(seq) > k else list(seq)
+
+
+def asked_value_positions(items: Sequence[Any], stats: dict[str, FieldStats], query: str, cap: int) -> set[int]:
+    """Items whose categorical value is a word of the question ("which packages were
+    upgraded?" and ``"component": "upgrade"``); an even spread of ``cap`` when more."""
+    asked = content_lemmas(query)
+    if not asked:
+        return set()
+    out: set[int] = set()
+    for name, fs in stats.items():
+        if fs.dominant_type != "string" or not 2 <= fs.distinct <= _MAX_ASKED_VALUES:
+            continue
+        hit: dict[str, bool] = {}
+        rows: list[int] = []
+        for i, it in enumerate(items):
+            v = it.get(name) if isinstance(it, dict) else None
+            if isinstance(v, str):
+                h = hit.get(v)
+                if h is None:
+                    h = hit[v] = names_content_word(v, asked)
+                if h:
+                    rows.append(i)
+        # A value most items hold names nothing in particular.
+        if len(rows) <= _ANCHOR_MAX_SHARE * len(items):
+            out.update(rows)
+    return set(evenly_spaced_subset(sorted(out), cap))
+
+
+def _steer_by_intent(must: dict[str, set[int]], intents: frozenset[str], items: Sequence[Any],
+                     stats: dict[str, FieldStats], roles: FieldRoles, n: int) -> None:
+    """What the question asks for joins the must-keep items: the first/last items, the
+    items holding each metric's extremes."""
+    if "first" in intents:
+        must[EDGES].update(range(min(n, _INTENT_EDGE)))
+    if "last" in intents:
+        must[EDGES].update(range(max(0, n - _INTENT_EDGE), n))
+    if "extreme" in intents:
+        ext = must.setdefault(EXTREMES, set())
+        for name, fs in stats.items():
+            if name == roles.timestamp or not fs.is_numeric or fs.monotonic or fs.distinct < 3:
+                continue
+            best = worst = None
+            for i, it in enumerate(items):
+                v = it.get(name) if isinstance(it, dict) else None
+                if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
+                    if best is None or v > best[0]:
+                        best = (v, i)
+                    if worst is None or v < worst[0]:
+                        worst = (v, i)
+            if best is not None and worst is not None:
+                ext.update((best[1], worst[1]))
 
 
 def plan_scalars(items: list[Any], texts: list[str], *, threshold: float, first: int, last: int,

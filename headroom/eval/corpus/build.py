@@ -22,7 +22,8 @@ from pathlib import Path
 from . import DATA_SUFFIX, case_from_record
 
 CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "datasets", "git_history",
-            "uvicorn_access", "pip_install", "pip_list", "pip_inspect", "alternatives_log", "du_tree")
+            "uvicorn_access", "pip_install", "pip_list", "pip_inspect", "alternatives_log", "du_tree",
+            "headroom_proxy")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 

@@ -8,7 +8,7 @@ intent, with facts from :mod:`.facts`.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,12 +59,14 @@ def log_cases(source: str, name: str, lines: Sequence[LogLine], *, what: str, to
               text_args: dict[str, Any], json_tool: str, json_args: dict[str, Any],
               error_levels: set[str], warning_levels: set[str],
               intents: Sequence[str] = ("one_off", "errors", "last"),
-              json_intents: Sequence[str] = ("one_off", "errors")) -> list[dict[str, Any]]:
+              json_intents: Sequence[str] = ("one_off", "errors"),
+              error_part: Callable[[LogLine], str | None] | None = None) -> list[dict[str, Any]]:
     """Cases for one captured log, as text and as JSON rows.
 
     Facts: one-off templates over the messages; one fact per error/warning template; the
-    last line's message. Intents with no fact (a log without errors) are
-    skipped, never padded."""
+    last line's message. ``error_part`` finds errors a source reports outside its level
+    field (a ``status=502 ... error=...`` line at INFO) and returns the part to check.
+    Intents with no fact (a log without errors) are skipped, never padded."""
     text, js = as_text(lines), as_json(lines)
     both = (text, js)
     msgs = [ln.message for ln in lines]
@@ -73,6 +75,7 @@ def log_cases(source: str, name: str, lines: Sequence[LogLine], *, what: str, to
                         for t in one_offs(msgs, both)]
     # An error with a traceback is known by its last line ("ValueError: ..."), not its header.
     errs = [ln.detail.splitlines()[-1] if ln.detail else ln.message for ln in lines if ln.level in error_levels]
+    errs += [part for ln in lines if ln.level not in error_levels and error_part and (part := error_part(ln))]
     warns = [ln.message for ln in lines if ln.level in warning_levels]
     facts["errors"] = ([fact(t, "error", "error-level line; one per template") for t in kinds_of(errs, both)]
                        + [fact(t, "warning", "warning-level line; one per template") for t in kinds_of(warns, both)])

@@ -44,9 +44,10 @@ SUITES = tuple(_SIZES)
 
 
 def image_family_available() -> bool:
-    """Images are evaluated when the image transform and Pillow are installed."""
-    return (importlib.util.find_spec("headroom.image.transform") is not None
-            and importlib.util.find_spec("PIL") is not None)
+    """Images are evaluated when the image transform, Pillow and OCR (which judges the
+    pixels sent) are installed: the ``image`` extra."""
+    return all(importlib.util.find_spec(m) is not None
+               for m in ("headroom.image.transform", "PIL", "rapidocr_onnxruntime"))
 
 
 if image_family_available():
@@ -55,21 +56,51 @@ if image_family_available():
     FAMILIES["images"] = images
 
 
+# Real tool outputs (headroom.eval.corpus): not generated, so not sized or seeded. The
+# smoke suite takes this many cases per source; the larger suites take every case.
+CORPUS_FAMILY = "real_corpus"
+_CORPUS_SMOKE_PER_SOURCE = 1
+
+
+def family_names() -> list[str]:
+    """Every family a suite can include: the generators, then the real-output corpus."""
+    return [*FAMILIES, CORPUS_FAMILY]
+
+
+def corpus_suite(name: str) -> list[Scenario]:
+    from ..corpus import corpus_scenarios
+
+    cases = corpus_scenarios()
+    if name != "smoke":
+        return cases
+    taken: dict[str, int] = {}
+    out = []
+    for s in cases:
+        n = taken.get(s.meta["source"], 0)
+        if n < _CORPUS_SMOKE_PER_SOURCE:
+            out.append(s)
+            taken[s.meta["source"]] = n + 1
+    return out
+
+
 def build_suite(name: str = "standard", families: list[str] | None = None, seeds: tuple[int, ...] | None = None) -> list[Scenario]:
     if name not in _SIZES:
         raise ValueError(f"unknown suite {name!r}; expected one of {', '.join(SUITES)}")
-    chosen = families or list(FAMILIES)
-    unknown = [f for f in chosen if f not in FAMILIES]
+    chosen = families or family_names()
+    unknown = [f for f in chosen if f not in family_names()]
     if unknown:
-        raise ValueError(f"unknown scenario families {unknown}; expected some of {', '.join(FAMILIES)}")
+        raise ValueError(f"unknown scenario families {unknown}; expected some of {', '.join(family_names())}")
     sizes = _SIZES[name]
     out = []
     for fam in chosen:
+        if fam == CORPUS_FAMILY:
+            out.extend(corpus_suite(name))
+            continue
         for size in sizes.get(fam, sizes["default"]):
             for seed in seeds or _SEEDS[name]:
                 out.append(FAMILIES[fam](size, seed))
     return out
 
 
-__all__ = ["FAMILIES", "SUITES", "Family", "Probe", "Scenario", "ToolCall", "Turn", "build_suite",
+__all__ = ["CORPUS_FAMILY", "FAMILIES", "SUITES", "corpus_suite", "family_names", "Family", "Probe", "Scenario", "ToolCall", "Turn", "build_suite",
            "image_family_available"]

@@ -18,10 +18,12 @@ from typing import Any
 class Probe:
     """One question about a scenario.
 
-    ``key`` is the exact string the question is about (wrapped in backticks inside
-    ``question``); a reader looks it up in its context. ``expected`` is the answer;
-    ``evidence`` are the strings that must survive compression (kept or recoverable)
-    for the answer to be derivable.
+    ``key`` is what the question names (wrapped in backticks inside ``question``): a
+    different attribute or a paraphrase of the row it asks about, never the evidence
+    itself. ``expected`` is the answer; ``evidence`` are the strings that must stay in
+    view (or at least recoverable) for the answer to be derivable. No evidence string may
+    appear in the question: a fact the question already states would count as kept
+    whatever the compressor did, so construction refuses it.
     """
 
     question: str
@@ -29,6 +31,12 @@ class Probe:
     evidence: tuple[str, ...]
     key: str = ""
     kind: str = "lookup"  # lookup | spike | error | count — for per-kind reporting
+
+    def __post_init__(self) -> None:
+        inside = [e for e in self.evidence if e.lower() in self.question.lower()]
+        if inside:
+            raise ValueError(f"evidence {inside} appears in the question {self.question!r}; ask by another "
+                             "attribute or a paraphrase")
 
 
 @dataclass(frozen=True)

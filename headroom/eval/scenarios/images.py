@@ -1,10 +1,11 @@
 """Images with questions: a screenshot the user attached, and a question about its text.
 
 The image transform may keep the image (possibly downscaled), transcribe it with OCR,
-or crop it. Text evidence is checked in what the model reads (OCR output included); an
-image still shown to the model counts its facts as kept, and one replaced by text with a
-marker to the stored original counts them as recoverable — pixels are not read here.
-Pillow is imported only when an image scenario is generated.
+or crop it. Facts are judged on the pixels sent: OCR must read them from the image as
+the request carries it (:mod:`headroom.eval.pixels`). One probe asks about the dialog in
+the centre, one about a build tag planted in the top-right corner, so a crop to the
+wrong region or an illegible downscale loses the fact from view. Pillow is imported only
+when an image scenario is generated.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ _SERVICES = ("billing-api", "auth-gateway", "search-indexer", "media-store")
 _ERRORS = ("disk quota exceeded", "certificate expired", "connection pool exhausted", "schema version mismatch")
 
 
-def render_screenshot(width: int, code: str, message: str, service: str) -> str:
+def render_screenshot(width: int, code: str, message: str, service: str, tag: str = "") -> str:
     """A dialog-style screenshot as base64 PNG."""
     from PIL import Image, ImageDraw, ImageFont
 
@@ -33,6 +34,8 @@ def render_screenshot(width: int, code: str, message: str, service: str) -> str:
     d.text((int(340 * scale), int(300 * scale)), "Deployment failed", font=big, fill=(180, 0, 0))
     d.text((int(340 * scale), int(420 * scale)), f"ERROR {code}: {message}", font=small, fill=(20, 20, 20))
     d.text((int(340 * scale), int(500 * scale)), f"Service: {service}", font=small, fill=(20, 20, 20))
+    if tag:  # the top-right corner's planted marker
+        d.text((int(1180 * scale), int(40 * scale)), tag, font=small, fill=(20, 20, 20))
     buf = io.BytesIO()
     img.save(buf, format="PNG")
     return base64.b64encode(buf.getvalue()).decode()
@@ -43,7 +46,10 @@ def images(size: int, seed: int) -> Scenario:
     rng = random.Random(f"images:{seed}:{size}")
     code = f"E-{rng.randint(1000, 9999)}"
     message, service = rng.choice(_ERRORS), rng.choice(_SERVICES)
-    png = render_screenshot(size, code, message, service)
-    probes = [Probe("What error code does this screenshot show?", code, (code,), kind="image")]
+    tag = f"BLD-{rng.randint(1000, 9999)}"
+    png = render_screenshot(size, code, message, service, tag)
+    probes = [Probe("What error code does this screenshot show?", code, (code,), kind="image"),
+              Probe("Which build tag is printed in the top right corner of the screenshot?", tag, (tag,),
+                    kind="image_region")]
     return Scenario("images", size, seed, "You are a support engineer. Answer from what the user shows you.",
                     [Turn("(screenshot attached)")], probes, meta={"image_png_b64": png})

@@ -20,6 +20,12 @@ def _ts(minutes: int) -> str:
     return (_T0 + timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _spoken(minutes: int) -> str:
+    """The same instant as :func:`_ts`, the way a person says it."""
+    t = _T0 + timedelta(minutes=minutes)
+    return f"{t:%H:%M} UTC on {t.day} {t:%B}"
+
+
 def _pick_middle(rng: random.Random, n: int) -> int:
     """An index away from the first/last items, which compressors keep anyway."""
     return rng.randrange(min(5, n - 1), max(min(5, n - 1) + 1, n - 5))
@@ -44,8 +50,9 @@ def metrics(size: int, seed: int) -> Scenario:
     probes = [
         Probe(f"Which timestamp had the highest p99 latency on {host}, and what was it?",
               f"{rows[spike]['ts']} {spike_value}", (rows[spike]["ts"], str(spike_value)), kind="spike"),
-        Probe(f"What was the p99 latency at `{rows[look]['ts']}` on {host}?",
-              str(look_value), (rows[look]["ts"], str(look_value)), key=rows[look]["ts"]),
+        # Asked as a person would ("at 08:37 UTC on 4 March"), answered by the ISO row.
+        Probe(f"What was the p99 latency on {host} at `{_spoken(look)}`?",
+              str(look_value), (rows[look]["ts"], str(look_value)), key=_spoken(look)),
     ]
     call = ToolCall("get_metrics", {"host": host, "metric": "all", "window": f"{size}m"}, out)
     return Scenario("metrics", size, seed, _SYSTEM, [Turn("Check the host metrics.", (call,))], probes)
@@ -74,8 +81,10 @@ def json_logs(size: int, seed: int) -> Scenario:
     probes = [
         Probe("Which request failed, and why?", f"{r_err['request_id']} payment gateway timeout",
               (r_err["request_id"], "payment gateway timeout"), kind="error"),
-        Probe(f"What was the latency of request `{r_look['request_id']}`?", str(r_look["latency_ms"]),
-              (r_look["request_id"], str(r_look["latency_ms"])), key=r_look["request_id"]),
+        # People quote the tail of an id; the row is found by its full request_id.
+        Probe(f"What was the latency of the request whose id ends in `{r_look['request_id'][-6:]}`?",
+              str(r_look["latency_ms"]), (r_look["request_id"], str(r_look["latency_ms"])),
+              key=r_look["request_id"][-6:]),
     ]
     call = ToolCall("search_logs", {"index": "app-logs", "since": "1h", "limit": size}, out)
     return Scenario("json_logs", size, seed, _SYSTEM, [Turn("Look at the application logs.", (call,))], probes)
@@ -101,8 +110,9 @@ def db_rows(size: int, seed: int) -> Scenario:
     probes = [
         Probe("Which order has a failed refund, and what is its total?", f"{r_odd['order_id']} {r_odd['total']}",
               (r_odd["order_id"], str(r_odd["total"])), kind="anomaly"),
-        Probe(f"What is the total of order `{r_look['order_id']}`?", str(r_look["total"]),
-              (r_look["order_id"], str(r_look["total"])), key=r_look["order_id"]),
+        Probe(f"What is the total of order number `{r_look['order_id'].removeprefix('ORD-')}`?",
+              str(r_look["total"]), (r_look["order_id"], str(r_look["total"])),
+              key=r_look["order_id"].removeprefix("ORD-")),
     ]
     call = ToolCall("sql_query", {"sql": f"SELECT * FROM orders ORDER BY created_at LIMIT {size}"}, out)
     return Scenario("db_rows", size, seed, "You are a data analyst. Answer from the query results.",

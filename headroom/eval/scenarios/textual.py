@@ -137,8 +137,9 @@ def documents(size: int, seed: int) -> Scenario:
         else:
             parts.append(f"<p>{rng.choice(_FILLER)} {rng.choice(_FILLER)}</p>")
     parts += ['<footer><a href="/privacy">Privacy</a> &middot; <a href="/terms">Terms</a></footer></body></html>']
-    probes = [Probe(f"How long is the warranty for model `{model}`?", f"{months} months",
-                    (model, f"{months} months"), key=model)]
+    number = model.removeprefix("XR-")
+    probes = [Probe(f"How long is the warranty for the XR-series model numbered `{number}`?", f"{months} months",
+                    (model, f"{months} months"), key=number)]
     call = ToolCall("fetch_url", {"url": "https://shop.example.com/support/warranty"}, "\n".join(parts))
     return Scenario("documents", size, seed, "You are a shopping assistant. Answer from the fetched pages.",
                     [Turn("Check the warranty page.", (call,))], probes)

@@ -1,0 +1,302 @@
+"""Message templates: which lines (or string values) are the same kind of event.
+
+Two levels, both cheap per line:
+
+* the **key** of a line masks only what is certainly variable — every token tail that
+  starts with a digit (numbers, timestamps, IPs, versions, durations, counters, most hex
+  ids and UUIDs) — in one regex pass. Lines with equal keys are the same event; a key seen once is a *one-off*. The key
+  is deliberately fine: rarity decides what stays in view, and a coarser key could fold a
+  one-off event into a frequent group and hide it.
+* **clusters** group keys the way Drain does (He et al., ICWS 2017): a fixed-depth parse
+  tree routes a key by its token count and leading constant tokens, and the key joins the
+  most similar cluster there when enough of its tokens match (the differing positions
+  become the wildcard ``<*>``). Clusters are what a frequent group is summarised as, so
+  "client closed connection … cmd=ping" and "… cmd=get" read as one template with "cmd"
+  varying. The tree only ever sees distinct keys, never every line.
+
+``describe`` summarises what varies inside a cluster (numeric ranges, distinct values,
+first/last timestamp) from the raw lines, so an exemplar plus its summary stands in for
+hundreds of lines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+WILDCARD = "<*>"
+# Certainly-variable parts, in one alternation so a line is scanned once. Digit runs
+# cover numbers, timestamps, IPs, ports and durations; long hex runs and UUIDs cover ids.
+# A token tail that starts with a digit: numbers, versions, timestamps, IPs, durations,
+# ids and hex hashes that start with a digit ("2026-11-22T03:00:01Z", "10.0.0.5:5432",
+# "45ms", "5f2a9c1e") each become one "#". Starting the match only at a digit keeps the
+# scan fast (about 1 µs a line); a hex id that starts with a letter keeps its letter
+# prefix ("ab#"), which splits a template into a few keys that clustering joins again.
+_KEY_MASK = re.compile(r"[0-9][0-9A-Za-z_.:+~-]*")
+# Tokens that are variable in a cluster display: a masked run ("#:#:#.#", "#.#.#.#:#"),
+# a path, or a quoted value. Only used on distinct keys, so it may be slower.
+_DISPLAY_RUN = re.compile(r"#(?:[.:,/_+-]?#)*")
+_PATH_TOKEN = re.compile(r"^[\"'(\[]?(?:/[\w.@+#-]+){2,}/?[\"')\],:;]?$")
+_QUOTED_TOKEN = re.compile(r"^(?:\"[^\"]*\"|'[^']*')[,;:]?$")
+
+SIMILARITY = 0.5  # share of a key's constant tokens a cluster must share to take it
+_TREE_DEPTH = 2  # leading tokens the parse tree routes on (after the token count)
+_MAX_CHILDREN = 64  # a level with more distinct leading tokens routes the rest to "<*>"
+_MAX_CANDIDATES = 8  # clusters of one branch a new key is compared with
+_HEADER_SPAN, _HEADER_SHARE, _HEADER_MIN_KEYS = 6, 0.3, 8  # see header_tokens
+
+
+def key_of(line: str) -> str:
+    """The line with its certainly-variable parts masked as ``#``."""
+    return _KEY_MASK.sub("#", line)
+
+
+def keys_of(text_lines: Sequence[str]) -> list[str]:
+    """``key_of`` for every line, in one regex pass over the joined text (a pass per line
+    costs about twice as much in Python)."""
+    if not text_lines:
+        return []
+    joined = "\n".join(text_lines)
+    keys = _KEY_MASK.sub("#", joined).split("\n")
+    if len(keys) != len(text_lines):  # a line with "\n" in it (cannot come from splitlines)
+        return [key_of(t) for t in text_lines]
+    return keys
+
+
+def _is_variable(token: str) -> bool:
+    if "#" in token or token == WILDCARD:
+        return True
+    # Paths and quoted values start with one of these; most tokens skip the regexes.
+    return token[:1] in _PATH_OR_QUOTE_START and bool(_PATH_TOKEN.match(token) or _QUOTED_TOKEN.match(token))
+
+
+_PATH_OR_QUOTE_START = frozenset("/\"'([")
+
+
+def display_token(token: str) -> str:
+    if token == WILDCARD or _PATH_TOKEN.match(token) or _QUOTED_TOKEN.match(token):
+        return WILDCARD
+    return _DISPLAY_RUN.sub(WILDCARD, token) if "#" in token else token
+
+
+@dataclass
+class Cluster:
+    """Keys (and so lines) that Drain considers one template."""
+
+    id: int
+    tokens: list[str]  # the template (masked tokens); WILDCARD where members differ
+    keys: list[str] = field(default_factory=list)
+    count: int = 0  # lines, not keys
+
+    def template(self) -> str:
+        return " ".join(display_token(t) for t in self.tokens)
+
+
+class TemplateMiner:
+    """Drain's parse tree over distinct keys: token count, then up to ``_TREE_DEPTH``
+    leading constant tokens, then a list of clusters compared by token similarity."""
+
+    def __init__(self, similarity: float = SIMILARITY, header: frozenset[tuple[int, str]] = frozenset()):
+        self.similarity = similarity
+        # (position, token) pairs of the line header (month names, level marks) that
+        # most lines share: they say nothing about the event, so they do not count as
+        # shared tokens (see ``header_tokens``).
+        self.header = header
+        self.clusters: list[Cluster] = []
+        self._tree: dict[tuple, list[Cluster]] = {}
+        self._children: Counter[tuple] = Counter()
+        self._of_key: dict[str, Cluster] = {}
+
+    def add(self, key: str, count: int = 1) -> Cluster:
+        c = self._of_key.get(key)
+        if c is not None:
+            c.count += count
+            return c
+        tokens = key.split()
+        if self.header:
+            tokens = ["#" if (i, t) in self.header else t for i, t in enumerate(tokens[:_HEADER_SPAN])] + \
+                tokens[_HEADER_SPAN:]
+        c = self._match(tokens)
+        if c is None:
+            # A bare "#" is a parameter from the start: it never counts as shared.
+            c = Cluster(len(self.clusters), [WILDCARD if t == "#" else t for t in tokens])
+            self.clusters.append(c)
+            self._tree.setdefault(self._route(tokens), []).append(c)
+        else:
+            c.tokens = [a if a == b else WILDCARD for a, b in zip(c.tokens, tokens)]
+        c.keys.append(key)
+        c.count += count
+        self._of_key[key] = c
+        return c
+
+    def cluster_of(self, key: str) -> Cluster:
+        return self._of_key[key]
+
+    def _route(self, tokens: list[str]) -> tuple:
+        """Token count, then the first ``_TREE_DEPTH`` *constant* tokens. Drain routes on
+        the leading tokens; most log lines lead with a timestamp, a pid or a host, which
+        would send every line of a length down one wildcard branch, so variable tokens
+        are skipped rather than routed as wildcards."""
+        path: list = [len(tokens)]
+        for t in tokens:
+            if len(path) > _TREE_DEPTH:
+                break
+            if _is_variable(t):
+                continue
+            node = (*path, t)
+            if node not in self._children and self._children[tuple(path)] >= _MAX_CHILDREN:
+                t = WILDCARD  # a full level: Drain sends further new tokens to the wildcard child
+            elif node not in self._children:
+                self._children[tuple(path)] += 1
+                self._children[node] = 0
+            path.append(t)
+        return tuple(path)
+
+    def _match(self, tokens: list[str]) -> Cluster | None:
+        candidates = self._tree.get(self._route(tokens))
+        if not candidates:
+            return None
+        # Similarity counts the key's constant tokens only: a bare "#" (a number, a
+        # timestamp) is a parameter, and counting it would let any two lines of a numeric
+        # log ("<ts> upgrade libcap2 …", "<ts> status installed curl …") look alike.
+        constant = len(tokens) - tokens.count("#")
+        if not constant:
+            return None
+        best, best_same = None, 0
+        # The most recent clusters of a crowded branch only: bounds the work on logs of
+        # thousands of unlike lines (each then starts its own cluster).
+        for c in candidates[-_MAX_CANDIDATES:]:
+            # Wildcard positions never equal a key token, so they neither help nor hurt.
+            same = sum(map(str.__eq__, c.tokens, tokens))
+            if same > best_same:
+                best, best_same = c, same
+        return best if best is not None and best_same >= self.similarity * constant else None
+
+
+def header_tokens(keys: Sequence[str]) -> frozenset[tuple[int, str]]:
+    """(position, token) pairs among the first ``_HEADER_SPAN`` tokens held by more than
+    ``_HEADER_SHARE`` of the distinct keys: a line header's constant parts ("Nov" of a
+    date, redis's "*" level mark, a host name). Counting them as shared tokens would
+    cluster "Ready to accept connections" with "Connecting to MASTER <*>"."""
+    if len(keys) < _HEADER_MIN_KEYS:
+        return frozenset()
+    seen: Counter[tuple[int, str]] = Counter()
+    for k in keys:
+        seen.update(enumerate(k.split(None, _HEADER_SPAN)[:_HEADER_SPAN]))
+    return frozenset(pt for pt, c in seen.items() if c > _HEADER_SHARE * len(keys) and pt[1] != "#")
+
+
+def mine(keys: Sequence[str]) -> tuple[Counter[str], TemplateMiner]:
+    """Counts of each key and the clusters over the distinct keys (first-seen order, so
+    the result is deterministic)."""
+    counts = Counter(keys)
+    miner = TemplateMiner(header=header_tokens(list(counts)))
+    for k, n in counts.items():  # Counter keeps first-insertion order
+        miner.add(k, n)
+    return counts, miner
+
+
+# --- what varies inside a cluster -------------------------------------------------
+
+_NUMBER = re.compile(r"^[-+]?\d+(?:\.\d+)?(?:ms|s|us|µs|ns|kb|mb|gb|b|%)?$", re.IGNORECASE)
+_NUM_PART = re.compile(r"[-+]?\d+(?:\.\d+)?")
+_TIME = re.compile(r"\d{1,2}:\d{2}:\d{2}")
+_DESCRIBE_SAMPLE = 4000  # members read for a summary; beyond this the ends and a spread
+
+
+def _spread(items: Sequence[int], limit: int) -> list[int]:
+    if len(items) <= limit:
+        return list(items)
+    step = (len(items) - 1) / (limit - 1)
+    return [items[round(k * step)] for k in range(limit)]
+
+
+def describe(tokens: list[str], rows: Sequence[str], max_parts: int = 4) -> str:
+    """What varies over the wildcard positions of ``tokens`` in the raw ``rows``, most
+    telling first: the time span, values with few variants and their counts
+    ("cmd=ping×300, cmd=get×20"), numeric ranges ("took 3–450ms"), then how many
+    distinct values ("id: 340 distinct"). Rows of another token count are skipped."""
+    slots = [i for i, t in enumerate(tokens) if t == WILDCARD or "#" in t]
+    if not slots or not rows:
+        return ""
+    n = len(tokens)
+    values: dict[int, list[str]] = {i: [] for i in slots}
+    for r in rows:
+        parts = r.split()
+        if len(parts) != n:
+            continue
+        for i in slots:
+            values[i].append(parts[i])
+    span: list[str] = []
+    few: list[str] = []
+    ranges: list[str] = []
+    many: list[str] = []
+    for i in slots:
+        vals = values[i]
+        distinct = set(vals)
+        if len(distinct) <= 1:
+            continue
+        label = _label(tokens, i)
+        if _TIME.search(vals[0]):
+            if not span:
+                span.append(f"{vals[0]}–{vals[-1]}")
+        elif len(distinct) <= 4:
+            few.append(", ".join(f"{v}×{c}" for v, c in Counter(vals).most_common()))
+        elif all(_NUMBER.match(v) for v in vals):
+            nums = [float(_NUM_PART.search(v).group(0)) for v in vals]
+            unit = re.sub(r"^[-+]?\d+(?:\.\d+)?", "", vals[0])
+            ranges.append(f"{label}{_num(min(nums))}–{_num(max(nums))}{unit}")
+        else:
+            many.append(f"{label.rstrip(' =:') or 'values'}: {len(distinct)} distinct")
+    return "; ".join((span + few + ranges + many)[:max_parts])
+
+
+def extreme_rows(tokens: list[str], rows: Sequence[str], max_slots: int = 3) -> set[int]:
+    """Positions in ``rows`` holding the largest and the smallest value of each numeric
+    wildcard position (a timestamp is not a measurement): the slowest call, the largest
+    upload."""
+    slots = [i for i, t in enumerate(tokens) if t == WILDCARD or "#" in t]
+    n = len(tokens)
+    found: set[int] = set()
+    done = 0
+    for i in slots:
+        best: tuple[float, int] | None = None
+        worst: tuple[float, int] | None = None
+        numeric = True
+        for k, r in enumerate(rows):
+            parts = r.split()
+            if len(parts) != n:
+                continue
+            v = parts[i]
+            if not _NUMBER.match(v) or _TIME.search(v):
+                numeric = False
+                break
+            x = float(_NUM_PART.search(v).group(0))
+            if best is None or x > best[0]:
+                best = (x, k)
+            if worst is None or x < worst[0]:
+                worst = (x, k)
+        if numeric and best is not None and worst is not None and best[0] != worst[0]:
+            found.update((best[1], worst[1]))
+            done += 1
+            if done >= max_slots:
+                break
+    return found
+
+
+def _label(tokens: list[str], i: int) -> str:
+    """A name for position ``i``: the constant part of its token ("id=" of "id=#") or
+    the word before it ("took" for "took #ms")."""
+    t = tokens[i]
+    m = re.match(r"^([A-Za-z_][\w.-]*[=:])", t)
+    if m:
+        return m.group(1)
+    if i > 0 and tokens[i - 1] != WILDCARD and "#" not in tokens[i - 1] and tokens[i - 1].isalpha():
+        return tokens[i - 1] + " "
+    return ""
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if x == int(x) else f"{x:g}"

@@ -1,0 +1,81 @@
+"""Template keys, Drain-style clusters and the "what varies" summary."""
+
+from __future__ import annotations
+
+from headroom.compressors.templates import WILDCARD, TemplateMiner, describe, key_of, keys_of, mine
+
+# Lines in the shape redis-server 7 writes with `loglevel verbose` (pid:role, date, level mark).
+REDIS = [
+    "11850:M 23 Nov 2026 17:16:32.637 - Accepted 127.0.0.1:53560",
+    "11850:M 23 Nov 2026 17:16:32.661 - Accepted 127.0.0.1:53616",
+    "11850:M 23 Nov 2026 17:16:32.692 * Background saving started by pid 11911",
+    "11911:C 23 Nov 2026 17:16:32.695 * DB saved on disk",
+]
+
+
+def test_key_masks_numbers_timestamps_ips_versions_and_ids() -> None:
+    assert key_of(REDIS[0]) == key_of(REDIS[1]) == "# # Nov # # - Accepted #"
+    assert key_of("req 5f2a9c1e took 45ms id=123e4567-e89b-12d3-a456-426614174000") == "req # took # id=#"
+    assert key_of("Setting up libtirpc3:amd64 (1.3.3+ds-1) ...") == "Setting up libtirpc# (#) ..."
+    # Words without digits stay: they are what tells events apart.
+    assert key_of("connection closed") != key_of("connection opened")
+
+
+def test_keys_of_matches_key_of_line_by_line() -> None:
+    lines = REDIS + ["", "  indented 12", "no digits here"]
+    assert keys_of(lines) == [key_of(t) for t in lines]
+    assert keys_of([]) == []
+
+
+def test_miner_clusters_keys_that_differ_in_one_word() -> None:
+    keys = [key_of(f"client closed connection id={i} cmd={c}") for i, c in enumerate(["ping", "get", "set"])]
+    keys.append(key_of("server shutting down now for maintenance"))
+    _counts, miner = mine(keys)
+    closed = miner.cluster_of(keys[0])
+    assert miner.cluster_of(keys[1]) is closed and miner.cluster_of(keys[2]) is closed
+    assert miner.cluster_of(keys[3]) is not closed
+    assert closed.tokens[-1] == WILDCARD and closed.count == 3
+    assert closed.template() == "client closed connection id=<*> <*>"
+
+
+def test_miner_keeps_dissimilar_keys_of_equal_length_apart() -> None:
+    m = TemplateMiner()
+    a = m.add("alpha beta gamma delta")
+    b = m.add("one two three four")
+    assert a is not b and len(m.clusters) == 2
+
+
+def test_miner_is_deterministic_and_first_seen_ordered() -> None:
+    keys = [key_of(t) for t in REDIS * 3]
+    assert [c.tokens for c in mine(keys)[1].clusters] == [c.tokens for c in mine(keys)[1].clusters]
+    assert mine(keys)[1].clusters[0].keys[0] == key_of(REDIS[0])
+
+
+def test_describe_reports_time_span_few_values_ranges_and_distinct_counts() -> None:
+    rows = [f"10:0{i % 10}:1{i % 10} GET /api/item/{i} took {5 + i}ms cmd={'ping' if i % 4 else 'get'} user=u{i}"
+            for i in range(40)]
+    tokens = [WILDCARD, "GET", WILDCARD, "took", "#ms", WILDCARD, WILDCARD]
+    text = describe(tokens, rows)
+    assert text.startswith("10:00:10–10:09:19")
+    assert "cmd=ping×30, cmd=get×10" in text
+    assert "took 5–44ms" in text
+    assert describe(tokens, rows, max_parts=10).endswith("values: 40 distinct")
+    assert describe(["a", "b"], ["a b"]) == ""
+
+
+def test_header_tokens_do_not_make_unlike_events_similar() -> None:
+    # redis's header: "pid:role day Mon year time mark"; the month and the mark are on
+    # nearly every line and say nothing about the event.
+    lines = [f"2046:S 23 Nov 2026 17:28:{i:02d}.917 * {msg}" for i, msg in enumerate(
+        ["Ready to accept connections", "Connecting to MASTER 127.0.0.1:55819", "Server initialized",
+         "Reconnecting to MASTER 127.0.0.1:55819", "DB saved on disk", "Configuration loaded",
+         "Removing the pid file.", "Running mode=standalone, port=59807.", "Loading RDB produced by version 7.0.15"])]
+    keys = keys_of(lines)
+    _counts, miner = mine(keys)
+    ready, connecting, reconnecting = (miner.cluster_of(keys[i]) for i in (0, 1, 3))
+    assert ready is not connecting
+    assert connecting is not reconnecting  # Drain routes on the leading constant tokens
+    plain = TemplateMiner()
+    for k in keys:
+        plain.add(k)
+    assert plain.cluster_of(keys[0]) is plain.cluster_of(keys[1])  # what the header did
