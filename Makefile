@@ -8,7 +8,7 @@ PIP     = $(PY) -m pip install -q -c constraints/cpu.txt
 HOST   ?= 127.0.0.1
 PORT   ?= 8787
 
-.PHONY: proxy test setup setup-all system-deps bench clean
+.PHONY: proxy test setup setup-all system-deps smoke bench clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,11 +35,16 @@ system-deps:
 proxy: setup
 	$(VENV)/bin/headroom proxy --host $(HOST) --port $(PORT)
 
-test: setup-all system-deps
+# The oldest and newest supported Pythons: install the proxy extra, run the CLI and the
+# proxy (venvs cached under .venv-smoke/).
+smoke:
+	./scripts/smoke.sh
+
+test: setup-all system-deps smoke
 	$(PY) -m pytest
 
 bench: setup-all
 	$(PY) benchmarks/compress_bench.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .venv-smoke .pytest_cache .hypothesis

@@ -11,8 +11,10 @@ says, feed each answer to :meth:`ExchangeCore.next_round`, and book the call wit
   breakpoints; audit: the original, measured; passthrough: the original). Compression
   that fails or times out never makes a request worse: the original goes out.
 - **next round**: when the model's turn calls only ``headroom_retrieve``, answer from the
-  CCR store and return the next request (at most ``ccr.max_retrieve_rounds`` times);
-  otherwise the turn is the client's.
+  CCR store and return the next request; otherwise the turn is the client's. After
+  ``ccr.max_retrieve_rounds`` rounds the next request forbids tool calls, so the client
+  never receives a call to a tool it did not declare (:class:`Unanswerable` when the
+  model calls it anyway, or without an id).
 - **finish**: one metrics row, savings by transform and by tool read from the pipeline's
   decisions once (:attr:`PipelineResult.savings`), cost saved at the model's price.
 """
@@ -23,14 +25,15 @@ import copy
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from .ccr.responses import RetrieveCall, answer, continue_body, retrieve_calls, unknown_hash_message
 from .ccr.scope import may_read
 from .ccr.store import CompressionStore, StoreError
-from .ccr.tool import forbid_tool_calls, inject_retrieve_tool
-from .formats import provider_of
+from .ccr.tool import inject_retrieve_tool
+from .formats import adapter, provider_of
 from .formats.wire import Usage
 from .metrics.row import RequestMetrics
 from .modes import AUDIT, OPTIMIZE, PASSTHROUGH
@@ -54,14 +57,10 @@ class Exchange:
     rounds: int = 0  # extra requests sent by the retrieval loop
     retrievals: int = 0  # retrieve calls answered
     usage: Usage | None = None
+    final: bool = False  # the round limit was reached: the last request forbade tool calls
+    tenant: str | None = None  # headroom.ccr.scope tag of the caller's credential (proxy)
     status: int = 0  # HTTP status of the answer the client got
     error: str | None = None  # what went wrong on the way, for logs and the metrics row
-    tenant: str | None = None  # headroom.ccr.scope tag of the caller's credential (proxy)
-    # The retrieve-round limit was reached: this round's request forbids tool calls.
-    final: bool = False
-    # Why the model's last turn, a retrieve-only one, can be neither answered nor handed
-    # to a client that never declared the tool (the shell reports it as an error).
-    unanswerable: str | None = None
     started: float = field(default_factory=time.perf_counter)
 
     @property
@@ -79,27 +78,26 @@ class Exchange:
         return m if isinstance(m, str) else ""
 
 
-def _retrieve_only(turn: Any, fmt: str) -> list[RetrieveCall] | None:
-    """The turn's calls when it calls only ``headroom_retrieve``; None otherwise, or unreadable."""
-    if not isinstance(turn, dict):
-        return None
-    try:
-        return retrieve_calls(turn, fmt)
-    except (TypeError, AttributeError, KeyError, IndexError, ValueError):
-        log.warning("could not read the upstream's %s turn; handing it to the client unchanged", fmt)
-        return None
+class Unanswerable(RuntimeError):
+    """A retrieve-only turn headroom cannot answer; the client must not receive it either
+    (it never declared the tool), so the shell reports an upstream error instead."""
 
 
 def retrieve_round(store: CompressionStore | None, fmt: str, body: dict[str, Any], turn: Any,
-                   rounds_done: int, max_rounds: int) -> tuple[dict[str, Any], list[RetrieveCall]] | None:
-    """(next body, calls answered) when ``turn`` calls only ``headroom_retrieve`` and a
-    round is left; None when the turn is the client's (or unreadable: relayed as is)."""
-    if rounds_done >= max_rounds:
+                   read: Callable[[RetrieveCall], str] | None = None,
+                   ) -> tuple[dict[str, Any], list[RetrieveCall]] | None:
+    """(next body, calls answered) when ``turn`` calls only ``headroom_retrieve``; None
+    when the turn is the client's (or unreadable: then it is relayed as it came)."""
+    if not isinstance(turn, dict):
         return None
-    calls = _retrieve_only(turn, fmt)
+    try:
+        calls = retrieve_calls(turn, fmt)
+    except (TypeError, AttributeError, KeyError, IndexError, ValueError):
+        log.warning("could not read the upstream's %s turn; handing it to the client unchanged", fmt)
+        return None
     if not calls:
         return None
-    answers = {c.id: answer(store, c) for c in calls}
+    answers = {c.id: read(c) if read is not None else answer(store, c) for c in calls}
     return continue_body(body, turn, fmt, answers), calls
 
 
@@ -147,7 +145,7 @@ class ExchangeCore:
             return ex
         send = result.body
         if self.loop_enabled:
-            with_tool = inject_retrieve_tool(send, fmt)
+            with_tool = inject_retrieve_tool(send, fmt, markers=result.carries_markers)
             ex.injected, send = with_tool is not send, with_tool
         if self.cache is not None and mode == OPTIMIZE:
             send = self.cache.apply(send, fmt, session_id=session_id)
@@ -158,31 +156,29 @@ class ExchangeCore:
 
     def next_round(self, ex: Exchange, turn: Any) -> dict[str, Any] | None:
         """The next request when ``turn`` is a retrieve-only turn headroom must answer (it
-        injected the tool); None when the turn is the client's, or (``ex.unanswerable``
-        set) when it cannot go on and must not reach a client that never declared the tool.
+        injected the tool); None when the turn is the client's.
 
-        After ``ccr.max_retrieve_rounds`` the model gets its answers and one more round
-        with tool calls forbidden (issue 12, F7); a call without an id cannot be answered.
+        Raises :class:`Unanswerable` for a retrieve call without an id, or one made after
+        the last round forbade tool calls.
         """
         if not ex.injected:
             return None
-        calls = _retrieve_only(turn, ex.fmt)
-        if not calls:
+        step = retrieve_round(self.store, ex.fmt, ex.send, turn, read=lambda c: self._answer(ex, c))
+        if step is None:
             return None
+        body, calls = step
         if any(not c.id for c in calls):
-            ex.unanswerable = "the model called headroom_retrieve without an id, so headroom cannot answer the call"
-            return None
+            raise Unanswerable("the model called headroom_retrieve without an id, so headroom cannot answer the call")
         if ex.final:
-            ex.unanswerable = ("the model kept calling headroom_retrieve after the retrieve-round limit, even "
-                               "when no tool call was allowed")
-            return None
-        answers = {c.id: self._answer(ex, c) for c in calls}
-        ex.send = continue_body(ex.send, turn, ex.fmt, answers)
+            raise Unanswerable("the model kept calling headroom_retrieve after the retrieve-round limit, "
+                               "even when no tool call was allowed")
         ex.rounds += 1
         ex.retrievals += len(calls)
         if ex.rounds > self.pipeline.config.ccr.max_retrieve_rounds:
-            ex.send, ex.final = forbid_tool_calls(ex.send, ex.fmt), True
-        return ex.send
+            # One last round with its answers and no tool calls allowed.
+            body, ex.final = adapter(ex.fmt).forbid_tool_calls(body), True
+        ex.send = body
+        return body
 
     def _answer(self, ex: Exchange, call: RetrieveCall) -> str:
         """The store's answer, for a hash this caller may read (headroom.ccr.scope)."""
@@ -213,8 +209,8 @@ class ExchangeCore:
             status_code=status_code, retrievals=ex.retrievals,
             output_tokens=usage.output_tokens, cached_tokens=usage.cache_read_tokens,
             error=error or (f"compression: {ex.compression_error}" if ex.compression_error else None),
-            **columns,
         )
+        cols.update(columns)  # a shell's own measurements win (e.g. LiteLLM's timings)
         mode = mode or ex.mode
         if ex.result is None:
             return RequestMetrics(mode=mode, **cols)
@@ -224,4 +220,4 @@ class ExchangeCore:
         return RequestMetrics.from_pipeline(ex.result, mode=mode, **cols)
 
 
-__all__ = ["Exchange", "ExchangeCore", "retrieve_round"]
+__all__ = ["Exchange", "ExchangeCore", "Unanswerable", "retrieve_round"]

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .ccr.markers import has_marker
 from .ccr.scope import ScopedStore
 from .ccr.store import CompressionStore
 from .config import HeadroomConfig
@@ -107,6 +108,12 @@ class PipelineResult:
             if d.ccr_hash:
                 seen.setdefault(d.ccr_hash)
         return list(seen)
+
+    @functools.cached_property
+    def carries_markers(self) -> bool:
+        """Whether the rendered request holds a CCR marker (ours, or one already in the
+        history), read from the conversation: the body need not be parsed again."""
+        return bool(self.ccr_hashes) or any(has_marker(b.text) for _, _, b in self.conversation.blocks())
 
     @property
     def messages(self) -> list[Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..formats import ANTHROPIC, GEMINI, adapter, is_retrieve_tool, parse
+from ..formats import adapter, is_retrieve_tool, parse
 from ..formats.model import RETRIEVE_TOOL_NAME
 from .markers import has_marker
 
@@ -73,28 +73,21 @@ def carries_markers(body: dict[str, Any], fmt: str) -> bool:
     return any(has_marker(b.text) for _, _, b in conv.blocks())
 
 
-def inject_retrieve_tool(body: dict[str, Any], fmt: str) -> dict[str, Any]:
+def inject_retrieve_tool(body: dict[str, Any], fmt: str, markers: bool | None = None) -> dict[str, Any]:
     """A new body with ``headroom_retrieve`` appended to ``tools`` when it is needed.
 
     Returns ``body`` itself (unchanged) when the request carries no marker or already
-    defines the tool. The caller's dict and its ``tools`` list are never mutated.
+    defines the tool. ``markers`` is whether it carries markers when the caller already
+    knows (the pipeline does: :attr:`PipelineResult.carries_markers`); else the body is
+    parsed to find out. The caller's dict and its ``tools`` list are never mutated.
     """
-    if defines_retrieve_tool(body) or not carries_markers(body, fmt):
+    if defines_retrieve_tool(body):
+        return body
+    if not (carries_markers(body, fmt) if markers is None else markers):
         return body
     tools = body.get("tools")
     existing = list(tools) if isinstance(tools, list) else []
     return {**body, "tools": [*existing, retrieve_tool_definition(fmt)]}
-
-
-def forbid_tool_calls(body: dict[str, Any], fmt: str) -> dict[str, Any]:
-    """A new body whose next turn may call no tool (``tool_choice`` none, in ``fmt``'s shape).
-
-    Used for one last round after the retrieve-round limit: the model must answer in text
-    rather than hand the client a ``headroom_retrieve`` call it never declared.
-    """
-    if fmt == GEMINI:
-        return {**body, "toolConfig": {"functionCallingConfig": {"mode": "NONE"}}}
-    return {**body, "tool_choice": {"type": "none"} if fmt == ANTHROPIC else "none"}
 
 
 __all__ = [
@@ -102,7 +95,6 @@ __all__ = [
     "TOOL_DESCRIPTION",
     "carries_markers",
     "defines_retrieve_tool",
-    "forbid_tool_calls",
     "inject_retrieve_tool",
     "retrieve_tool_definition",
 ]

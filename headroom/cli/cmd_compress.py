@@ -16,7 +16,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "message list and print the savings per block.")
     p.add_argument("file", nargs="?", help="JSON file, or '-' for stdin (default: a bundled example)")
     p.add_argument("--model", default=None, help="model name (default: the body's model, else gpt-4o)")
-    p.add_argument("--format", choices=["openai_chat", "openai_responses", "anthropic"], default=None,
+    from ..formats import ADAPTERS
+
+    p.add_argument("--format", choices=sorted(ADAPTERS), default=None,
                    help="wire format (default: detected)")
     p.add_argument("--query", default=None, help="the question to compress for (default: the latest user turn)")
     p.add_argument("--output", "-o", default=None, help="write the compressed body here ('-' for stdout)")
@@ -38,13 +40,13 @@ def _load(path: str | None):
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..api import compress
+    from ..api import DEFAULT_MODEL, compress
 
     data, name = _load(args.file)
     if not isinstance(data, (list, dict)):
         raise ValueError(f"{name}: expected a request body object or a list of messages")
-    model = args.model or (data.get("model") if isinstance(data, dict) else None) or "gpt-4o"
-    result = compress(data, model=model, format=args.format, query=args.query)
+    result = compress(data, model=args.model, format=args.format, query=args.query)
+    model = args.model or (data.get("model") if isinstance(data, dict) else None) or DEFAULT_MODEL
     if args.output:
         out = json.dumps(result.body if isinstance(data, dict) else result.messages, ensure_ascii=False, indent=2)
         if args.output == "-":

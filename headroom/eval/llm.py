@@ -116,8 +116,8 @@ def ask(endpoint: ChatEndpoint, body: dict[str, Any], store: CompressionStore | 
             usage = openai_chat.usage(resp)
             out.prompt_tokens += usage.input_tokens
             out.completion_tokens += usage.output_tokens
-            step = retrieve_round(store, OPENAI_CHAT, body, resp, out.retrieve_calls, max_rounds) \
-                if store is not None else None
+            step = retrieve_round(store, OPENAI_CHAT, body, resp) \
+                if store is not None and out.retrieve_calls < max_rounds else None
             if step is not None:
                 out.retrieve_calls += 1
                 body = step[0]

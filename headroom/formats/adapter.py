@@ -23,6 +23,23 @@ class StreamTurn(Protocol):
     def response(self) -> dict[str, Any]: ...
 
 
+class LiveRelay(Protocol):
+    """Per streamed exchange: which events reach the client at once, and how a later
+    retrieve round's events are rewritten to continue the same stream."""
+
+    def hold(self, data: dict[str, Any]) -> bool:
+        """Whether this event starts the part of a turn held back (tool calls, turn end)."""
+
+    def sent(self, data: dict[str, Any]) -> None:
+        """Note an event the client received (block counts, sequence numbers)."""
+
+    def next_round(self) -> None:
+        """A retrieve round starts: the held part of the turn was dropped."""
+
+    def rewrite(self, data: dict[str, Any]) -> dict[str, Any] | None:
+        """A later round's event as the client must see it; None drops it."""
+
+
 class Adapter(Protocol):
     FORMAT: str
     PROVIDER: str  # headroom.providers name: prices, windows, image token rules
@@ -42,6 +59,9 @@ class Adapter(Protocol):
                       results: dict[str, str]) -> dict[str, Any]:
         """The next request: ``body``, the model's turn, one tool result per call id."""
 
+    def forbid_tool_calls(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``body`` whose next turn may call no tool (after the retrieve-round limit)."""
+
     def usage(self, response: Any) -> Usage: ...
 
     def error_event(self, message: str, kind: str = ..., status: int | None = ...) -> bytes:
@@ -53,3 +73,4 @@ class Adapter(Protocol):
         """Names of the tool calls one stream event starts (None: not a function call)."""
 
     StreamTurn: type[StreamTurn]
+    LiveRelay: type[LiveRelay]

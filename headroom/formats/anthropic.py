@@ -9,6 +9,7 @@ token counting but always rendered from ``raw``.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from typing import Any
 
@@ -200,6 +201,11 @@ def continue_body(body: dict[str, Any], response: dict[str, Any], results: dict[
     return {**body, "messages": [*body.get("messages", []), assistant, answers]}
 
 
+def forbid_tool_calls(body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` whose next turn may call no tool."""
+    return {**body, "tool_choice": {"type": "none"}}
+
+
 def usage(response: Any) -> Usage:
     """Anthropic reports uncached input, cache reads and cache writes apart; input_tokens
     of :class:`Usage` is their sum, so every format counts the prompt the same way."""
@@ -210,12 +216,8 @@ def usage(response: Any) -> Usage:
 
 error_event = named_error_event
 is_error = is_typed_error
-
-
-def started_calls(data: dict[str, Any]) -> list[str | None]:
-    """The name of the tool call an event starts (None: a block that is not a tool_use)."""
-    block = data.get("content_block") if data.get("type") == "content_block_start" else None
-    return started_call(block, "tool_use", _NON_CALL_BLOCKS)
+# The tool call a content_block_start begins (None: a block that is not a tool_use).
+started_calls = functools.partial(started_call, "content_block_start", "content_block", "tool_use", _NON_CALL_BLOCKS)
 
 
 class StreamTurn:
@@ -262,3 +264,38 @@ class StreamTurn:
                 block["input"] = parse_arguments(joined) if joined.strip() else {}
             content.append(block)
         return {**self._base, "content": content}
+
+
+class LiveRelay:
+    """What of a streamed Messages turn reaches the client before it is known whether the
+    turn is a retrieve call: text and thinking blocks go live; a tool_use block and the
+    end of the message (message_delta, message_stop) are held. A later round continues
+    the same message: its message_start is dropped and its block indices follow on."""
+
+    def __init__(self) -> None:
+        self.blocks_sent = 0
+        self.offset = 0
+        self.rounds = 0
+
+    def hold(self, data: dict[str, Any]) -> bool:
+        etype = data.get("type")
+        if etype == "content_block_start":
+            return (data.get("content_block") or {}).get("type") not in _NON_CALL_BLOCKS
+        return etype in ("message_delta", "message_stop")
+
+    def sent(self, data: dict[str, Any]) -> None:
+        if data.get("type") == "content_block_start":
+            self.blocks_sent += 1
+
+    def next_round(self) -> None:
+        self.offset, self.rounds = self.blocks_sent, self.rounds + 1
+
+    def rewrite(self, data: dict[str, Any]) -> dict[str, Any] | None:
+        if not self.rounds:
+            return data
+        etype = data.get("type") or ""
+        if etype == "message_start":
+            return None
+        if etype.startswith("content_block") and isinstance(data.get("index"), int):
+            return {**data, "index": data["index"] + self.offset}
+        return data

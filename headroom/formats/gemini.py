@@ -21,7 +21,7 @@ import json
 from typing import Any
 
 from .model import Block, BlockKind, Conversation, ImageData, Message, Role
-from .wire import ToolCall, Usage, as_int, error_payload
+from .wire import PlainRelay, ToolCall, Usage, as_int, error_payload
 
 FORMAT = "gemini"
 PROVIDER = "google"
@@ -196,6 +196,11 @@ def continue_body(body: dict[str, Any], response: dict[str, Any], results: dict[
     return {**body, "contents": [*body.get("contents", []), turn, {"role": "user", "parts": answers}]}
 
 
+def forbid_tool_calls(body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` whose next turn may call no tool."""
+    return {**body, "toolConfig": {"functionCallingConfig": {"mode": "NONE"}}}
+
+
 def usage(response: Any) -> Usage:
     u = response.get("usageMetadata") or response.get("usage_metadata") if isinstance(response, dict) else None
     u = u if isinstance(u, dict) else {}
@@ -257,3 +262,16 @@ class StreamTurn:
         if self._finish is not None:
             cand["finishReason"] = self._finish
         return {**self._base, "candidates": [cand]}
+
+
+class LiveRelay(PlainRelay):
+    """Gemini chunks are self-contained: text chunks go live; a chunk with a function call
+    or the finish reason is held. A later round's chunks continue the stream as they are."""
+
+    def hold(self, data: dict[str, Any]) -> bool:
+        cands = data.get("candidates")
+        if not isinstance(cands, list) or not cands or not isinstance(cands[0], dict):
+            return True
+        if cands[0].get("finishReason"):
+            return True
+        return bool(started_calls(data))

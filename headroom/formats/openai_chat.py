@@ -15,7 +15,7 @@ from ._parts import (
     split_data_url,
 )
 from .model import Block, BlockKind, Conversation, ImageData, Message, Role
-from .wire import ToolCall, Usage, as_int, error_payload, usage_dict
+from .wire import PlainRelay, ToolCall, Usage, as_int, error_payload, usage_dict
 
 FORMAT = "openai_chat"
 PROVIDER = "openai"
@@ -188,6 +188,11 @@ def continue_body(body: dict[str, Any], response: dict[str, Any], results: dict[
     return {**body, "messages": [*body.get("messages", []), assistant, *answers]}
 
 
+def forbid_tool_calls(body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` whose next turn may call no tool."""
+    return {**body, "tool_choice": "none"}
+
+
 def usage(response: Any) -> Usage:
     """Chat usage; LiteLLM's Chat-shaped answers for Claude also carry Anthropic's
     ``cache_read_input_tokens`` / ``cache_creation_input_tokens``, read here too."""
@@ -267,3 +272,15 @@ class StreamTurn:
                 slot["message"]["tool_calls"] = [calls[i] for i in sorted(calls)]
             choices.append(slot)
         return {**self._base, "object": "chat.completion", "choices": choices}
+
+
+class LiveRelay(PlainRelay):
+    """What of a streamed Chat turn reaches the client before it is known whether the turn
+    is a retrieve call: content deltas go live; tool-call deltas, the finish chunk, the
+    usage chunk and ``[DONE]`` are held. Later rounds continue the same stream as is."""
+
+    def hold(self, data: dict[str, Any]) -> bool:
+        choices = data.get("choices")
+        if not choices:
+            return True  # the usage chunk ends the turn
+        return any((ch.get("delta") or {}).get("tool_calls") or ch.get("finish_reason") for ch in choices)

@@ -9,6 +9,7 @@ carried as an opaque message.
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
 from ._parts import (
@@ -178,6 +179,11 @@ def continue_body(body: dict[str, Any], response: dict[str, Any], results: dict[
     return {**body, "input": items}
 
 
+def forbid_tool_calls(body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` whose next turn may call no tool."""
+    return {**body, "tool_choice": "none"}
+
+
 def usage(response: Any) -> Usage:
     u = usage_dict(response) or {}
     details = u.get("input_tokens_details") if isinstance(u.get("input_tokens_details"), dict) else {}
@@ -186,12 +192,9 @@ def usage(response: Any) -> Usage:
 
 error_event = named_error_event
 is_error = is_typed_error
-
-
-def started_calls(data: dict[str, Any]) -> list[str | None]:
-    """The name of the tool call an event starts (None: a call that is not a function call)."""
-    item = data.get("item") if data.get("type") == "response.output_item.added" else None
-    return started_call(item, "function_call", _NON_CALL_ITEMS)
+# The call an output_item.added begins (None: a call that is not a function call).
+started_calls = functools.partial(started_call, "response.output_item.added", "item", "function_call",
+                                  _NON_CALL_ITEMS)
 
 
 class StreamTurn:
@@ -224,3 +227,57 @@ class StreamTurn:
         if self._final is not None:
             return self._final
         return {**self._base, "output": [self._items[i] for i in sorted(self._items)]}
+
+
+_END_EVENTS = ("response.completed", "response.incomplete", "response.failed")
+
+
+class LiveRelay:
+    """What of a streamed Responses turn reaches the client before it is known whether the
+    turn is a retrieve call: message and reasoning items go live; a function call item and
+    the end of the response are held. A later round continues the same response: its
+    created/in_progress events are dropped, output indices follow on, sequence numbers
+    keep counting, and its final response lists the items already streamed first."""
+
+    def __init__(self) -> None:
+        self.items: list[dict[str, Any]] = []  # output items the client has seen done
+        self.earlier: list[dict[str, Any]] = []  # those of earlier rounds (not in this round's final)
+        self.started = 0
+        self.offset = 0
+        self.rounds = 0
+        self.seq = -1
+
+    def hold(self, data: dict[str, Any]) -> bool:
+        etype = data.get("type")
+        if etype == "response.output_item.added":
+            return (data.get("item") or {}).get("type") not in _NON_CALL_ITEMS
+        return etype in _END_EVENTS
+
+    def sent(self, data: dict[str, Any]) -> None:
+        etype = data.get("type")
+        if etype == "response.output_item.added":
+            self.started += 1
+        elif etype == "response.output_item.done" and isinstance(data.get("item"), dict):
+            self.items.append(data["item"])
+        if isinstance(data.get("sequence_number"), int):
+            self.seq = data["sequence_number"]
+
+    def next_round(self) -> None:
+        self.offset, self.rounds = self.started, self.rounds + 1
+        self.earlier = list(self.items)
+
+    def rewrite(self, data: dict[str, Any]) -> dict[str, Any] | None:
+        if not self.rounds:
+            return data
+        etype = data.get("type")
+        if etype in ("response.created", "response.in_progress"):
+            return None
+        out = dict(data)
+        if isinstance(out.get("output_index"), int):
+            out["output_index"] += self.offset
+        if isinstance(out.get("sequence_number"), int):
+            out["sequence_number"] = self.seq + 1
+        if etype in _END_EVENTS and isinstance(out.get("response"), dict):
+            final = out["response"]
+            out["response"] = {**final, "output": [*self.earlier, *(final.get("output") or [])]}
+        return out

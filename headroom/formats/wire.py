@@ -89,12 +89,38 @@ def is_typed_error(data: dict[str, Any]) -> bool:
     return data.get("type") == "error"
 
 
-def started_call(item: Any, call_type: str, non_calls: set[str]) -> list[str | None]:
-    """The name of the call a stream event's new item starts ([] when it is no call,
-    None when it is a call of another kind than ``call_type``)."""
+def started_call(start_event: str, item_key: str, call_type: str, non_calls: set[str],
+                 data: dict[str, Any]) -> list[str | None]:
+    """The name of the call a ``start_event`` stream event starts with its ``item_key``
+    item: [] when it is no call, [None] for a call of another kind than ``call_type``.
+    Adapters bind the first four arguments (``functools.partial``)."""
+    item = data.get(item_key) if data.get("type") == start_event else None
     if not isinstance(item, dict) or item.get("type") in non_calls:
         return []
     return [item.get("name") if item.get("type") == call_type else None]
+
+
+class PlainRelay:
+    """A live relay for formats whose stream chunks stand alone (no indices to shift):
+    subclasses say only which chunks are held (``hold``)."""
+
+    def hold(self, data: dict[str, Any]) -> bool:
+        raise NotImplementedError
+
+    def sent(self, data: dict[str, Any]) -> None:
+        pass
+
+    def next_round(self) -> None:
+        pass
+
+    def rewrite(self, data: dict[str, Any]) -> dict[str, Any] | None:
+        return data
+
+
+def encode_event(event: str | None, data: dict[str, Any]) -> bytes:
+    """One SSE event (a rewritten one: original events are relayed as their own bytes)."""
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {json.dumps(data, ensure_ascii=False, separators=(',', ':'))}\n\n".encode()
 
 
 @dataclass

@@ -14,13 +14,13 @@ The class follows LiteLLM's documented ``CustomLogger`` interface and subclasses
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
-from ..formats import openai_chat
-from ..metrics import MetricsStore, RequestMetrics
+from ..exchange import Exchange, ExchangeCore
+from ..formats import OPENAI_CHAT, openai_chat
+from ..metrics import MetricsStore
 from ..modes import AUDIT, OPTIMIZE
-from ..pipeline import Pipeline, PipelineResult
+from ..pipeline import Pipeline
 
 try:  # subclass the real base when present, so LiteLLM's isinstance checks pass
     from litellm.integrations.custom_logger import CustomLogger as _Base
@@ -38,26 +38,32 @@ class HeadroomLiteLLMCallback(_Base):  # type: ignore[misc,valid-type]
         self.pipeline = pipeline
         self.metrics = metrics if metrics is not None else MetricsStore(":memory:")
         self.mode = mode
-        self._pending: dict[str, tuple[PipelineResult, float, str]] = {}
+        self._core: ExchangeCore | None = None
+        self._pending: dict[str, tuple[Exchange, str]] = {}
         self._lock = threading.Lock()
 
-    def _pipe(self) -> Pipeline:
-        if self.pipeline is None:
-            from ..api import default_pipeline
+    def core(self) -> ExchangeCore:
+        if self._core is None:
+            if self.pipeline is None:
+                from ..api import default_pipeline
 
-            self.pipeline = default_pipeline()
-        return self.pipeline
+                self.pipeline = default_pipeline()
+            self._core = ExchangeCore(self.pipeline)
+        return self._core
 
     def compress(self, model: str, messages: list[dict[str, Any]], call_id: str | None = None) -> list[dict[str, Any]]:
         """Compressed messages (OpenAI chat form, which LiteLLM takes for every provider)."""
         name = model.split("/")[-1]
-        result = self._pipe().compress_body({"model": name, "messages": messages}, "openai_chat", model=name)
+        body = {"model": name, "messages": messages}
+        core = self.core()
+        result, error = core.compress(body, OPENAI_CHAT, model=name)
+        ex = core.prepare(body, OPENAI_CHAT, self.mode, result=result, error=error)
         if call_id:
             with self._lock:
-                self._pending[call_id] = (result, time.perf_counter(), model)
+                self._pending[call_id] = (ex, model)
         else:
-            self.metrics.record(RequestMetrics.from_pipeline(result, mode=self.mode, provider="litellm", model=model))
-        return result.body["messages"] if self.mode == OPTIMIZE else messages
+            self.metrics.record(core.finish(ex, status_code=None, stream=False, provider="litellm", model=model))
+        return result.body["messages"] if result is not None and self.mode == OPTIMIZE else messages
 
     # -- LiteLLM proxy hook ---------------------------------------------------------------
 
@@ -90,13 +96,11 @@ class HeadroomLiteLLMCallback(_Base):  # type: ignore[misc,valid-type]
             pending = self._pending.pop(call_id, None) if call_id else None
         if pending is None:
             return  # not a request we compressed
-        result, _, model = pending
+        ex, model = pending
         # LiteLLM answers in the Chat Completions shape for every provider.
-        usage = openai_chat.usage(response)
+        ex.usage = openai_chat.usage(response)
         latency = (end - start).total_seconds() * 1000 if hasattr(end - start, "total_seconds") else 0.0
-        self.metrics.record(RequestMetrics.from_pipeline(
-            result, mode=self.mode, provider="litellm", model=model, latency_ms=round(latency, 3),
-            stream=bool(kwargs.get("stream")), cached_tokens=usage.cache_read_tokens, output_tokens=usage.output_tokens,
-            status_code=None if error else 200, error=None if error is None else str(error)))
-
-
+        self.metrics.record(self.core().finish(
+            ex, status_code=None if error else 200, stream=bool(kwargs.get("stream")),
+            error=None if error is None else str(error), provider="litellm", model=model,
+            latency_ms=round(latency, 3)))

@@ -17,11 +17,11 @@ import httpx
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..ccr.responses import SSEDecoder, StreamAccumulator
+from ..ccr.responses import SSEDecoder, SSEEvent, StreamAccumulator
 from ..ccr.scope import tenant_tag
-from ..exchange import Exchange
+from ..exchange import Exchange, Unanswerable
 from ..formats import adapter
-from ..formats.wire import Usage
+from ..formats.wire import Usage, encode_event
 from ..modes import PASSTHROUGH
 from .disconnect import ClientDisconnected, until_disconnect
 from .jsonio import BadJSON, SafeJSONResponse, dumps, parse_json
@@ -172,11 +172,12 @@ async def _complete(state: ProxyState, url: str, headers: list[tuple[str, str]],
         except ValueError:
             break
         # A retrieve-only turn: answered from the store (off the loop), and carried on here.
-        nxt = await asyncio.to_thread(state.core.next_round, ex, turn)
-        if ex.unanswerable is not None:
-            ex.status, ex.error = 502, ex.unanswerable
+        try:
+            nxt = await asyncio.to_thread(state.core.next_round, ex, turn)
+        except Unanswerable as exc:
+            ex.status, ex.error = 502, str(exc)
             _finish(state, ex, stream=False)
-            return error_response(502, ex.unanswerable, "upstream_error")
+            return error_response(502, ex.error, "upstream_error")
         if nxt is None:
             break
         content = dumps(nxt)
@@ -207,55 +208,91 @@ async def _stream(state: ProxyState, url: str, headers: list[tuple[str, str]], o
     return RelayResponse(chunks, resp.status_code, response_headers(resp.headers, out.headers()), on_close)
 
 
+def _event_data(event: SSEEvent) -> dict[str, Any] | None:
+    try:
+        data = json.loads(event.data)
+    except ValueError:
+        return None  # "[DONE]" and the like
+    return data if isinstance(data, dict) else None
+
+
 async def _ccr_stream(state: ProxyState, url: str, headers: list[tuple[str, str]], ex: Exchange,
                       resp: httpx.Response):
-    """Relay a streamed turn, or, when it is a retrieve-only call, answer it and stream the next turn.
+    """Relay a streamed turn live, holding back only what may turn out to be a retrieve call.
 
-    A turn is held back until it is known not to be retrieve-only: until it ends, or until
-    it starts a tool call of the client's (then it is relayed at once).
+    Text reaches the client as it comes. From the first event that may belong to a
+    ``headroom_retrieve`` call (a tool call, the end of the turn) the rest of the turn is
+    held until its fate is known: a turn of the client's (it calls another tool, or no
+    tool) is released at once; a retrieve-only turn is answered from the store and the
+    next round continues the same stream (the adapter's ``LiveRelay`` drops the second
+    stream-start and shifts block indices, so the client sees one answer).
     """
     fmt = ex.fmt
+    relay = adapter(fmt).LiveRelay()
     try:
         while True:
             decoder, acc = SSEDecoder(), StreamAccumulator(fmt)
             held: list[bytes] = []
-            relaying = False
+            holding = released = False
             async for chunk in resp.aiter_bytes():
-                if relaying:
-                    yield chunk
-                    continue
-                held.append(chunk)
-                try:
-                    for event, _ in decoder.feed(chunk):
-                        acc.feed_event(event)
-                except (TypeError, AttributeError, KeyError, IndexError, ValueError):
-                    # An event we cannot read (F6): the stream is the provider's to explain.
-                    log.warning("could not read the upstream's %s stream; relaying it unchanged", fmt)
-                    relaying = True
-                if relaying or acc.saw_foreign_call or acc.error is not None:
-                    relaying = True
-                    yield b"".join(held)
+                live: list[bytes] = []
+                for event, raw in decoder.feed(chunk):
+                    data = _event_data(event)
+                    try:
+                        if data is not None:
+                            acc.feed(data)
+                            new = relay.rewrite(data)
+                            if new is None:
+                                continue
+                            if new is not data:
+                                data, raw = new, encode_event(event.event, new)
+                        if not (holding or released) and (data is None or relay.hold(data)):
+                            holding = True
+                    except (TypeError, AttributeError, KeyError, IndexError, ValueError):
+                        # An event we cannot read: the stream is the provider's to explain.
+                        log.warning("could not read the upstream's %s stream; relaying it unchanged", fmt)
+                        data, released = None, True
+                        live.extend(held)
+                        held.clear()
+                        holding = False
+                    if holding:
+                        held.append(raw)
+                        continue
+                    if data is not None:
+                        relay.sent(data)
+                    live.append(raw)
+                if holding and (acc.saw_foreign_call or acc.error is not None):
+                    # The turn is surely the client's: release what was held and go live.
+                    live.extend(held)
                     held.clear()
+                    holding, released = False, True
+                if live:
+                    yield b"".join(live)
             await resp.aclose()
-            if relaying:
-                return
-            rest = decoder.flush()
-            if rest.strip():
-                # The last event lacked its blank line (F9): its bytes are already held, so
-                # it is read here and terminated for the client, but never sent twice.
-                for event, _ in SSEDecoder().feed(rest + b"\n\n"):
-                    acc.feed_event(event)
-                held.append(b"\n\n")
-            turn = acc.response()
-            ex.usage = adapter(fmt).usage(turn)
-            nxt = await asyncio.to_thread(state.core.next_round, ex, turn)
-            if ex.unanswerable is not None:
-                ex.error = ex.unanswerable
-                yield sse_error_event(fmt, ex.unanswerable, "upstream_error")
+            # The last event may lack its blank line (F9): read it, and end it for the client.
+            tail = [raw for _, raw in SSEDecoder().feed(decoder.flush() + b"\n\n")]
+            for event, _ in SSEDecoder().feed(b"".join(tail)):
+                data = _event_data(event)
+                if data is not None:
+                    try:
+                        acc.feed(data)
+                    except (TypeError, AttributeError, KeyError, IndexError, ValueError):
+                        released = True
+            try:
+                turn = acc.response()
+                ex.usage = adapter(fmt).usage(turn)
+            except (TypeError, AttributeError, KeyError, IndexError, ValueError):
+                turn, released = None, True
+            try:
+                nxt = None if released else await asyncio.to_thread(state.core.next_round, ex, turn)
+            except Unanswerable as exc:
+                ex.error = str(exc)
+                yield sse_error_event(fmt, ex.error, "upstream_error")
                 return
             if nxt is None:
-                yield b"".join(held)
+                yield b"".join(held + tail)
                 return
+            relay.next_round()
             resp = await _send(state, url, headers, dumps(nxt))
             if resp.status_code >= 400:
                 # The client already has a 200 stream: report the failure inside it.

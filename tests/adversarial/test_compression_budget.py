@@ -13,7 +13,7 @@ from headroom.config import HeadroomConfig, RouterConfig
 from headroom.pipeline import Pipeline
 from headroom.transforms import deadline
 from headroom.transforms.router import ContentRouter
-from tests.adversarial.hostile import HEALTH_BUDGET_S, HealthProbe
+from tests.adversarial.hostile import HealthProbe
 from tests.proxy.conftest import HeadLines
 
 
@@ -104,5 +104,4 @@ def test_health_answers_while_stuck_compressions_run(fake, start_proxy):
         for w in workers:
             w.join(timeout=20)
     assert statuses == [200] * 6
-    assert probe.latencies and not probe.failures
-    assert probe.worst < HEALTH_BUDGET_S, probe.worst
+    probe.assert_responsive()

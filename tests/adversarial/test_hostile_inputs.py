@@ -9,7 +9,7 @@ import time
 import httpx
 
 from headroom.query.anchors import extract_anchors
-from tests.adversarial.hostile import HEALTH_BUDGET_S, HealthProbe, raw_request
+from tests.adversarial.hostile import HealthProbe, raw_request
 from tests.proxy.test_e2e_sdk import BIG, chat_messages
 
 CHAT = "/v1/chat/completions"
@@ -34,8 +34,7 @@ def test_f1_long_path_like_run_in_the_question_does_not_stall_anyone(fake, start
         worker.join(timeout=25)
     assert result.get("status") == 200, result
     assert result.get("compression") != "failed"  # compressed within its deadline, not skipped
-    assert probe.latencies and not probe.failures
-    assert probe.worst < HEALTH_BUDGET_S, f"/health took {probe.worst:.3f} s during the hostile request"
+    probe.assert_responsive()
 
 
 def test_f1_anchor_extraction_is_linear_and_still_finds_anchors():
