@@ -59,6 +59,7 @@ class Exchange:
     usage: Usage | None = None
     final: bool = False  # the round limit was reached: the last request forbade tool calls
     tenant: str | None = None  # headroom.ccr.scope tag of the caller's credential (proxy)
+    model_name: str | None = None  # when the body does not name it (Gemini: it is in the URL)
     status: int = 0  # HTTP status of the answer the client got
     error: str | None = None  # what went wrong on the way, for logs and the metrics row
     started: float = field(default_factory=time.perf_counter)
@@ -74,7 +75,7 @@ class Exchange:
 
     @property
     def model(self) -> str:
-        m = self.original.get("model")
+        m = self.model_name or self.original.get("model")
         return m if isinstance(m, str) else ""
 
 
@@ -136,11 +137,12 @@ class ExchangeCore:
             return None, f"{type(exc).__name__}: {exc}"
 
     def prepare(self, body: dict[str, Any], fmt: str, mode: str, *, result: PipelineResult | None = None,
-                error: str | None = None, session_id: str | None = None) -> Exchange:
-        """What to send for ``body`` in ``mode``, given the pipeline's ``result`` (or why it failed)."""
+                error: str | None = None, session_id: str | None = None, model: str | None = None) -> Exchange:
+        """What to send for ``body`` in ``mode``, given the pipeline's ``result`` (or why it
+        failed). ``model`` names the model when the body does not (Gemini)."""
         if error is not None:
             log.warning("compression skipped for %s request: %s; forwarding the original body", fmt, error)
-        ex = Exchange(fmt, mode, body, body, result=result, compression_error=error)
+        ex = Exchange(fmt, mode, body, body, result=result, compression_error=error, model_name=model)
         if mode == PASSTHROUGH or result is None or mode == AUDIT:
             return ex
         send = result.body

@@ -18,6 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--port", type=int, default=8787, help="port to listen on (default: 8787)")
     p.add_argument("--openai-api-url", default="https://api.openai.com", help="OpenAI upstream base URL")
     p.add_argument("--anthropic-api-url", default="https://api.anthropic.com", help="Anthropic upstream base URL")
+    p.add_argument("--gemini-api-url", default="https://generativelanguage.googleapis.com",
+                   help="Google Gemini upstream base URL (routes /v1beta/models/...)")
     p.add_argument("--mode", choices=PROXY_MODES, default=OPTIMIZE,
                    help="optimize: forward compressed; audit: measure only, forward the original; "
                         "passthrough: touch nothing (default: optimize)")
@@ -64,6 +66,7 @@ def build_configs(args: argparse.Namespace):
 
     proxy = ProxyConfig(
         host=args.host, port=args.port, openai_api_url=args.openai_api_url, anthropic_api_url=args.anthropic_api_url,
+        gemini_api_url=args.gemini_api_url,
         mode=args.mode, max_body_mb=args.max_body_mb,
         admin_token=args.admin_token or None, allowed_hosts=(*LOOPBACK_HOSTS, *args.allowed_host),
         compression_timeout_s=args.compression_timeout, upstream_read_timeout_s=args.upstream_timeout,

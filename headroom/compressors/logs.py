@@ -41,6 +41,7 @@ _ANCHOR_LIMIT = 60  # an anchor in more lines than this is the search term itsel
 _SMALL_CLUSTER = 10  # a cluster of at most this many one-off lines keeps them as one-offs
 _FEW_KEYS = 4  # a cluster of at most this many frequent keys shows each key's first line
 _WORD_HIT_MIN, _WORD_HIT_SHARE = 10, 0.02  # a question word in at most this many lines is a lead
+_DESCRIBE_ROWS = 600  # rows a "what varies" summary reads (first, last and a spread)
 _TOP_K = 20  # lines kept per numeric column for "largest/slowest" questions
 _PLAIN_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 _ASKED_MAX_SHARE = 0.2  # a cluster the question names, up to this share of the log
@@ -97,7 +98,7 @@ def template_of(line: str) -> str:
     return key_of(line).strip()
 
 
-@dataclass
+@dataclass(slots=True)
 class _Line:
     text: str
     template: str
@@ -143,8 +144,11 @@ def _line_of(starts: list[int], pos: int) -> int:
     return bisect_right(starts, pos) - 1
 
 
-def _lines_naming(low: str, starts: list[int], words, whole_word: bool = False) -> dict[int, str]:
-    """Line index -> a word of ``words`` found in it (first in ``words`` order wins)."""
+def _lines_naming(low: str, starts: list[int], words, whole_word: bool = False,
+                  limit: int | None = None) -> dict[int, str]:
+    """Line index -> a word of ``words`` found in it (first in ``words`` order wins).
+    With ``limit``, stops once more than ``limit`` lines are found (the caller only
+    wants selective words)."""
     found: dict[int, str] = {}
     for w in words:
         i = low.find(w)
@@ -152,6 +156,8 @@ def _lines_naming(low: str, starts: list[int], words, whole_word: bool = False) 
             end = i + len(w)
             if not whole_word or ((i == 0 or not low[i - 1].isalnum()) and (end >= len(low) or not low[end].isalnum())):
                 found.setdefault(_line_of(starts, i), w)
+                if limit is not None and len(found) > limit:
+                    return found
             i = low.find(w, end)
     return found
 
@@ -247,34 +253,34 @@ class _Lowered:
         ``text.anchored_indices`` but one str.find scan per term, not a lower() per line."""
         out: set[int] = set()
         for term in sorted(anchors.terms) if anchors else ():
-            hits = set(_lines_naming(self.text, self.starts, (term,)))
+            hits = set(_lines_naming(self.text, self.starts, (term,), limit=limit))
             if len(hits) <= limit:
                 out |= hits
         return out
 
 
-def _classify_lines(raw: list[str], lowered: _Lowered) -> tuple[list[_Line], Counter[str]]:
+def _classify_lines(raw: list[str]) -> tuple[list[_Line], Counter[str]]:
     """Every line with its template and kind, and the count of each plain level word.
 
-    Only lines naming a keyword run the patterns, once per distinct template.
+    Keywords and level words hold no digits, so they are looked for once per distinct
+    key (in the joined, lowered keys), and only keys naming a keyword run the patterns.
     """
-    low, starts = lowered.text, lowered.starts
-    keyworded = _lines_naming(low, starts, _KEYWORDS)
-    level_of = _lines_naming(low, starts, _LEVEL_NAMES, whole_word=True)
-    kind_of: dict[str, str] = {}
+    keys = keys_of(raw)
+    distinct = list(dict.fromkeys(keys))
+    lowered = _Lowered.of(distinct)
+    keyworded = _lines_naming(lowered.text, lowered.starts, _KEYWORDS)
+    level_of = {distinct[j]: w for j, w in
+                _lines_naming(lowered.text, lowered.starts, _LEVEL_NAMES, whole_word=True).items()}
+    kind_of = {k: _classify(k) for j, k in enumerate(distinct)
+               if j in keyworded or k[:2] == "E " or k[:1] == "{"}
     lines: list[_Line] = []
     levels: Counter[str] = Counter()
-    for i, (t, tpl) in enumerate(zip(raw, keys_of(raw))):
-        if i in keyworded or t[:2] == "E " or t[:1] == "{":
-            cls = kind_of.get(tpl)
-            if cls is None:
-                cls = kind_of[tpl] = _classify(tpl)
-            kind = _kind(t, cls)
-        else:
-            kind = "other"
+    for t, tpl in zip(raw, keys):
+        cls = kind_of.get(tpl)
+        kind = _kind(t, cls) if cls is not None else "other"
         lines.append(_Line(t, tpl, kind))
-        if kind not in ("error", "warning") and i in level_of:
-            levels[level_of[i]] += 1
+        if tpl in level_of and kind not in ("error", "warning"):
+            levels[level_of[tpl]] += 1
     return lines, levels
 
 
@@ -410,7 +416,7 @@ def _lines_naming_content_words(lowered: _Lowered, query: str, n: int) -> set[in
     for w in sorted(content_lemmas(query)):
         if len(w) < 4:
             continue
-        hits = _lines_naming(lowered.text, lowered.starts, (w,))
+        hits = _lines_naming(lowered.text, lowered.starts, (w,), limit=limit)
         if len(hits) <= limit:
             out.update(hits)
     return out
@@ -446,7 +452,7 @@ def _top_value_lines(raw: list[str], in_trace) -> set[int]:
     return out
 
 
-def _spread_rows(rows: list[int], limit: int = 2000) -> list[int]:
+def _spread_rows(rows: list[int], limit: int = _DESCRIBE_ROWS) -> list[int]:
     if len(rows) <= limit:
         return rows
     step = (len(rows) - 1) / (limit - 1)
@@ -457,7 +463,7 @@ def _template_note(tokens: list[str], texts: list[str], rows: list[int], text_co
                    first_text: str) -> str:
     if text_counts[first_text] == len(rows):
         return f"  … repeated {len(rows)} times"
-    varies = describe(tokens, texts)
+    varies = describe(tokens, texts, total=len(rows))
     tpl = " ".join(display_token(t) for t in tokens)
     if len(tpl) > 160:
         tpl = tpl[:157] + "..."
@@ -472,7 +478,7 @@ class LogCompressor:
         if len(raw) < _MIN_LINES:
             return None
         lowered = _Lowered.of(raw)
-        lines, levels = _classify_lines(raw, lowered)
+        lines, levels = _classify_lines(raw)
         n = len(lines)
         intents = intents_of(inp.query)
         sel = _Selection(n)
@@ -533,6 +539,12 @@ def _count_note(text_counts: Counter[str], text: str, count: int) -> str:
     return f"  … {count} similar lines (numbers/ids differ)"
 
 
+def _total_cost(raw: list[str]) -> int:
+    """``sum(_line_cost(t) for t in raw)`` in C, but for the cut of giant lines (rare;
+    the ceiling only needs the size of the log)."""
+    return sum(map(len, raw)) // 4 + len(raw)
+
+
 def _line_cost(line: str) -> int:
     """Rough tokens of a kept line (4 characters a token), as rendered."""
     return min(len(line), _MAX_LINE_CHARS) // 4 + 1
@@ -541,7 +553,7 @@ def _line_cost(line: str) -> int:
 def _ceiling(inp: CompressInput, raw: list[str]) -> int:
     """The most tokens the kept lines may cost: a share of the log, between a floor (a
     short log may keep most of itself) and a cap, scaled by the tool's aggressiveness."""
-    total = sum(_line_cost(t) for t in raw)
+    total = _total_cost(raw)
     share = _CEILING_SHARE * (1.5 - _clamp(inp.aggressiveness))
     scale = inp.config.router.log_max_lines / _DEFAULT_MAX_LINES
     # A learned line budget (headroom.toin) larger than the configured line count raises

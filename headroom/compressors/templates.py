@@ -32,9 +32,13 @@ WILDCARD = "<*>"
 # A token tail that starts with a digit: numbers, versions, timestamps, IPs, durations,
 # ids and hex hashes that start with a digit ("2026-11-22T03:00:01Z", "10.0.0.5:5432",
 # "45ms", "5f2a9c1e") each become one "#". Starting the match only at a digit keeps the
-# scan fast (about 1 µs a line); a hex id that starts with a letter keeps its letter
-# prefix ("ab#"), which splits a template into a few keys that clustering joins again.
+# scan fast (about 1 µs a line). A second pass folds the few hex letters a masked id may
+# start with ("job-a3f9c21e" -> "job-a#" -> "job-#"), so ids that start with a letter
+# do not split one event into a key per leading letter.
 _KEY_MASK = re.compile(r"[0-9][0-9A-Za-z_.:+~-]*")
+_HEX_PREFIX = re.compile(r"(?<![0-9A-Za-z])[a-fA-F]{1,12}#")
+
+
 # Tokens that are variable in a cluster display: a masked run ("#:#:#.#", "#.#.#.#:#"),
 # a path, or a quoted value. Only used on distinct keys, so it may be slower.
 _DISPLAY_RUN = re.compile(r"#(?:[.:,/_+-]?#)*")
@@ -50,7 +54,7 @@ _HEADER_SPAN, _HEADER_SHARE, _HEADER_MIN_KEYS = 6, 0.3, 8  # see header_tokens
 
 def key_of(line: str) -> str:
     """The line with its certainly-variable parts masked as ``#``."""
-    return _KEY_MASK.sub("#", line)
+    return _HEX_PREFIX.sub("#", _KEY_MASK.sub("#", line))
 
 
 def keys_of(text_lines: Sequence[str]) -> list[str]:
@@ -62,7 +66,14 @@ def keys_of(text_lines: Sequence[str]) -> list[str]:
     keys = _KEY_MASK.sub("#", joined).split("\n")
     if len(keys) != len(text_lines):  # a line with "\n" in it (cannot come from splitlines)
         return [key_of(t) for t in text_lines]
-    return keys
+    # The hex-prefix pass runs over the distinct first-pass keys only (few, in a
+    # repetitive log).
+    distinct = list(dict.fromkeys(keys))
+    folded = _HEX_PREFIX.sub("#", "\n".join(distinct)).split("\n")
+    if folded == distinct:
+        return keys
+    fold = dict(zip(distinct, folded))
+    return [fold[k] for k in keys]
 
 
 def _is_variable(token: str) -> bool:
@@ -203,6 +214,7 @@ def mine(keys: Sequence[str]) -> tuple[Counter[str], TemplateMiner]:
 _NUMBER = re.compile(r"^[-+]?\d+(?:\.\d+)?(?:ms|s|us|µs|ns|kb|mb|gb|b|%)?$", re.IGNORECASE)
 _NUM_PART = re.compile(r"[-+]?\d+(?:\.\d+)?")
 _TIME = re.compile(r"\d{1,2}:\d{2}:\d{2}")
+_NUM_LEAD = re.compile(r"^[-+]?\d+(?:\.\d+)?")
 _DESCRIBE_SAMPLE = 4000  # members read for a summary; beyond this the ends and a spread
 
 
@@ -213,44 +225,57 @@ def _spread(items: Sequence[int], limit: int) -> list[int]:
     return [items[round(k * step)] for k in range(limit)]
 
 
-def describe(tokens: list[str], rows: Sequence[str], max_parts: int = 4) -> str:
+def describe(tokens: list[str], rows: Sequence[str], max_parts: int = 4, total: int | None = None) -> str:
     """What varies over the wildcard positions of ``tokens`` in the raw ``rows``, most
     telling first: the time span, values with few variants and their counts
     ("cmd=ping×300, cmd=get×20"), numeric ranges ("took 3–450ms"), then how many
-    distinct values ("id: 340 distinct"). Rows of another token count are skipped."""
+    distinct values ("id: 340 distinct"). Rows of another token count are skipped.
+
+    When ``rows`` is a sample of ``total`` rows (first and last included), counts are
+    scaled and marked "~", and distinct counts read as lower bounds ("340+ distinct")."""
     slots = [i for i, t in enumerate(tokens) if t == WILDCARD or "#" in t]
     if not slots or not rows:
         return ""
     n = len(tokens)
-    values: dict[int, list[str]] = {i: [] for i in slots}
-    for r in rows:
-        parts = r.split()
-        if len(parts) != n:
-            continue
-        for i in slots:
-            values[i].append(parts[i])
+    split = [p for p in (r.split() for r in rows) if len(p) == n]
+    if not split:
+        return ""
+    columns = list(zip(*split))  # one C-level transpose instead of a loop per value
+    scale = (total or len(rows)) / len(rows)
     span: list[str] = []
     few: list[str] = []
     ranges: list[str] = []
     many: list[str] = []
     for i in slots:
-        vals = values[i]
+        vals = columns[i]
         distinct = set(vals)
         if len(distinct) <= 1:
             continue
-        label = _label(tokens, i)
         if _TIME.search(vals[0]):
             if not span:
                 span.append(f"{vals[0]}–{vals[-1]}")
         elif len(distinct) <= 4:
-            few.append(", ".join(f"{v}×{c}" for v, c in Counter(vals).most_common()))
-        elif all(_NUMBER.match(v) for v in vals):
-            nums = [float(_NUM_PART.search(v).group(0)) for v in vals]
-            unit = re.sub(r"^[-+]?\d+(?:\.\d+)?", "", vals[0])
-            ranges.append(f"{label}{_num(min(nums))}–{_num(max(nums))}{unit}")
+            few.append(", ".join(f"{v}×{_count(c, scale)}" for v, c in Counter(vals).most_common()))
+        elif len(span) + len(few) + len(ranges) < max_parts and (r := _numeric_range(distinct)) is not None:
+            ranges.append(f"{_label(tokens, i)}{_num(r[0])}–{_num(r[1])}{_NUM_LEAD.sub('', vals[0], count=1)}")
         else:
-            many.append(f"{label.rstrip(' =:') or 'values'}: {len(distinct)} distinct")
+            # (A numeric column past the parts shown reads as its distinct count.)
+            many.append(f"{_label(tokens, i).rstrip(' =:') or 'values'}: {len(distinct)}{'+' if scale > 1 else ''} distinct")
     return "; ".join((span + few + ranges + many)[:max_parts])
+
+
+def _count(c: int, scale: float) -> str:
+    return str(c) if scale <= 1 else f"~{round(c * scale)}"
+
+
+def _numeric_range(distinct: set[str]) -> tuple[float, float] | None:
+    """(min, max) when every value is a number (with an optional unit), else None. A
+    sample is checked first, so a column of words costs a few matches, not one each."""
+    sample = list(distinct)[:32]
+    if not all(_NUMBER.match(v) for v in sample) or not all(_NUMBER.match(v) for v in distinct):
+        return None
+    nums = [float(_NUM_PART.search(v).group(0)) for v in distinct]
+    return min(nums), max(nums)
 
 
 def extreme_rows(tokens: list[str], rows: Sequence[str], max_slots: int = 3) -> set[int]:

@@ -2,6 +2,7 @@
 
 Routes
   POST /v1/chat/completions, /v1/responses, /v1/messages   compressed, CCR loop, streaming
+  POST /v1beta/models/{model}:generateContent, :streamGenerateContent   the same, for Gemini
   POST /v1/messages/count_tokens, any other /v1/*          forwarded untouched
   POST /v1/compress                                        compress a body, return it
   POST /v1/retrieve, GET /v1/retrieve/{hash}, GET /v1/retrieve/stats
@@ -112,6 +113,15 @@ def create_app(
     @app.post("/v1/messages")
     async def messages(request: Request) -> Response:
         return await handle_llm(request, state, "anthropic", cfg.anthropic_api_url)
+
+    @app.post("/v1beta/models/{target}")
+    async def gemini(request: Request, target: str) -> Response:
+        # generateContent / streamGenerateContent: the model and the stream flag are in the URL.
+        model, _, action = target.partition(":")
+        if action not in ("generateContent", "streamGenerateContent"):
+            return await handle_passthrough(request, state, cfg.gemini_api_url)
+        return await handle_llm(request, state, "gemini", cfg.gemini_api_url, model=model,
+                                stream=action == "streamGenerateContent")
 
     @app.post("/v1/messages/count_tokens")
     async def count_tokens(request: Request) -> Response:

@@ -27,6 +27,7 @@ class ProxyConfig(BaseModel):
     port: int = Field(8787, ge=0, le=65535)
     openai_api_url: str = "https://api.openai.com"
     anthropic_api_url: str = "https://api.anthropic.com"
+    gemini_api_url: str = "https://generativelanguage.googleapis.com"
     mode: Mode = OPTIMIZE
     max_body_mb: float = Field(64.0, gt=0)
     # Anthropic cache_control breakpoints on the stable prefix (headroom.cache), as

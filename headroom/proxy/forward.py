@@ -85,7 +85,7 @@ BYPASS = "bypass"  # the x-headroom-bypass header: this request only, forwarded 
 
 
 async def prepare(state: ProxyState, body: dict[str, Any], raw: bytes | None, fmt: str, bypass: bool,
-                  session_id: str | None = None, tenant: str | None = None) -> Outgoing:
+                  session_id: str | None = None, model: str | None = None, tenant: str | None = None) -> Outgoing:
     """Compress ``body`` off the event loop, with a deadline; never worse than the original.
 
     ``raw`` is the body as the client sent it, or None for a large body whose bytes the
@@ -94,26 +94,30 @@ async def prepare(state: ProxyState, body: dict[str, Any], raw: bytes | None, fm
     core, mode = state.core, state.config.mode
     if bypass or mode == PASSTHROUGH:
         assert raw is not None, "pass-through requests keep their bytes"
-        return Outgoing(raw, core.prepare(body, fmt, BYPASS if bypass else mode))
+        return Outgoing(raw, core.prepare(body, fmt, BYPASS if bypass else mode, model=model))
     large = raw is None
     timeout = state.config.compression_timeout_s
     try:
         # Its own workers (not the loop's default executor, which serialises bodies and
         # answers retrieve calls), and a budget inside the deadline: blocks compressed in
         # time are kept, the rest go through unchanged, instead of all-or-nothing.
-        work = functools.partial(core.compress, body, fmt, tenant=tenant, budget_s=timeout * COMPRESSION_BUDGET_SHARE)
+        work = functools.partial(core.compress, body, fmt, model=model, tenant=tenant,
+                                 budget_s=timeout * COMPRESSION_BUDGET_SHARE)
         result, error = await asyncio.wait_for(
             asyncio.get_running_loop().run_in_executor(state.compress_pool, work), timeout)
     except asyncio.TimeoutError:
         result, error = None, f"timed out after {timeout:g} s"
-    ex = core.prepare(body, fmt, mode, result=result, error=error, session_id=session_id)
+    ex = core.prepare(body, fmt, mode, result=result, error=error, session_id=session_id, model=model)
     ex.tenant = tenant
     # Unchanged requests go out byte for byte as they came (large ones: the same JSON).
     content = (raw or await _serialise(body, large)) if ex.send == body else await _serialise(ex.send, large)
     return Outgoing(content, ex)
 
 
-async def handle_llm(request: Request, state: ProxyState, fmt: str, base_url: str) -> Response:
+async def handle_llm(request: Request, state: ProxyState, fmt: str, base_url: str, *,
+                     model: str | None = None, stream: bool | None = None) -> Response:
+    """One LLM route. ``model`` and ``stream`` come from the URL where the API puts them
+    there (Gemini); otherwise from the body."""
     raw = await read_body(request)
     try:
         body = parse_json(raw)
@@ -127,12 +131,12 @@ async def handle_llm(request: Request, state: ProxyState, fmt: str, base_url: st
     compressing = not bypass and state.config.mode != PASSTHROUGH
     original = None if compressing and len(raw) >= _INLINE_JSON_BYTES else raw
     del raw  # a large body being compressed is held once (parsed), not twice
-    out = await prepare(state, body, original, fmt, bypass, request.headers.get("x-headroom-session-id"),
+    out = await prepare(state, body, original, fmt, bypass, request.headers.get("x-headroom-session-id"), model,
                         tenant_tag(request.headers.items()))
     ex = out.ex
     url = upstream_url(base_url, raw_path(request.scope), request.url.query)
     headers = request_headers(request.headers.items())
-    stream = body.get("stream") is True
+    stream = body.get("stream") is True if stream is None else stream
     try:
         # A client that goes away cancels the upstream call (and any CCR round) at once.
         if stream:

@@ -31,7 +31,7 @@ _KEYWORDS: dict[str, frozenset[str]] = {
     "last": frozenset({
         "last", "latest", "final", "finally", "recent", "recently", "newest", "end", "ending", "ended", "current",
         "currently", "now", "eventual", "eventually", "conclude", "conclusion", "finish", "tail", "closing",
-        "afterward", "afterwards", "lastly", "concluding", "shutdown",
+        "afterward", "afterwards", "lastly", "concluding", "shutdown", "stop", "halt", "terminate", "exit",
     }),
     "first": frozenset({
         "first", "earliest", "initial", "initially", "begin", "beginning", "start", "startup", "boot",
@@ -63,7 +63,8 @@ _PHRASES: dict[str, tuple[str, ...]] = {
                 "just once", "not regular", "not expect", "unlike the rest", "unlike the other"),
     "last": ("at the end", "in the end", "end state", "where did it end", "where it end", "most recent",
              "how did it end", "ended up", "end up", "wind up", "wound up", "left in", "state now",
-             "right now", "by the end", "what remain"),
+             "right now", "by the end", "what remain", "things stand", "thing stand", "where it stand",
+             "left off", "leave off"),
     "first": ("at the start", "at the beginning", "to begin with", "kick off", "start up", "in the beginning",
               "very first", "how did it start", "what start"),
     "extreme": ("took the longest", "take the longest", "took longest", "most time", "least time",

@@ -32,6 +32,8 @@ PARAPHRASES = {
         "What did it finally report?",
         "What was the last thing the server logged?",
         "What state was it in at the end?",
+        "Where did things stand when the log stopped?",
+        "Where did it leave off?",
     ],
     "first": [
         "What happened first?",

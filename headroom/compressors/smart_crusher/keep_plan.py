@@ -58,6 +58,8 @@ _SINGULAR = {ERRORS: "error", ANOMALIES: "anomaly", CHANGE_POINTS: "change point
 _TEMPLATE_MAX_KEY_SHARE = 0.5
 # A string field with at most this many distinct values is a category a question may name.
 _MAX_ASKED_VALUES = 50
+# Items kept for "largest/slowest" questions when one numeric field is the measure.
+_TOP_K = 20
 # Items kept at the start/end when the question asks for the first/last ones.
 _INTENT_EDGE = 10
 
@@ -267,9 +269,10 @@ def plan_records(items: list[Any], texts: list[str], stats: dict[str, FieldStats
     rankings.append(evenly_spaced(n, slots))
     # With message templates, filler takes one item per template: near-duplicates (the
     # same event with another timestamp) never fill the slots.
-    # (Only for logs: titles like "result 7" of search hits are templates too, and there
-    # the filler is the best-scored hits, which may well share one.)
-    dedupe = template_keys if pattern is Pattern.LOGS or roles.message else None
+    # (Only for logs: in other arrays the message is one field among others — search
+    # hits "error <hash> in handler" differ by their paths — and titles like "result 7"
+    # of search hits are templates too, whose filler is the best-scored hits.)
+    dedupe = template_keys if pattern is Pattern.LOGS else None
     kept = fill(n, all_must, max(slots, len(all_must)), rankings, dedupe=dedupe)
     return KeepPlan(kept, must, len(shifts))
 
@@ -315,16 +318,11 @@ def asked_value_positions(items: Sequence[Any], stats: dict[str, FieldStats], qu
     for name, fs in stats.items():
         if fs.dominant_type != "string" or not 2 <= fs.distinct <= _MAX_ASKED_VALUES:
             continue
-        hit: dict[str, bool] = {}
-        rows: list[int] = []
-        for i, it in enumerate(items):
-            v = it.get(name) if isinstance(it, dict) else None
-            if isinstance(v, str):
-                h = hit.get(v)
-                if h is None:
-                    h = hit[v] = names_content_word(v, asked)
-                if h:
-                    rows.append(i)
+        col = [it.get(name) if isinstance(it, dict) else None for it in items]
+        named = {v for v in {v for v in col if type(v) is str} if names_content_word(v, asked)}
+        if not named:
+            continue  # the common case: a set of the column, no per-item matching
+        rows = [i for i, v in enumerate(col) if v in named]
         # A value most items hold names nothing in particular.
         if len(rows) <= _ANCHOR_MAX_SHARE * len(items):
             out.update(rows)
@@ -341,19 +339,18 @@ def _steer_by_intent(must: dict[str, set[int]], intents: frozenset[str], items: 
         must[EDGES].update(range(max(0, n - _INTENT_EDGE), n))
     if "extreme" in intents:
         ext = must.setdefault(EXTREMES, set())
-        for name, fs in stats.items():
-            if name == roles.timestamp or not fs.is_numeric or fs.monotonic or fs.distinct < 3:
-                continue
-            best = worst = None
-            for i, it in enumerate(items):
-                v = it.get(name) if isinstance(it, dict) else None
-                if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
-                    if best is None or v > best[0]:
-                        best = (v, i)
-                    if worst is None or v < worst[0]:
-                        worst = (v, i)
-            if best is not None and worst is not None:
-                ext.update((best[1], worst[1]))
+        fields = [name for name, fs in stats.items()
+                  if name != roles.timestamp and fs.is_numeric and not fs.monotonic and fs.distinct >= 3]
+        # With one measure (a du listing's sizes) the question ranks by it: keep its top
+        # few, since "the biggest file" is rarely the largest entry (a directory holding
+        # it is larger). With several (metrics), the largest and smallest of each.
+        top = _TOP_K if len(fields) == 1 else 1
+        for name in fields:
+            vals = sorted((v, i) for i, it in enumerate(items)
+                          if isinstance(it, dict) and isinstance(v := it.get(name), (int, float))
+                          and not isinstance(v, bool) and math.isfinite(v))
+            ext.update(i for _, i in vals[-top:])
+            ext.update(i for _, i in vals[:min(3, top)])
 
 
 def plan_scalars(items: list[Any], texts: list[str], *, threshold: float, first: int, last: int,
