@@ -21,7 +21,6 @@ $(VENV)/.proxy-installed: pyproject.toml constraints/cpu.txt | $(VENV)/bin/pytho
 
 $(VENV)/.all-installed: pyproject.toml constraints/cpu.txt | $(VENV)/bin/python
 	$(PIP) -e '.[all]'
-	$(PIP) --no-deps bfcl-eval   # data files only (BFCL questions for the eval harness)
 	touch $@
 
 setup: $(VENV)/.proxy-installed

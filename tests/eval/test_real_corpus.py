@@ -24,8 +24,8 @@ def cases():
 def test_loads_from_package_data(cases):
     data = Path(corpus.__file__).parent / "data"
     assert sorted(p.name for p in data.iterdir() if p.name.endswith(".json.xz"))
-    assert len(cases) >= 40
-    assert len({c.source for c in cases}) >= 10
+    assert len(cases) >= 100
+    assert len({c.source for c in cases}) >= 22
     assert len({c.id for c in cases}) == len(cases)
 
 
@@ -44,6 +44,20 @@ def test_json_forms_parse_and_show_facts_unescaped(cases):
         assert isinstance(rows, (list, dict)) and rows
         for f in c.facts:
             assert json.dumps(f.text)[1:-1] == f.text, (c.id, f.text)
+
+
+# Sources added so the corpus covers more kinds of output than server logs (linter
+# reports, compiler diagnostics, data tables); each must be shipped with both forms.
+WIDER_KINDS = ("pylint_report", "gcc_warnings", "statsmodels_csv", "npm_view")
+
+
+@pytest.mark.parametrize("source", WIDER_KINDS)
+def test_wider_kinds_ship_a_text_and_a_json_form(cases, source):
+    mine = [c for c in cases if c.source == source]
+    assert {c.form for c in mine} == {"text", "json"}, source
+    assert "extreme" in {c.intent for c in mine}, source  # a question about the largest, worst or newest
+    for c in (c for c in mine if c.form == "json"):
+        json.loads(c.content)
 
 
 def test_splits_follow_the_fixed_rule(cases):
