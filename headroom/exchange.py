@@ -22,13 +22,16 @@ says, feed each answer to :meth:`ExchangeCore.next_round`, and book the call wit
 from __future__ import annotations
 
 import copy
+import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .ccr.responses import RetrieveCall, answer, continue_body, retrieve_calls
-from .ccr.store import CompressionStore
+from .ccr.responses import RetrieveCall, answer, continue_body, retrieve_calls, unknown_hash_message
+from .ccr.scope import may_read
+from .ccr.store import CompressionStore, StoreError
 from .ccr.tool import inject_retrieve_tool
 from .formats import adapter, provider_of
 from .formats.wire import Usage
@@ -55,6 +58,7 @@ class Exchange:
     retrievals: int = 0  # retrieve calls answered
     usage: Usage | None = None
     final: bool = False  # the round limit was reached: the last request forbade tool calls
+    tenant: str | None = None  # headroom.ccr.scope tag of the caller's credential (proxy)
     model_name: str | None = None  # when the body does not name it (Gemini: it is in the URL)
     status: int = 0  # HTTP status of the answer the client got
     error: str | None = None  # what went wrong on the way, for logs and the metrics row
@@ -80,8 +84,9 @@ class Unanswerable(RuntimeError):
     (it never declared the tool), so the shell reports an upstream error instead."""
 
 
-def retrieve_round(store: CompressionStore | None, fmt: str, body: dict[str, Any],
-                   turn: Any) -> tuple[dict[str, Any], list[RetrieveCall]] | None:
+def retrieve_round(store: CompressionStore | None, fmt: str, body: dict[str, Any], turn: Any,
+                   read: Callable[[RetrieveCall], str] | None = None,
+                   ) -> tuple[dict[str, Any], list[RetrieveCall]] | None:
     """(next body, calls answered) when ``turn`` calls only ``headroom_retrieve``; None
     when the turn is the client's (or unreadable: then it is relayed as it came)."""
     if not isinstance(turn, dict):
@@ -93,7 +98,7 @@ def retrieve_round(store: CompressionStore | None, fmt: str, body: dict[str, Any
         return None
     if not calls:
         return None
-    answers = {c.id: answer(store, c) for c in calls}
+    answers = {c.id: read(c) if read is not None else answer(store, c) for c in calls}
     return continue_body(body, turn, fmt, answers), calls
 
 
@@ -118,7 +123,8 @@ class ExchangeCore:
     # -- prepare ----------------------------------------------------------------------------
 
     def compress(self, body: dict[str, Any], fmt: str, *, model: str | None = None,
-                 copy_body: bool = False) -> tuple[PipelineResult | None, str | None]:
+                 copy_body: bool = False, tenant: str | None = None,
+                 budget_s: float | None = None) -> tuple[PipelineResult | None, str | None]:
         """(result, None), or (None, why) when the pipeline cannot run on this body.
 
         ``copy_body`` keeps the caller's objects untouched (the client sends them as
@@ -126,7 +132,7 @@ class ExchangeCore:
         """
         try:
             return self.pipeline.compress_body(copy.deepcopy(body) if copy_body else body, fmt,
-                                               model=model or None), None
+                                               model=model or None, tenant=tenant, budget_s=budget_s), None
         except Exception as exc:  # noqa: BLE001 - never worse: any failure sends the original
             return None, f"{type(exc).__name__}: {exc}"
 
@@ -159,7 +165,7 @@ class ExchangeCore:
         """
         if not ex.injected:
             return None
-        step = retrieve_round(self.store, ex.fmt, ex.send, turn)
+        step = retrieve_round(self.store, ex.fmt, ex.send, turn, read=lambda c: self._answer(ex, c))
         if step is None:
             return None
         body, calls = step
@@ -175,6 +181,18 @@ class ExchangeCore:
             body, ex.final = adapter(ex.fmt).forbid_tool_calls(body), True
         ex.send = body
         return body
+
+    def _answer(self, ex: Exchange, call: RetrieveCall) -> str:
+        """The store's answer, for a hash this caller may read (headroom.ccr.scope)."""
+        store = self.store
+        if store is not None and call.hash:
+            try:
+                allowed = may_read(store, call.hash, ex.tenant, lambda: json.dumps(ex.send, ensure_ascii=False))
+            except StoreError:
+                allowed = True  # answer() tells the model the store failed
+            if not allowed:
+                return unknown_hash_message(call.hash)
+        return answer(store, call)
 
     # -- finish -----------------------------------------------------------------------------
 

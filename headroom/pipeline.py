@@ -19,9 +19,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .ccr.markers import has_marker
+from .ccr.scope import ScopedStore
 from .ccr.store import CompressionStore
 from .config import HeadroomConfig
 from .formats import BlockKind, Conversation, adapter, detect_format, parse, render
+from .query.bounded import bound_question
 from .tokens import MESSAGE_OVERHEAD, TokenCounter, counter_for
 from .transforms.base import Decision, Transform, TransformContext, block_tokens
 from .transforms.router import CompressionMemo, ContentRouter
@@ -144,6 +146,8 @@ class Pipeline:
         self.feedback = feedback
         self._hints = hints if hints is not None else (feedback.hints if feedback is not None else None)
         self._relevance: Any = None
+        # (name, load) for every model the configuration enables; see warm_up().
+        self._warmers: list[tuple[str, Callable[[], Any]]] = []
         # Learned tool-output patterns (headroom.toin): a caller's, or the config's.
         self.toin = toin if toin is not None else _optional(".toin", "toin_from_config")(self.config)
         if self.toin is not None and self.store is not None and not any(
@@ -166,6 +170,7 @@ class Pipeline:
         text_override = None
         if cfg.llmlingua.enabled:
             text_override = _optional(".compressors.llmlingua", "LLMLinguaCompressor")(cfg.llmlingua)
+            self._warmers.append(("llmlingua", text_override.warm_up))
         out.append(ContentRouter(text_compressor_override=text_override))
         if cfg.ccr.enabled and cfg.ccr.proactive_expansion:
             out.append(_optional(".transforms.expansion", "ContextTracker")(
@@ -185,16 +190,48 @@ class Pipeline:
             self._relevance = _optional(".relevance", "scorer_for")(self.config.relevance)
         return self._relevance
 
-    def run(self, conv: Conversation, *, model: str | None = None, query: str | None = None) -> PipelineResult:
+    def warm_up(self) -> dict[str, str]:
+        """Load every model the configuration enables, so no request pays for a load.
+
+        A first image request once took 10 s and went out uncompressed while MiniLM
+        loaded (issue 12, F8). Returns ``{stage: "ok" | why it failed}``; a failure is
+        logged and reported, never raised: that stage degrades per request as before.
+        """
+        report: dict[str, str] = {}
+        steps: list[tuple[str, Callable[[], Any]]] = [("text", lambda: self.compress_body(
+            {"model": "gpt-4o", "messages": [{"role": "user", "content": "warm up"}]}, "openai_chat"))]
+        steps += [(t.name, t.warm_up) for t in self.transforms if callable(getattr(t, "warm_up", None))]
+        steps += self._warmers
+        if self.config.relevance.mode != "bm25":
+            steps.append(("relevance", lambda: self.relevance()("warm up", ["warm up"])))
+        if self.config.context.strategy == "intelligent":
+            steps.append(("intelligent_context", lambda: _optional(".ml.embeddings", "embed")(
+                ["warm up"], self.config.context.device)))
+        for name, load in steps:
+            try:
+                load()
+            except Exception as exc:  # reported per stage; the others still load
+                log.warning("warm-up of %s failed", name, exc_info=True)
+                report[name] = f"{type(exc).__name__}: {exc}"
+            else:
+                report[name] = "ok"
+        return report
+
+    def run(self, conv: Conversation, *, model: str | None = None, query: str | None = None,
+            tenant: str | None = None, budget_s: float | None = None) -> PipelineResult:
+        """Compress ``conv``. ``tenant`` (a tag from headroom.ccr.scope) marks what this run
+        stores as that tenant's, so only it (or its conversation) can read it back;
+        ``budget_s`` bounds the whole run's compression time (blocks past it go unchanged)."""
         t0 = time.perf_counter()
         model = model or conv.model
         counter = counter_for(model)
         ctx = TransformContext(
             config=self.config,
             counter=counter,
-            store=self.store,
+            store=ScopedStore(self.store, tenant) if tenant and self.store is not None else self.store,
+            deadline=time.monotonic() + budget_s if budget_s is not None else None,
             model=model,
-            query=query if query is not None else conv.latest_user_text(turns=2),
+            query=bound_question(query if query is not None else conv.latest_user_text(turns=2)),
             memo=self.memo,
             hints=self._hints() if self._hints else {},
             relevance=self.relevance(),
@@ -213,9 +250,10 @@ class Pipeline:
                               (time.perf_counter() - t0) * 1000)
 
     def compress_body(self, body: dict[str, Any], fmt: str | None = None, *, model: str | None = None,
-                      query: str | None = None) -> PipelineResult:
+                      query: str | None = None, tenant: str | None = None,
+                      budget_s: float | None = None) -> PipelineResult:
         fmt = fmt or detect_format(body, model)
-        return self.run(parse(body, fmt), model=model, query=query)
+        return self.run(parse(body, fmt), model=model, query=query, tenant=tenant, budget_s=budget_s)
 
 
 class _LazyTransform:
@@ -229,6 +267,14 @@ class _LazyTransform:
         self.name, self._module, self._attr, self._config, self._needs = name, module, attr, config, needs
         self._impl: Any = None
         self._error: str | None = None
+
+    def warm_up(self) -> None:
+        """Import the stage and load its models now (the proxy calls this before serving)."""
+        if self._impl is None and self._error is None:
+            self._impl = _optional(self._module, self._attr)(self._config)
+        warm = getattr(self._impl, "warm_up", None)
+        if warm is not None:
+            warm()
 
     def apply(self, conv: Conversation, ctx: TransformContext) -> Conversation:
         if not conv.has_kind(self._needs):

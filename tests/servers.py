@@ -32,7 +32,7 @@ class ServerThread:
 
     def __enter__(self) -> Self:
         self.thread.start()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60  # lifespan warm-up loads models first
         while not self.server.started:
             if time.monotonic() > deadline or not self.thread.is_alive():
                 raise RuntimeError("server did not start")

@@ -43,7 +43,7 @@ def _dumps(x: Any) -> str:
 
 
 def _h(*parts: Any) -> str:
-    return hashlib.sha256(_dumps(parts).encode()).hexdigest()[:16]
+    return hashlib.sha256(_dumps(parts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def _strip_cc(x: Any) -> Any:

@@ -64,7 +64,7 @@ class PrefixTracker:
                     if a != b:
                         break
                     stable += 1
-            digest = hashlib.sha256("\x00".join(elems).encode()).hexdigest()[:16]
+            digest = hashlib.sha256("\x00".join(elems).encode("utf-8", "surrogatepass")).hexdigest()[:16]
             turns = self._turns.setdefault(session, [])
             t = TurnStability(
                 turn=len(turns) + 1,

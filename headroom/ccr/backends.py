@@ -8,6 +8,7 @@ store asks for; :class:`~headroom.ccr.store.CompressionStore` owns the policy.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections import OrderedDict
@@ -53,6 +54,10 @@ class Backend(Protocol):
     def purge_expired(self, now: float) -> int: ...
     def log_retrieval(self, event: RetrievalEvent) -> None: ...
     def retrievals(self, since: float = 0.0) -> list[RetrievalEvent]: ...
+    # Forget retrieval events older than ``before`` (the store prunes them with its TTL).
+    def prune_retrievals(self, before: float) -> int: ...
+    # Why the backend cannot be trusted to keep what it is given, or None when healthy.
+    def problem(self) -> str | None: ...
     def close(self) -> None: ...
 
 
@@ -123,6 +128,15 @@ class MemoryBackend:
         with self._lock:
             return [e for e in self._events if e.at >= since]
 
+    def prune_retrievals(self, before: float) -> int:
+        with self._lock:
+            n = len(self._events)
+            self._events = [e for e in self._events if e.at >= before]
+            return n - len(self._events)
+
+    def problem(self) -> str | None:
+        return None
+
     def close(self) -> None:
         pass
 
@@ -154,6 +168,22 @@ CREATE INDEX IF NOT EXISTS ccr_retrievals_at ON ccr_retrievals(at);
 """
 
 _COLUMNS = [f for f in Entry.__dataclass_fields__]
+_TEXT_COLUMNS = ("original", "compressed")
+
+
+def _to_db(text: str | None) -> str | bytes | None:
+    """SQLite text must be valid UTF-8; an original with a lone surrogate is kept as a BLOB."""
+    if text is None:
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
+    return text
+
+
+def _from_db(value: str | bytes | None) -> str | None:
+    return value.decode("utf-8", "surrogatepass") if isinstance(value, bytes) else value
 
 
 class SQLiteBackend:
@@ -165,22 +195,35 @@ class SQLiteBackend:
 
     def __init__(self, path: str | Path):
         self.path = str(path)
+        self._inode: int | None = None
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            # Originals are user data: owner-only. SQLite gives its -wal and -shm files
+            # the database file's permissions, so creating this one 0600 covers all three.
+            os.close(os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600))
         self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        # The main file is read with plain I/O, never mmap: a file truncated or made
+        # unwritable under a mapping kills the process with SIGBUS instead of raising.
+        self._conn.execute("PRAGMA mmap_size=0")
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.executescript(_SCHEMA)
         self._lock = threading.Lock()
+        if self.path != ":memory:":
+            self._inode = os.stat(self.path).st_ino
 
     def _row(self, row: tuple) -> Entry:
         data = dict(zip(_COLUMNS, row))
+        for col in _TEXT_COLUMNS:
+            data[col] = _from_db(data[col])
         data["meta"] = json.loads(data["meta"] or "{}")
         return Entry(**data)
 
     def put(self, entry: Entry) -> None:
         data = asdict(entry)
         data["meta"] = json.dumps(entry.meta, sort_keys=True)
+        for col in _TEXT_COLUMNS:
+            data[col] = _to_db(data[col])
         cols = ", ".join(_COLUMNS)
         marks = ", ".join("?" for _ in _COLUMNS)
         with self._lock:
@@ -244,6 +287,25 @@ class SQLiteBackend:
                 "SELECT hash, tool_name, query, at FROM ccr_retrievals WHERE at >= ? ORDER BY at", (since,)
             ).fetchall()
         return [RetrievalEvent(*r) for r in rows]
+
+    def prune_retrievals(self, before: float) -> int:
+        with self._lock:
+            return self._conn.execute("DELETE FROM ccr_retrievals WHERE at < ?", (before,)).rowcount
+
+    def problem(self) -> str | None:
+        """A deleted, replaced or unwritable database file (or -wal/-shm) loses originals silently."""
+        if self._inode is None:
+            return None
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return f"the CCR database {self.path} was deleted while in use; originals are lost at restart"
+        if st.st_ino != self._inode:
+            return f"the CCR database {self.path} was replaced while in use"
+        for f in (self.path, self.path + "-wal", self.path + "-shm"):
+            if os.path.exists(f) and not os.access(f, os.W_OK):
+                return f"{f} is not writable"
+        return None
 
     def close(self) -> None:
         with self._lock:

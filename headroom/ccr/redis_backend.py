@@ -235,6 +235,12 @@ class RedisBackend:
             out.append(RetrievalEvent(d["hash"], d["tool_name"], d["query"], d["at"]))
         return out
 
+    def prune_retrievals(self, before: float) -> int:
+        return int(self._redis.zremrangebyscore(self._events, "-inf", f"({before!r}"))
+
+    def problem(self) -> str | None:
+        return None  # connection faults raise on use, and the store reports them
+
     def close(self) -> None:
         self._redis.close()
 
@@ -261,6 +267,14 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
+def _escaped(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def _encode(entry: Entry) -> dict[str, str]:
     data: dict[str, str] = {
         "original": entry.original,
@@ -274,10 +288,18 @@ def _encode(entry: Entry) -> dict[str, str]:
         value = getattr(entry, name)
         if value is not None:  # absent field = None
             data[name] = value
+    # Redis strings are UTF-8: text with a lone surrogate travels as an ASCII JSON string.
+    escaped = [k for k in ("original", "compressed") if k in data and _escaped(data[k])]
+    for k in escaped:
+        data[k] = json.dumps(data[k])
+    if escaped:
+        data["json_escaped"] = ",".join(escaped)
     return data
 
 
 def _decode(hash: str, data: dict[str, str]) -> Entry:
+    for k in filter(None, data.get("json_escaped", "").split(",")):
+        data[k] = json.loads(data[k])
     return Entry(
         hash=hash,
         original=data["original"],

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..formats import adapter, is_retrieve_tool
 from ..formats.wire import SSEDecoder, SSEEvent, ToolCall, parse_arguments
-from .store import CompressionStore
+from .store import CompressionStore, StoreError
 
 
 @dataclass(frozen=True)
@@ -57,18 +57,25 @@ def retrieve_calls(response: dict[str, Any], fmt: str) -> list[RetrieveCall] | N
     return [_retrieve_call(c) for c in calls]
 
 
+def unknown_hash_message(hash: str) -> str:
+    return (f"headroom_retrieve: unknown or expired hash={hash}. The original is no longer stored; continue "
+            "with the compressed content, or re-run the tool that produced it.")
+
+
 def answer(store: CompressionStore | None, call: RetrieveCall) -> str:
     """The tool result for one retrieve call: the original, the query's matches, or why not."""
     if not call.hash:
         return "headroom_retrieve error: missing 'hash' argument (copy it from the marker: hash=<24 hex digits>)."
     if store is None:
         return f"headroom_retrieve error: no compression store is configured, so hash={call.hash} cannot be retrieved."
-    found = store.retrieve(call.hash, call.query)
+    try:
+        found = store.retrieve(call.hash, call.query)
+    except StoreError as exc:
+        # The request still completes: the model reads why and carries on (issue 12, F5).
+        return (f"headroom_retrieve error: the compression store failed ({exc}), so hash={call.hash} cannot be "
+                "retrieved right now. Continue with the compressed content.")
     if found is None:
-        return (
-            f"headroom_retrieve: unknown or expired hash={call.hash}. The original is no longer "
-            "stored; continue with the compressed content, or re-run the tool that produced it."
-        )
+        return unknown_hash_message(call.hash)
     return found.content
 
 

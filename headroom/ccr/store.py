@@ -6,16 +6,36 @@ persistence lives in a backend (memory, SQLite, Redis).
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from ..formats.model import content_hash
 from ..relevance.bm25 import BM25
 from .backends import Backend, Entry, MemoryBackend, RetrievalEvent, SQLiteBackend
+
+log = logging.getLogger("headroom.ccr")
+
+
+class StoreError(RuntimeError):
+    """The backend failed (a read-only or deleted file, a lost Redis). Callers degrade:
+    compression forwards the block unchanged, a retrieve call gets a tool error."""
+
+
+def query_digest(query: str | None) -> str | None:
+    """How a retrieval query is logged: a digest, never the text (it can hold user data).
+
+    Equal queries still count as equal (feedback reads them), but the log holds no words.
+    """
+    if not query:
+        return None
+    return "sha256:" + hashlib.sha256(query.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 @dataclass
@@ -84,6 +104,8 @@ class CompressionStore:
         # Called as fn(entry, query, retrieved, first) after every recorded retrieval, on
         # every path (proxy, MCP, library); ``first``: no earlier retrieval of this entry.
         self.retrieval_listeners: list[Callable[[Entry, str | None, Retrieved, bool], None]] = []
+        # The last backend failure, until a later write succeeds (/health reads it).
+        self.fault: str | None = None
 
     @classmethod
     def from_config(cls, ccr_config: Any) -> CompressionStore:
@@ -117,6 +139,27 @@ class CompressionStore:
         (the router keys its memo on it): large originals are then hashed once per block.
         """
         h = known_hash or content_hash(original)
+        with self._guard("store"):
+            self._store(h, original, compressed=compressed, tool_name=tool_name, original_tokens=original_tokens,
+                        compressed_tokens=compressed_tokens, item_count=item_count, meta=meta)
+        self.fault = None
+        return h
+
+    @contextmanager
+    def _guard(self, what: str) -> Iterator[None]:
+        """Any backend failure becomes StoreError, logged and remembered as the fault."""
+        try:
+            yield
+        except StoreError:
+            raise
+        except Exception as exc:
+            message = f"could not {what} the CCR store: {type(exc).__name__}: {exc}"
+            log.error(message)
+            self.fault = message
+            raise StoreError(message) from exc
+
+    def _store(self, h: str, original: str, *, compressed: str | None, tool_name: str | None,
+               original_tokens: int, compressed_tokens: int, item_count: int, meta: dict[str, Any] | None) -> None:
         now = self.clock()
         prior = self.backend.get(h)
         entry = Entry(
@@ -142,9 +185,9 @@ class CompressionStore:
                 self._writes_since_sweep = 0
         if sweep:
             self.backend.purge_expired(now)
+            self.backend.prune_retrievals(now - self.ttl_seconds)
         if sweep or self.backend.count() > self.max_entries:
             self.backend.evict_lru(self.max_entries)
-        return h
 
     def refresh(self, original: str, *, known_hash: str | None = None, **store_kwargs: Any) -> str:
         """Restart the TTL of an original stored before, without writing it again (a
@@ -153,18 +196,22 @@ class CompressionStore:
         with a memory store restarted). Returns its hash."""
         h = known_hash or content_hash(original)
         now = self.clock()
-        if self.backend.extend(h, now + self.ttl_seconds, now):
+        with self._guard("refresh"):
+            extended = self.backend.extend(h, now + self.ttl_seconds, now)
+        self.fault = None  # a write went through
+        if extended:
             return h
         return self.store(original, known_hash=h, **store_kwargs)
 
     def get(self, hash: str) -> Entry | None:
         """The live entry for ``hash`` (None when unknown or expired). No side effects."""
-        e = self.backend.get(hash)
-        if e is None:
-            return None
-        if e.expires_at <= self.clock():
-            self.backend.delete(hash)
-            return None
+        with self._guard("read"):
+            e = self.backend.get(hash)
+            if e is None:
+                return None
+            if e.expires_at <= self.clock():
+                self.backend.delete(hash)
+                return None
         return e
 
     def retrieve(self, hash: str, query: str | None = None, *, max_items: int = 20, record: bool = True) -> Retrieved | None:
@@ -180,8 +227,12 @@ class CompressionStore:
         now = self.clock()
         first = e.retrieval_count == 0  # read before touch(), which counts this one
         if record:
-            self.backend.touch(hash, now)
-            self.backend.log_retrieval(RetrievalEvent(hash, e.tool_name, query, now))
+            try:
+                with self._guard("log a retrieval of"):
+                    self.backend.touch(hash, now)
+                    self.backend.log_retrieval(RetrievalEvent(hash, e.tool_name, query_digest(query), now))
+            except StoreError:
+                pass  # the original was read; a lost log line must not withhold it
         found = None
         if query:
             items = self.search(hash, query, k=max_items)
@@ -211,13 +262,27 @@ class CompressionStore:
         return [items[i] for i in sorted(best)]
 
     def retrievals(self, since: float = 0.0) -> list[RetrievalEvent]:
-        return self.backend.retrievals(since)
+        with self._guard("read the retrieval log of"):
+            return self.backend.retrievals(since)
+
+    def problem(self) -> str | None:
+        """Why this store is degraded (its last failure, or a file gone or unwritable), or None."""
+        try:
+            return self.backend.problem() or self.fault
+        except Exception as exc:  # noqa: BLE001 - a health probe reports, it does not raise
+            return f"{type(exc).__name__}: {exc}"
 
     def stats(self) -> dict[str, Any]:
+        try:
+            entries: int | None = self.backend.count()
+        except Exception as exc:  # noqa: BLE001 - stats report a broken backend, they do not raise
+            entries = None
+            self.fault = f"count failed: {type(exc).__name__}: {exc}"
         with self._lock:
             return {
                 "backend": type(self.backend).__name__,
-                "entries": self.backend.count(),
+                "entries": entries,
+                "problem": self.problem(),
                 "max_entries": self.max_entries,
                 "ttl_seconds": self.ttl_seconds,
                 "stored": self._stored,
@@ -227,3 +292,4 @@ class CompressionStore:
 
     def close(self) -> None:
         self.backend.close()
+

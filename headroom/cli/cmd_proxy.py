@@ -44,6 +44,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-metrics", action="store_true", help="do not write per-request metrics rows")
     p.add_argument("--compression-timeout", type=float, default=10.0,
                    help="seconds before a request is forwarded uncompressed (default: 10)")
+    p.add_argument("--upstream-timeout", type=float, default=600.0, metavar="S",
+                   help="seconds to wait for the upstream's answer, and between streamed chunks; past it: 504 "
+                        "(default: 600)")
+    p.add_argument("--upstream-connect-timeout", type=float, default=10.0, metavar="S",
+                   help="seconds to wait for a connection to the upstream (default: 10)")
     p.add_argument("--log-level", choices=["debug", "info", "warning", "error"], default="info")
     p.add_argument("--cache-optimizer", action="store_true",
                    help="add Anthropic cache_control breakpoints on the stable prefix (sessions by "
@@ -64,7 +69,8 @@ def build_configs(args: argparse.Namespace):
         gemini_api_url=args.gemini_api_url,
         mode=args.mode, max_body_mb=args.max_body_mb,
         admin_token=args.admin_token or None, allowed_hosts=(*LOOPBACK_HOSTS, *args.allowed_host),
-        compression_timeout_s=args.compression_timeout, metrics_db=None if args.no_metrics else args.metrics_db,
+        compression_timeout_s=args.compression_timeout, upstream_read_timeout_s=args.upstream_timeout,
+        upstream_connect_timeout_s=args.upstream_connect_timeout, metrics_db=None if args.no_metrics else args.metrics_db,
         log_level=args.log_level, log_bodies=args.log_bodies, cache_optimizer=args.cache_optimizer,
     )
     ccr = CCRConfig(backend=args.ccr_backend, sqlite_path=args.ccr_path, redis_url=args.redis_url,

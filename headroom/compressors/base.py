@@ -8,6 +8,7 @@ compressor gets them the same way.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -39,6 +40,12 @@ class CompressInput:
     # Learned hints for this output's signature (headroom.toin.ToinHints), None when
     # TOIN is off or not confident yet.
     toin: Any = None
+    # time.monotonic() after which the result is no longer wanted: long loops may check
+    # expired() and give up (the router stops waiting at this point anyway).
+    deadline: float | None = None
+
+    def expired(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline
 
     def text_tokens(self) -> int:
         return self.tokens if self.tokens is not None else self.counter.count(self.text)

@@ -205,5 +205,8 @@ def is_retrieve_tool(name: str | None) -> bool:
 
 
 def content_hash(text: str) -> str:
-    """The CCR hash: first 24 hex digits of SHA-256 of the exact original."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+    """The CCR hash: first 24 hex digits of SHA-256 of the exact original.
+
+    ``surrogatepass``: a lone surrogate (valid in JSON, not in UTF-8) must hash, not raise.
+    """
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]

@@ -91,6 +91,11 @@ class ImageTransform:
                 self._analyzer = SignalAnalyzer(self._cfg.siglip_path, self._cfg.device)
             return self._analyzer
 
+    def warm_up(self) -> None:
+        """Load the router head, MiniLM and (when a checkpoint resolves) SigLIP."""
+        self.router.route("warm up: what does this image show?")
+        self.analyzer.scorer()
+
     def apply(self, conv: Conversation, ctx: TransformContext) -> Conversation:
         images = list(conv.images())
         if not images:

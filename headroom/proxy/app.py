@@ -13,7 +13,6 @@ Routes
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from contextlib import asynccontextmanager
 from typing import Any
@@ -24,10 +23,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from .. import __version__
+from ..ccr.store import StoreError
 from ..config import CCRConfig, HeadroomConfig
 from ..pipeline import Pipeline
 from .config import ProxyConfig
 from .forward import error_response, handle_llm, handle_passthrough
+from .jsonio import BadJSON, SafeJSONResponse, parse_json
 from .security import SecurityMiddleware
 from .state import ProxyState
 from .upstream import make_client
@@ -50,14 +51,6 @@ def _feedback_tracker(store: Any) -> tuple[Any, str | None]:
     except ImportError as exc:
         return None, f"feedback tracking is not available in this build ({exc})"
     return FeedbackTracker(store), None
-
-
-def _warm_up(pipeline: Pipeline) -> None:
-    """Import the transforms and load the tokenizer before the first request needs them."""
-    try:
-        pipeline.compress_body({"model": "gpt-4o", "messages": [{"role": "user", "content": "warm up"}]}, "openai_chat")
-    except Exception:  # a broken optional stage is reported per request, not at startup
-        log.warning("pipeline warm-up failed", exc_info=True)
 
 
 def create_app(
@@ -93,7 +86,9 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
-        await asyncio.to_thread(_warm_up, pipeline)
+        # Every model the configuration enables loads before uvicorn accepts a request,
+        # so /health answers only once no request will pay for a load.
+        state.warm_up = await asyncio.to_thread(pipeline.warm_up)
         yield
         await state.client.aclose()
         await asyncio.to_thread(state.close)
@@ -135,9 +130,9 @@ def create_app(
     @app.post("/v1/compress")
     async def compress(request: Request) -> Response:
         try:
-            body = json.loads(await request.body())
-        except ValueError as exc:
-            return error_response(400, f"request body is not valid JSON: {exc}")
+            body = parse_json(await request.body())
+        except BadJSON as exc:
+            return error_response(400, str(exc))
         if not isinstance(body, dict):
             return error_response(400, "request body must be a JSON object (a chat, responses or messages body)")
         fmt = request.query_params.get("format")
@@ -148,7 +143,7 @@ def create_app(
             return error_response(504, "compression timed out", "compression_timeout")
         except ValueError as exc:
             return error_response(400, str(exc))
-        return JSONResponse({
+        return SafeJSONResponse({
             "format": result.format, "body": result.body, "tokens_before": result.tokens_before,
             "tokens_after": result.tokens_after, "tokens_saved": result.tokens_saved,
             "transforms_applied": result.transforms_applied, "ccr_hashes": result.ccr_hashes,
@@ -158,17 +153,20 @@ def create_app(
     def _retrieve(hash: str, query: str | None) -> Response:
         if state.store is None:
             return error_response(404, "CCR is disabled: nothing is stored", "not_found")
-        found = state.store.retrieve(hash, query or None)
+        try:
+            found = state.store.retrieve(hash, query or None)
+        except StoreError as exc:
+            return error_response(503, str(exc), "store_unavailable")
         if found is None:
             return error_response(404, f"unknown or expired hash {hash}", "not_found")
-        return JSONResponse(found.to_api(query or None))
+        return SafeJSONResponse(found.to_api(query or None))
 
     @app.post("/v1/retrieve")
     async def retrieve_post(request: Request) -> Response:
         try:
-            body = json.loads(await request.body())
-        except ValueError as exc:
-            return error_response(400, f"request body is not valid JSON: {exc}")
+            body = parse_json(await request.body())
+        except BadJSON as exc:
+            return error_response(400, str(exc))
         if not isinstance(body, dict) or not isinstance(body.get("hash"), str):
             return error_response(400, "expected a JSON object with a string 'hash' (and an optional 'query')")
         query = body.get("query") if isinstance(body.get("query"), str) else None
@@ -231,7 +229,13 @@ def create_app(
 
     @app.get("/health")
     async def health() -> Response:
-        return JSONResponse({"status": "ok", "version": __version__, "mode": cfg.mode})
+        failed = {k: v for k, v in state.warm_up.items() if v != "ok"}
+        # Inline, not in a worker thread: a few stat() calls, and /health must answer even
+        # while compression occupies every worker.
+        store_problem = state.store.problem() if state.store is not None else None
+        return JSONResponse({"status": "degraded" if failed or store_problem else "ok", "version": __version__,
+                             "mode": cfg.mode, **({"warm_up_failed": failed} if failed else {}),
+                             **({"ccr_store": store_problem} if store_problem else {})})
 
     @app.get("/stats")
     async def stats() -> Response:

@@ -7,6 +7,7 @@ the adapter (headroom.formats) and the response shape (headroom.ccr.responses).
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 from dataclasses import dataclass
@@ -17,26 +18,26 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from ..ccr.responses import SSEDecoder, SSEEvent, StreamAccumulator
+from ..ccr.scope import tenant_tag
 from ..exchange import Exchange, Unanswerable
 from ..formats import adapter
 from ..formats.wire import Usage, encode_event
 from ..modes import PASSTHROUGH
+from .disconnect import ClientDisconnected, until_disconnect
+from .jsonio import BadJSON, SafeJSONResponse, dumps, parse_json
+from .paths import UnsafePath, raw_path, upstream_url
 from .relay import RelayResponse, relay_chunks, sse_error_event
 from .state import ProxyState
-from .upstream import request_headers, response_headers, upstream_url
+from .upstream import request_headers, response_headers
 
 log = logging.getLogger("headroom.proxy")
 
 def error_response(status: int, message: str, kind: str = "invalid_request_error") -> JSONResponse:
-    return JSONResponse({"error": {"type": kind, "message": message}}, status_code=status)
+    return SafeJSONResponse({"error": {"type": kind, "message": message}}, status_code=status)
 
 
 def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in ("1", "true", "yes", "on")
-
-
-def dumps(body: dict[str, Any]) -> bytes:
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 # Bodies above this are "large": they are serialised in a worker thread, so a
@@ -45,6 +46,9 @@ def dumps(body: dict[str, Any]) -> bytes:
 # docs/proxy.md). Parsing stays inline: parsed in a thread, the body would land in another
 # malloc arena and peak RSS would grow by about one body size instead.
 _INLINE_JSON_BYTES = 256 * 1024
+# The pipeline's own budget, as a share of --compression-timeout: it stops starting new
+# blocks in time to hand back what it finished before the proxy stops waiting.
+COMPRESSION_BUDGET_SHARE = 0.8
 
 
 async def _serialise(body: dict[str, Any], large: bool) -> bytes:
@@ -81,7 +85,7 @@ BYPASS = "bypass"  # the x-headroom-bypass header: this request only, forwarded 
 
 
 async def prepare(state: ProxyState, body: dict[str, Any], raw: bytes | None, fmt: str, bypass: bool,
-                  session_id: str | None = None, model: str | None = None) -> Outgoing:
+                  session_id: str | None = None, model: str | None = None, tenant: str | None = None) -> Outgoing:
     """Compress ``body`` off the event loop, with a deadline; never worse than the original.
 
     ``raw`` is the body as the client sent it, or None for a large body whose bytes the
@@ -94,10 +98,17 @@ async def prepare(state: ProxyState, body: dict[str, Any], raw: bytes | None, fm
     large = raw is None
     timeout = state.config.compression_timeout_s
     try:
-        result, error = await asyncio.wait_for(asyncio.to_thread(core.compress, body, fmt, model=model), timeout)
+        # Its own workers (not the loop's default executor, which serialises bodies and
+        # answers retrieve calls), and a budget inside the deadline: blocks compressed in
+        # time are kept, the rest go through unchanged, instead of all-or-nothing.
+        work = functools.partial(core.compress, body, fmt, model=model, tenant=tenant,
+                                 budget_s=timeout * COMPRESSION_BUDGET_SHARE)
+        result, error = await asyncio.wait_for(
+            asyncio.get_running_loop().run_in_executor(state.compress_pool, work), timeout)
     except asyncio.TimeoutError:
         result, error = None, f"timed out after {timeout:g} s"
     ex = core.prepare(body, fmt, mode, result=result, error=error, session_id=session_id, model=model)
+    ex.tenant = tenant
     # Unchanged requests go out byte for byte as they came (large ones: the same JSON).
     content = (raw or await _serialise(body, large)) if ex.send == body else await _serialise(ex.send, large)
     return Outgoing(content, ex)
@@ -109,9 +120,9 @@ async def handle_llm(request: Request, state: ProxyState, fmt: str, base_url: st
     there (Gemini); otherwise from the body."""
     raw = await read_body(request)
     try:
-        body = json.loads(raw)
-    except ValueError as exc:
-        return error_response(400, f"request body is not valid JSON: {exc}")
+        body = parse_json(raw)
+    except BadJSON as exc:
+        return error_response(400, str(exc))
     if not isinstance(body, dict):
         return error_response(400, f"request body must be a JSON object, got {type(body).__name__}")
     if state.config.log_bodies:
@@ -120,15 +131,21 @@ async def handle_llm(request: Request, state: ProxyState, fmt: str, base_url: st
     compressing = not bypass and state.config.mode != PASSTHROUGH
     original = None if compressing and len(raw) >= _INLINE_JSON_BYTES else raw
     del raw  # a large body being compressed is held once (parsed), not twice
-    out = await prepare(state, body, original, fmt, bypass, request.headers.get("x-headroom-session-id"), model)
+    out = await prepare(state, body, original, fmt, bypass, request.headers.get("x-headroom-session-id"), model,
+                        tenant_tag(request.headers.items()))
     ex = out.ex
-    url = upstream_url(base_url, request.url.path, request.url.query)
+    url = upstream_url(base_url, raw_path(request.scope), request.url.query)
     headers = request_headers(request.headers.items())
     stream = body.get("stream") is True if stream is None else stream
     try:
+        # A client that goes away cancels the upstream call (and any CCR round) at once.
         if stream:
-            return await _stream(state, url, headers, out)
-        return await _complete(state, url, headers, out)
+            return await until_disconnect(request.receive, _stream(state, url, headers, out))
+        return await until_disconnect(request.receive, _complete(state, url, headers, out))
+    except ClientDisconnected:
+        ex.status, ex.error = 499, "client disconnected"
+        _finish(state, ex, stream=stream)
+        return Response(status_code=499)  # nobody reads it; the status is for logs and metrics
     except httpx.TimeoutException as exc:
         ex.status, ex.error = 504, f"upstream timed out: {type(exc).__name__}"
         _finish(state, ex, stream=stream)
@@ -148,8 +165,10 @@ async def _complete(state: ProxyState, url: str, headers: list[tuple[str, str]],
     ex, content = out.ex, out.content
     while True:
         resp = await _send(state, url, headers, content)
-        data = await resp.aread()
-        await resp.aclose()
+        try:
+            data = await resp.aread()
+        finally:
+            await resp.aclose()
         if not (ex.injected and resp.status_code == 200):
             break
         try:
@@ -254,6 +273,15 @@ async def _ccr_stream(state: ProxyState, url: str, headers: list[tuple[str, str]
                 if live:
                     yield b"".join(live)
             await resp.aclose()
+            # The last event may lack its blank line (F9): read it, and end it for the client.
+            tail = [raw for _, raw in SSEDecoder().feed(decoder.flush() + b"\n\n")]
+            for event, _ in SSEDecoder().feed(b"".join(tail)):
+                data = _event_data(event)
+                if data is not None:
+                    try:
+                        acc.feed(data)
+                    except (TypeError, AttributeError, KeyError, IndexError, ValueError):
+                        released = True
             try:
                 turn = acc.response()
                 ex.usage = adapter(fmt).usage(turn)
@@ -266,7 +294,7 @@ async def _ccr_stream(state: ProxyState, url: str, headers: list[tuple[str, str]
                 yield sse_error_event(fmt, ex.error, "upstream_error")
                 return
             if nxt is None:
-                yield b"".join(held) + decoder.flush()
+                yield b"".join(held + tail)
                 return
             relay.next_round()
             resp = await _send(state, url, headers, dumps(nxt))
@@ -316,7 +344,10 @@ def _usage(fmt: str, data: bytes) -> Usage | None:
 async def handle_passthrough(request: Request, state: ProxyState, base_url: str) -> Response:
     """Any other provider route: forwarded untouched, the answer streamed back as it comes."""
     raw = await request.body()
-    url = upstream_url(base_url, request.url.path, request.url.query)
+    try:
+        url = upstream_url(base_url, raw_path(request.scope), request.url.query)
+    except UnsafePath as exc:
+        return error_response(400, f"refused path: {exc}", "invalid_path")
     req = state.client.build_request(request.method, url, content=raw or None,
                                      headers=request_headers(request.headers.items()))
     try:

@@ -4,6 +4,8 @@
   127.0.0.1 must not reach the proxy with the user's browser).
 - Admin routes (stored originals, stats, metrics, feedback, learned patterns) answer loopback clients only,
   unless an admin token is configured and presented.
+- Paths that could leave the upstream base (``..``, encoded dots or slashes, NULs) are
+  refused with 400 before any route sees them (headroom.proxy.paths).
 - Request bodies over the limit are refused with 413 (by Content-Length up front, and by
   counting when the body arrives chunked).
 """
@@ -16,6 +18,7 @@ import json
 from typing import Any
 
 from .config import ProxyConfig
+from .paths import path_problem, raw_path
 
 ADMIN_PREFIXES = ("/v1/retrieve", "/v1/feedback", "/v1/toin", "/stats", "/metrics")
 
@@ -81,6 +84,10 @@ class SecurityMiddleware:
         if not self.config.host_allowed(host):
             await _send_error(send, 400, f"Host header {host!r} is not allowed (DNS-rebinding protection); "
                               "add it with --allowed-host", "invalid_host")
+            return
+        problem = path_problem(raw_path(scope))
+        if problem is not None:
+            await _send_error(send, 400, f"refused path: {problem}", "invalid_path")
             return
         if is_admin_path(scope.get("path", "")) and not self._admin_allowed(scope):
             await _send_error(send, 403, "admin routes answer loopback clients only, or clients presenting "

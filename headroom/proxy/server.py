@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import faulthandler
 import logging
+import signal
+import sys
 
 from ..config import HeadroomConfig
 from .config import ProxyConfig
@@ -13,6 +16,12 @@ def serve(proxy_config: ProxyConfig, headroom_config: HeadroomConfig | None = No
 
     from .app import create_app
 
+    # A fatal signal (SIGBUS from a shared-memory file yanked away under SQLite, say)
+    # would otherwise kill the proxy without a line in the log.
+    if sys.__stderr__ is not None:
+        faulthandler.enable(file=sys.__stderr__)  # the real stderr: a captured one has no fd
+        if hasattr(signal, "SIGUSR1"):  # `kill -USR1 <pid>` prints every thread's stack (a hang)
+            faulthandler.register(signal.SIGUSR1, file=sys.__stderr__, all_threads=True)
     level = proxy_config.log_level.upper()
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # httpx logs every upstream URL at INFO; keep that for debugging only.

@@ -30,6 +30,11 @@ class ProxyState:
     metrics: Any = None  # headroom.metrics.MetricsStore, or None when --metrics-db is off
     feedback: Any = None  # headroom.ccr.feedback.FeedbackTracker, or None when unavailable
     feedback_error: str | None = None
+    # Pipeline.warm_up()'s report: stage -> "ok" or why its models did not load.
+    warm_up: dict[str, str] = field(default_factory=dict)
+    # Request compression runs here, apart from the loop's default executor.
+    compress_pool: ThreadPoolExecutor = field(
+        default_factory=lambda: ThreadPoolExecutor(4, thread_name_prefix="headroom-request"))
     # One writer thread keeps metrics rows in order and SQLite off the event loop.
     _writer: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, thread_name_prefix="headroom-metrics"))
 
@@ -57,6 +62,7 @@ class ProxyState:
         self._writer.submit(write)
 
     def close(self) -> None:
+        self.compress_pool.shutdown(wait=False, cancel_futures=True)
         self._writer.shutdown(wait=True)
         if self.metrics is not None and hasattr(self.metrics, "close"):
             self.metrics.close()

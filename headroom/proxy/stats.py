@@ -137,7 +137,7 @@ class ProxyStats:
                 lines.append(f"{name}_sum {round(hist.total, 3)}")
                 lines.append(f"{name}_count {hist.n}")
         if store_stats:
-            metric("headroom_ccr_entries", "gauge", "Originals held in the CCR store.", [({}, store_stats.get("entries", 0))])
+            metric("headroom_ccr_entries", "gauge", "Originals held in the CCR store.", [({}, store_stats.get("entries") or 0)])
             metric("headroom_ccr_retrieve_hits_total", "counter", "CCR retrievals that found the original.",
                    [({}, store_stats.get("retrieve_hits", 0))])
             metric("headroom_ccr_retrieve_misses_total", "counter", "CCR retrievals of unknown or expired hashes.",

@@ -36,14 +36,6 @@ def make_client(config: ProxyConfig, transport: httpx.AsyncBaseTransport | None 
     return httpx.AsyncClient(transport=transport, timeout=timeout, limits=limits, follow_redirects=False)
 
 
-def upstream_url(base: str, path: str, query: str = "") -> str:
-    """``base`` + ``path`` (``/v1/...``); a base that already ends in ``/v1`` is accepted."""
-    base = base.rstrip("/")
-    if base.endswith("/v1") and path.startswith("/v1/"):
-        base = base[:-3]
-    return f"{base}{path}" + (f"?{query}" if query else "")
-
-
 def request_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
     """Client headers to send upstream: auth and provider headers unchanged, ours removed."""
     return [

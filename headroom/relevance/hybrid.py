@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from ..query.bounded import scan_tokens
 from .bm25 import BM25
 from .embedding import EmbeddingScorer
 
@@ -30,7 +31,7 @@ WORD_WEIGHT = 0.15  # BM25 share for a plain-language question: a tie-breaker
 
 
 def exact_ids(query: str) -> list[str]:
-    return [m.group(0) for m in _EXACT_ID.finditer(query) if len(m.group(0)) >= 2]
+    return [m for m in scan_tokens(query, _EXACT_ID) if len(m) >= 2]
 
 
 def bm25_weight(query: str, bm25_scores: list[float]) -> float:

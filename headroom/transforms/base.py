@@ -67,6 +67,18 @@ class TransformContext:
     toin: Any = None
     decisions: list[Decision] = field(default_factory=list)
     started_at: float = field(default_factory=time.perf_counter)
+    # time.monotonic() past which this request compresses nothing more (its budget);
+    # None = no budget. Blocks not reached go through unchanged, with a decision saying so.
+    deadline: float | None = None
+
+    def budget_spent(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def block_timeout_ms(self, timeout_ms: float) -> float:
+        """One block's deadline: its own limit, cut to what is left of the request's budget."""
+        if self.deadline is None:
+            return timeout_ms
+        return max(0.0, min(timeout_ms, (self.deadline - time.monotonic()) * 1000))
 
     def decide(self, transform: str, action: str, reason: str, **kw: Any) -> Decision:
         d = Decision(transform, action, reason, **kw)

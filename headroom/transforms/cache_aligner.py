@@ -98,7 +98,7 @@ class CacheAligner:
                 b.text = new
                 moved.extend(found)
         prefix = "".join(stable_prefix(b.text or "", cfg.context_header) for b in blocks)
-        prefix_hash = hashlib.sha256(prefix.encode()).hexdigest()[:16]
+        prefix_hash = hashlib.sha256(prefix.encode("utf-8", "surrogatepass")).hexdigest()[:16]
         tokens = sum(ctx.tokens(b) for b in blocks)
         if moved:
             ctx.decide(NAME, "moved", f"moved {len(moved)} dynamic values out of the system prompt prefix",

@@ -168,7 +168,8 @@ def drop_units(conv: Conversation, ctx: TransformContext, drop: list[Unit], tran
     use_ccr = ctx.store is not None and ctx.config.ccr.enabled
     h = content_hash(original) if use_ccr else None
     marker = format_marker(len(removed), 0, h, ctx.store.ttl_seconds, summary + ".") if h else ""
-    if ctx.counter.count(marker) >= tokens:
+    # The marker usually becomes a message of its own, with that message's overhead.
+    if marker and ctx.counter.count(marker) + MESSAGE_OVERHEAD >= tokens:
         # Never worse: a marker that costs more than what it replaces is no saving.
         ctx.decide(transform, "skipped", f"dropping {tokens} tokens would cost a larger marker")
         return 0

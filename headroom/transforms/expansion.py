@@ -241,7 +241,7 @@ def question_keys(conv: Conversation) -> dict[int, str]:
         if m.role is Role.USER:
             text = m.text()
             if text:
-                keys[i] = hashlib.sha256("\x00".join([text, *hashes]).encode()).hexdigest()
+                keys[i] = hashlib.sha256("\x00".join([text, *hashes]).encode("utf-8", "surrogatepass")).hexdigest()
         for b in m.blocks:
             if b.kind is BlockKind.TOOL_RESULT and has_marker(b.text):
                 hashes.extend(find_hashes(b.text or ""))

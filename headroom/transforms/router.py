@@ -11,9 +11,6 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 
 from ..ccr.markers import format_marker
@@ -23,6 +20,7 @@ from ..formats.model import Conversation, content_hash
 from ..query.anchors import extract_anchors
 from ..toin import hooks as toin_hooks
 from .base import TransformContext, set_block_text
+from .deadline import run_with_deadline
 from .protect import protection_reason
 
 NAME = "content_router"
@@ -78,9 +76,6 @@ class CompressionMemo:
 
     def __len__(self) -> int:
         return len(self._data)
-
-
-_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="headroom-compress")
 
 
 def default_compressors() -> dict[ContentType, Compressor]:
@@ -197,7 +192,10 @@ class ContentRouter:
         prof, hints = toin_hooks.steer(ctx.toin, detected.parsed, ctype.value, block.tool_name)
         if hints is not None and hints.skip and not toin_hooks.probe(key[0], cfg.toin.probe_every):
             return kept(hints.reason())
+        if ctx.budget_spent():
+            return kept("the request's compression budget is spent")
         inp = CompressInput(
+            deadline=ctx.deadline,
             text=text,
             config=cfg,
             counter=ctx.counter,
@@ -211,10 +209,11 @@ class ContentRouter:
             tokens=tokens,
             toin=hints,
         )
-        result = run_with_deadline(compressor.compress, inp, cfg.router.timeout_ms)
+        result = run_with_deadline(compressor.compress, inp, ctx.block_timeout_ms(cfg.router.timeout_ms))
         second = self.second_try.get(ctype)
-        if second is not None and second is not compressor and (result is None or isinstance(result, str)):
-            retry = run_with_deadline(second.compress, inp, cfg.router.timeout_ms)
+        if second is not None and second is not compressor and (result is None or isinstance(result, str)) \
+                and not ctx.budget_spent():
+            retry = run_with_deadline(second.compress, inp, ctx.block_timeout_ms(cfg.router.timeout_ms))
             if retry is not None and not isinstance(retry, str):
                 compressor, result = second, retry
         if isinstance(result, str):
@@ -277,13 +276,3 @@ def stored_memo(store, key: tuple) -> MemoEntry | None:
                      "compressed")
 
 
-def run_with_deadline(fn: Callable, arg, timeout_ms: int):
-    """Run ``fn(arg)`` with a deadline. Returns its result, or a reason string on failure."""
-    fut = _POOL.submit(fn, arg)
-    try:
-        return fut.result(timeout=timeout_ms / 1000)
-    except FutureTimeout:
-        fut.cancel()
-        return f"timed out after {timeout_ms} ms"
-    except Exception as exc:  # a compressor bug must never break the request
-        return f"error: {type(exc).__name__}: {exc}"

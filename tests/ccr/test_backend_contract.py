@@ -49,6 +49,13 @@ def test_round_trip_keeps_every_field(backend):
     assert backend.get(e.hash) == e
 
 
+def test_lone_surrogates_round_trip(backend):
+    # Valid in JSON (a cut emoji), invalid in UTF-8: the store must keep it, not raise (issue 12, F2).
+    e = make_entry("c" * 24, 10.0, original="cut \ud83d here", compressed="also \udc00")
+    backend.put(e)
+    assert backend.get(e.hash) == e
+
+
 def test_optional_fields_stay_none(backend):
     e = make_entry("b" * 24, 10.0)
     backend.put(e)

@@ -10,10 +10,11 @@ import pytest
 
 from headroom.ccr import CompressionStore, RetrievalEvent
 from headroom.ccr.feedback import FeedbackTracker
-from headroom.config import HeadroomConfig
-from headroom.pipeline import Pipeline
+from headroom.ccr.store import query_digest
 from headroom.compressors.base import Compressed
 from headroom.compressors.detect import ContentType
+from headroom.config import HeadroomConfig
+from headroom.pipeline import Pipeline
 from headroom.transforms.router import ContentRouter
 
 
@@ -162,7 +163,8 @@ def test_summary_shape(store, clock):
         "expansions": 0,
     }
     assert set(s["tools"]) == {"search", "grep"}
-    assert s["tools"]["search"]["recent_queries"] == ["user_42"]
+    # Queries are logged as digests (issue 12): equal questions stay equal, no words are kept.
+    assert s["tools"]["search"]["recent_queries"] == [query_digest("user_42")]
     assert s["tools"]["grep"]["aggressiveness"] > 0.5 > s["tools"]["search"]["aggressiveness"]
     assert s["refreshed_at"] == clock.t
 

@@ -10,6 +10,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from headroom.ccr import CompressionStore, SQLiteBackend
+from headroom.ccr.store import query_digest
 from headroom.cli import build_parser
 from headroom.config import CCRConfig
 
@@ -68,7 +69,7 @@ async def test_mcp_serve_retrieves_from_the_proxys_sqlite_store(tmp_path):
 
     # The retrievals land in the shared store's log, where feedback reads them.
     reopened = CompressionStore(SQLiteBackend(db))
-    assert [(e.hash, e.query) for e in reopened.retrievals()] == [(h, None), (h, "web-17.prod")]
+    assert [(e.hash, e.query) for e in reopened.retrievals()] == [(h, None), (h, query_digest("web-17.prod"))]
     reopened.close()
 
 

@@ -8,6 +8,7 @@ import threading
 import pytest
 
 from headroom.ccr import CompressionStore, MemoryBackend, SQLiteBackend, find_hashes, format_marker, has_marker
+from headroom.ccr.store import query_digest
 from headroom.config import CCRConfig
 from headroom.formats import content_hash
 
@@ -86,7 +87,7 @@ def test_retrieval_log_and_stats(backend):
     s.retrieve(h, query="x")
     s.retrieve("f" * 24)
     events = s.retrievals()
-    assert [(e.hash, e.tool_name, e.query) for e in events] == [(h, "logs", "x")]
+    assert [(e.hash, e.tool_name, e.query) for e in events] == [(h, "logs", query_digest("x"))]
     st = s.stats()
     assert st["entries"] == 1 and st["retrieve_hits"] == 1 and st["retrieve_misses"] == 1
 

@@ -101,3 +101,26 @@ def test_output_room_comes_from_max_tokens(fresh_pipeline):
     r = fresh_pipeline(transforms=[RollingWindow()]).compress_body(body)
     assert r.tokens_after <= 8192 - 7000 or any("still over budget" in d.reason for d in r.decisions)
     assert any(d.action == "dropped" for d in r.decisions)
+
+
+def test_small_drop_that_would_cost_a_larger_marker_message_is_skipped():
+    """Found by hypothesis: two small old units (59 tokens) replaced by a 58-token marker
+    in a message of its own (+4 tokens of message overhead) made the request bigger."""
+    import random
+
+    from headroom import Pipeline
+    from tests.core.test_properties import to_chat
+
+    vocab = ["restarted", "quickly", "service", "config", "latency", "the", "and", "after", "recovered", "change"]
+    words = " ".join(random.Random(7).choice(vocab) for _ in range(1600)) + "."
+    turns = [
+        {"user": "Turn 0: what about row-1?", "reply": "Reply 0.", "calls": [
+            {"id": "call_0", "name": "shell", "args": '{"q": "target 0", "note": ""}',
+             "output": '{"page": 1, "items": [], "total": 0}'}]},
+        {"user": "Turn 1: what about row-0?", "reply": "Reply 1.", "calls": [
+            {"id": "call_1", "name": "shell", "args": '{"q": "target 1", "note": ""}', "output": words}]},
+    ]
+    r = Pipeline(HeadroomConfig(context=ContextConfig(max_tokens=1500))).compress_body(to_chat(turns))
+    aligner_cost = sum(d.tokens_after - d.tokens_before for d in r.decisions if d.transform == "cache_aligner")
+    assert r.tokens_after <= r.tokens_before + aligner_cost
+    assert not [d for d in r.decisions if d.transform == "rolling_window" and d.action == "dropped"]

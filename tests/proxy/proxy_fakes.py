@@ -4,6 +4,7 @@ The fake answers Chat Completions, Responses and Messages, streaming or not, rec
 every request it receives, and is scripted per request through headers the proxy passes
 through unchanged:
 
+  x-fake-retrieve-hash: H   the hash a scripted retrieve call asks for (default: the first marker's)
   x-fake-script: retrieve   call headroom_retrieve (hash from the first marker) when the
                             request defines the tool and has no retrieve result yet
   x-fake-script: mixed      call headroom_retrieve and get_weather together
@@ -11,6 +12,13 @@ through unchanged:
   x-fake-midstream-error: 1 stream a little, then a provider error event
   x-fake-abort: 1           stream a little, then drop the connection
   x-fake-chunks / x-fake-delay-ms   how many text chunks, and the pause between them
+  x-fake-script: retrieve-always    call headroom_retrieve in every round (a model that never stops)
+  x-fake-script: retrieve-noid      a headroom_retrieve call without an id
+  x-fake-script: malformed          200 with a body of the wrong shape (streaming: bad JSON events)
+  x-fake-hang-s: 30         wait that long before answering (a hung upstream)
+  x-fake-hang-continuation-s: 30    the same, only for a request that carries a retrieve result
+  x-fake-no-final-blank: 1  the last SSE event lacks its closing blank line
+Any other path is recorded and answered 404 (path-escape tests look for it there).
 
 A normal answer is ``echo: <last user text> | tool=<sha256[:16] of the last tool result>
 len=<its length>``, so a client can tell which request an answer belongs to.
@@ -27,11 +35,19 @@ from typing import Any
 
 from fastapi import FastAPI
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse as _JSONResponse
+from starlette.responses import Response, StreamingResponse
 
 from headroom.ccr.markers import find_hashes
 from headroom.formats import is_retrieve_tool
 from tests.servers import ServerThread  # noqa: F401  (re-exported for the proxy tests)
+
+
+class JSONResponse(_JSONResponse):
+    """ASCII JSON, as providers send: a lone surrogate the client sent comes back escaped."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content).encode("ascii")
 
 
 @dataclass
@@ -113,8 +129,13 @@ def conversation_facts(path: str, body: dict[str, Any]) -> tuple[str, str | None
     return user, tool_result, defines, has_retrieve_result
 
 
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")  # lone surrogates are valid JSON escapes
+
+
 def echo_text(user: str, tool_result: str | None) -> str:
-    tag = hashlib.sha256(tool_result.encode()).hexdigest()[:16] if tool_result is not None else "none"
+    user = _utf8(user).decode("utf-8", "replace")
+    tag = hashlib.sha256(_utf8(tool_result)).hexdigest()[:16] if tool_result is not None else "none"
     return f"echo: {user} | tool={tag} len={len(tool_result) if tool_result is not None else 0}"
 
 
@@ -261,21 +282,55 @@ def make_fake_upstream() -> tuple[FastAPI, Recorder]:
     async def llm(request: Request, api: str) -> Response:
         path = request.url.path
         raw = await request.body()
-        body = json.loads(raw)
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            return JSONResponse(provider_error(path, 400), status_code=400)
         h = request.headers
         rec.add({"path": path, "headers": dict(h), "raw": raw, "json": body})
+        try:
+            user, tool_result, defines, has_result = conversation_facts(path, body)
+        except (TypeError, AttributeError, KeyError, ValueError):
+            # A body of the wrong shape: a real provider says 400 (the fuzz sends many).
+            return JSONResponse(provider_error(path, 400), status_code=400)
+        hang = h.get("x-fake-hang-s") or (h.get("x-fake-hang-continuation-s") if has_result else None)
+        if hang:
+            # uvicorn never cancels a handler whose client left: race the wait against
+            # http.disconnect, as a provider notices a dropped connection.
+            async def gone() -> None:
+                while (await request.receive())["type"] != "http.disconnect":
+                    pass
+
+            waiter, watcher = asyncio.ensure_future(asyncio.sleep(float(hang))), asyncio.ensure_future(gone())
+            done, pending = await asyncio.wait({waiter, watcher}, return_when=asyncio.FIRST_COMPLETED)
+            for task in pending:
+                task.cancel()
+            if watcher in done:
+                rec.cancelled.append(h.get("x-fake-tag", "hang"))
+                return Response(status_code=499)
         if h.get("x-fake-status"):
             status = int(h["x-fake-status"])
             return JSONResponse(provider_error(path, status), status_code=status)
         answer_fn, stream_fn = BUILDERS[path]
         model = body.get("model", "fake")
-        user, tool_result, defines, has_result = conversation_facts(path, body)
-        script = h.get("x-fake-script", "")
-        calls: list[tuple[str, str, str]] = []
         # tool_choice "none" (Anthropic: {"type": "none"}) forbids tool calls, as a provider would.
         defines = defines and body.get("tool_choice") not in ("none", {"type": "none"})
-        if script in ("retrieve", "mixed") and defines and not has_result:
+        script = h.get("x-fake-script", "")
+        if script == "malformed":
+            if body.get("stream"):
+                return StreamingResponse(iter([b"data: {not json\n\n", _sse({"choices": "nope"}), _sse("[DONE]")]),
+                                         media_type="text/event-stream")
+            return JSONResponse({"id": "x", "choices": "nope", "output": 7, "content": {"a": 1}})
+        calls: list[tuple[str, str, str]] = []
+        if script == "retrieve-always" and defines:
             hashes = find_hashes(raw.decode())
+            n = len([r for r in rec.requests if r["path"] == path])
+            calls.append((f"call_r{n}", "headroom_retrieve", json.dumps({"hash": hashes[0] if hashes else ""})))
+        elif script == "retrieve-noid" and defines and not has_result:
+            hashes = find_hashes(raw.decode())
+            calls.append(("", "headroom_retrieve", json.dumps({"hash": hashes[0] if hashes else ""})))
+        elif script in ("retrieve", "mixed") and defines and not has_result:
+            hashes = [h["x-fake-retrieve-hash"]] if h.get("x-fake-retrieve-hash") else find_hashes(raw.decode())
             calls.append(("call_r1", "headroom_retrieve", json.dumps({"hash": hashes[0] if hashes else ""})))
             if script == "mixed":
                 calls.append(("call_w1", "get_weather", json.dumps({"city": "Paris"})))
@@ -292,6 +347,8 @@ def make_fake_upstream() -> tuple[FastAPI, Recorder]:
         else:
             pieces = []
         events = stream_fn(model, pieces, calls)
+        if h.get("x-fake-no-final-blank"):
+            events[-1] = events[-1].rstrip(b"\n") + b"\n"
         tag = h.get("x-fake-tag", user)
 
         async def gen():
@@ -311,6 +368,11 @@ def make_fake_upstream() -> tuple[FastAPI, Recorder]:
                 raise
 
         return StreamingResponse(gen(), media_type="text/event-stream")
+
+    @app.api_route("/{rest:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
+    async def anything_else(request: Request, rest: str) -> Response:
+        rec.add({"path": request.url.path, "headers": dict(request.headers), "raw": await request.body(), "json": None})
+        return JSONResponse({"error": {"message": f"fake: no route {request.url.path}"}}, status_code=404)
 
     return app, rec
 

@@ -59,7 +59,7 @@ def test_command_serves_health(tmp_path):
     proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # warm-up loads MiniLM and the image router first
         while True:
             try:
                 r = httpx.get(f"http://127.0.0.1:{port}/health", timeout=1)

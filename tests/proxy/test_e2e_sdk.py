@@ -163,9 +163,8 @@ def test_mixed_tool_calls_go_back_to_the_client(stream, fake, start_proxy):
 
 
 def test_retrieve_rounds_are_bounded(fake, start_proxy):
-    from tests.proxy.conftest import make_pipeline
-
     from headroom.config import CCRConfig, HeadroomConfig
+    from tests.proxy.conftest import make_pipeline
 
     url, _ = start_proxy(pipeline=make_pipeline(HeadroomConfig(ccr=CCRConfig(max_retrieve_rounds=0))))
     resp = oa(url).chat.completions.create(model="gpt-4o", messages=chat_messages(),

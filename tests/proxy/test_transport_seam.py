@@ -6,10 +6,11 @@ import asyncio
 import json
 
 import httpx
-from tests.proxy.conftest import make_pipeline
 
 from headroom.proxy import ProxyConfig, create_app
-from headroom.proxy.upstream import request_headers, upstream_url
+from headroom.proxy.paths import upstream_url
+from headroom.proxy.upstream import request_headers
+from tests.proxy.conftest import make_pipeline
 
 
 def test_mock_transport_receives_the_forwarded_request():

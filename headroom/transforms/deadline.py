@@ -1,0 +1,71 @@
+"""Running one compressor call under a deadline that slow calls cannot steal from others.
+
+Python cannot stop a running thread, so a compressor that overruns its deadline keeps
+running. With a shared pool of 4 workers, four slow blocks used to occupy every worker,
+and each later block then waited its full deadline in the queue and went through
+uncompressed (issue 12). Here every call runs in a thread of its own: the caller waits
+at most the deadline, and an overdue call (a *straggler*) holds no worker anyone else
+needs. Stragglers are counted, and past ``MAX_STRAGGLERS`` new calls are refused at
+once, so hostile inputs cannot pile up threads without bound. Compressors that can stop
+early read ``CompressInput.deadline`` (cooperative cancellation).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+# Overdue calls allowed to run on; each holds a thread and a share of the GIL.
+MAX_STRAGGLERS = 8
+
+_lock = threading.Lock()
+_stragglers = 0
+
+
+class _Call:
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.finished = False
+        self.overdue = False
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+
+def stragglers() -> int:
+    """Compressor calls still running past their deadline."""
+    return _stragglers
+
+
+def run_with_deadline(fn: Callable[[Any], Any], arg: Any, timeout_ms: float) -> Any:
+    """``fn(arg)``, or a reason string when it failed, timed out or could not start."""
+    global _stragglers
+    with _lock:
+        if _stragglers >= MAX_STRAGGLERS:
+            return f"skipped: {_stragglers} earlier compressions are still running past their deadline"
+    call = _Call()
+
+    def work() -> None:
+        global _stragglers
+        try:
+            call.result = fn(arg)
+        except Exception as exc:  # noqa: BLE001 - reported to the caller as a reason
+            call.error = exc
+        finally:
+            with _lock:
+                call.finished = True
+                if call.overdue:
+                    _stragglers -= 1
+            call.done.set()
+
+    threading.Thread(target=work, name="headroom-compress", daemon=True).start()
+    call.done.wait(max(timeout_ms, 0) / 1000)
+    with _lock:
+        if not call.finished:
+            call.overdue = True
+            _stragglers += 1
+            return f"timed out after {timeout_ms:.0f} ms"
+    if call.error is not None:
+        # A compressor bug must never break the request.
+        return f"error: {type(call.error).__name__}: {call.error}"
+    return call.result
