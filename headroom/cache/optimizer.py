@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..formats import adapter
 from .anthropic import AnthropicCacheOptimizer
 from .stability import PrefixTracker
 
@@ -27,10 +28,11 @@ class CacheOptimizer:
     def apply(self, body: dict[str, Any], fmt: str, session_id: str | None = None) -> dict[str, Any]:
         """The body to send; also records its prefix stability under the session."""
         session = session_id or AnthropicCacheOptimizer.session_key(_as_messages(body))
-        if fmt == "anthropic":
+        wire = adapter(fmt)
+        if wire.CACHE_BREAKPOINTS:
             body = self.anthropic.apply(body, session_id=session)
-        elif self.openai_prompt_cache_key and "prompt_cache_key" not in body:
-            body = {**body, "prompt_cache_key": f"headroom-{session}"}
+        elif self.openai_prompt_cache_key and wire.PROMPT_CACHE_KEY and wire.PROMPT_CACHE_KEY not in body:
+            body = {**body, wire.PROMPT_CACHE_KEY: f"headroom-{session}"}
         self.tracker.observe(body, session)
         return body
 

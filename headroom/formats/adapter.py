@@ -44,6 +44,8 @@ class Adapter(Protocol):
     FORMAT: str
     PROVIDER: str  # headroom.providers name: prices, windows, image token rules
     MESSAGES_KEY: str  # where the conversation lives in a body ("messages", "input", …)
+    CACHE_BREAKPOINTS: bool  # prompt caching needs cache_control breakpoints (Anthropic)
+    PROMPT_CACHE_KEY: str | None  # body field that routes a session to one cache shard (OpenAI)
 
     def parse(self, body: dict[str, Any]) -> Conversation: ...
 

@@ -37,6 +37,8 @@ from .wire import (
 FORMAT = "anthropic"
 PROVIDER = "anthropic"
 MESSAGES_KEY = "messages"
+CACHE_BREAKPOINTS = True  # prompt caching by cache_control breakpoints (else automatic, by prefix)
+PROMPT_CACHE_KEY: str | None = None  # body field routing a session to one cache shard
 
 
 def _read_image(part: dict) -> ImageData | None:

@@ -26,6 +26,8 @@ from .wire import PlainRelay, ToolCall, Usage, as_int, error_payload
 FORMAT = "gemini"
 PROVIDER = "google"
 MESSAGES_KEY = "contents"
+CACHE_BREAKPOINTS = False  # prompt caching by cache_control breakpoints (else automatic, by prefix)
+PROMPT_CACHE_KEY: str | None = None  # body field routing a session to one cache shard
 
 _ROLES = {"user": Role.USER, "model": Role.ASSISTANT, "function": Role.TOOL}
 _WIRE_ROLES = {Role.USER: "user", Role.ASSISTANT: "model", Role.TOOL: "user", Role.SYSTEM: "user"}

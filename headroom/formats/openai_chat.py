@@ -20,6 +20,8 @@ from .wire import PlainRelay, ToolCall, Usage, as_int, error_payload, usage_dict
 FORMAT = "openai_chat"
 PROVIDER = "openai"
 MESSAGES_KEY = "messages"
+CACHE_BREAKPOINTS = False  # prompt caching by cache_control breakpoints (else automatic, by prefix)
+PROMPT_CACHE_KEY: str | None = "prompt_cache_key"  # body field routing a session to one cache shard
 
 _ROLES = {
     "system": Role.SYSTEM,

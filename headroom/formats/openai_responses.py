@@ -37,6 +37,8 @@ from .wire import (
 FORMAT = "openai_responses"
 PROVIDER = "openai"
 MESSAGES_KEY = "input"
+CACHE_BREAKPOINTS = False  # prompt caching by cache_control breakpoints (else automatic, by prefix)
+PROMPT_CACHE_KEY: str | None = "prompt_cache_key"  # body field routing a session to one cache shard
 
 _ROLES = {"system": Role.SYSTEM, "developer": Role.SYSTEM, "user": Role.USER, "assistant": Role.ASSISTANT}
 _CALLS = {"function_call": "arguments", "custom_tool_call": "input"}

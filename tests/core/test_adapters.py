@@ -120,3 +120,15 @@ def test_usage_counts_cache_reads_and_writes_everywhere():
 def test_error_events_are_sse(fmt):
     raw = adapter(fmt).error_event("boom", "upstream_error", 502)
     assert raw.endswith(b"\n\n") and b'"message": "boom"' in raw and b'"status": 502' in raw
+
+
+def test_prompt_cache_policy_comes_from_the_adapter():
+    from headroom.cache import CacheOptimizer
+
+    opt = CacheOptimizer(openai_prompt_cache_key=True)
+    chat = opt.apply({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}, "openai_chat", "s1")
+    assert chat["prompt_cache_key"] == "headroom-s1"
+    # Gemini caches by prefix on its own and has no such field: nothing is added.
+    gem = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
+    assert opt.apply(gem, "gemini", "s1") == gem
+    assert [f for f in sorted(ADAPTERS) if adapter(f).CACHE_BREAKPOINTS] == ["anthropic"]
