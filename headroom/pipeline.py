@@ -29,6 +29,8 @@ from .transforms.base import Decision, Transform, TransformContext, block_tokens
 from .transforms.router import CompressionMemo, ContentRouter
 
 log = logging.getLogger("headroom.pipeline")
+# Warm-up outcome of a stage whose optional extra is not installed (not a failure).
+UNAVAILABLE = "unavailable"
 
 
 def conversation_tokens(conv: Conversation, counter: TokenCounter) -> int:
@@ -194,7 +196,8 @@ class Pipeline:
         """Load every model the configuration enables, so no request pays for a load.
 
         A first image request once took 10 s and went out uncompressed while MiniLM
-        loaded (issue 12, F8). Returns ``{stage: "ok" | why it failed}``; a failure is
+        loaded (issue 12, F8). Returns ``{stage: "ok" | "unavailable: …" (its extra is not
+        installed) | why it failed}``; a failure is
         logged and reported, never raised: that stage degrades per request as before.
         """
         report: dict[str, str] = {}
@@ -210,6 +213,11 @@ class Pipeline:
         for name, load in steps:
             try:
                 load()
+            except ImportError as exc:
+                # An optional extra that is not installed (e.g. the image stage on a
+                # `pip install headroom[proxy]`) is how that install is meant to run, not
+                # a fault: the stage skips per request with this reason, as before.
+                report[name] = f"{UNAVAILABLE}: {exc}"
             except Exception as exc:  # reported per stage; the others still load
                 log.warning("warm-up of %s failed", name, exc_info=True)
                 report[name] = f"{type(exc).__name__}: {exc}"

@@ -25,7 +25,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from .. import __version__
 from ..ccr.store import StoreError
 from ..config import CCRConfig, HeadroomConfig
-from ..pipeline import Pipeline
+from ..pipeline import UNAVAILABLE, Pipeline
 from .config import ProxyConfig
 from .forward import error_response, handle_llm, handle_passthrough
 from .jsonio import BadJSON, SafeJSONResponse, parse_json
@@ -229,12 +229,14 @@ def create_app(
 
     @app.get("/health")
     async def health() -> Response:
-        failed = {k: v for k, v in state.warm_up.items() if v != "ok"}
+        failed = {k: v for k, v in state.warm_up.items() if v != "ok" and not v.startswith(UNAVAILABLE)}
+        unavailable = {k: v for k, v in state.warm_up.items() if v.startswith(UNAVAILABLE)}
         # Inline, not in a worker thread: a few stat() calls, and /health must answer even
         # while compression occupies every worker.
         store_problem = state.store.problem() if state.store is not None else None
         return JSONResponse({"status": "degraded" if failed or store_problem else "ok", "version": __version__,
                              "mode": cfg.mode, **({"warm_up_failed": failed} if failed else {}),
+                             **({"unavailable": unavailable} if unavailable else {}),
                              **({"ccr_store": store_problem} if store_problem else {})})
 
     @app.get("/stats")

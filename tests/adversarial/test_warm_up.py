@@ -53,3 +53,18 @@ def test_f8_a_model_that_cannot_load_is_reported_as_degraded(fake, start_proxy, 
     url, _ = start_proxy(pipeline=Pipeline(HeadroomConfig(ccr=CCRConfig(backend="memory"))))
     health = httpx.get(f"{url}/health", timeout=5).json()
     assert health["status"] == "degraded" and "no weights here" in health["warm_up_failed"]["image"]
+
+
+def test_f8_an_extra_that_is_not_installed_is_not_a_fault(fake, start_proxy, monkeypatch):
+    """`pip install headroom[proxy]` has no torch or Pillow: the image stage is unavailable
+    by design, so /health stays ok and says so instead of reporting the proxy degraded."""
+    from headroom.pipeline import Pipeline
+
+    def missing(self):
+        raise ModuleNotFoundError("No module named 'torch'")
+
+    monkeypatch.setattr("headroom.image.transform.ImageTransform.warm_up", missing)
+    url, _ = start_proxy(pipeline=Pipeline(HeadroomConfig(ccr=CCRConfig(backend="memory"))))
+    health = httpx.get(f"{url}/health", timeout=5).json()
+    assert health["status"] == "ok", health
+    assert "torch" in health["unavailable"]["image"] and "warm_up_failed" not in health

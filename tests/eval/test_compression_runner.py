@@ -159,3 +159,19 @@ def test_no_ccr_config_leaves_no_markers_and_nothing_recoverable():
     assert all(c["markers"] == 0 and c["recoverable"] == 0 for c in res["cases"])
     # HeadKeeper is lossy, so without a store the router keeps every original.
     assert res["summary"]["no_ccr"]["overall"]["savings"] == 0
+
+
+def test_cases_are_judged_alone_without_a_learner_carrying_state_between_them():
+    """One pipeline serves a configuration's cases; TOIN (on by default in production)
+    would learn from earlier cases and change later ones, so the runner turns it off."""
+    seen = []
+
+    def factory(config, store):
+        seen.append(config.toin.enabled)
+        p = Pipeline(config, store=store)
+        assert p.toin is None
+        return p
+
+    run_compression([_lines_scenario()], ["deterministic"], pipeline_factory=factory, formats=["openai_chat"],
+                    progress=False)
+    assert seen == [False]
