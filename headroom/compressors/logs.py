@@ -53,6 +53,7 @@ _DEFAULT_MAX_LINES = 60
 _VITAL_CEILING = 2  # priorities up to 1 (one-offs, exemplars, warnings) may use this x the ceiling
 _VITAL_MAX_SHARE = 0.25  # … while one-off lines are at most this share of the log
 _TRACE_KEEP_HEAD, _TRACE_KEEP_TAIL = 6, 8  # a long trace keeps its top and its bottom
+_DIFF_TAIL = 8  # "- a" / "+ b" lines after a trace's exception line kept with it
 _MAX_LINE_CHARS = 2000  # one giant line (minified JSON, base64) is cut, not kept whole
 
 _ERROR = re.compile(
@@ -65,11 +66,12 @@ _ERROR = re.compile(
 _NOT_ERROR = re.compile(
     r"\b(?:0|no|zero)\s+(?:errors?|failures?|failed)\b|\b(?:errors?|failures?|failed)\s*[:=]\s*0\b", re.IGNORECASE
 )
-# Warnings: the word itself, and phrases of a refused or impossible step ("policy-rc.d
-# denied execution", "unable to initialize frontend", "could not resolve host").
+# Warnings: the word itself, phrases of a refused or impossible step ("policy-rc.d
+# denied execution", "unable to initialize frontend", "could not resolve host"), and a
+# test that did not run (unittest's "... skipped 'reason'", pytest's SKIPPED).
 _WARNING = re.compile(
     r"\b(?:warn(?:ing)?s?|deprecat\w*|denied|refused|unable to|cannot|can't|could not|couldn't|"
-    r"not found|timed out)\b|\"level\"\s*:\s*\"warn(?:ing)?\"",
+    r"not found|timed out)\b|\.\.\. skipped\b|\bSKIPPED\b|\"level\"\s*:\s*\"warn(?:ing)?\"",
     re.IGNORECASE,
 )
 _NOT_WARNING = re.compile(r"\b(?:0|no)\s+warnings?\b|\bwarnings?\s*[:=]\s*0\b", re.IGNORECASE)
@@ -295,7 +297,13 @@ def _select_traces(raw: list[str], traces: list[tuple[int, int]], sel: _Selectio
             # long Java trace, wherever it sits.
             cause = raw[i].lstrip().startswith("Caused by:") or (i > s and raw[i - 1].lstrip().startswith("Caused by:"))
             if short or i < s + _TRACE_KEEP_HEAD or i > e - _TRACE_KEEP_TAIL or cause:
-                sel.mark(i, 1)
+                sel.mark(i, 0.25)  # an error's explanation: right after the errors
+        # unittest prints the two sides of a failed equality after the exception line
+        # ("- expected", "+ actual", "? ^"): part of the message.
+        j = e + 1
+        while j < len(raw) and j <= e + _DIFF_TAIL and raw[j][:2] in ("- ", "+ ", "? "):
+            sel.mark(j, 0.25)
+            j += 1
     return trace_of
 
 
@@ -375,7 +383,7 @@ def _select_templates(lines: list[_Line], in_trace, text_counts: Counter[str], s
             sel.mark(i, prio)
     for key, rows in rows_of.items():
         if lines[rows[0]].kind == "warning":
-            sel.mark(rows[0], 1)  # every kind of warning, once
+            sel.mark(rows[0], 0.5)  # every kind of warning, once, before the one-offs
     asked = content_lemmas(query)
     for c in miner.clusters:
         if asked and 1 < c.count <= _ASKED_MAX_SHARE * n and any(names_content_word(t, asked) for t in c.tokens

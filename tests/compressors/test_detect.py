@@ -299,6 +299,10 @@ MULTI_FILE = "\n".join(
     for i in range(40)
 )
 GREP_OF_LOGS = "\n".join(f"logs/app.log:{i * 7 + 1}:2024-01-01 10:00:{i:02d} ERROR worker {i} died" for i in range(20))
+LINT = "\n".join(["************* Module tenacity"] + [
+    f"tenacity/__init__.py:{70 + i}:0: {code}: {msg}" for i, (code, msg) in enumerate(
+        [("C0301", "Line too long (114/100) (line-too-long)"), ("W0404", "Reimport 'wait' (imported line 73) (reimported)"),
+         ("C0114", "Missing module docstring (missing-module-docstring)")] * 5)])
 PROSE_LINES = "\n".join(
     f"The {w} chapter explains why the design keeps every original, and how it is retrieved later."
     for w in ["first", "second", "third", "fourth", "fifth", "sixth", "seventh"] * 4
@@ -315,9 +319,10 @@ PROSE_LINES = "\n".join(
         (MULTI_FILE, ContentType.LOG),  # file names with timestamps and colons, then the log line
         (MULTI_FILE.replace("logs/", ""), ContentType.LOG),
         (GREP_OF_LOGS, ContentType.SEARCH),  # grep -n: line numbers make it search hits
+        (LINT, ContentType.LOG),  # path:line:col: CODE message — a linter report, not grep hits
         (PROSE_LINES, ContentType.TEXT),
     ],
-    ids=["redis", "dpkg", "apt-term", "hdfs", "multi-file", "multi-file-no-dir", "grep-n-of-logs", "prose-lines"],
+    ids=["redis", "dpkg", "apt-term", "hdfs", "multi-file", "multi-file-no-dir", "grep-n-of-logs", "lint", "prose-lines"],
 )
 def test_logs_are_told_apart_from_search_hits_and_prose_by_structure(sample: str, expected: ContentType) -> None:
     assert detect_content_type(sample) == expected

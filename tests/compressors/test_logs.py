@@ -416,3 +416,19 @@ def test_a_small_run_of_distinct_steps_stays_in_view() -> None:
         lines[400 + k] = f"081109 210000 7 INFO replica: MASTER <-> REPLICA sync: {step}"
     out = compress("\n".join(lines)).text
     assert all(lines[400 + k] in out for k in range(len(steps)))
+
+
+def test_skipped_tests_and_failure_traces_stay_when_every_line_is_distinct() -> None:
+    # unittest -v: every line names its own test, so one-offs are the content and the
+    # ceiling binds; skipped tests (warnings) and the failure's trace come first.
+    lines = [f"test_case_{i} (pkg.tests.test_mod{i % 40}.Case{i}.test_case_{i}) ... ok" for i in range(600)]
+    for k, name in zip(range(0, 600, 50), ["chflags", "lchflags", "fsync", "mkfifo", "sendfile", "xattr",
+                                           "statvfs", "getpriority", "sched", "pipe", "mknod", "lockf"]):
+        lines[k + 7] = f"test_{name} (pkg.tests.test_os.MacOnly.test_{name}) ... skipped 'macOS only'"
+    lines += ["", "=" * 70, "FAIL: test_scheme (pkg.tests.test_sysconfig.Case.test_scheme)", "-" * 70,
+              "Traceback (most recent call last):", '  File "/src/pkg/tests/test_sysconfig.py", line 12, in test_scheme',
+              "    self.assertEqual(a, b)", "AssertionError: '/venv/Include' != '/usr/Include'",
+              "- /venv/Include", "+ /usr/Include", "", "-" * 70, "Ran 601 tests in 3.4s", "", "FAILED (failures=1, skipped=12)"]
+    out = compress("\n".join(lines)).text
+    assert all(ln in out for ln in lines if "skipped 'macOS only'" in ln)
+    assert "AssertionError: '/venv/Include' != '/usr/Include'\n- /venv/Include\n+ /usr/Include" in out
