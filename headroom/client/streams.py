@@ -19,8 +19,11 @@ from .engine import Call, Engine, response_dict
 
 
 def _rebuilt(chunk: Any, data: dict[str, Any]) -> Any:
-    """A rewritten event (a later round's) as the same SDK type as the chunk it replaces."""
-    return data if isinstance(chunk, dict) else type(chunk).model_validate(data)
+    """A rewritten event (a later round's) as the same SDK type as the chunk it replaces.
+
+    The SDKs' own ``construct`` builds nested models as leniently as their stream decoder
+    does (strict validation rejects fields a provider leaves out)."""
+    return data if isinstance(chunk, dict) else type(chunk).construct(**data)
 
 
 def _feed(gate: LiveTurn[Any], chunk: Any) -> list[Any]:

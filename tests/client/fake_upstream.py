@@ -210,12 +210,25 @@ def responses_reply(state: FakeState, body: dict[str, Any], n: int) -> tuple[dic
                       "output_tokens_details": {"reasoning_tokens": 0}}}
     if not body.get("stream"):
         return full, None
+    said = {"type": "message", "id": f"msg_pre_{n}", "status": "completed", "role": "assistant",
+            "content": [{"type": "output_text", "text": state.preamble, "annotations": []}]}
+    if h and state.preamble:
+        full["output"] = [said, item]
     started = {**full, "status": "in_progress", "output": [], "usage": None}
     ev: list[tuple[str | None, Any]] = [("response.created", {"type": "response.created", "sequence_number": 0, "response": started})]
-    seq = 1
+    seq, out_idx = 1, 0
     if h:
+        if state.preamble:
+            ev.append(("response.output_item.added", {"type": "response.output_item.added", "sequence_number": 1,
+                                                      "output_index": 0, "item": {**said, "status": "in_progress", "content": []}}))
+            ev.append(("response.output_text.delta", {"type": "response.output_text.delta", "sequence_number": 2,
+                                                      "item_id": said["id"], "output_index": 0, "content_index": 0,
+                                                      "delta": state.preamble, "logprobs": []}))
+            ev.append(("response.output_item.done", {"type": "response.output_item.done", "sequence_number": 3,
+                                                     "output_index": 0, "item": said}))
+            seq, out_idx = 4, 1
         ev.append(("response.output_item.added", {"type": "response.output_item.added", "sequence_number": seq,
-                                                  "output_index": 0, "item": {**item, "arguments": "", "status": "in_progress"}}))
+                                                  "output_index": out_idx, "item": {**item, "arguments": "", "status": "in_progress"}}))
     else:
         empty = {**item, "status": "in_progress", "content": []}
         ev.append(("response.output_item.added", {"type": "response.output_item.added", "sequence_number": seq,
@@ -226,7 +239,7 @@ def responses_reply(state: FakeState, body: dict[str, Any], n: int) -> tuple[dic
                                                       "item_id": item["id"], "output_index": 0, "content_index": 0,
                                                       "delta": word + " ", "logprobs": []}))
     ev.append(("response.output_item.done", {"type": "response.output_item.done", "sequence_number": seq + 1,
-                                             "output_index": 0, "item": item}))
+                                             "output_index": out_idx, "item": item}))
     ev.append(("response.completed", {"type": "response.completed", "sequence_number": seq + 2, "response": full}))
     return None, _sse(ev)
 

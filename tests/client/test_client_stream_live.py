@@ -120,3 +120,27 @@ async def test_anthropic_async_stream_helper_is_live(paced, anthropic_messages):
     assert final.stop_reason == "end_turn"
     _assert_live_then_retrieved(paced, text, client)
     await ant.close()
+
+
+def test_openai_responses_stream_is_live(paced, caplog):
+    from tests.client.conftest import big_tool_output
+
+    oai = openai.OpenAI(base_url=paced.url + "/v1", api_key="k", max_retries=0)
+    client = HeadroomClient(original_client=oai, provider=OpenAIProvider(), metrics=MetricsStore(":memory:"))
+    items = [{"role": "user", "content": "find errors"},
+             {"type": "function_call", "call_id": "call_y", "name": "search", "arguments": "{}"},
+             {"type": "function_call_output", "call_id": "call_y", "output": big_tool_output(seed="live")}]
+    events = []
+    stream = client.responses.create(model="gpt-4o", input=items, stream=True)
+    text = _collect(paced, (e.delta for e in stream
+                            if events.append(e) is None and e.type == "response.output_text.delta"))
+    # one response: a single response.created, round 2's item follows on, sequence numbers keep counting
+    assert [e.type for e in events].count("response.created") == 1
+    assert [e.output_index for e in events if e.type == "response.output_item.added"] == [0, 1]
+    seqs = [e.sequence_number for e in events]
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+    (done,) = [e for e in events if e.type == "response.completed"]
+    assert [i.type for i in done.response.output] == ["message", "message"]
+    assert not any(e.type == "response.output_item.added" and e.item.type == "function_call" for e in events)
+    _assert_live_then_retrieved(paced, text, client)
+    assert "could not read" not in caplog.text  # round 2's rewritten events were rebuilt as SDK events
