@@ -3,18 +3,13 @@ through the engine; every other attribute is the original SDK's."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from ..formats import ANTHROPIC
 from ..modes import AUDIT, OPTIMIZE, PASSTHROUGH, SIMULATE
 from .engine import Call, Engine
-from .streams import (
-    AsyncReplayStream,
-    ReplayStream,
-    abuffer_stream,
-    buffer_stream,
-    message_stream_manager,
-)
+from .streams import AsyncLiveStream, LiveStream, alive_chunks, live_chunks, message_stream_manager
 
 
 class _Wrapped:
@@ -49,11 +44,8 @@ class Creates(_Wrapped):
                     eng.record(call, None)
                     return resp  # the SDK's own stream, untouched
                 if call.stream:
-                    chunks, final = buffer_stream(resp, call.fmt)
-                    if eng.retrieve_round(call, final):
-                        continue
-                    eng.record(call, final)
-                    return ReplayStream(chunks, resp)
+                    # Live: the text as it comes; rounds and the metrics row happen as it is read.
+                    return LiveStream(live_chunks(eng, call, create, resp), resp)
                 if eng.retrieve_round(call, resp):
                     continue
                 eng.record(call, resp)
@@ -75,18 +67,8 @@ class Messages(Creates):
         if call.mode != OPTIMIZE or not call.injected_tool:
             eng.record(call, None)
             return self._target.stream(**(call.kwargs if call.mode != OPTIMIZE else call.send_kwargs()))
-        try:
-            while True:
-                raw = self._target.create(**call.send_kwargs(), stream=True)
-                chunks, final = buffer_stream(raw, ANTHROPIC)
-                if eng.retrieve_round(call, final):
-                    continue
-                eng.record(call, final)
-                replay = ReplayStream(chunks, raw)
-                return message_stream_manager(lambda replay=replay: replay, is_async=False)
-        except Exception as exc:
-            eng.record(call, None, error=exc, status_code=getattr(exc, "status_code", None))
-            raise
+        live = self._send(call, functools.partial(self._target.create, stream=True))
+        return message_stream_manager(lambda: live, is_async=False)
 
 
 class AsyncCreates(_Wrapped):
@@ -111,11 +93,7 @@ class AsyncCreates(_Wrapped):
                     eng.record(call, None)
                     return resp
                 if call.stream:
-                    chunks, final = await abuffer_stream(resp, call.fmt)
-                    if eng.retrieve_round(call, final):
-                        continue
-                    eng.record(call, final)
-                    return AsyncReplayStream(chunks, resp)
+                    return AsyncLiveStream(alive_chunks(eng, call, create, resp), resp)
                 if eng.retrieve_round(call, resp):
                     continue
                 eng.record(call, resp)
@@ -137,20 +115,8 @@ class AsyncMessages(AsyncCreates):
             eng.record(call, None)
             return self._target.stream(**(call.kwargs if call.mode != OPTIMIZE else call.send_kwargs()))
 
-        async def run_rounds() -> Any:
-            try:
-                while True:
-                    raw = await self._target.create(**call.send_kwargs(), stream=True)
-                    chunks, final = await abuffer_stream(raw, ANTHROPIC)
-                    if eng.retrieve_round(call, final):
-                        continue
-                    eng.record(call, final)
-                    return AsyncReplayStream(chunks, raw)
-            except Exception as exc:
-                eng.record(call, None, error=exc, status_code=getattr(exc, "status_code", None))
-                raise
-
-        return message_stream_manager(run_rounds(), is_async=True)
+        return message_stream_manager(self._send(call, functools.partial(self._target.create, stream=True)),
+                                      is_async=True)
 
 
 class Chat:

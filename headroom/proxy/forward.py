@@ -17,9 +17,10 @@ import httpx
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..ccr.responses import SSEDecoder, SSEEvent, StreamAccumulator
+from ..ccr.responses import SSEDecoder, SSEEvent
 from ..ccr.scope import tenant_tag
 from ..exchange import Exchange, Unanswerable
+from ..exchange_stream import LiveTurn
 from ..formats import adapter
 from ..formats.wire import Usage, encode_event
 from ..modes import PASSTHROUGH
@@ -232,44 +233,14 @@ async def _ccr_stream(state: ProxyState, url: str, headers: list[tuple[str, str]
     stream-start and shifts block indices, so the client sees one answer).
     """
     fmt = ex.fmt
-    relay = adapter(fmt).LiveRelay()
+    gate: LiveTurn[bytes] = LiveTurn(fmt)
     try:
         while True:
-            decoder, acc = SSEDecoder(), StreamAccumulator(fmt)
-            held: list[bytes] = []
-            holding = released = False
+            decoder = SSEDecoder()
             async for chunk in resp.aiter_bytes():
                 live: list[bytes] = []
                 for event, raw in decoder.feed(chunk):
-                    data = _event_data(event)
-                    try:
-                        if data is not None:
-                            acc.feed(data)
-                            new = relay.rewrite(data)
-                            if new is None:
-                                continue
-                            if new is not data:
-                                data, raw = new, encode_event(event.event, new)
-                        if not (holding or released) and (data is None or relay.hold(data)):
-                            holding = True
-                    except (TypeError, AttributeError, KeyError, IndexError, ValueError):
-                        # An event we cannot read: the stream is the provider's to explain.
-                        log.warning("could not read the upstream's %s stream; relaying it unchanged", fmt)
-                        data, released = None, True
-                        live.extend(held)
-                        held.clear()
-                        holding = False
-                    if holding:
-                        held.append(raw)
-                        continue
-                    if data is not None:
-                        relay.sent(data)
-                    live.append(raw)
-                if holding and (acc.saw_foreign_call or acc.error is not None):
-                    # The turn is surely the client's: release what was held and go live.
-                    live.extend(held)
-                    held.clear()
-                    holding, released = False, True
+                    live.extend(gate.feed(_event_data(event), raw, functools.partial(encode_event, event.event)))
                 if live:
                     yield b"".join(live)
             await resp.aclose()
@@ -278,25 +249,20 @@ async def _ccr_stream(state: ProxyState, url: str, headers: list[tuple[str, str]
             for event, _ in SSEDecoder().feed(b"".join(tail)):
                 data = _event_data(event)
                 if data is not None:
-                    try:
-                        acc.feed(data)
-                    except (TypeError, AttributeError, KeyError, IndexError, ValueError):
-                        released = True
-            try:
-                turn = acc.response()
+                    gate.note(data)
+            turn = gate.turn()
+            if turn is not None:
                 ex.usage = adapter(fmt).usage(turn)
-            except (TypeError, AttributeError, KeyError, IndexError, ValueError):
-                turn, released = None, True
             try:
-                nxt = None if released else await asyncio.to_thread(state.core.next_round, ex, turn)
+                nxt = await asyncio.to_thread(state.core.next_round, ex, turn) if gate.may_retrieve and turn else None
             except Unanswerable as exc:
                 ex.error = str(exc)
                 yield sse_error_event(fmt, ex.error, "upstream_error")
                 return
             if nxt is None:
-                yield b"".join(held + tail)
+                yield b"".join(gate.end() + tail)
                 return
-            relay.next_round()
+            gate.next_round()
             resp = await _send(state, url, headers, dumps(nxt))
             if resp.status_code >= 400:
                 # The client already has a 200 stream: report the failure inside it.

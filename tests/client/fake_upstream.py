@@ -4,11 +4,15 @@ It records the raw bytes of every request and answers Chat Completions, Response
 Messages requests, streaming or not. With ``retrieve_first`` set, a request that offers
 ``headroom_retrieve`` and carries a marker is answered with a retrieve call for that hash
 (like a model that wants the original back); the follow-up request is answered with the
-length of the retrieved content, so tests can see the loop happened.
+length of the retrieved content, so tests can see the loop happened. With ``preamble`` set,
+that retrieve turn first streams the preamble as text; with ``caller_saw_text`` set too, the
+stream then pauses (at most 5 s) until the test sets it, so a test can tell whether the
+caller got the text before the turn was over (``released_by_caller``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import threading
@@ -16,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, StreamingResponse
 
 from tests.servers import ServerThread
 
@@ -40,6 +44,9 @@ class FakeState:
     responses: list[dict[str, Any]] = field(default_factory=list)  # every non-stream JSON we sent
     retrieve_first: bool = False
     cached_tokens: int = 7
+    preamble: str = ""  # text a streamed retrieve turn says before its call
+    caller_saw_text: threading.Event | None = None
+    released_by_caller: bool | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def reset(self) -> None:
@@ -47,6 +54,7 @@ class FakeState:
             self.requests.clear()
             self.responses.clear()
         self.retrieve_first = False
+        self.preamble, self.caller_saw_text, self.released_by_caller = "", None, None
 
 
 def _tools_offer_retrieve(body: dict[str, Any]) -> bool:
@@ -131,6 +139,8 @@ def chat_reply(state: FakeState, body: dict[str, Any], n: int) -> tuple[dict[str
     ev: list[tuple[str | None, Any]] = [(None, {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]})]
     if h:
         args = call["function"]["arguments"]
+        if state.preamble:
+            ev.append((None, {**base, "choices": [{"index": 0, "delta": {"content": state.preamble}}]}))
         ev.append((None, {**base, "choices": [{"index": 0, "delta": {"tool_calls": [
             {"index": 0, "id": call["id"], "type": "function", "function": {"name": "headroom_retrieve", "arguments": ""}}]}}]}))
         for i in range(0, len(args), 10):
@@ -158,19 +168,27 @@ def anthropic_reply(state: FakeState, body: dict[str, Any], n: int) -> tuple[dic
     ev: list[tuple[str | None, Any]] = [("message_start", {"type": "message_start", "message": {
         "id": f"msg_{n}", "type": "message", "role": "assistant", "model": model, "content": [],
         "stop_reason": None, "stop_sequence": None, "usage": {**usage, "output_tokens": 0}}})]
+    idx = 0
     if h:
-        ev.append(("content_block_start", {"type": "content_block_start", "index": 0,
+        if state.preamble:
+            ev.append(("content_block_start", {"type": "content_block_start", "index": 0,
+                                               "content_block": {"type": "text", "text": ""}}))
+            ev.append(("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                               "delta": {"type": "text_delta", "text": state.preamble}}))
+            ev.append(("content_block_stop", {"type": "content_block_stop", "index": 0}))
+            idx = 1
+        ev.append(("content_block_start", {"type": "content_block_start", "index": idx,
                                            "content_block": {**block, "input": {}}}))
         args = json.dumps({"hash": h})
         for i in range(0, len(args), 10):
-            ev.append(("content_block_delta", {"type": "content_block_delta", "index": 0,
+            ev.append(("content_block_delta", {"type": "content_block_delta", "index": idx,
                                                "delta": {"type": "input_json_delta", "partial_json": args[i:i + 10]}}))
     else:
         ev.append(("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}))
         for word in text.split(" "):
             ev.append(("content_block_delta", {"type": "content_block_delta", "index": 0,
                                                "delta": {"type": "text_delta", "text": word + " "}}))
-    ev.append(("content_block_stop", {"type": "content_block_stop", "index": 0}))
+    ev.append(("content_block_stop", {"type": "content_block_stop", "index": idx}))
     ev.append(("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
                                  "usage": {"output_tokens": 3}}))
     ev.append(("message_stop", {"type": "message_stop"}))
@@ -213,6 +231,20 @@ def responses_reply(state: FakeState, body: dict[str, Any], n: int) -> tuple[dic
     return None, _sse(ev)
 
 
+async def _paced(state: FakeState, stream: bytes):
+    """The SSE events one by one, pausing after the preamble while ``caller_saw_text`` asks to."""
+    wait_after = state.preamble.encode() if state.preamble and state.caller_saw_text is not None else None
+    for event in stream.split(b"\n\n")[:-1]:
+        yield event + b"\n\n"
+        if wait_after is not None and wait_after in event:
+            wait_after = None
+            for _ in range(500):
+                if state.caller_saw_text.is_set():
+                    break
+                await asyncio.sleep(0.01)
+            state.released_by_caller = state.caller_saw_text.is_set()
+
+
 def build_app(state: FakeState):
     app = FastAPI()
     handlers = {"/v1/chat/completions": chat_reply, "/v1/messages": anthropic_reply, "/v1/responses": responses_reply}
@@ -232,7 +264,7 @@ def build_app(state: FakeState):
             return JSONResponse({"error": {"type": "invalid_request_error", "message": "bad model"}}, status_code=400)
         data, stream = handler(state, body, n)
         if stream is not None:
-            return Response(stream, media_type="text/event-stream")
+            return StreamingResponse(_paced(state, stream), media_type="text/event-stream")
         with state.lock:
             state.responses.append(data)
         return JSONResponse(data)

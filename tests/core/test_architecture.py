@@ -19,7 +19,7 @@ LAYERS: list[set[str]] = [
     {"transforms"},  # conversation stages
     {"image"},  # the image stage
     {"pipeline"},  # parse -> transforms -> render
-    {"api", "exchange", "report", "data", "models"},  # front door, call core, reports
+    {"api", "exchange", "exchange_stream", "report", "data", "models"},  # front door, call core, reports
     {"client", "proxy", "integrations", "mcp_server", "eval"},  # IO shells
     {"cli"},
     {"__main__", "__init__"},  # `python -m headroom`, and the package's public surface
