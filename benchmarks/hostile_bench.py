@@ -15,10 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -26,7 +23,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from proxy_bench import free_port, pct, start_fake, start_proxy, wait_up
+from proxy_bench import pct, running_proxy
 
 TARGET_P99_MS = 100.0
 LOG = "\n".join(f"2026-11-22T04:00:{i % 60:02d} INFO worker-{i % 7} processed batch {i} in {i % 13} ms"
@@ -49,61 +46,41 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--probes", type=int, default=300)
     args = ap.parse_args()
-    fake_port, proxy_port = free_port(), free_port()
-    upstream, url = f"http://127.0.0.1:{fake_port}", f"http://127.0.0.1:{proxy_port}"
     latencies: list[float] = []
     sent = [0]
     failures: list[str] = []
     stop = threading.Event()
-    with tempfile.TemporaryDirectory() as workdir:
-        fake = start_fake(fake_port)
-        proxy = start_proxy(proxy_port, upstream, workdir)
-        try:
-            wait_up(upstream, fake, "/v1/models")
-            wait_up(url, proxy, "/health")
-            bodies = hostile_bodies()
+    with running_proxy() as (_, url, proxy):
+        bodies = hostile_bodies()
 
-            def attack() -> None:
-                with httpx.Client(timeout=120) as c:
-                    k = 0
-                    while not stop.is_set():
-                        t0 = time.perf_counter()
-                        try:
-                            c.post(f"{url}/v1/chat/completions", content=bodies[k % len(bodies)],
-                                   headers={"content-type": "application/json"})
-                        except httpx.HTTPError as exc:
-                            failures.append(f"body {k % len(bodies)}: {type(exc).__name__} after "
-                                            f"{time.perf_counter() - t0:.1f} s")
-                            return
-                        sent[0] += 1
-                        k += 1
-
-            attackers = [threading.Thread(target=attack, daemon=True) for _ in range(2)]
-            for a in attackers:
-                a.start()
-            time.sleep(0.5)
-            with httpx.Client(timeout=30) as probe:
-                for _ in range(args.probes):
+        def attack() -> None:
+            with httpx.Client(timeout=120) as c:
+                k = 0
+                while not stop.is_set():
                     t0 = time.perf_counter()
-                    probe.get(f"{url}/health").raise_for_status()
-                    latencies.append((time.perf_counter() - t0) * 1000)
-                    time.sleep(0.02)
-            stop.set()
-            for a in attackers:
-                a.join(timeout=120)
-        finally:
-            for p in (proxy, fake):
-                p.terminate()
-                try:
-                    p.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    # Stuck: have it print every thread's stack (headroom proxy registers
-                    # SIGUSR1 with faulthandler), then kill it and show the end of its output.
-                    p.send_signal(signal.SIGUSR1)
-                    time.sleep(2)
-                    p.kill()
-                    print(f"pid {p.pid} did not stop in 30 s after SIGTERM; killed. Its last output:\n"
-                          f"{p.stdout.read().decode(errors='replace')[-8000:] if p.stdout else ''}")
+                    try:
+                        c.post(f"{url}/v1/chat/completions", content=bodies[k % len(bodies)],
+                               headers={"content-type": "application/json"})
+                    except httpx.HTTPError as exc:
+                        failures.append(f"body {k % len(bodies)}: {type(exc).__name__} after "
+                                        f"{time.perf_counter() - t0:.1f} s")
+                        return
+                    sent[0] += 1
+                    k += 1
+
+        attackers = [threading.Thread(target=attack, daemon=True) for _ in range(2)]
+        for a in attackers:
+            a.start()
+        time.sleep(0.5)
+        with httpx.Client(timeout=30) as probe:
+            for _ in range(args.probes):
+                t0 = time.perf_counter()
+                probe.get(f"{url}/health").raise_for_status()
+                latencies.append((time.perf_counter() - t0) * 1000)
+                time.sleep(0.02)
+        stop.set()
+        for a in attackers:
+            a.join(timeout=120)
     if failures:
         print("hostile requests that failed:", failures)
     p99 = pct(latencies, 99)

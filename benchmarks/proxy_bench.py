@@ -19,14 +19,17 @@ short-cuts the work.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import signal
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -68,6 +71,34 @@ def start_proxy(port: int, upstream: str, workdir: str) -> subprocess.Popen:
            "--metrics-db", os.path.join(workdir, "metrics.db"), "--log-level", "warning",
            "--max-body-mb", "64", "--compression-timeout", "60"]
     return subprocess.Popen(cmd, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+@contextlib.contextmanager
+def running_proxy(max_stop_s: float = 30) -> Iterator[tuple[str, str, subprocess.Popen]]:
+    """A fake upstream and a headroom proxy in front of it, both answering; yields
+    (upstream URL, proxy URL, proxy process) and stops both on exit. A proxy stuck on
+    SIGTERM is asked for every thread's stack (it registers SIGUSR1 with faulthandler),
+    killed, and the end of its output printed."""
+    fake_port, proxy_port = free_port(), free_port()
+    upstream, url = f"http://127.0.0.1:{fake_port}", f"http://127.0.0.1:{proxy_port}"
+    with tempfile.TemporaryDirectory() as workdir:
+        fake = start_fake(fake_port)
+        proxy = start_proxy(proxy_port, upstream, workdir)
+        try:
+            wait_up(upstream, fake, "/v1/models")
+            wait_up(url, proxy, "/health")
+            yield upstream, url, proxy
+        finally:
+            for p in (proxy, fake):
+                p.terminate()
+                try:
+                    p.wait(timeout=max_stop_s)
+                except subprocess.TimeoutExpired:
+                    p.send_signal(signal.SIGUSR1)
+                    time.sleep(2)
+                    p.kill()
+                    print(f"pid {p.pid} did not stop in {max_stop_s:g} s after SIGTERM; killed. Its last output:\n"
+                          f"{p.stdout.read().decode(errors='replace')[-8000:] if p.stdout else ''}")
 
 
 def rows(n: int, tag: str) -> list[dict]:
@@ -127,60 +158,50 @@ def main() -> None:
 
     n_rows = 170
     tokens = counter_for("gpt-4o").count(json.dumps(body_with(n_rows, "x")["messages"]))
-    fake_port, proxy_port = free_port(), free_port()
-    with tempfile.TemporaryDirectory() as work:
-        fake = start_fake(fake_port)
-        proxy = start_proxy(proxy_port, f"http://127.0.0.1:{fake_port}", work)
-        try:
-            wait_up(f"http://127.0.0.1:{fake_port}", fake, "/v1/models")
-            wait_up(f"http://127.0.0.1:{proxy_port}", proxy, "/health")
-            direct = f"http://127.0.0.1:{fake_port}/v1/chat/completions"
-            via = f"http://127.0.0.1:{proxy_port}/v1/chat/completions"
-            hdr = {"content-type": "application/json", "authorization": "Bearer sk-bench"}
-            with httpx.Client(timeout=120) as client:
-                for url in (direct, via):  # warm both paths (imports, tokenizer, connections)
-                    measure(client, url, 20, n_rows, hdr)
-                results = {}
-                # Interleave the three series in rounds so load noise hits them alike.
-                series = {"direct": ([], []), "proxy": ([], []), "bypass": ([], [])}
-                proxy_cpu = {"proxy": 0.0, "bypass": 0.0}
-                rounds = 10
-                for _ in range(rounds):
-                    for name, url, extra in (("direct", direct, {}), ("proxy", via, {}),
-                                             ("bypass", via, {"x-headroom-bypass": "1"})):
-                        cpu0 = cpu_ms(proxy.pid)
-                        t, c = measure(client, url, args.n // rounds, n_rows, {**hdr, **extra})
-                        if name in proxy_cpu:
-                            proxy_cpu[name] += cpu_ms(proxy.pid) - cpu0
-                        series[name][0].extend(t)
-                        series[name][1].extend(c)
-                d = series["direct"][0]
-                results["direct"] = {"p50": pct(d, 50), "p99": pct(d, 99)}
-                for name in ("proxy", "bypass"):
-                    t, c = series[name]
-                    added = [ti - ci - statistics.median(d) for ti, ci in zip(t, c)]
-                    results[name] = {"p50": pct(t, 50), "p99": pct(t, 99), "compression_p50": pct(c, 50),
-                                     "added_p50": pct(added, 50), "added_p99": pct(added, 99),
-                                     "cpu_per_request": proxy_cpu[name] / len(t)}
+    with running_proxy() as (upstream, proxy_url, proxy):
+        direct = f"{upstream}/v1/chat/completions"
+        via = f"{proxy_url}/v1/chat/completions"
+        hdr = {"content-type": "application/json", "authorization": "Bearer sk-bench"}
+        with httpx.Client(timeout=120) as client:
+            for url in (direct, via):  # warm both paths (imports, tokenizer, connections)
+                measure(client, url, 20, n_rows, hdr)
+            results = {}
+            # Interleave the three series in rounds so load noise hits them alike.
+            series = {"direct": ([], []), "proxy": ([], []), "bypass": ([], [])}
+            proxy_cpu = {"proxy": 0.0, "bypass": 0.0}
+            rounds = 10
+            for _ in range(rounds):
+                for name, url, extra in (("direct", direct, {}), ("proxy", via, {}),
+                                         ("bypass", via, {"x-headroom-bypass": "1"})):
+                    cpu0 = cpu_ms(proxy.pid)
+                    t, c = measure(client, url, args.n // rounds, n_rows, {**hdr, **extra})
+                    if name in proxy_cpu:
+                        proxy_cpu[name] += cpu_ms(proxy.pid) - cpu0
+                    series[name][0].extend(t)
+                    series[name][1].extend(c)
+            d = series["direct"][0]
+            results["direct"] = {"p50": pct(d, 50), "p99": pct(d, 99)}
+            for name in ("proxy", "bypass"):
+                t, c = series[name]
+                added = [ti - ci - statistics.median(d) for ti, ci in zip(t, c)]
+                results[name] = {"p50": pct(t, 50), "p99": pct(t, 99), "compression_p50": pct(c, 50),
+                                 "added_p50": pct(added, 50), "added_p99": pct(added, 99),
+                                 "cpu_per_request": proxy_cpu[name] / len(t)}
 
-                # RSS for one 5 MB body.
-                big_rows = 1
-                while len(json.dumps(body_with(big_rows, "big"))) < 5 * 1024 * 1024:
-                    big_rows *= 2
-                lo, hi = big_rows // 2, big_rows
-                while hi - lo > 1:
-                    mid = (lo + hi) // 2
-                    lo, hi = (mid, hi) if len(json.dumps(body_with(mid, "big"))) < 5 * 1024 * 1024 else (lo, mid)
-                big = json.dumps(body_with(hi, "big")).encode()
-                rss_before, _ = rss_kb(proxy.pid)
-                t0 = time.perf_counter()
-                r = client.post(via, content=big, headers=hdr)
-                big_ms = (time.perf_counter() - t0) * 1000
-                rss_after, hwm = rss_kb(proxy.pid)
-        finally:
-            for p in (proxy, fake):
-                p.terminate()
-                p.wait(timeout=10)
+            # RSS for one 5 MB body.
+            big_rows = 1
+            while len(json.dumps(body_with(big_rows, "big"))) < 5 * 1024 * 1024:
+                big_rows *= 2
+            lo, hi = big_rows // 2, big_rows
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (mid, hi) if len(json.dumps(body_with(mid, "big"))) < 5 * 1024 * 1024 else (lo, mid)
+            big = json.dumps(body_with(hi, "big")).encode()
+            rss_before, _ = rss_kb(proxy.pid)
+            t0 = time.perf_counter()
+            r = client.post(via, content=big, headers=hdr)
+            big_ms = (time.perf_counter() - t0) * 1000
+            rss_after, hwm = rss_kb(proxy.pid)
 
     print(f"request: {tokens} tokens ({len(json.dumps(body_with(n_rows, 'x')))} bytes), n={args.n} per series, "
           f"cpu cores={os.cpu_count()}")

@@ -14,14 +14,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from proxy_bench import body_with, free_port, rss_kb, start_fake, start_proxy, wait_up
+from proxy_bench import body_with, rss_kb, running_proxy
 
 TARGET = 1.2
 
@@ -42,31 +41,20 @@ def main() -> int:
     ap.add_argument("--mb", type=float, default=5.0)
     args = ap.parse_args()
     n_rows = rows_for(int(args.mb * 1024 * 1024))
-    fake_port, proxy_port = free_port(), free_port()
-    upstream, url = f"http://127.0.0.1:{fake_port}", f"http://127.0.0.1:{proxy_port}"
     rss: list[int] = []
-    with tempfile.TemporaryDirectory() as workdir:
-        fake = start_fake(fake_port)
-        proxy = start_proxy(proxy_port, upstream, workdir)
-        try:
-            wait_up(upstream, fake, "/v1/models")
-            wait_up(url, proxy, "/health")
-            with httpx.Client(timeout=300) as client:
-                for i in range(args.n):
-                    body = json.dumps(body_with(n_rows, f"run-{i}-{time.time_ns()}")).encode()
-                    r = client.post(f"{url}/v1/chat/completions", content=body,
-                                    headers={"content-type": "application/json"})
-                    r.raise_for_status()
-                    del body
-                    time.sleep(0.5)  # let the metrics writer and the memo settle
-                    rss.append(rss_kb(proxy.pid)[0])
-                    print(f"request {i + 1:2d}: {len(r.content)} bytes answered, compression "
-                          f"{r.headers.get('x-headroom-compression-ms')} ms, proxy RSS {rss[-1] / 1024:.1f} MB",
-                          flush=True)
-        finally:
-            for p in (proxy, fake):
-                p.terminate()
-                p.wait(timeout=10)
+    with running_proxy(max_stop_s=10) as (_, url, proxy):
+        with httpx.Client(timeout=300) as client:
+            for i in range(args.n):
+                body = json.dumps(body_with(n_rows, f"run-{i}-{time.time_ns()}")).encode()
+                r = client.post(f"{url}/v1/chat/completions", content=body,
+                                headers={"content-type": "application/json"})
+                r.raise_for_status()
+                del body
+                time.sleep(0.5)  # let the metrics writer and the memo settle
+                rss.append(rss_kb(proxy.pid)[0])
+                print(f"request {i + 1:2d}: {len(r.content)} bytes answered, compression "
+                      f"{r.headers.get('x-headroom-compression-ms')} ms, proxy RSS {rss[-1] / 1024:.1f} MB",
+                      flush=True)
     ratio = rss[-1] / rss[0]
     print(f"{args.n} x {args.mb:g} MB: RSS after the first {rss[0] / 1024:.1f} MB, after the last "
           f"{rss[-1] / 1024:.1f} MB, max {max(rss) / 1024:.1f} MB; last/first = {ratio:.2f} "
