@@ -14,11 +14,14 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from .tables.sniff import sniff as sniff_table
+
 
 class ContentType(str, enum.Enum):
     JSON_ARRAY = "json_array"
     JSON_OBJECT = "json_object"
     DIFF = "diff"
+    TABLE = "table"
     SEARCH = "search"
     HTML = "html"
     LOG = "log"
@@ -130,6 +133,9 @@ def _detect_text(text: str) -> ContentType:
     n = len(nonblank)
     if len(_DIFF_START.findall("\n".join(lines))) >= 2:
         return ContentType.DIFF
+    # Before logs: a CSV with a timestamp column would otherwise read as a log.
+    if sniff_table(lines) is not None:
+        return ContentType.TABLE
     if sum(1 for ln in nonblank if _is_sourced_log_line(ln)) >= max(3, 0.6 * n):
         return ContentType.LOG
     if sum(1 for ln in nonblank if _DIAGNOSTIC.match(ln)) >= max(3, 0.3 * n):

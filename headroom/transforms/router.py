@@ -85,6 +85,7 @@ def default_compressors() -> dict[ContentType, Compressor]:
     from ..compressors.logs import LogCompressor
     from ..compressors.search import SearchCompressor
     from ..compressors.smart_crusher import SmartCrusher
+    from ..compressors.tables.csv_compressor import TableCompressor
     from ..compressors.text import TextCrusher
 
     crusher = SmartCrusher()
@@ -94,6 +95,7 @@ def default_compressors() -> dict[ContentType, Compressor]:
         ContentType.LOG: LogCompressor(),
         ContentType.SEARCH: SearchCompressor(),
         ContentType.DIFF: DiffCompressor(),
+        ContentType.TABLE: TableCompressor(),
         ContentType.HTML: HTMLCompressor(),
         ContentType.CODE: CodeCompressor(),
         ContentType.TEXT: TextCrusher(),
