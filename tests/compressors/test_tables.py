@@ -53,9 +53,25 @@ def kept_rows(out_text: str) -> list[str]:
 
 # -- detection ---------------------------------------------------------------------------
 
+REAL_TABLES = ("statsmodels_csv", "penguins_csv")
+
+
 def test_real_csvs_from_the_corpus_are_tables() -> None:
-    texts = [c.content for c in load_cases("dev") if c.source == "statsmodels_csv" and c.form == "text"]
-    assert texts and all(detect_content_type(t) is ContentType.TABLE for t in texts)
+    texts = {c.content for c in load_cases("dev", sources=list(REAL_TABLES)) if c.form == "text"}
+    assert len(texts) >= 5 and all(detect_content_type(t) is ContentType.TABLE for t in texts)
+
+
+def test_real_csvs_keep_every_column_extreme_cell_in_view() -> None:
+    """The column line carries each numeric column's extreme cells verbatim, NA cells
+    and quoted text columns included (penguins-raw)."""
+    for text in {c.content for c in load_cases("dev", sources=list(REAL_TABLES)) if c.form == "text"}:
+        out = run(text)
+        table = list(csv.reader(io.StringIO(text)))
+        for j, name in enumerate(table[0]):
+            cells = [r[j] for r in table[1:] if j < len(r)]
+            nums = [(float(c), c) for c in cells if c.replace(".", "", 1).lstrip("-").isdigit()]
+            if len(nums) >= 0.9 * len(cells) and len({v for v, _ in nums}) > 1:
+                assert f"{name} {min(nums)[1]}..{max(nums)[1]}" in out.text, name
 
 
 @pytest.mark.parametrize("delimiter", [",", "\t", ";"])

@@ -25,6 +25,7 @@ from typing import Any
 
 FIRST_ROWS, LAST_ROWS = 2, 1
 _NUMERIC_SHARE = 0.8  # of non-empty cells, for a column to count as numeric
+_TYPE_SAMPLE = 16  # cells sampled to tell a text column at once
 _FAR_OUT = 3.0  # Tukey's far-out fence, in IQRs
 _OUTLIERS_PER_COLUMN = 2
 _MAX_RAGGED = 5
@@ -91,7 +92,9 @@ def _cells_by_column(table: Table) -> list[tuple[Any, ...]]:
 
 def _values(cells: tuple[Any, ...]) -> tuple[list[float | None], bool]:
     """Numeric values of a column and whether every cell has one. A fully numeric column
-    converts in one C-level pass; the rest go cell by cell."""
+    converts in one C-level pass; a column whose sampled cells are mostly not numbers is
+    text (no per-cell conversion); the rest convert each distinct cell once ("NA" cells
+    repeat, and a failed float() costs an exception)."""
     kinds = set(map(type, cells))
     if kinds <= {str} or kinds <= {int, float}:
         try:
@@ -101,6 +104,12 @@ def _values(cells: tuple[Any, ...]) -> tuple[list[float | None], bool]:
         else:
             if math.isfinite(sum(vals)):
                 return vals, True  # type: ignore[return-value]
+    sample = cells[:: max(1, len(cells) // _TYPE_SAMPLE)]
+    if sum(1 for c in sample if number(c) is not None) < _NUMERIC_SHARE / 2 * len(sample):
+        return [None] * len(cells), False
+    if kinds <= {str, type(None)}:  # hashing mixes 1, 1.0 and True: only strings share a memo
+        memo = {c: number(c) for c in set(cells)}
+        return [memo[c] for c in cells], False
     return [number(c) for c in cells], False
 
 
@@ -151,16 +160,21 @@ def _lookup_rows(table: Table, cols: list[_Column], qlow: str, limit: int) -> li
                 for i in [i for i, v in enumerate(c.values) if v in qnums]:
                     score[i] += 1
             continue
-        for i, cell in enumerate(c.cells):
-            if isinstance(cell, str) and len(cell) >= 3:
-                low = cell.lower().strip()
-                if low and low in qlow and re.search(r"(?<!\w)" + re.escape(low) + r"(?!\w)", qlow):
-                    score[i] += 1
+        named = {cell for cell in set(c.cells) if isinstance(cell, str) and _names(cell, qlow)}
+        if named:
+            for i in [i for i, cell in enumerate(c.cells) if cell in named]:
+                score[i] += 1
     best = max(score, default=0)
     if best == 0:
         return []
     rows = [i for i, s in enumerate(score) if s == best]
     return rows if len(rows) <= limit else []
+
+
+def _names(cell: str, qlow: str) -> bool:
+    """The question names this text cell as a whole word or phrase."""
+    low = cell.lower().strip()
+    return len(low) >= 3 and low in qlow and re.search(r"(?<!\w)" + re.escape(low) + r"(?!\w)", qlow) is not None
 
 
 def _anchored_rows(table: Table, anchors, limit: int) -> list[int]:
@@ -258,7 +272,7 @@ def _column_summary(cols: list[_Column], fmt) -> str:
         if c.numeric:
             parts.append(f"{c.name} {fmt(c.cells[c.lo])}..{fmt(c.cells[c.hi])}")
         else:
-            distinct = len({v for v in c.cells if isinstance(v, (str, int, float, bool))})
+            distinct = len(set(c.cells) - {None, ""})
             parts.append(f"{c.name} ({distinct} distinct)")
     if len(cols) > _MAX_SUMMARY_COLUMNS:
         parts.append(f"and {len(cols) - _MAX_SUMMARY_COLUMNS} more columns")
