@@ -81,7 +81,9 @@ class CompressionMemo:
 def default_compressors() -> dict[ContentType, Compressor]:
     from ..compressors.code import CodeCompressor
     from ..compressors.diff import DiffCompressor
+    from ..compressors.gitlog import GitLogCompressor
     from ..compressors.html import HTMLCompressor
+    from ..compressors.listing import ListingCompressor
     from ..compressors.logs import LogCompressor
     from ..compressors.search import SearchCompressor
     from ..compressors.smart_crusher import SmartCrusher
@@ -94,6 +96,8 @@ def default_compressors() -> dict[ContentType, Compressor]:
         ContentType.LOG: LogCompressor(),
         ContentType.SEARCH: SearchCompressor(),
         ContentType.DIFF: DiffCompressor(),
+        ContentType.GIT_LOG: GitLogCompressor(),
+        ContentType.LISTING: ListingCompressor(),
         ContentType.HTML: HTMLCompressor(),
         ContentType.CODE: CodeCompressor(),
         ContentType.TEXT: TextCrusher(),
