@@ -32,7 +32,7 @@ from headroom.tokens import counter_for
 from headroom.transforms.router import CompressionMemo
 
 sys.path.insert(0, str(Path(__file__).parent))  # the shared helpers, also when loaded by path (tests)
-from bench_common import MODEL, run_in_upstream
+from bench_common import MODEL, UPSTREAM_PRELUDE, run_in_upstream
 
 SIZES = (200, 1500, 8000)
 KINDS = {"log": "text_logs", "json": "json_logs", "prose": "plain_text"}
@@ -78,23 +78,13 @@ def time_ours(messages: list[dict[str, Any]]) -> tuple[float, float]:
     return ms, router
 
 
-UPSTREAM_RUNNER = r"""
-import json, sys, time
-import headroom
-payload = json.load(sys.stdin)
-def conv(output):
-    return [{"role": "user", "content": payload["question"]}, {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "c1", "type": "function", "function": {"name": "run", "arguments": "{}"}}]},
-        {"role": "tool", "tool_call_id": "c1", "content": output}]
-headroom.compress(conv(json.dumps([{"i": i, "v": "x" * (i % 7)} for i in range(300)])), model=payload["model"])
-headroom.compress(conv("\n".join(f"2020-01-01 00:00:{i % 60:02d} INFO worker {i} step {i * 7}" for i in range(400))),
-                  model=payload["model"])
+UPSTREAM_RUNNER = UPSTREAM_PRELUDE + r"""
 out = {}
 for key, outputs in payload["cases"].items():
     ms = []
     for output in outputs:
         t0 = time.perf_counter()
-        headroom.compress(conv(output), model=payload["model"])
+        headroom.compress(conv(output, payload["question"]), model=payload["model"])
         ms.append((time.perf_counter() - t0) * 1000)
     out[key] = ms
 print(json.dumps(out))
