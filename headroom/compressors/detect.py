@@ -14,6 +14,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from .diagnostics.parse import is_diagnostic_line, parse_report
+
 
 class ContentType(str, enum.Enum):
     JSON_ARRAY = "json_array"
@@ -22,6 +24,7 @@ class ContentType(str, enum.Enum):
     SEARCH = "search"
     HTML = "html"
     LOG = "log"
+    DIAGNOSTICS = "diagnostics"
     CODE = "code"
     TEXT = "text"
 
@@ -68,12 +71,11 @@ _LOG_MARK_SPAN = 80
 # A multi-file log: every line starts with its source file's name (which may itself hold
 # a timestamp with colons) and a colon, then the log line. No line number: that is grep.
 _SOURCED_LOG = re.compile(r"^(?=\S*?\.\w{1,8}:)\S*?\.\w{1,8}:\s?(?!\d+[:-])")
-# A compiler or linter diagnostic: "path:line:col: W0404: …", "path:12:5: warning: …",
-# "path:1:1: F401 …". The line and column are followed by a message code or a level,
-# which grep hits (path:line:text) do not have.
-_DIAGNOSTIC = re.compile(
-    r"^\S+?:\d+:\d+: (?:[A-Z]{1,4}\d{2,5}\b|(?:fatal )?error\b|warning\b|note\b|info\b|hint\b)"
-)
+# A compiler or linter report: lines "path:line[:col]: severity-or-code message [rule]"
+# that, with their excerpts, carets and notes, make up most of the output (see
+# headroom.compressors.diagnostics.parse). Grep hits (path:line:text) have no severity or
+# rule code after the location.
+_DIAGNOSTIC_SHARE = 0.5
 _CODE_LINE = re.compile(
     r"^\s*(?:def |class |import |from \S+ import |function |const |let |var |export |public |private |"
     r"protected |static |func |fn |package |#include|using |return\b|if \(|for \(|while \(|\}|\{$|@\w+)"
@@ -132,8 +134,8 @@ def _detect_text(text: str) -> ContentType:
         return ContentType.DIFF
     if sum(1 for ln in nonblank if _is_sourced_log_line(ln)) >= max(3, 0.6 * n):
         return ContentType.LOG
-    if sum(1 for ln in nonblank if _DIAGNOSTIC.match(ln)) >= max(3, 0.3 * n):
-        return ContentType.LOG  # compiler/linter diagnostics: a report, not grep hits
+    if _is_diagnostics(lines, nonblank):
+        return ContentType.DIAGNOSTICS  # compiler/linter diagnostics: a report, not grep hits
     if sum(1 for ln in nonblank if _SEARCH_LINE.match(ln) or _SEARCH_NO_LINE.match(ln)) >= max(2, 0.6 * n):
         return ContentType.SEARCH
     heading_hits = sum(1 for ln in nonblank if _HEADING_HIT.match(ln))
@@ -153,6 +155,15 @@ def _detect_text(text: str) -> ContentType:
     if _repetitive_lines(nonblank):
         return ContentType.LOG
     return ContentType.TEXT
+
+
+def _is_diagnostics(lines: list[str], nonblank: list[str]) -> bool:
+    heads = sum(1 for ln in nonblank if is_diagnostic_line(ln))
+    if heads < 3:
+        return False
+    report = parse_report("\n".join(lines))
+    covered = sum(d.end - d.start for d in report.diagnostics)
+    return covered >= _DIAGNOSTIC_SHARE * len(nonblank)
 
 
 def _is_sourced_log_line(line: str) -> bool:
