@@ -21,6 +21,8 @@ class ContentType(str, enum.Enum):
     JSON_ARRAY = "json_array"
     JSON_OBJECT = "json_object"
     DIFF = "diff"
+    GIT_LOG = "git_log"
+    LISTING = "listing"
     SEARCH = "search"
     HTML = "html"
     LOG = "log"
@@ -76,6 +78,14 @@ _SOURCED_LOG = re.compile(r"^(?=\S*?\.\w{1,8}:)\S*?\.\w{1,8}:\s?(?!\d+[:-])")
 # headroom.compressors.diagnostics.parse). Grep hits (path:line:text) have no severity or
 # rule code after the location.
 _DIAGNOSTIC_SHARE = 0.5
+_GIT_COMMIT = re.compile(r"^commit [0-9a-f]{7,64}\b")
+_GIT_HEADER = re.compile(r"^(?:Author|Date):\s")
+# Two whitespace-separated columns (pip list, du, "key value" tables): the first has no
+# inner spaces and the second may hold single spaces only when split by a tab. Mapping
+# syntax ("key: value", "'k': 'v',") is an object literal or YAML, not a listing.
+_TWO_COLUMNS = re.compile(r"^\s*\S+(?<![:,])(?:\t+|\s{2,}|\s)\S+(?<!,)\s*$|^\s*\S+(?<![:,])\t[^\t]+$")
+_RULE_ROW = re.compile(r"^[-=\s|+]+$")
+_LISTING_MIN_ROWS = 12
 _CODE_LINE = re.compile(
     r"^\s*(?:def |class |import |from \S+ import |function |const |let |var |export |public |private |"
     r"protected |static |func |fn |package |#include|using |return\b|if \(|for \(|while \(|\}|\{$|@\w+)"
@@ -132,12 +142,16 @@ def _detect_text(text: str) -> ContentType:
     n = len(nonblank)
     if len(_DIFF_START.findall("\n".join(lines))) >= 2:
         return ContentType.DIFF
+    if _is_git_log(nonblank):
+        return ContentType.GIT_LOG
     if sum(1 for ln in nonblank if _is_sourced_log_line(ln)) >= max(3, 0.6 * n):
         return ContentType.LOG
     if _is_diagnostics(lines, nonblank):
         return ContentType.DIAGNOSTICS  # compiler/linter diagnostics: a report, not grep hits
     if sum(1 for ln in nonblank if _SEARCH_LINE.match(ln) or _SEARCH_NO_LINE.match(ln)) >= max(2, 0.6 * n):
         return ContentType.SEARCH
+    if is_listing(nonblank):
+        return ContentType.LISTING
     heading_hits = sum(1 for ln in nonblank if _HEADING_HIT.match(ln))
     headings = sum(1 for ln in nonblank if _HEADING_PATH.match(ln.strip()))
     if headings and heading_hits >= 2 and headings + heading_hits >= 0.8 * n:
@@ -164,6 +178,23 @@ def _is_diagnostics(lines: list[str], nonblank: list[str]) -> bool:
     report = parse_report("\n".join(lines))
     covered = sum(d.end - d.start for d in report.diagnostics)
     return covered >= _DIAGNOSTIC_SHARE * len(nonblank)
+
+
+def _is_git_log(nonblank: list[str]) -> bool:
+    """``git log``: at least two ``commit <hash>`` lines, each followed by its headers."""
+    commits = sum(1 for ln in nonblank if _GIT_COMMIT.match(ln))
+    return commits >= 2 and sum(1 for ln in nonblank if _GIT_HEADER.match(ln)) >= commits
+
+
+def is_listing(nonblank: list[str]) -> bool:
+    """A two-column listing: nearly every line is "name value" (a header row and a
+    ruler of dashes allowed), and there are enough rows to be worth summarising."""
+    n = len(nonblank)
+    if n < _LISTING_MIN_ROWS:
+        return False
+    rows = sum(1 for ln in nonblank if _TWO_COLUMNS.match(ln))
+    rulers = sum(1 for ln in nonblank[:3] if _RULE_ROW.match(ln))
+    return rows + rulers >= n - 1
 
 
 def _is_sourced_log_line(line: str) -> bool:

@@ -8,6 +8,12 @@ lock files (package-lock.json, *.lock, *.min.js, vendored trees, …) with large
 collapse to a one-line stat. A ``--stat``-like header gives per-file +/- counts (the
 largest files when there are many). ``index <blob>..<blob>`` lines are dropped: blob
 hashes cost tokens and answer nothing an agent asks (the original stays in CCR).
+
+A large diff (``_BUDGET_MIN_TOKENS`` and up) keeps every file header and a per-file
+count of its hunks, but only as many (context-trimmed) hunk bodies as fit a budget of
+``_BODY_SHARE`` of its tokens: hunks naming something the question names first, then one
+hunk per file in turn, so every touched file shows some of its change. The omitted hunks
+are listed by their new-side line numbers and +/- counts; the original is in CCR.
 """
 
 from __future__ import annotations
@@ -29,6 +35,12 @@ _GENERATED_MIN_CHANGES = 30
 # The stat header lists at most this many files (largest first); it repeats what the
 # hunks show, so on a 100-file diff a full list would cost more than it tells.
 _STAT_MAX_FILES = 12
+# Diffs at least this large get a hunk-body budget; below it every change is shown.
+_BUDGET_MIN_TOKENS = 3000
+# Share of the diff's tokens spent on hunk bodies in budget mode (headers come on top).
+_BODY_SHARE = 0.10
+# Line numbers of omitted hunks listed per file before the rest is only counted.
+_OMITTED_LINES_LISTED = 8
 
 
 @dataclass
@@ -172,6 +184,47 @@ def render_hunk(h: Hunk) -> list[str]:
     return [f"@@ -{old_s},{old_n} +{new_s},{new_n} @@{h.section}", *h.lines]
 
 
+def _changes(lines: list[str]) -> tuple[int, int]:
+    return (sum(1 for ln in lines if ln.startswith("+")), sum(1 for ln in lines if ln.startswith("-")))
+
+
+def choose_hunks(files: list[FileDiff], pieces: list[list[list[Hunk]]], inp: CompressInput,
+                 budget: int) -> set[tuple[int, int]]:
+    """(file, hunk) pairs whose bodies fit ``budget`` tokens: hunks naming a question
+    anchor first, then round-robin over the files in hunk order."""
+    cost = {(fi, hi): inp.counter.quick_count("\n".join(ln for p in ps for ln in render_hunk(p)))
+            for fi, per_file in enumerate(pieces) for hi, ps in enumerate(per_file)}
+    anchored = [(fi, hi) for fi, f in enumerate(files) for hi, h in enumerate(f.hunks)
+                if inp.anchors and (inp.anchors.matches(h.section) or any(inp.anchors.matches(ln) for ln in h.lines))]
+    order = list(anchored)
+    depth = 0
+    while True:
+        layer = [(fi, depth) for fi, f in enumerate(files) if depth < len(f.hunks)]
+        if not layer:
+            break
+        order.extend(layer)
+        depth += 1
+    chosen: set[tuple[int, int]] = set()
+    used = 0
+    for key in order:
+        if key in chosen or not cost[key]:
+            continue
+        if used + cost[key] > budget and key not in anchored:
+            continue
+        chosen.add(key)
+        used += cost[key]
+    return chosen
+
+
+def omitted_line(hunks: list[Hunk]) -> str:
+    added = sum(_changes(h.lines)[0] for h in hunks)
+    removed = sum(_changes(h.lines)[1] for h in hunks)
+    at = ", ".join(str(h.new_start) for h in hunks[:_OMITTED_LINES_LISTED])
+    if len(hunks) > _OMITTED_LINES_LISTED:
+        at += ", …"
+    return f"@@ {len(hunks)} more hunk{'s' if len(hunks) != 1 else ''} not shown: +{added} -{removed} (at +{at}) @@"
+
+
 class DiffCompressor:
     name = "diff"
 
@@ -181,12 +234,18 @@ class DiffCompressor:
         if not hunks_before:
             return None
         context = inp.config.router.diff_context_lines
+        tokens = inp.text_tokens()
+        chosen: set[tuple[int, int]] | None = None
+        pieces = [[trim_hunk(h, context) for h in f.hunks] for f in files]
+        if tokens >= _BUDGET_MIN_TOKENS:
+            chosen = choose_hunks(files, pieces, inp, int(tokens * _BODY_SHARE))
         out: list[str] = list(preamble)
         stat: list[tuple[int, str]] = []  # (changed lines, stat line)
         hunks_after = 0
         collapsed = 0
         changed_anything = False
-        for f in files:
+        omitted_hunks = 0
+        for fi, f in enumerate(files):
             added, removed = f.added, f.removed
             name = f.path or (f.header[0] if f.header else "?")
             anchored = bool(inp.anchors) and any(inp.anchors.matches(ln) for h in f.hunks for ln in h.lines)
@@ -200,13 +259,25 @@ class DiffCompressor:
             header = _useful_header(f.header)
             changed_anything |= len(header) != len(f.header)
             out.extend(header)
-            for h in f.hunks:
-                pieces = trim_hunk(h, context)
-                if len(pieces) != 1 or len(pieces[0].lines) != len(h.lines):
+            skipped: list[Hunk] = []
+            for hi, h in enumerate(f.hunks):
+                if chosen is not None and (fi, hi) not in chosen:
+                    skipped.append(h)
+                    continue
+                if skipped:
+                    out.append(omitted_line(skipped))
+                    omitted_hunks += len(skipped)
+                    skipped = []
+                kept = pieces[fi][hi]
+                if len(kept) != 1 or len(kept[0].lines) != len(h.lines):
                     changed_anything = True
-                for p in pieces:
+                for p in kept:
                     out.extend(render_hunk(p))
-                hunks_after += len(pieces)
+                hunks_after += len(kept)
+            if skipped:
+                out.append(omitted_line(skipped))
+                omitted_hunks += len(skipped)
+                changed_anything = True
             if f.hunks:
                 stat.append((added + removed, f" {name} | +{added} -{removed}"))
         if not changed_anything:
@@ -215,11 +286,14 @@ class DiffCompressor:
         total_rem = sum(f.removed for f in files)
         shown = sorted(range(len(stat)), key=lambda k: (-stat[k][0], k))[:_STAT_MAX_FILES]
         header = [(f"[diff: {len(stat)} files, +{total_add} -{total_rem}; context trimmed to {context} "
-                   f"line{'s' if context != 1 else ''}]")]
+                   f"line{'s' if context != 1 else ''}"
+                   + (f"; {omitted_hunks} of {hunks_before} hunks not shown" if omitted_hunks else "") + "]")]
         header += [stat[k][1] for k in sorted(shown)]
         if len(stat) > len(shown):
             header.append(f" … and {len(stat) - len(shown)} more files")
         summary = f"{len(stat)} files, +{total_add} -{total_rem}"
+        if omitted_hunks:
+            summary += f", {omitted_hunks} hunks not shown"
         if collapsed:
             summary += f", {collapsed} generated file{'s' if collapsed != 1 else ''} collapsed"
         return Compressed(

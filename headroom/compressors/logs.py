@@ -405,6 +405,11 @@ def _select_templates(lines: list[_Line], in_trace, text_counts: Counter[str], s
                 sel.mark(rows_of[k][0], 2)
         if "last" in intents or "change" in intents:
             sel.mark(last, 1)
+        if "last" in intents or "first" in intents:
+            # A map of versions to publish times is not in time order: the newest
+            # entry is the one with the latest timestamp, not the last line.
+            for k in _time_extremes([lines[i].text for i in rows], "last" in intents, "first" in intents):
+                sel.mark(rows[k], 1)
         if "extreme" in intents:
             for k in extreme_rows(c.tokens, [lines[i].text for i in rows]):
                 sel.mark(rows[k], 1)
@@ -413,6 +418,24 @@ def _select_templates(lines: list[_Line], in_trace, text_counts: Counter[str], s
         sel.notes[first] = _template_note(c.tokens, [lines[i].text for i in _spread_rows(rows)], rows,
                                           text_counts, lines[first].text)
     return stats
+
+
+_ISO_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
+
+
+def _time_extremes(texts: list[str], latest: bool, earliest: bool) -> set[int]:
+    """Rows holding the latest / earliest ISO timestamp when the rows are not already in
+    time order (then the first and last rows are those). ISO timestamps of one zone and
+    format sort as strings; rows whose stamps differ in length or zone are left alone."""
+    stamps = [m.group(0) if (m := _ISO_TIME.search(t)) else None for t in texts]
+    if len(stamps) < 3 or None in stamps:
+        return set()
+    if len({len(s) for s in stamps}) != 1 or len({s[19:].lstrip(".,0123456789") for s in stamps}) > 1:
+        return set()
+    order = sorted(range(len(stamps)), key=stamps.__getitem__)
+    if order == list(range(len(stamps))):
+        return set()
+    return ({order[-1]} if latest else set()) | ({order[0]} if earliest else set())
 
 
 def _lines_naming_content_words(lowered: _Lowered, query: str, n: int) -> set[int]:

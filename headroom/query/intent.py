@@ -126,12 +126,19 @@ _NEGATED_SUCCESS = re.compile(
 )
 
 
+def _words(question: str) -> list[str]:
+    """The question's words, with each part of a hyphenated compound as a word too:
+    "latest-published" asks for recency, "slowest-running" for an extreme."""
+    words = _WORD.findall(question.lower().replace("’", "'"))
+    return words + [p for w in words if "-" in w.strip("-") for p in w.split("-") if p]
+
+
 @lru_cache(maxsize=1024)
 def intents_of(question: str | None) -> frozenset[str]:
     """The intents a question carries (empty for no question or none recognised)."""
     if not question:
         return frozenset()
-    words = _WORD.findall(question.lower().replace("’", "'"))
+    words = _words(question)
     lemmas = [lemma(w) for w in words]
     found: set[str] = set()
     vocab = set().union(*(_forms(w) for w in words)) if words else set()

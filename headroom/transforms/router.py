@@ -82,7 +82,9 @@ def default_compressors() -> dict[ContentType, Compressor]:
     from ..compressors.code import CodeCompressor
     from ..compressors.diagnostics import DiagnosticsCompressor
     from ..compressors.diff import DiffCompressor
+    from ..compressors.gitlog import GitLogCompressor
     from ..compressors.html import HTMLCompressor
+    from ..compressors.listing import ListingCompressor
     from ..compressors.logs import LogCompressor
     from ..compressors.search import SearchCompressor
     from ..compressors.smart_crusher import SmartCrusher
@@ -99,6 +101,8 @@ def default_compressors() -> dict[ContentType, Compressor]:
         ContentType.DIAGNOSTICS: DiagnosticsCompressor(fallback=logs),
         ContentType.SEARCH: SearchCompressor(),
         ContentType.DIFF: DiffCompressor(),
+        ContentType.GIT_LOG: GitLogCompressor(),
+        ContentType.LISTING: ListingCompressor(),
         ContentType.HTML: HTMLCompressor(),
         ContentType.CODE: CodeCompressor(),
         ContentType.TEXT: TextCrusher(),

@@ -216,3 +216,40 @@ def test_many_files_stat_is_capped_and_index_lines_dropped() -> None:
     assert all(ln.endswith(("+4 -4", "+3 -3")) for ln in stat)
     assert " … and 18 more files" in lines
     assert sum(1 for ln in lines if ln.startswith("diff --git ")) == 30
+
+
+def corpus_diff() -> str:
+    """A real 21K-token `git diff` between two commander releases (a dev corpus source)."""
+    from headroom.eval.corpus import load_cases
+    return next(c.content for c in load_cases("dev") if c.id == "commander_releases/diff_files")
+
+
+def test_large_diff_keeps_every_file_header_and_counts_what_it_does_not_show() -> None:
+    text = corpus_diff()
+    _, files = parse_diff(text)
+    out = compress(text)
+    lines = out.text.splitlines()
+    for f in files:
+        assert f.header[0] in lines  # every "diff --git a/… b/…"
+        assert f" {f.path} | +{f.added} -{f.removed}" in lines
+    # Per file, the shown hunks' changes plus the counted ones add up to the file's.
+    for f in files:
+        sec = section(out.text, f.path)
+        shown_add = sum(1 for ln in sec if ln.startswith("+") and not ln.startswith("+++"))
+        shown_rem = sum(1 for ln in sec if ln.startswith("-") and not ln.startswith("---"))
+        counted = [re.match(r"^@@ \d+ more hunks? not shown: \+(\d+) -(\d+)", ln) for ln in sec]
+        assert shown_add + sum(int(m[1]) for m in counted if m) == f.added
+        assert shown_rem + sum(int(m[2]) for m in counted if m) == f.removed
+    body = lines[next(k for k, ln in enumerate(lines) if ln.startswith("diff --git ")):]
+    originals = set(text.splitlines())
+    assert all(ln in originals for ln in body if ln[:1] in "+- ")  # shown lines are the diff's own
+    assert count_tokens(out.text) < 0.2 * count_tokens(text)
+
+
+def test_large_diff_shows_the_hunks_a_question_names() -> None:
+    text = corpus_diff()
+    target = next(ln for ln in text.splitlines() if ln.startswith("+") and "helpCommand" in ln)
+    plain = compress(text)
+    named = compress(text, "What changed around helpCommand?")
+    assert target in named.text.splitlines()
+    assert sum("helpCommand" in ln for ln in named.text.splitlines()) > sum("helpCommand" in ln for ln in plain.text.splitlines())

@@ -432,3 +432,29 @@ def test_skipped_tests_and_failure_traces_stay_when_every_line_is_distinct() -> 
     out = compress("\n".join(lines)).text
     assert all(ln in out for ln in lines if "skipped 'macOS only'" in ln)
     assert "AssertionError: '/venv/Include' != '/usr/Include'\n- /venv/Include\n+ /usr/Include" in out
+
+
+def _publish_times(seed: int) -> tuple[str, str, str]:
+    """A version -> publish-time map in version order, its times shuffled (a registry
+    mirror records when it received each version): the newest entry sits mid-list."""
+    rnd = random.Random(seed)
+    stamps = sorted(f"2024-{rnd.randint(1, 12):02d}-{rnd.randint(1, 28):02d}T{rnd.randint(0, 23):02d}:"
+                    f"{rnd.randint(0, 59):02d}:{rnd.randint(0, 59):02d}.{rnd.randint(0, 999):03d}Z" for _ in range(150))
+    newest, oldest = stamps[-1], stamps[0]
+    rnd.shuffle(stamps)
+    lines = [f"  '{v // 10}.{v % 10}.0': '{t}'," for v, t in enumerate(stamps)]
+    return "{\n" + "\n".join(lines) + "\n}", newest, oldest
+
+
+@given(st.integers(0, 10_000))
+@settings(max_examples=25, deadline=None)
+def test_recency_questions_keep_the_latest_timestamp_not_only_the_last_line(seed: int) -> None:
+    text, newest, oldest = _publish_times(seed)
+    assert newest in compress(text, query="Which version was published most recently?").text
+    assert oldest in compress(text, query="Which version came out earliest?").text
+
+
+def test_time_order_logs_need_no_extra_rows_for_recency() -> None:
+    log = build_log()
+    plain = compress(log, query="what is the final state?").text
+    assert plain.count("\n") < log.count("\n") // 4  # the tail, not a time scan of every cluster

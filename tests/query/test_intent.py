@@ -122,3 +122,13 @@ def test_content_lemmas_keep_the_words_that_name_things() -> None:
     assert names_content_word("upgrade", asked) and names_content_word("Upgrades", asked)
     assert not names_content_word("status", asked)
     assert content_lemmas("What happened in the log?") == frozenset()
+
+
+@pytest.mark.parametrize("question, intent", [
+    ("What is the latest-published version, by publish time?", "last"),
+    ("Which was the slowest-running job?", "extreme"),
+    ("Show the earliest-created record.", "first"),
+    ("Any one-off errors?", "errors"),
+])
+def test_hyphenated_compounds_carry_their_parts_intents(question: str, intent: str) -> None:
+    assert intent in intents_of(question)

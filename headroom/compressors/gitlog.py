@@ -1,0 +1,202 @@
+"""GitLogCompressor: ``git log`` output (with or without ``--stat`` / ``--summary``).
+
+A commit is read by its structure — the ``commit <hash>`` line, ``Author:``/``Date:``
+(and ``Merge:``) headers, the indented message, the per-file ``--stat`` lines, the totals
+line and the ``--summary`` lines (create/delete mode, rename, mode change). What stays in
+view for every commit: an abbreviated hash (still unique in this log), its date, the
+subject line verbatim, the totals line verbatim, every created/deleted/renamed path
+(capped per commit, the rest counted) and the largest file it touched. An author shared
+by every commit is said once. Per-file stat lines beyond the largest, message bodies and
+the ``+++---`` bars are summarised (counts), except lines naming something the question
+names. The exact original goes to CCR, so nothing is lost.
+
+``git log -p`` (patches) is a diff and goes to the diff compressor instead.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ..query.intent import intents_of
+from .base import Compressed, CompressInput
+
+COMMIT_LINE = re.compile(r"^commit ([0-9a-f]{7,64})\b(.*)$")
+_HEADER = re.compile(r"^(Author|Date|Merge|Commit|AuthorDate|CommitDate):\s+(.*)$")
+_STAT = re.compile(r"^ (\S.*?)\s+\|\s+(\d+)(?: [+-]*)?$|^ (\S.*?)\s+\|\s+Bin ")
+_TOTALS = re.compile(r"^ \d+ files? changed(?:, \d+ insertions?\(\+\))?(?:, \d+ deletions?\(-\))?$")
+_TOTAL_NUMBERS = re.compile(r"^(\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?:, (\d+) deletions?\(-\))?$")
+_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2} ")
+_SUMMARY = re.compile(r"^ (create|delete) mode \d+ (.+)$|^ (rename|copy) (.+) \(\d+%\)$|^ mode change \d+ => \d+ (.+)$")
+# Created/deleted paths listed per commit before the rest is only counted: a release
+# import can create hundreds of files, and the first few say what kind of change it was.
+_PATHS_PER_COMMIT = 8
+_MIN_COMMITS = 2
+_SHORT_HASH = 7
+
+
+@dataclass
+class Commit:
+    hash: str
+    decoration: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+    message: list[str] = field(default_factory=list)
+    stats: list[tuple[str, int, str]] = field(default_factory=list)  # (path, changed lines, line)
+    totals: str = ""
+    summary: list[tuple[str, str, str]] = field(default_factory=list)  # (kind, path, line)
+    other: list[str] = field(default_factory=list)  # lines of no known shape, kept
+
+    @property
+    def subject(self) -> str:
+        return next((m.strip() for m in self.message if m.strip()), "")
+
+
+def parse_git_log(text: str) -> tuple[list[str], list[Commit]]:
+    """Lines before the first commit, and the commits (None of their lines is dropped:
+    each lands in exactly one field)."""
+    preamble: list[str] = []
+    commits: list[Commit] = []
+    cur: Commit | None = None
+    for line in text.splitlines():
+        m = COMMIT_LINE.match(line)
+        if m:
+            cur = Commit(m[1], m[2])
+            commits.append(cur)
+            continue
+        if cur is None:
+            preamble.append(line)
+            continue
+        if not line.strip():
+            continue
+        h = _HEADER.match(line)
+        if h and not cur.message and not cur.stats:
+            cur.headers[h[1]] = h[2]
+        elif line.startswith("    "):
+            cur.message.append(line[4:])
+        elif (s := _STAT.match(line)) is not None:
+            cur.stats.append((s[1] or s[3], int(s[2] or 0), line))
+        elif _TOTALS.match(line):
+            cur.totals = line.strip()
+        elif (s := _SUMMARY.match(line)) is not None:
+            kind = s[1] or s[3] or "mode change"
+            cur.summary.append((kind, s[2] or s[4] or s[5], line))
+        else:
+            cur.other.append(line)
+    return preamble, commits
+
+
+def _short_hashes(commits: list[Commit]) -> list[str]:
+    """Hashes cut to 7 hex digits (git's own default abbreviation; git accepts any
+    unique prefix), longer where two commits of this log would share one."""
+    n = _SHORT_HASH
+    while n < 64 and len({c.hash[:n] for c in commits}) < len({c.hash for c in commits}):
+        n += 2
+    return [c.hash[:n] for c in commits]
+
+
+def _paths_line(kind: str, paths: list[str], anchored: set[str]) -> str:
+    shown = [p for p in paths if p in anchored]
+    shown += [p for p in paths if p not in anchored][: max(0, _PATHS_PER_COMMIT - len(shown))]
+    order = {p: i for i, p in enumerate(paths)}
+    shown.sort(key=order.__getitem__)
+    more = len(paths) - len(shown)
+    return f" {kind}: {', '.join(shown)}" + (f" (+{more} more)" if more else "")
+
+
+def short_date(date: str) -> str:
+    """git's default date ("Mon Nov 23 18:17:07 2026 +0000") as "2026-11-23 18:17:07
+    +0000": half the tokens, nothing lost; other formats stay as they are."""
+    try:
+        return datetime.strptime(date.strip(), "%a %b %d %H:%M:%S %Y %z").strftime("%Y-%m-%d %H:%M:%S %z")
+    except ValueError:
+        return date.strip()
+
+
+def _day(date: str) -> str:
+    return date.split(" ", 1)[0] if _ISO_DAY.match(date) else date
+
+
+def _totals(c: Commit) -> str:
+    m = _TOTAL_NUMBERS.match(c.totals)
+    if not m:
+        return c.totals
+    return f"{m[1]} file{'s' if m[1] != '1' else ''} +{m[2] or 0} -{m[3] or 0}"
+
+
+def commit_date(c: Commit) -> str:
+    return short_date(c.headers.get("Date") or c.headers.get("AuthorDate") or "")
+
+
+def render_commit(c: Commit, short: str, day: str, *, show_author: bool, anchors, largest: bool) -> list[str]:
+    """One line per commit (hash, day, subject, totals) and the lines that say which
+    paths it created, deleted or renamed. ``day`` is empty when it repeats the previous
+    commit's (the header gives the exact first and last times)."""
+    head = f"{short}{c.decoration}"
+    if "Merge" in c.headers:
+        head += f" (merge of {c.headers['Merge']})"
+    if day:
+        head += f" {day}"
+    if show_author and "Author" in c.headers:
+        head += f" <{c.headers['Author'].split(' <')[0]}>"
+    body = [m for m in c.message if m.strip()]
+    head += f" {body[0].strip()}" if body else ""
+    if c.totals:
+        head += f" | {_totals(c)}"
+    out = [head]
+    rest = [m for m in body[1:] if anchors.matches(m)]
+    out.extend(f"    {m}" for m in rest)
+    if len(body) - 1 > len(rest):
+        out.append(f"    (+{len(body) - 1 - len(rest)} more message lines)")
+    # The largest file when the question asks for extremes, and any file it names.
+    shown = [k for k, s in enumerate(c.stats) if anchors.matches(s[0])]
+    if largest and c.stats:
+        shown.append(max(range(len(c.stats)), key=lambda k: (c.stats[k][1], -k)))
+    for k in sorted(set(shown)):
+        path, n, _ = c.stats[k]
+        out.append(f" {path} | {n}")
+    by_kind: dict[str, list[str]] = {}
+    for kind, path, _ in c.summary:
+        by_kind.setdefault(kind, []).append(path)
+    anchored = {p for _, p, _ in c.summary if anchors.matches(p)}
+    for kind, paths in by_kind.items():
+        label = {"create": "created", "delete": "deleted", "rename": "renamed", "copy": "copied"}.get(kind, kind)
+        out.append(_paths_line(label, paths, anchored))
+    out.extend(c.other)
+    return out
+
+
+class GitLogCompressor:
+    name = "git_log"
+
+    def compress(self, inp: CompressInput) -> Compressed | None:
+        preamble, commits = parse_git_log(inp.text)
+        if len(commits) < _MIN_COMMITS:
+            return None
+        authors: dict[str, int] = {}
+        for c in commits:
+            a = c.headers.get("Author", "")
+            authors[a] = authors.get(a, 0) + 1
+        one_author = len(authors) == 1 and "" not in authors
+        dates = [commit_date(c) for c in commits]
+        head = f"[git log: {len(commits)} commits"
+        if one_author:
+            head += f" by {next(iter(authors))}"
+        if dates[0] and dates[-1]:
+            head += f", {dates[-1]} to {dates[0]}"
+        out = [ln for ln in preamble if ln.strip()] + [head + "]"]
+        largest = "extreme" in intents_of(inp.query)
+        prev_day = None
+        for c, short, date in zip(commits, _short_hashes(commits), dates):
+            day = _day(date)
+            out.extend(render_commit(c, short, day if day != prev_day else "", show_author=not one_author,
+                                     anchors=inp.anchors, largest=largest))
+            prev_day = day
+        return Compressed(
+            text="\n".join(out),
+            items_before=len(commits),
+            items_after=len(commits),
+            strategy="git_log_commits",
+            lossy=True,
+            summary=" Per-file stats and message bodies summarised.",
+        )

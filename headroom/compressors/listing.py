@@ -1,0 +1,134 @@
+"""ListingCompressor: two-column, whitespace-aligned listings.
+
+``pip list``, ``du -ak``, ``key value`` tables, ``wc -l`` and the like: one row per item,
+a name column and a value column (delimited CSV belongs to the table compressor). Every
+row is its own item, so there are no templates to fold; what a reader asks of such a
+listing is a lookup (a named row) or an extreme (the largest size). So the kept rows are:
+the header (and its ruler), the first and last rows, rows whose name the question names,
+and the rows holding the largest values of a numeric column — per path depth when the
+names are paths, so "the largest top-level directory" stays in view beside the largest
+file. The rest is counted ("… 57 rows omitted"); the original goes to CCR.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .base import Compressed, CompressInput
+
+_RULER = re.compile(r"^[-=\s|+]+$")
+_NUMBER = re.compile(r"^[+-]?\d+(?:\.\d+)?[KMGTPkmgtp]?[Bb]?$")
+_WORD = re.compile(r"[A-Za-z0-9][\w.+-]*")
+# Largest rows kept per numeric column (and per path depth, for path names).
+_TOP = 5
+_TOP_PER_DEPTH = 3
+_MAX_DEPTH = 3
+# A question term found in more rows than this is the listing's common vocabulary, not a
+# name ("python" in a pip list of python-* packages).
+_NAMED_LIMIT = 6
+
+
+@dataclass
+class Row:
+    index: int  # line number in the original
+    line: str
+    cells: list[str]
+
+
+def split_cells(line: str) -> list[str]:
+    if "\t" in line:
+        return [c.strip() for c in line.split("\t") if c.strip()]
+    return line.split()
+
+
+def _value(cell: str) -> float | None:
+    if not _NUMBER.match(cell):
+        return None
+    scale = {"k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15}
+    c = cell.rstrip("Bb")
+    mult = scale.get(c[-1].lower(), 1.0) if c and c[-1].isalpha() else 1.0
+    return float(c.rstrip("KMGTPkmgtp")) * mult
+
+
+def _numeric_columns(rows: list[Row]) -> list[int]:
+    width = min(len(r.cells) for r in rows)
+    return [k for k in range(width) if sum(1 for r in rows if _value(r.cells[k]) is not None) >= 0.9 * len(rows)]
+
+
+def _named_rows(rows: list[Row], query: str, anchors) -> set[int]:
+    """Rows whose name cell the question names (a whole word or a path's last part), or
+    that hold a selective anchor of the question."""
+    words = {w.lower() for w in _WORD.findall(query or "")}
+    hits: dict[str, list[int]] = {}
+    for k, r in enumerate(rows):
+        for cell in r.cells:
+            low = cell.lower()
+            for term in {low, low.rsplit("/", 1)[-1]} & words:
+                hits.setdefault(term, []).append(k)
+        for term in anchors.matching(r.line) if anchors else ():
+            hits.setdefault(term, []).append(k)
+    return {k for idx in hits.values() if len(idx) <= _NAMED_LIMIT for k in idx}
+
+
+def _largest(rows: list[Row], col: int, name_col: int | None) -> set[int]:
+    """The rows with the largest values; for a tree of paths (``du -a``), also the
+    largest per depth and the largest leaves (files: paths no other path lies under),
+    since directory totals always outrank the files inside them."""
+    order = sorted(range(len(rows)), key=lambda k: (-(_value(rows[k].cells[col]) or 0.0), k))
+    keep = set(order[:_TOP])
+    if name_col is None or sum(1 for r in rows if "/" in r.cells[name_col]) < 0.5 * len(rows):
+        return keep
+    paths = [r.cells[name_col].rstrip("/") for r in rows]
+    parents = {p.rsplit("/", 1)[0] for p in paths if "/" in p}
+    keep.update([k for k in order if paths[k] not in parents][:_TOP])
+    by_depth: dict[int, int] = {}
+    for k in order:
+        depth = paths[k].strip("/").count("/")
+        if depth <= _MAX_DEPTH and by_depth.get(depth, 0) < _TOP_PER_DEPTH:
+            by_depth[depth] = by_depth.get(depth, 0) + 1
+            keep.add(k)
+    return keep
+
+
+class ListingCompressor:
+    name = "listing"
+
+    def compress(self, inp: CompressInput) -> Compressed | None:
+        lines = inp.text.splitlines()
+        head_end = 0
+        for k, ln in enumerate(lines[:3]):
+            if ln.strip() and _RULER.match(ln):
+                head_end = k + 1  # a header row and its ruler
+        rows = [Row(k, ln, split_cells(ln)) for k, ln in enumerate(lines) if k >= head_end and ln.strip()]
+        if len(rows) < 8:
+            return None
+        numeric = _numeric_columns(rows[1:])
+        if not head_end and any(_value(rows[0].cells[c]) is None for c in numeric):
+            head_end = rows[0].index + 1  # an unruled header: "Size  Path" above numbers
+            rows = rows[1:]
+        names = [k for k in range(min(len(r.cells) for r in rows)) if k not in numeric]
+        name_col = names[0] if names else None
+        keep = {0, len(rows) - 1} | _named_rows(rows, inp.query, inp.anchors)
+        for col in numeric:
+            keep |= _largest(rows, col, name_col)
+        if len(keep) >= 0.8 * len(rows):
+            return None
+        out = [ln for ln in lines[:head_end] if ln.strip()]
+        out.insert(0, f"[listing: {len(rows)} rows; kept first/last"
+                      + (", largest values" if numeric else "") + ", rows the question names]")
+        prev = -1
+        for k in sorted(keep):
+            if k > prev + 1:
+                gap = k - prev - 1
+                out.append(f"… {gap} row{'s' if gap != 1 else ''} omitted")
+            out.append(rows[k].line)
+            prev = k
+        return Compressed(
+            text="\n".join(out),
+            items_before=len(rows),
+            items_after=len(keep),
+            strategy="listing_rows",
+            lossy=True,
+            summary=f"{len(keep)} of {len(rows)} rows kept",
+        )

@@ -1,0 +1,169 @@
+"""GitLogCompressor: one line per commit, created/deleted/renamed paths, stats summarised."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import headroom
+from headroom.ccr.markers import MARKER_RE
+from headroom.compressors.base import CompressInput
+from headroom.compressors.detect import ContentType, detect_content_type
+from headroom.compressors.gitlog import GitLogCompressor, parse_git_log
+from headroom.config import HeadroomConfig
+from headroom.eval.corpus import load_cases
+from headroom.query.anchors import extract_anchors
+from headroom.tokens import count_tokens, counter_for
+
+
+def compress(text: str, query: str = ""):
+    return GitLogCompressor().compress(CompressInput(text=text, config=HeadroomConfig(), counter=counter_for("gpt-4o"),
+                                                     query=query, anchors=extract_anchors(query)))
+
+
+def corpus_log() -> str:
+    """A real ``git log --stat --summary`` (commander releases; a dev source)."""
+    return next(c.content for c in load_cases("dev") if c.id == "commander_releases/log_first")
+
+
+def git_repo_log(tmp_path: Path) -> str:
+    """``git log --stat --summary`` of a small repository this test builds with git
+    itself: two authors, a rename, a delete, a multi-line message."""
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_COMMITTER_NAME": "Ci", "GIT_COMMITTER_EMAIL": "ci@example.org",
+           "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.org"}
+
+    def git(*args: str, date: str = "2024-01-02T10:00:00+00:00") -> str:
+        return subprocess.run(["git", "-C", str(tmp_path), *args], env={**env, "GIT_AUTHOR_DATE": date,
+                              "GIT_COMMITTER_DATE": date}, check=True, capture_output=True, text=True).stdout
+
+    git("init", "-q")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "core.py").write_text("".join(f"line {i}\n" for i in range(40)))
+    (tmp_path / "README.md").write_text("hello\n")
+    git("add", "-A")
+    git("commit", "-q", "-m", "Initial import", "--author", "Ada <ada@example.org>")
+    (tmp_path / "src" / "core.py").write_text("".join(f"line {i * 2}\n" for i in range(40)))
+    git("mv", "README.md", "README.rst")
+    git("add", "-A")
+    git("commit", "-q", "-m", "Rename the readme\n\nThe docs build wants reStructuredText.\nSee ticket DOC-4412.",
+        "--author", "Bob <bob@example.org>", date="2024-01-03T11:00:00+00:00")
+    git("rm", "-q", "README.rst")
+    (tmp_path / "src" / "extra.py").write_text("x = 1\n")
+    git("add", "-A")
+    git("commit", "-q", "-m", "Drop the readme, add extra", date="2024-01-05T12:00:00+00:00")
+    return git("log", "--stat", "--summary")
+
+
+def test_real_log_is_detected_and_every_commit_keeps_subject_totals_and_created_paths() -> None:
+    text = corpus_log()
+    assert detect_content_type(text) == ContentType.GIT_LOG
+    _, commits = parse_git_log(text)
+    out = compress(text)
+    assert out is not None and out.lossy and out.items_before == len(commits) == 8
+    lines = out.text.splitlines()
+    for c in commits:
+        row = next(ln for ln in lines if c.subject in ln)
+        short = row.split(" ", 1)[0]
+        assert c.hash.startswith(short) and len(short) >= 7
+        files = re.match(r"(\d+) files? changed", c.totals)
+        assert files and f"| {files[1]} file" in row
+        for kind, path, _ in c.summary:
+            assert path in out.text
+    assert count_tokens(out.text) < 0.6 * count_tokens(text)
+
+
+def test_a_named_path_keeps_its_stat_lines_and_extremes_show_the_largest_file() -> None:
+    text = corpus_log()
+    plain = compress(text)
+    assert " lib/help.js | " not in plain.text
+    named = compress(text, "How did lib/help.js change across releases?")
+    touched = [ln for ln in text.splitlines() if ln.startswith(" lib/help.js ")]
+    assert len([ln for ln in named.text.splitlines() if ln.startswith(" lib/help.js | ")]) == len(touched)
+    biggest = compress(text, "Which release had the largest change?")
+    assert " index.js | 2193" in biggest.text.splitlines()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_renames_deletes_authors_and_anchored_message_lines(tmp_path: Path) -> None:
+    text = git_repo_log(tmp_path)
+    assert detect_content_type(text) == ContentType.GIT_LOG
+    out = compress(text, "Why was DOC-4412 needed?")
+    lines = out.text.splitlines()
+    assert any(ln.startswith(" renamed: ") and "README.md => README.rst" in ln for ln in lines)
+    assert " deleted: README.rst" in lines and " created: src/extra.py" in lines
+    assert any("<Bob>" in ln and "Rename the readme" in ln for ln in lines)  # authors differ: per commit
+    assert "    See ticket DOC-4412." in lines  # the body line the question names
+    assert "    (+1 more message lines)" in lines  # the other body line, counted
+    assert re.search(r" 2024-01-05 <Ada> Drop the readme, add extra \| 2 files \+1 -1$", lines[1])
+
+
+def test_lookalikes_are_not_git_logs() -> None:
+    prose = "\n".join(["commit to the plan and ship it", "Author: notes", "Date: today"] * 3)
+    assert detect_content_type(prose) != ContentType.GIT_LOG
+    patch = corpus_log().split("\n\n", 2)[0] + "\n\n" + "\n".join([
+        "diff --git a/x.py b/x.py", "--- a/x.py", "+++ b/x.py", "@@ -1 +1 @@", "-a", "+b"])
+    assert detect_content_type(patch) == ContentType.DIFF  # git log -p: a diff
+    one = corpus_log().split("\ncommit ", 1)[0]
+    assert compress(one) is None  # a single commit: nothing to summarise
+
+
+def test_end_to_end_marker_retrieves_the_exact_log() -> None:
+    text = corpus_log()
+    messages = [
+        {"role": "user", "content": "What happened in these releases?"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "git_log", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": text},
+    ]
+    result = headroom.compress(messages, model="gpt-4o")
+    compressed = result.messages[2]["content"]
+    assert "Import commander 5.0.0 from its npm tarball" in compressed
+    m = MARKER_RE.search(compressed)
+    assert m and headroom.retrieve(m.group("hash")).content == text
+
+
+_PATH = st.from_regex(r"[a-z]{1,6}(/[a-z]{1,6}){0,2}\.(py|js|md)", fullmatch=True)
+
+
+@st.composite
+def git_logs(draw) -> tuple[str, list[str]]:
+    out, subjects = [], []
+    for k in range(draw(st.integers(2, 6))):
+        subject = draw(st.from_regex(r"[A-Z][a-z]{2,8}( [a-z0-9]{1,8}){0,4}", fullmatch=True))
+        subjects.append(subject)
+        paths = draw(st.lists(_PATH, min_size=1, max_size=5, unique=True))
+        sizes = draw(st.lists(st.integers(1, 900), min_size=len(paths), max_size=len(paths)))
+        out += [f"commit {k:040x}", "Author: A <a@b.c>", "Date:   Mon Nov 23 18:17:07 2026 +0000", "",
+                f"    {subject}", ""]
+        out += [f" {p} | {n} {'+' * min(n, 9)}" for p, n in zip(paths, sizes)]
+        out.append(f" {len(paths)} files changed, {sum(sizes)} insertions(+)")
+        out += [f" create mode 100644 {p}" for p in paths if draw(st.booleans())]
+        out.append("")
+    return "\n".join(out), subjects
+
+
+@settings(max_examples=60, deadline=None)
+@given(git_logs())
+def test_every_commit_subject_and_created_path_stays_in_view(case: tuple[str, list[str]]) -> None:
+    text, subjects = case
+    out = compress(text)
+    assert out is not None and out.items_before == len(subjects)
+    for s in subjects:
+        assert s in out.text
+    created = [ln.split(" ", 4)[4] for ln in text.splitlines() if ln.startswith(" create mode ")]
+    listed = " ".join(ln for ln in out.text.splitlines() if ln.startswith(" created: "))
+    assert all(p in listed for p in created)  # at most 5 a commit: under the per-commit cap
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=1500))
+def test_odd_input_never_raises(text: str) -> None:
+    compress("commit 0123456789abcdef\n" + text + "\ncommit fedcba9876543210\n" + text)
