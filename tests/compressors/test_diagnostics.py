@@ -198,3 +198,21 @@ def test_kept_lines_are_input_lines(data) -> None:
 
 
 _POOL = _content("pylint_report/text_one_off").splitlines()[:150] + _content("gcc_warnings/text_one_off").splitlines()[:150]
+
+
+def test_verbose_test_run_folds_passing_lines_and_keeps_every_skip_and_failure() -> None:
+    # Log compressor, not diagnostics: unittest -v output names every test, so without
+    # folding passing lines into one template each "... ok" line looked like a one-off.
+    from headroom.compressors.logs import LogCompressor
+
+    text = _content("unittest_run/failing_skipped")
+    result = LogCompressor().compress(
+        CompressInput(text=text, config=HeadroomConfig(), counter=counter_for("gpt-4o")))
+    lines = text.splitlines()
+    for ln in lines:
+        if "... skipped" in ln or ln.endswith("... FAIL") or ln.startswith(("FAIL:", "FAILED (")):
+            assert ln in result.text, ln
+    passing = [ln for ln in lines if ln.endswith(" ... ok")]
+    assert len(passing) > 100
+    assert sum(1 for ln in passing if ln in result.text) <= 0.05 * len(passing)
+    assert re.search(r"… \d{3} similar lines: \"<test> \.\.\. ok\"", result.text)

@@ -28,6 +28,7 @@ from .parse import ERROR, WARNING, Diagnostic, Report, parse_report
 _MIN_LINES = 12  # shorter reports are cheaper to send whole
 _MIN_DIAGNOSTICS = 5
 _MIN_COVERED = 0.5  # diagnostics (with their excerpts) must be at least this share of the lines
+_ORDINARY_ERRORS = 0.5  # errors above this share of the diagnostics are the report's ordinary level
 _FEW = 2  # a rule reported at most this many times keeps every diagnostic
 # Budgets, as shares of the report's size (rough tokens): what the reader cannot ask for
 # unless it sees it (errors, rare rules, one line per rule) may use the vital share; the
@@ -81,6 +82,10 @@ class DiagnosticsCompressor:
             by_rule.setdefault(d.rule, []).append(k)
         pick = _Pick()
         errors = [k for k, d in enumerate(diags) if d.severity == ERROR]
+        # Where errors are most of the report (a type checker's only level), they are its
+        # ordinary findings, not anomalies: they are grouped by rule like warnings below.
+        if len(errors) > _ORDINARY_ERRORS * len(diags):
+            errors = []
         # Every distinct error stays whole; an error repeated word for word (numbers
         # aside) is a repeat, kept as its line while the budget lasts.
         distinct_errors = list({(diags[k].rule, diags[k].message_key): k for k in reversed(errors)}.values())
