@@ -156,7 +156,6 @@ def test_a_report_that_is_mostly_something_else_goes_to_the_fallback() -> None:
 
         def compress(self, inp):
             Fallback.called = True
-            return None
 
     DiagnosticsCompressor(fallback=Fallback()).compress(
         CompressInput(text="\n".join(build), config=HeadroomConfig(), counter=counter_for("gpt-4o")))

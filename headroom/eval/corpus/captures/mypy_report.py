@@ -16,18 +16,11 @@ from typing import Any
 from ..cases import fact, make_case
 from ..facts import json_safe, kinds_of, spread, unique_in
 from ..questions import choose, pick
-from ._run import run
+from ._run import pinned_tool, run
 
 SOURCE = "mypy_report"
 RELEASE = "mypy==1.13.0"
 TARGETS = ("dateutil", "idna")
-
-
-def _mypy(work: Path) -> Path:
-    venv = work / "venv"
-    run([sys.executable, "-m", "venv", str(venv)])
-    run([str(venv / "bin" / "pip"), "install", "--disable-pip-version-check", "-q", RELEASE], timeout=900)
-    return venv / "bin" / "mypy"
 
 
 def _check(mypy: Path, src: Path, work: Path, *extra: str) -> str:
@@ -46,7 +39,7 @@ def build(work: Path) -> list[dict[str, Any]]:
     src = work / "src"
     for t in TARGETS:
         shutil.copytree(site / t, src / t, ignore=shutil.ignore_patterns("__pycache__"))
-    mypy = _mypy(work)
+    mypy = pinned_tool(work, RELEASE, "mypy")
     text = _check(mypy, src, work)
     items = [json.loads(ln) for ln in _check(mypy, src, work, "-O", "json").splitlines() if ln.startswith("{")]
     js = json.dumps(items, indent=1, ensure_ascii=False)
