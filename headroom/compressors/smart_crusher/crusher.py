@@ -28,9 +28,10 @@ from ..base import Compressed, CompressInput
 from ..detect import first_visible_char, parse_json
 from .compact import dumps, index_text
 from .keep_plan import KeepPlan, plan_records, plan_scalars, summarize
+from .maps import extreme_positions, map_rows, map_shape, omitted_note, row_texts
 from .patterns import Pattern, detect_pattern, find_roles
 from .stats import FieldStats, field_stats
-from .table import Section, estimate_table_tokens, plan_table, render_sections, section_rows
+from .table import Section, estimate_table_tokens, plan_table, render_sections, render_table, section_rows
 
 if TYPE_CHECKING:
     from ...config import SmartCrusherConfig
@@ -58,6 +59,9 @@ _STRING_OR_SPACE = re.compile(r'("(?:[^"\\\n]|\\.)*")|[ \t\r\n]+')
 # Estimates that miss the bar by more than this share skip the exact check.
 _CLEAR_MISS = 1.15
 _TABLE_SAMPLE_ROWS = 64
+# Lossy output is rendered as a table (see _render_lossy) only from this many kept rows
+# and when it is this much shorter than the JSON forms.
+_LOSSY_TABLE_MIN_ROWS, _LOSSY_TABLE_MARGIN = 30, 0.8
 
 
 def minified_estimate(text: str, counter) -> int | None:
@@ -111,10 +115,16 @@ class CrushedList(list):
     """An inner array after its keep plan: rendered one item per line, like top-level ones."""
 
 
+class CrushedMap(dict):
+    """A map-shaped object after its keep plan: one kept entry per line."""
+
+
 def render_nested(value: Any) -> str:
-    """Compact JSON, except that crushed inner arrays put each kept item on its own line."""
+    """Compact JSON, except that crushed inner arrays and maps put each kept item on its own line."""
     if isinstance(value, CrushedList):
         return render_array(value)
+    if isinstance(value, CrushedMap):
+        return "{\n" + ",\n".join(f"{dumps(k)}:{render_nested(v)}" for k, v in value.items()) + "\n}"
     if isinstance(value, dict):
         return "{" + ",".join(f"{dumps(k)}:{render_nested(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list):
@@ -218,16 +228,23 @@ class SmartCrusher:
 
     def _render_lossy(self, crushed: CrushedArray, cfg: SmartCrusherConfig) -> tuple[str, bool]:
         plain = render_array(crushed.items)
+        best, factored = plain, False
         constants = {name: fs.constant_value for name, fs in crushed.stats.items() if fs.constant}
-        if not (cfg.factor_constants and constants and all(isinstance(it, dict) for it in crushed.items)):
-            return plain, False
-        factored = render_factored(crushed.items, constants)
-        # The factored form is the plain one minus the constant pairs in every row plus
-        # one header, so fewer characters means fewer tokens; comparing lengths spares
-        # two exact token counts (a third of this compressor's time at 1 000 items).
-        if len(factored) < len(plain):
-            return factored, True
-        return plain, False
+        if cfg.factor_constants and constants and all(isinstance(it, dict) for it in crushed.items):
+            text = render_factored(crushed.items, constants)
+            # The factored form is the plain one minus the constant pairs in every row
+            # plus one header, so fewer characters means fewer tokens; comparing lengths
+            # spares two exact token counts (a third of this compressor's time at 1 000 items).
+            if len(text) < len(best):
+                best, factored = text, True
+        # Many kept records (string-heavy reports: one per template) repeat their keys
+        # on every line; the lossless table's layout names them once. It wins only by a
+        # clear margin, since plain JSON is what a reader parses without a legend.
+        if len(crushed.items) >= _LOSSY_TABLE_MIN_ROWS:
+            table = render_table(crushed.items, factor_constants=cfg.factor_constants)
+            if table is not None and len(table.text) < _LOSSY_TABLE_MARGIN * len(best):
+                best, factored = table.text, bool(constants)
+        return best, factored
 
     # -- objects (and short arrays) holding long arrays ------------------------------
 
@@ -247,18 +264,23 @@ class SmartCrusher:
                 return Compressed(minified, n, n, "minify", lossy=False)
         totals = {"before": 0, "after": 0}
         plans: list[KeepPlan] = []
-        new = self._crush_inner(data, inp, cfg, totals, plans, depth=0)
+        notes: list[str] = []
+        new = self._crush_inner(data, inp, cfg, totals, plans, depth=0, notes=notes)
         if not plans or totals["after"] >= totals["before"]:
             return None
-        summary = _merge_summaries(plans)
+        summary = "; ".join(p for p in (_merge_summaries(plans), *notes) if p)
         return Compressed(render_nested(new), totals["before"], totals["after"], "nested", lossy=True, summary=summary)
 
     def _crush_inner(self, value: Any, inp: CompressInput, cfg: SmartCrusherConfig,
-                     totals: dict[str, int], plans: list[KeepPlan], depth: int) -> Any:
+                     totals: dict[str, int], plans: list[KeepPlan], depth: int,
+                     notes: list[str], name: str | None = None) -> Any:
         if depth > _MAX_DEPTH:
             return value
         if isinstance(value, dict):
-            return {k: self._crush_inner(v, inp, cfg, totals, plans, depth + 1) for k, v in value.items()}
+            crushed = self._crush_map(value, inp, cfg, totals, plans, depth, notes, name)
+            if crushed is not None:
+                return crushed
+            return {k: self._crush_inner(v, inp, cfg, totals, plans, depth + 1, notes, k) for k, v in value.items()}
         if not isinstance(value, list):
             return value
         if len(value) >= lossy_min_items(inp):
@@ -271,7 +293,30 @@ class SmartCrusher:
                     totals["after"] += len(crushed.items)
                     plans.append(crushed.plan)
                     return CrushedList(crushed.items)
-        return [self._crush_inner(v, inp, cfg, totals, plans, depth + 1) for v in value]
+        return [self._crush_inner(v, inp, cfg, totals, plans, depth + 1, notes) for v in value]
+
+    def _crush_map(self, value: dict, inp: CompressInput, cfg: SmartCrusherConfig, totals: dict[str, int],
+                   plans: list[KeepPlan], depth: int, notes: list[str], name: str | None) -> CrushedMap | None:
+        """A map-shaped object (see :mod:`.maps`) cut like an array of its entries; the
+        kept entries' values are crushed in turn (a dependency tree's inner maps)."""
+        shape = map_shape(value, lossy_min_items(inp))
+        if shape is None:
+            return None
+        texts = row_texts(value)
+        if sum(len(t) for t in texts) < 4 * cfg.min_tokens_to_crush:
+            return None
+        rows = map_rows(value, shape)
+        crushed = self.crush_array(rows, texts, inp, cfg)
+        kept = sorted(set(crushed.plan.kept) | extreme_positions(rows))
+        if len(kept) >= len(value):
+            return None
+        totals["before"] += len(value)
+        totals["after"] += len(kept)
+        plans.append(crushed.plan)
+        notes.append(omitted_note(name, value, kept, shape))
+        keys = list(value)
+        return CrushedMap((keys[i], self._crush_inner(value[keys[i]], inp, cfg, totals, plans, depth + 1, notes,
+                                                      keys[i])) for i in kept)
 
 
 def _merge_summaries(plans: list[KeepPlan]) -> str:

@@ -31,8 +31,9 @@ ERRORS, ANOMALIES, CHANGE_POINTS, ANCHORS = "errors", "anomalies", "change point
 # Items whose message template occurs once (a string field with templates, e.g. a log's
 # message): the one-off events a reader cannot ask for if they are not in view.
 ONE_OFFS = "one-off events"
-# Also kept, but not worth a word in the marker.
-EDGES, EXTREMES = "edges", "extremes"
+# Also kept, but not worth a word in the marker (exemplars: one item per repeated
+# message template, so every kind of event is in view once).
+EDGES, EXTREMES, EXEMPLARS = "edges", "extremes", "exemplars"
 # An anchor found in more than this share of the items distinguishes nothing: ignored.
 _ANCHOR_MAX_SHARE = 0.5
 # Relevance scoring of longer arrays only looks at rows sharing a word with the question
@@ -62,6 +63,9 @@ _MAX_ASKED_VALUES = 50
 _TOP_K = 20
 # Items kept at the start/end when the question asks for the first/last ones.
 _INTENT_EDGE = 10
+# A numeric column with more level shifts than max(max_items / 2, one per this many items)
+# is a sawtooth (line numbers restarting per file), not a series changing regime.
+_ITEMS_PER_SHIFT = 50
 
 
 @dataclass
@@ -242,15 +246,21 @@ def plan_records(items: list[Any], texts: list[str], stats: dict[str, FieldStats
             continue
         must[ANOMALIES].update(fs.outliers)
         must[ANOMALIES].update(fs.rare)
-        shifts.update(fs.change_points)
+        if len(fs.change_points) <= max(max_items // 2, n // _ITEMS_PER_SHIFT):
+            shifts.update(fs.change_points)
     for i in shifts:
         must[CHANGE_POINTS].update((i - 1, i))
     intents = intents_of(query)
     template_keys = template_field_keys(items, stats, roles)
     if template_keys is not None:
         must[ONE_OFFS] = one_off_positions(template_keys, cap=max(4 * max_items, n // 4))
+        must[EXEMPLARS] = exemplar_positions(template_keys, cap=max_items)
     _steer_by_intent(must, intents, items, stats, roles, n)
-    must[ANCHORS] |= asked_value_positions(items, stats, query, cap=max(4 * max_items, 16))
+    must[ANCHORS] |= asked_value_positions(items, stats, query, cap=max(4 * max_items, 16), keys=template_keys)
+    if template_keys is not None and len(must[ERRORS]) > target_size(max_items, aggressiveness):
+        # Errors sharing a message template say the same thing: past the budget, one
+        # exemplar per template (and every error the question names).
+        must[ERRORS] = one_per_key(must[ERRORS], template_keys, keep=must[ANCHORS])
     # An error is often also a rare value (the one "ERROR" level): say it once, as an error.
     must[ANOMALIES] -= must[ERRORS]
     must.get(ONE_OFFS, set()).difference_update(must[ERRORS])
@@ -297,6 +307,29 @@ def template_field_keys(items: Sequence[Any], stats: dict[str, FieldStats], role
     return None
 
 
+def one_per_key(positions: set[int], keys: Sequence[str], keep: set[int]) -> set[int]:
+    """The first of ``positions`` for each template key, plus those in ``keep`` (items a
+    question names outright)."""
+    first: dict[str, int] = {}
+    for i in sorted(positions):
+        first.setdefault(keys[i], i)
+    return set(first.values()) | (positions & keep)
+
+
+def exemplar_positions(keys: Sequence[str], cap: int) -> set[int]:
+    """The first item of each template key seen more than once, when there are at most
+    ``cap`` such keys (more means the keys are ids, not templates: nothing)."""
+    counts = Counter(keys)
+    repeated = {k for k, c in counts.items() if c > 1 and k}
+    if len(repeated) > cap:
+        return set()
+    first: dict[str, int] = {}
+    for i, k in enumerate(keys):
+        if k in repeated:
+            first.setdefault(k, i)
+    return set(first.values())
+
+
 def one_off_positions(keys: Sequence[str], cap: int) -> set[int]:
     """Items whose key occurs once; an even spread of ``cap`` when there are more."""
     counts = Counter(keys)
@@ -308,9 +341,11 @@ def evenly_spaced_subset(seq: Sequence[int], k: int) -> list[int]:
     return [seq[i] for i in evenly_spaced(len(seq), k)] if len(seq) > k else list(seq)
 
 
-def asked_value_positions(items: Sequence[Any], stats: dict[str, FieldStats], query: str, cap: int) -> set[int]:
+def asked_value_positions(items: Sequence[Any], stats: dict[str, FieldStats], query: str, cap: int,
+                          keys: Sequence[str] | None = None) -> set[int]:
     """Items whose categorical value is a word of the question ("which packages were
-    upgraded?" and ``"component": "upgrade"``); an even spread of ``cap`` when more."""
+    upgraded?" and ``"component": "upgrade"``). When more than ``cap``: one per message
+    template (``keys``) if the array has them, then an even spread up to ``cap``."""
     asked = content_lemmas(query)
     if not asked:
         return set()
@@ -326,6 +361,8 @@ def asked_value_positions(items: Sequence[Any], stats: dict[str, FieldStats], qu
         # A value most items hold names nothing in particular.
         if len(rows) <= _ANCHOR_MAX_SHARE * len(items):
             out.update(rows)
+    if len(out) > cap and keys is not None:
+        out = one_per_key(out, keys, keep=set())
     return set(evenly_spaced_subset(sorted(out), cap))
 
 
