@@ -11,6 +11,7 @@ import enum
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,11 +64,25 @@ _LOG_LINE = re.compile(
 # file name or a component): a timestamp in one of the common shapes, or a level word.
 # Case-sensitive level words, so prose ("for your info") does not count.
 _LOG_MARK = re.compile(
-    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\b\d{2}:\d{2}:\d{2}\b|"
-    r"\b\d{1,2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}|\b[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}|"
-    r"\[\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}|^\d{6} \d{6}\b|"
-    r"\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|SEVERE)\b|"
-    r"\[(?:trace|debug|info|notice|warn|warning|error|crit|alert|emerg)\]|\b(?:level|lvl)=\w"
+    # Written as one character class ([\d\[A-Zl], every shape's first character) followed
+    # by the shapes with that character consumed: the regex engine then skips, in C, every
+    # position that cannot start a mark, where a plain alternation tries all ten shapes at
+    # each of the 80 positions (2x faster; the same lines match, pinned by
+    # tests/compressors/test_detect_speed.py). Shapes, in order: ISO date-time; hh:mm:ss;
+    # "23 Nov 2026 18:17"; syslog "Nov 23 18:17:07"; Apache "[23/Nov/2026:18:17:07";
+    # HDFS "081109 203615" at the line start; upper-case level words; "[warn]"; level=.
+    # A leading \b becomes (?<!\w<first char>) once the first character is consumed.
+    r"[\d\[A-Zl](?:"
+    r"(?<=\d)\d{3}-\d{2}-\d{2}[T ]\d{2}:\d{2}|"
+    r"(?<=\d)(?<!\w\d)\d:\d{2}:\d{2}\b|"
+    r"(?<=\d)(?<!\w\d)\d? [A-Z][a-z]{2} \d{4} \d{2}:\d{2}|"
+    r"(?<=[A-Z])(?<!\w[A-Z])[a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}|"
+    r"(?<=\[)\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}|"
+    r"(?<=^\d)\d{5} \d{6}\b|"
+    r"(?<=[A-Z])(?<!\w[A-Z])(?:(?<=T)RACE|(?<=D)EBUG|(?<=I)NFO|(?<=N)OTICE|(?<=W)ARN(?:ING)?|(?<=E)RROR|"
+    r"(?<=F)ATAL|(?<=C)RITICAL|(?<=S)EVERE)\b|"
+    r"(?<=\[)(?:trace|debug|info|notice|warn|warning|error|crit|alert|emerg)\]|"
+    r"(?<=l)(?<!\wl)(?:evel|vl)=\w)"
 )
 _LOG_MARK_SPAN = 80
 # A multi-file log: every line starts with its source file's name (which may itself hold
@@ -134,6 +149,34 @@ def detect_content_type(text: str) -> ContentType:
     return detect(text).type
 
 
+def _at_least(lines: list[str], hit: Callable[[str], object], k: float) -> bool:
+    """Whether at least ``k`` of ``lines`` are hits, stopping as soon as the answer is
+    known (k reached, or too few lines left to reach it): the same answer as counting them
+    all, for a fraction of the regex passes on a 200-line sample."""
+    hits, left = 0, len(lines)
+    for ln in lines:
+        left -= 1
+        if hit(ln):
+            hits += 1
+            if hits >= k:
+                return True
+        elif hits + left < k:
+            return False
+    return hits >= k
+
+
+def _is_search_line(ln: str) -> bool:
+    return bool(_SEARCH_LINE.match(ln) or _SEARCH_NO_LINE.match(ln))
+
+
+def _is_log_line(ln: str) -> bool:
+    return bool(_LOG_LINE.match(ln) or _LOG_MARK.search(ln, 0, _LOG_MARK_SPAN))
+
+
+def _is_json_line(ln: str) -> bool:
+    return ln.lstrip().startswith("{") and ln.rstrip().endswith("}")
+
+
 def _detect_text(text: str) -> ContentType:
     lines = text.splitlines()[:_SAMPLE_LINES]
     nonblank = [ln for ln in lines if ln.strip()]
@@ -144,27 +187,27 @@ def _detect_text(text: str) -> ContentType:
         return ContentType.DIFF
     if _is_git_log(nonblank):
         return ContentType.GIT_LOG
-    if sum(1 for ln in nonblank if _is_sourced_log_line(ln)) >= max(3, 0.6 * n):
+    if _at_least(nonblank, _is_sourced_log_line, max(3, 0.6 * n)):
         return ContentType.LOG
     if _is_diagnostics(lines, nonblank):
         return ContentType.DIAGNOSTICS  # compiler/linter diagnostics: a report, not grep hits
-    if sum(1 for ln in nonblank if _SEARCH_LINE.match(ln) or _SEARCH_NO_LINE.match(ln)) >= max(2, 0.6 * n):
+    if _at_least(nonblank, _is_search_line, max(2, 0.6 * n)):
         return ContentType.SEARCH
     if is_listing(nonblank):
         return ContentType.LISTING
     heading_hits = sum(1 for ln in nonblank if _HEADING_HIT.match(ln))
-    headings = sum(1 for ln in nonblank if _HEADING_PATH.match(ln.strip()))
-    if headings and heading_hits >= 2 and headings + heading_hits >= 0.8 * n:
-        return ContentType.SEARCH
+    if heading_hits >= 2:  # rg's heading mode needs hits under the paths: skip the path pass otherwise
+        headings = sum(1 for ln in nonblank if _HEADING_PATH.match(ln.strip()))
+        if headings and headings + heading_hits >= 0.8 * n:
+            return ContentType.SEARCH
     if len(_HTML.findall(text[:20000])) >= 3:
         return ContentType.HTML
-    log_hits = sum(1 for ln in nonblank if _LOG_LINE.match(ln) or _LOG_MARK.search(ln, 0, _LOG_MARK_SPAN))
-    if log_hits >= max(3, 0.3 * n):
+    if _at_least(nonblank, _is_log_line, max(3, 0.3 * n)):
         return ContentType.LOG
-    if sum(1 for ln in nonblank if _CODE_LINE.match(ln)) >= max(3, 0.2 * n):
+    if _at_least(nonblank, _CODE_LINE.match, max(3, 0.2 * n)):
         return ContentType.CODE
     # JSON lines (one object per line) behave like a log.
-    if n >= 3 and sum(1 for ln in nonblank if ln.lstrip().startswith("{") and ln.rstrip().endswith("}")) >= 0.8 * n:
+    if n >= 3 and _at_least(nonblank, _is_json_line, 0.8 * n):
         return ContentType.LOG
     if _repetitive_lines(nonblank):
         return ContentType.LOG
@@ -172,8 +215,7 @@ def _detect_text(text: str) -> ContentType:
 
 
 def _is_diagnostics(lines: list[str], nonblank: list[str]) -> bool:
-    heads = sum(1 for ln in nonblank if is_diagnostic_line(ln))
-    if heads < 3:
+    if not _at_least(nonblank, is_diagnostic_line, 3):
         return False
     report = parse_report("\n".join(lines))
     covered = sum(d.end - d.start for d in report.diagnostics)

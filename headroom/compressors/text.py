@@ -174,7 +174,9 @@ class TextCrusher:
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     if not a or not b:
         return 0.0
-    return len(a & b) / len(a | b)
+    both = len(a & b)
+    # |a | b| = |a| + |b| - |a & b|: the same value as len(a | b), without building the union.
+    return both / (len(a) + len(b) - both)
 
 
 def _render(units: list[Unit], keep: list[bool]) -> str:

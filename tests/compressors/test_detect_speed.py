@@ -1,0 +1,57 @@
+"""The fast forms of detection give the same answers as the plain forms they replace.
+
+``_LOG_MARK`` is written with its first character factored out (so the regex engine can
+skip positions in C) and ``_at_least`` stops counting once the answer is known; both are
+checked here against the straightforward versions, on real tool outputs and on strings
+built to sit on every shape's edges.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from headroom.compressors import detect as D
+from headroom.eval.corpus import load_cases
+
+# The plain alternation the fast pattern replaces: the oracle.
+PLAIN_LOG_MARK = re.compile(
+    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\b\d{2}:\d{2}:\d{2}\b|"
+    r"\b\d{1,2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}|\b[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}|"
+    r"\[\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}|^\d{6} \d{6}\b|"
+    r"\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|SEVERE)\b|"
+    r"\[(?:trace|debug|info|notice|warn|warning|error|crit|alert|emerg)\]|\b(?:level|lvl)=\w"
+)
+
+# Pieces that make up log marks and their near misses, glued by separators.
+PIECES = ["2026-11-23", "2026-11-23T18:17", " 18:17:07", "18:17:070", "a18:17:07", "23 Nov 2026 18:17",
+          "3 Nov 2026 18:17", "Nov 23 18:17:07", "Nov  3 18:17:07", "xNov 23 18:17:07", "[23/Nov/2026:18:17:07",
+          "081109 203615", "0811090 203615", "INFO", "WARNING", "WARN", "WARNx", "xERROR", "SEVERE", "FATAL_",
+          "[warn]", "[warning]", "[Warn]", "level=3", "lvl=x", "xlevel=3", "level=", "l", "T", "1", "[", "_"]
+
+
+def _same(line: str) -> None:
+    assert bool(D._LOG_MARK.search(line, 0, D._LOG_MARK_SPAN)) == \
+        bool(PLAIN_LOG_MARK.search(line, 0, D._LOG_MARK_SPAN)), line
+
+
+def test_log_mark_matches_the_plain_alternation_on_real_outputs():
+    lines = [ln for c in load_cases() if c.split == "dev" for ln in c.content.splitlines()[:200]]
+    assert len(lines) > 1000
+    for ln in lines:
+        _same(ln)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES) | st.text(alphabet="aZ09:- /[]=_", max_size=6), max_size=8),
+       st.sampled_from(["", " ", "-", ":", "/", "x"]))
+def test_log_mark_matches_the_plain_alternation_on_edges(parts, sep):
+    _same(sep.join(parts))
+
+
+@given(st.lists(st.booleans(), max_size=40), st.floats(min_value=0.5, max_value=45))
+def test_at_least_answers_like_a_full_count(hits, k):
+    lines = ["x" if h else "" for h in hits]
+    assert D._at_least(lines, bool, k) == (sum(hits) >= k)
