@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .diagnostics.parse import is_diagnostic_line, parse_report
+
 
 class ContentType(str, enum.Enum):
     JSON_ARRAY = "json_array"
@@ -25,6 +27,7 @@ class ContentType(str, enum.Enum):
     SEARCH = "search"
     HTML = "html"
     LOG = "log"
+    DIAGNOSTICS = "diagnostics"
     CODE = "code"
     TEXT = "text"
 
@@ -102,12 +105,11 @@ def _has_log_mark(line: str) -> bool:
 # A multi-file log: every line starts with its source file's name (which may itself hold
 # a timestamp with colons) and a colon, then the log line. No line number: that is grep.
 _SOURCED_LOG = re.compile(r"^(?=\S*?\.\w{1,8}:)\S*?\.\w{1,8}:\s?(?!\d+[:-])")
-# A compiler or linter diagnostic: "path:line:col: W0404: …", "path:12:5: warning: …",
-# "path:1:1: F401 …". The line and column are followed by a message code or a level,
-# which grep hits (path:line:text) do not have.
-_DIAGNOSTIC = re.compile(
-    r"^\S+?:\d+:\d+: (?:[A-Z]{1,4}\d{2,5}\b|(?:fatal )?error\b|warning\b|note\b|info\b|hint\b)"
-)
+# A compiler or linter report: lines "path:line[:col]: severity-or-code message [rule]"
+# that, with their excerpts, carets and notes, make up most of the output (see
+# headroom.compressors.diagnostics.parse). Grep hits (path:line:text) have no severity or
+# rule code after the location.
+_DIAGNOSTIC_SHARE = 0.5
 _GIT_COMMIT = re.compile(r"^commit [0-9a-f]{7,64}\b")
 _GIT_HEADER = re.compile(r"^(?:Author|Date):\s")
 # Two whitespace-separated columns (pip list, du, "key value" tables): the first has no
@@ -204,8 +206,8 @@ def _detect_text(text: str) -> ContentType:
         return ContentType.GIT_LOG
     if _at_least(nonblank, _is_sourced_log_line, max(3, 0.6 * n)):
         return ContentType.LOG
-    if _at_least(nonblank, _DIAGNOSTIC.match, max(3, 0.3 * n)):
-        return ContentType.LOG  # compiler/linter diagnostics: a report, not grep hits
+    if _is_diagnostics(lines, nonblank):
+        return ContentType.DIAGNOSTICS  # compiler/linter diagnostics: a report, not grep hits
     if _at_least(nonblank, _is_search_line, max(2, 0.6 * n)):
         return ContentType.SEARCH
     if is_listing(nonblank):
@@ -227,6 +229,14 @@ def _detect_text(text: str) -> ContentType:
     if _repetitive_lines(nonblank):
         return ContentType.LOG
     return ContentType.TEXT
+
+
+def _is_diagnostics(lines: list[str], nonblank: list[str]) -> bool:
+    if not _at_least(nonblank, is_diagnostic_line, 3):
+        return False
+    report = parse_report("\n".join(lines))
+    covered = sum(d.end - d.start for d in report.diagnostics)
+    return covered >= _DIAGNOSTIC_SHARE * len(nonblank)
 
 
 def _is_git_log(nonblank: list[str]) -> bool:
