@@ -44,7 +44,7 @@ from headroom.tokens import counter_for
 from headroom.transforms.router import CompressionMemo
 
 sys.path.insert(0, str(Path(__file__).parent))  # the shared helpers, also when loaded by path (tests)
-from bench_common import MODEL, run_in_upstream, tokens_of
+from bench_common import MODEL, UPSTREAM_PRELUDE, run_in_upstream, tokens_of
 
 # Facts a reader cannot know to ask for: issue 11's >= 95 % in-view target applies to these.
 ANOMALOUS = ("one_off", "error", "warning")
@@ -109,18 +109,7 @@ def bench_ours(case: CorpusCase, rounds: int) -> CaseRow:
 
 # Runs inside the upstream venv: compresses each case of one batch once (no two cases of a
 # batch share a tool output, since upstream caches by content).
-UPSTREAM_RUNNER = r"""
-import json, sys, time
-import headroom
-payload = json.load(sys.stdin)
-def conv(output):
-    return [{"role": "user", "content": "warm-up"}, {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "w", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]},
-        {"role": "tool", "tool_call_id": "w", "content": output}]
-# Warm-up on unrelated JSON and text, so lazy set-up is paid before any timed call.
-headroom.compress(conv(json.dumps([{"i": i, "v": "x" * (i % 7)} for i in range(300)])), model=payload["model"])
-headroom.compress(conv("\n".join(f"2020-01-01 00:00:{i % 60:02d} INFO worker {i} step {i * 7}" for i in range(400))),
-                  model=payload["model"])
+UPSTREAM_RUNNER = UPSTREAM_PRELUDE + r"""
 out = {}
 for case in payload["cases"]:
     t0 = time.perf_counter()

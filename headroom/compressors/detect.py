@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .diagnostics.parse import is_diagnostic_line, parse_report
+
 
 class ContentType(str, enum.Enum):
     JSON_ARRAY = "json_array"
@@ -25,6 +27,7 @@ class ContentType(str, enum.Enum):
     SEARCH = "search"
     HTML = "html"
     LOG = "log"
+    DIAGNOSTICS = "diagnostics"
     CODE = "code"
     TEXT = "text"
 
@@ -60,6 +63,14 @@ _LOG_LINE = re.compile(
 # Where a log line's own prefix shows within its first characters (after a pid, a host, a
 # file name or a component): a timestamp in one of the common shapes, or a level word.
 # Case-sensitive level words, so prose ("for your info") does not count.
+# Level words (upper-case), "[warn]" and level=, each with its first character consumed
+# (see _LOG_MARK).
+_MARK_LEVELS = (
+    r"(?<=[A-Z])(?<!\w[A-Z])(?:(?<=T)RACE|(?<=D)EBUG|(?<=I)NFO|(?<=N)OTICE|(?<=W)ARN(?:ING)?|(?<=E)RROR|"
+    r"(?<=F)ATAL|(?<=C)RITICAL|(?<=S)EVERE)\b|"
+    r"(?<=\[)(?:trace|debug|info|notice|warn|warning|error|crit|alert|emerg)\]|"
+    r"(?<=l)(?<!\wl)(?:evel|vl)=\w"
+)
 _LOG_MARK = re.compile(
     # Written as one character class ([\d\[A-Zl], every shape's first character) followed
     # by the shapes with that character consumed: the regex engine then skips, in C, every
@@ -75,22 +86,30 @@ _LOG_MARK = re.compile(
     r"(?<=\d)(?<!\w\d)\d? [A-Z][a-z]{2} \d{4} \d{2}:\d{2}|"
     r"(?<=[A-Z])(?<!\w[A-Z])[a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}|"
     r"(?<=\[)\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}|"
-    r"(?<=^\d)\d{5} \d{6}\b|"
-    r"(?<=[A-Z])(?<!\w[A-Z])(?:(?<=T)RACE|(?<=D)EBUG|(?<=I)NFO|(?<=N)OTICE|(?<=W)ARN(?:ING)?|(?<=E)RROR|"
-    r"(?<=F)ATAL|(?<=C)RITICAL|(?<=S)EVERE)\b|"
-    r"(?<=\[)(?:trace|debug|info|notice|warn|warning|error|crit|alert|emerg)\]|"
-    r"(?<=l)(?<!\wl)(?:evel|vl)=\w)"
+    r"(?<=^\d)\d{5} \d{6}\b|" + _MARK_LEVELS + ")"
 )
+# Every time shape holds a colon; a span without one can only show the HDFS prefix or a
+# level, and skipping the time shapes matters on digit-dense lines (CSV, tables), where
+# every digit would start one.
+_HDFS_START = re.compile(r"\d{6} \d{6}\b")
+_LOG_MARK_UNTIMED = re.compile(r"[\[TDINWEFCSl](?:" + _MARK_LEVELS + ")")
 _LOG_MARK_SPAN = 80
+
+
+def _has_log_mark(line: str) -> bool:
+    """Whether ``_LOG_MARK`` matches within the line's first ``_LOG_MARK_SPAN`` characters."""
+    if line.find(":", 0, _LOG_MARK_SPAN) >= 0:
+        return _LOG_MARK.search(line, 0, _LOG_MARK_SPAN) is not None
+    return (_HDFS_START.match(line, 0, _LOG_MARK_SPAN) is not None
+            or _LOG_MARK_UNTIMED.search(line, 0, _LOG_MARK_SPAN) is not None)
 # A multi-file log: every line starts with its source file's name (which may itself hold
 # a timestamp with colons) and a colon, then the log line. No line number: that is grep.
 _SOURCED_LOG = re.compile(r"^(?=\S*?\.\w{1,8}:)\S*?\.\w{1,8}:\s?(?!\d+[:-])")
-# A compiler or linter diagnostic: "path:line:col: W0404: …", "path:12:5: warning: …",
-# "path:1:1: F401 …". The line and column are followed by a message code or a level,
-# which grep hits (path:line:text) do not have.
-_DIAGNOSTIC = re.compile(
-    r"^\S+?:\d+:\d+: (?:[A-Z]{1,4}\d{2,5}\b|(?:fatal )?error\b|warning\b|note\b|info\b|hint\b)"
-)
+# A compiler or linter report: lines "path:line[:col]: severity-or-code message [rule]"
+# that, with their excerpts, carets and notes, make up most of the output (see
+# headroom.compressors.diagnostics.parse). Grep hits (path:line:text) have no severity or
+# rule code after the location.
+_DIAGNOSTIC_SHARE = 0.5
 _GIT_COMMIT = re.compile(r"^commit [0-9a-f]{7,64}\b")
 _GIT_HEADER = re.compile(r"^(?:Author|Date):\s")
 # Two whitespace-separated columns (pip list, du, "key value" tables): the first has no
@@ -168,7 +187,7 @@ def _is_search_line(ln: str) -> bool:
 
 
 def _is_log_line(ln: str) -> bool:
-    return bool(_LOG_LINE.match(ln) or _LOG_MARK.search(ln, 0, _LOG_MARK_SPAN))
+    return bool(_LOG_LINE.match(ln)) or _has_log_mark(ln)
 
 
 def _is_json_line(ln: str) -> bool:
@@ -187,8 +206,8 @@ def _detect_text(text: str) -> ContentType:
         return ContentType.GIT_LOG
     if _at_least(nonblank, _is_sourced_log_line, max(3, 0.6 * n)):
         return ContentType.LOG
-    if _at_least(nonblank, _DIAGNOSTIC.match, max(3, 0.3 * n)):
-        return ContentType.LOG  # compiler/linter diagnostics: a report, not grep hits
+    if _is_diagnostics(lines, nonblank):
+        return ContentType.DIAGNOSTICS  # compiler/linter diagnostics: a report, not grep hits
     if _at_least(nonblank, _is_search_line, max(2, 0.6 * n)):
         return ContentType.SEARCH
     if is_listing(nonblank):
@@ -210,6 +229,14 @@ def _detect_text(text: str) -> ContentType:
     if _repetitive_lines(nonblank):
         return ContentType.LOG
     return ContentType.TEXT
+
+
+def _is_diagnostics(lines: list[str], nonblank: list[str]) -> bool:
+    if not _at_least(nonblank, is_diagnostic_line, 3):
+        return False
+    report = parse_report("\n".join(lines))
+    covered = sum(d.end - d.start for d in report.diagnostics)
+    return covered >= _DIAGNOSTIC_SHARE * len(nonblank)
 
 
 def _is_git_log(nonblank: list[str]) -> bool:
@@ -237,7 +264,7 @@ def _is_sourced_log_line(line: str) -> bool:
     if not m:
         return False
     rest = line[m.end():]
-    return bool(_LOG_LINE.match(rest) or _LOG_MARK.search(rest, 0, _LOG_MARK_SPAN))
+    return bool(_LOG_LINE.match(rest)) or _has_log_mark(rest)
 
 
 _LEAD = re.compile(r"[^\W\d_]+")

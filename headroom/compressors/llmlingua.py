@@ -226,7 +226,7 @@ class LLMLinguaCompressor:
 
     def _rate(self, ctype: ContentType, aggressiveness: float) -> float:
         cfg = self.config
-        base = {ContentType.LOG: cfg.log_rate, ContentType.CODE: cfg.code_rate,
+        base = {ContentType.LOG: cfg.log_rate, ContentType.DIAGNOSTICS: cfg.log_rate, ContentType.CODE: cfg.code_rate,
                 ContentType.JSON_ARRAY: cfg.json_rate, ContentType.JSON_OBJECT: cfg.json_rate}.get(ctype, cfg.rate)
         # Retrieval feedback: 0.5 is neutral; a tool whose outputs get retrieved a lot
         # (aggressiveness -> 0) keeps up to 25 % more words, one never retrieved 25 % fewer.

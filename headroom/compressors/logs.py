@@ -267,7 +267,7 @@ def _classify_lines(raw: list[str]) -> tuple[list[_Line], Counter[str]]:
     Keywords and level words hold no digits, so they are looked for once per distinct
     key (in the joined, lowered keys), and only keys naming a keyword run the patterns.
     """
-    keys = keys_of(raw)
+    keys = _passing_tests_as_one(raw, keys_of(raw))
     distinct = list(dict.fromkeys(keys))
     lowered = _Lowered.of(distinct)
     keyworded = _lines_naming(lowered.text, lowered.starts, _KEYWORDS)
@@ -284,6 +284,18 @@ def _classify_lines(raw: list[str]) -> tuple[list[_Line], Counter[str]]:
         if tpl in level_of and kind not in ("error", "warning"):
             levels[level_of[tpl]] += 1
     return lines, levels
+
+
+# A passing test in a verbose test run (unittest's "name (module.Class.name) ... ok",
+# pytest's "path::name PASSED"): the test's name is what varies, so every passing line
+# is one template, and skips and failures stay the rare lines they are.
+_PASSING_TEST = re.compile(r"^\S+ \([\w.]+\)(?: \S.*)? \.\.\. ok$|^\S+::\S+ PASSED\b")
+_PASSING_KEY = "<test> ... ok"
+
+
+def _passing_tests_as_one(raw: list[str], keys: list[str]) -> list[str]:
+    return [_PASSING_KEY if (t.endswith(" ... ok") or " PASSED" in t) and _PASSING_TEST.match(t) else k
+            for t, k in zip(raw, keys)]
 
 
 def _select_traces(raw: list[str], traces: list[tuple[int, int]], sel: _Selection) -> dict[int, int]:

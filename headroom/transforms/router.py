@@ -80,6 +80,7 @@ class CompressionMemo:
 
 def default_compressors() -> dict[ContentType, Compressor]:
     from ..compressors.code import CodeCompressor
+    from ..compressors.diagnostics import DiagnosticsCompressor
     from ..compressors.diff import DiffCompressor
     from ..compressors.gitlog import GitLogCompressor
     from ..compressors.html import HTMLCompressor
@@ -90,10 +91,14 @@ def default_compressors() -> dict[ContentType, Compressor]:
     from ..compressors.text import TextCrusher
 
     crusher = SmartCrusher()
+    logs = LogCompressor()
     return {
         ContentType.JSON_ARRAY: crusher,
         ContentType.JSON_OBJECT: crusher,
-        ContentType.LOG: LogCompressor(),
+        ContentType.LOG: logs,
+        # A report that is mostly something else (a build log with a few warnings) falls
+        # back to the log compressor.
+        ContentType.DIAGNOSTICS: DiagnosticsCompressor(fallback=logs),
         ContentType.SEARCH: SearchCompressor(),
         ContentType.DIFF: DiffCompressor(),
         ContentType.GIT_LOG: GitLogCompressor(),
@@ -104,7 +109,7 @@ def default_compressors() -> dict[ContentType, Compressor]:
     }
 
 
-SECOND_TRY_TYPES = (ContentType.LOG, ContentType.CODE, ContentType.JSON_ARRAY, ContentType.JSON_OBJECT)
+SECOND_TRY_TYPES = (ContentType.LOG, ContentType.DIAGNOSTICS, ContentType.CODE, ContentType.JSON_ARRAY, ContentType.JSON_OBJECT)
 
 
 class ContentRouter:

@@ -319,7 +319,7 @@ PROSE_LINES = "\n".join(
         (MULTI_FILE, ContentType.LOG),  # file names with timestamps and colons, then the log line
         (MULTI_FILE.replace("logs/", ""), ContentType.LOG),
         (GREP_OF_LOGS, ContentType.SEARCH),  # grep -n: line numbers make it search hits
-        (LINT, ContentType.LOG),  # path:line:col: CODE message — a linter report, not grep hits
+        (LINT, ContentType.DIAGNOSTICS),  # path:line:col: CODE message — a linter report, not grep hits
         (PROSE_LINES, ContentType.TEXT),
     ],
     ids=["redis", "dpkg", "apt-term", "hdfs", "multi-file", "multi-file-no-dir", "grep-n-of-logs", "lint", "prose-lines"],

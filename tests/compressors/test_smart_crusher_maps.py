@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from headroom.compressors.smart_crusher import SmartCrusher, parse_table
 from headroom.config import SmartCrusherConfig
-from headroom.compressors.smart_crusher.keep_plan import exemplar_positions
+from headroom.compressors.smart_crusher.keep_plan import exemplar_positions, one_off_positions
 from headroom.compressors.smart_crusher.maps import RECORDS, SCALAR, extreme_positions, map_rows, map_shape
 from headroom.eval.corpus import load_cases
 from tests.compressors.test_smart_crusher import LOSSY, make_input
@@ -109,3 +109,10 @@ def test_every_kept_entry_is_an_input_entry(data, query) -> None:
     assert all(k in data and data[k] == v for k, v in out.items())
     if result.lossy:
         assert result.items_after < result.items_before == len(data)
+
+
+def test_over_the_cap_one_offs_of_a_single_kind_come_first() -> None:
+    keys = ["Unused argument 'a'", "Unused argument 'b'", "Unused argument 'c'", "Unused argument 'd'",
+            "Cyclic import loop", "Reimport 'os' (imported line #)", "tick #", "tick #"]
+    kept = one_off_positions(keys, cap=3)
+    assert {4, 5} <= kept and len(kept) == 3

@@ -20,7 +20,7 @@ from typing import Any
 from ...query.anchors import Anchors
 from ...query.intent import content_lemmas, intents_of, names_content_word
 from ...relevance.bm25 import tokenize
-from ..templates import keys_of
+from ..templates import keys_of, mine
 from .patterns import FieldRoles, Pattern
 from .rows import RowIndex
 from .signals import error_items, error_keys, is_error_item, rows_with_error_text
@@ -331,10 +331,20 @@ def exemplar_positions(keys: Sequence[str], cap: int) -> set[int]:
 
 
 def one_off_positions(keys: Sequence[str], cap: int) -> set[int]:
-    """Items whose key occurs once; an even spread of ``cap`` when there are more."""
+    """Items whose key occurs once. When there are more than ``cap``, those whose Drain
+    cluster (a coarser template, :func:`..templates.mine`) is single too come first —
+    "Unused argument 'x'" and "… 'y'" are one-off keys but one kind of finding — then
+    an even spread of the rest."""
     counts = Counter(keys)
     once = [i for i, k in enumerate(keys) if counts[k] == 1 and k]
-    return set(evenly_spaced_subset(once, cap))
+    if len(once) <= cap:
+        return set(once)
+    _, miner = mine([k for k in keys if k])
+    alone = [i for i in once if miner.cluster_of(keys[i]).count == 1]
+    if len(alone) >= cap:
+        return set(evenly_spaced_subset(alone, cap))
+    rest = [i for i in once if miner.cluster_of(keys[i]).count > 1]
+    return set(alone) | set(evenly_spaced_subset(rest, cap - len(alone)))
 
 
 def evenly_spaced_subset(seq: Sequence[int], k: int) -> list[int]:

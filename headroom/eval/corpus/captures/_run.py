@@ -5,12 +5,23 @@ from __future__ import annotations
 import contextlib
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 
 def run(cmd: list[str], *, check: bool = True, timeout: float = 300, **kw) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, check=check, timeout=timeout, **kw)
+
+
+def pinned_tool(work: Path, release: str, executable: str) -> Path:
+    """``release`` (e.g. "pylint==3.3.1") installed into a throwaway venv under ``work``,
+    so the capture does not depend on, or change, the shared venv; its executable."""
+    venv = work / "venv"
+    run([sys.executable, "-m", "venv", str(venv)])
+    run([str(venv / "bin" / "pip"), "install", "--disable-pip-version-check", "-q", release], timeout=900)
+    return venv / "bin" / executable
 
 
 def free_port() -> int:

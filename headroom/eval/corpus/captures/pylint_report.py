@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -15,25 +14,18 @@ from typing import Any
 from ..cases import fact, make_case
 from ..facts import json_safe, kinds_of, spread, unique_in
 from ..questions import choose, pick
-from ._run import run
+from ._run import pinned_tool, run
 
 SOURCE = "pylint_report"
 RELEASE = "pylint==3.3.1"
 TARGETS = ("tenacity", "sortedcontainers")
 
 
-def _pylint(work: Path) -> Path:
-    venv = work / "venv"
-    run([sys.executable, "-m", "venv", str(venv)])
-    run([str(venv / "bin" / "pip"), "install", "--disable-pip-version-check", "-q", RELEASE], timeout=900)
-    return venv / "bin" / "pylint"
-
-
 def build(work: Path) -> list[dict[str, Any]]:
     import tenacity  # locates the shared venv's site-packages (sortedcontainers sits beside it)
 
     site = Path(tenacity.__file__).parents[1]
-    pylint = _pylint(work)
+    pylint = pinned_tool(work, RELEASE, "pylint")
     txt, jsn = work / "report.txt", work / "report.json"
     # --rcfile=/dev/null: pylint's defaults, not an enclosing project's config. A fresh PYLINTHOME:
     # no "(previous run: ...)" read from the stats cache of an earlier run on this machine.
