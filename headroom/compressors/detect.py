@@ -65,6 +65,14 @@ _LOG_LINE = re.compile(
 # Where a log line's own prefix shows within its first characters (after a pid, a host, a
 # file name or a component): a timestamp in one of the common shapes, or a level word.
 # Case-sensitive level words, so prose ("for your info") does not count.
+# Level words (upper-case), "[warn]" and level=, each with its first character consumed
+# (see _LOG_MARK).
+_MARK_LEVELS = (
+    r"(?<=[A-Z])(?<!\w[A-Z])(?:(?<=T)RACE|(?<=D)EBUG|(?<=I)NFO|(?<=N)OTICE|(?<=W)ARN(?:ING)?|(?<=E)RROR|"
+    r"(?<=F)ATAL|(?<=C)RITICAL|(?<=S)EVERE)\b|"
+    r"(?<=\[)(?:trace|debug|info|notice|warn|warning|error|crit|alert|emerg)\]|"
+    r"(?<=l)(?<!\wl)(?:evel|vl)=\w"
+)
 _LOG_MARK = re.compile(
     # Written as one character class ([\d\[A-Zl], every shape's first character) followed
     # by the shapes with that character consumed: the regex engine then skips, in C, every
@@ -80,13 +88,22 @@ _LOG_MARK = re.compile(
     r"(?<=\d)(?<!\w\d)\d? [A-Z][a-z]{2} \d{4} \d{2}:\d{2}|"
     r"(?<=[A-Z])(?<!\w[A-Z])[a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}|"
     r"(?<=\[)\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}|"
-    r"(?<=^\d)\d{5} \d{6}\b|"
-    r"(?<=[A-Z])(?<!\w[A-Z])(?:(?<=T)RACE|(?<=D)EBUG|(?<=I)NFO|(?<=N)OTICE|(?<=W)ARN(?:ING)?|(?<=E)RROR|"
-    r"(?<=F)ATAL|(?<=C)RITICAL|(?<=S)EVERE)\b|"
-    r"(?<=\[)(?:trace|debug|info|notice|warn|warning|error|crit|alert|emerg)\]|"
-    r"(?<=l)(?<!\wl)(?:evel|vl)=\w)"
+    r"(?<=^\d)\d{5} \d{6}\b|" + _MARK_LEVELS + ")"
 )
+# Every time shape holds a colon; a span without one can only show the HDFS prefix or a
+# level, and skipping the time shapes matters on digit-dense lines (CSV, tables), where
+# every digit would start one.
+_HDFS_START = re.compile(r"\d{6} \d{6}\b")
+_LOG_MARK_UNTIMED = re.compile(r"[\[TDINWEFCSl](?:" + _MARK_LEVELS + ")")
 _LOG_MARK_SPAN = 80
+
+
+def _has_log_mark(line: str) -> bool:
+    """Whether ``_LOG_MARK`` matches within the line's first ``_LOG_MARK_SPAN`` characters."""
+    if line.find(":", 0, _LOG_MARK_SPAN) >= 0:
+        return _LOG_MARK.search(line, 0, _LOG_MARK_SPAN) is not None
+    return (_HDFS_START.match(line, 0, _LOG_MARK_SPAN) is not None
+            or _LOG_MARK_UNTIMED.search(line, 0, _LOG_MARK_SPAN) is not None)
 # A multi-file log: every line starts with its source file's name (which may itself hold
 # a timestamp with colons) and a colon, then the log line. No line number: that is grep.
 _SOURCED_LOG = re.compile(r"^(?=\S*?\.\w{1,8}:)\S*?\.\w{1,8}:\s?(?!\d+[:-])")
@@ -172,7 +189,7 @@ def _is_search_line(ln: str) -> bool:
 
 
 def _is_log_line(ln: str) -> bool:
-    return bool(_LOG_LINE.match(ln) or _LOG_MARK.search(ln, 0, _LOG_MARK_SPAN))
+    return bool(_LOG_LINE.match(ln)) or _has_log_mark(ln)
 
 
 def _is_json_line(ln: str) -> bool:
@@ -236,12 +253,15 @@ def _is_git_log(nonblank: list[str]) -> bool:
 def is_listing(nonblank: list[str]) -> bool:
     """A two-column listing: nearly every line is "name value" (a header row and a
     ruler of dashes allowed), and there are enough rows to be worth summarising."""
-    n = len(nonblank)
-    if n < _LISTING_MIN_ROWS:
+    if len(nonblank) < _LISTING_MIN_ROWS:
         return False
-    rows = sum(1 for ln in nonblank if _TWO_COLUMNS.match(ln))
-    rulers = sum(1 for ln in nonblank[:3] if _RULE_ROW.match(ln))
-    return rows + rulers >= n - 1
+    misses = 0  # lines that are neither a row nor a ruler among the first three; one allowed
+    for k, ln in enumerate(nonblank):
+        if not _TWO_COLUMNS.match(ln) and not (k < 3 and _RULE_ROW.match(ln)):
+            misses += 1
+            if misses > 1:
+                return False  # most text fails within its first lines
+    return True
 
 
 def _is_sourced_log_line(line: str) -> bool:
@@ -249,7 +269,7 @@ def _is_sourced_log_line(line: str) -> bool:
     if not m:
         return False
     rest = line[m.end():]
-    return bool(_LOG_LINE.match(rest) or _LOG_MARK.search(rest, 0, _LOG_MARK_SPAN))
+    return bool(_LOG_LINE.match(rest)) or _has_log_mark(rest)
 
 
 _LEAD = re.compile(r"[^\W\d_]+")

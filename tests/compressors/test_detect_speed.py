@@ -1,7 +1,8 @@
 """The fast forms of detection give the same answers as the plain forms they replace.
 
 ``_LOG_MARK`` is written with its first character factored out (so the regex engine can
-skip positions in C) and ``_at_least`` stops counting once the answer is known; both are
+skip positions in C), ``_has_log_mark`` skips the time shapes when there is no colon to
+hold one, and ``_at_least`` stops counting once the answer is known; all are
 checked here against the straightforward versions, on real tool outputs and on strings
 built to sit on every shape's edges.
 """
@@ -29,12 +30,14 @@ PLAIN_LOG_MARK = re.compile(
 PIECES = ["2026-11-23", "2026-11-23T18:17", " 18:17:07", "18:17:070", "a18:17:07", "23 Nov 2026 18:17",
           "3 Nov 2026 18:17", "Nov 23 18:17:07", "Nov  3 18:17:07", "xNov 23 18:17:07", "[23/Nov/2026:18:17:07",
           "081109 203615", "0811090 203615", "INFO", "WARNING", "WARN", "WARNx", "xERROR", "SEVERE", "FATAL_",
-          "[warn]", "[warning]", "[Warn]", "level=3", "lvl=x", "xlevel=3", "level=", "l", "T", "1", "[", "_"]
+          "[warn]", "[warning]", "[Warn]", "level=3", "lvl=x", "xlevel=3", "level=", "l", "T", "1", "[", "_",
+          "Alabama,459.9,7.1", "12.5,0.3", ":", "x" * 70]
 
 
 def _same(line: str) -> None:
-    assert bool(D._LOG_MARK.search(line, 0, D._LOG_MARK_SPAN)) == \
-        bool(PLAIN_LOG_MARK.search(line, 0, D._LOG_MARK_SPAN)), line
+    plain = bool(PLAIN_LOG_MARK.search(line, 0, D._LOG_MARK_SPAN))
+    assert bool(D._LOG_MARK.search(line, 0, D._LOG_MARK_SPAN)) == plain, line
+    assert D._has_log_mark(line) == plain, line  # the colon-less shortcut too
 
 
 def test_log_mark_matches_the_plain_alternation_on_real_outputs():
