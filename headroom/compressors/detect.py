@@ -16,12 +16,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from .diagnostics.parse import is_diagnostic_line, parse_report
+from .tables.sniff import sniff as sniff_table
 
 
 class ContentType(str, enum.Enum):
     JSON_ARRAY = "json_array"
     JSON_OBJECT = "json_object"
     DIFF = "diff"
+    TABLE = "table"
     GIT_LOG = "git_log"
     LISTING = "listing"
     SEARCH = "search"
@@ -204,6 +206,9 @@ def _detect_text(text: str) -> ContentType:
         return ContentType.DIFF
     if _is_git_log(nonblank):
         return ContentType.GIT_LOG
+    # Before logs: a CSV with a timestamp column would otherwise read as a log.
+    if sniff_table(lines) is not None:
+        return ContentType.TABLE
     if _at_least(nonblank, _is_sourced_log_line, max(3, 0.6 * n)):
         return ContentType.LOG
     if _is_diagnostics(lines, nonblank):
