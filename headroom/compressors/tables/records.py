@@ -34,10 +34,13 @@ def numeric_fields(data: list[Any]) -> list[str] | None:
     if not data or type(data[0]) is not dict:
         return None
     keys = tuple(data[0])
-    # Same keys in the same order, so an item's values are its row.
-    if not 3 <= len(keys) <= _MAX_FIELDS or not all(type(it) is dict and tuple(it) == keys for it in data):
+    if not 3 <= len(keys) <= _MAX_FIELDS:
         return None
+    # Decided on a sample first (most arrays fail here, cheaply); the key check over every
+    # item comes last. Same keys in the same order, so an item's values are its row.
     sample = data[:: max(1, len(data) // _SAMPLE)]
+    if not all(type(it) is dict and tuple(it) == keys for it in sample):
+        return None
     numeric = 0
     for k in keys:
         vals = [it[k] for it in sample]
@@ -47,7 +50,9 @@ def numeric_fields(data: list[Any]) -> list[str] | None:
             return None  # a time series: SmartCrusher's plan knows spikes, change points and asked times
         if sum(1 for v in vals if number(v) is not None) >= 0.8 * len(vals):
             numeric += 1
-    return list(keys) if numeric > _NUMERIC_FIELDS * len(keys) else None
+    if numeric <= _NUMERIC_FIELDS * len(keys):
+        return None
+    return list(keys) if all(type(it) is dict and tuple(it) == keys for it in data) else None
 
 
 def _cell_text(v: Any) -> str:
