@@ -16,12 +16,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from .diagnostics.parse import is_diagnostic_line, parse_report
+from .tables.sniff import sniff as sniff_table
 
 
 class ContentType(str, enum.Enum):
     JSON_ARRAY = "json_array"
     JSON_OBJECT = "json_object"
     DIFF = "diff"
+    TABLE = "table"
     GIT_LOG = "git_log"
     LISTING = "listing"
     SEARCH = "search"
@@ -204,6 +206,9 @@ def _detect_text(text: str) -> ContentType:
         return ContentType.DIFF
     if _is_git_log(nonblank):
         return ContentType.GIT_LOG
+    # Before logs: a CSV with a timestamp column would otherwise read as a log.
+    if sniff_table(lines) is not None:
+        return ContentType.TABLE
     if _at_least(nonblank, _is_sourced_log_line, max(3, 0.6 * n)):
         return ContentType.LOG
     if _is_diagnostics(lines, nonblank):
@@ -248,12 +253,15 @@ def _is_git_log(nonblank: list[str]) -> bool:
 def is_listing(nonblank: list[str]) -> bool:
     """A two-column listing: nearly every line is "name value" (a header row and a
     ruler of dashes allowed), and there are enough rows to be worth summarising."""
-    n = len(nonblank)
-    if n < _LISTING_MIN_ROWS:
+    if len(nonblank) < _LISTING_MIN_ROWS:
         return False
-    rows = sum(1 for ln in nonblank if _TWO_COLUMNS.match(ln))
-    rulers = sum(1 for ln in nonblank[:3] if _RULE_ROW.match(ln))
-    return rows + rulers >= n - 1
+    misses = 0  # lines that are neither a row nor a ruler among the first three; one allowed
+    for k, ln in enumerate(nonblank):
+        if not _TWO_COLUMNS.match(ln) and not (k < 3 and _RULE_ROW.match(ln)):
+            misses += 1
+            if misses > 1:
+                return False  # most text fails within its first lines
+    return True
 
 
 def _is_sourced_log_line(line: str) -> bool:

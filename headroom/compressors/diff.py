@@ -190,12 +190,15 @@ def _changes(lines: list[str]) -> tuple[int, int]:
 
 def choose_hunks(files: list[FileDiff], pieces: list[list[list[Hunk]]], inp: CompressInput,
                  budget: int) -> set[tuple[int, int]]:
-    """(file, hunk) pairs whose bodies fit ``budget`` tokens: hunks naming a question
-    anchor first, then round-robin over the files in hunk order."""
+    """(file, hunk) pairs whose bodies fit ``budget`` tokens: hunks of a file the question
+    names or naming a question anchor themselves first, then round-robin over the files
+    in hunk order."""
     cost = {(fi, hi): inp.counter.quick_count("\n".join(ln for p in ps for ln in render_hunk(p)))
             for fi, per_file in enumerate(pieces) for hi, ps in enumerate(per_file)}
-    anchored = [(fi, hi) for fi, f in enumerate(files) for hi, h in enumerate(f.hunks)
-                if inp.anchors and (inp.anchors.matches(h.section) or any(inp.anchors.matches(ln) for ln in h.lines))]
+    def named(f: FileDiff, h: Hunk) -> bool:  # the question names the file, or something in the hunk
+        return inp.anchors.matches(f.path) or inp.anchors.matches(h.section) or any(map(inp.anchors.matches, h.lines))
+
+    anchored = [(fi, hi) for fi, f in enumerate(files) for hi, h in enumerate(f.hunks) if inp.anchors and named(f, h)]
     order = list(anchored)
     depth = 0
     while True:

@@ -88,6 +88,7 @@ def default_compressors() -> dict[ContentType, Compressor]:
     from ..compressors.logs import LogCompressor
     from ..compressors.search import SearchCompressor
     from ..compressors.smart_crusher import SmartCrusher
+    from ..compressors.tables.csv_compressor import TableCompressor
     from ..compressors.text import TextCrusher
 
     crusher = SmartCrusher()
@@ -101,6 +102,7 @@ def default_compressors() -> dict[ContentType, Compressor]:
         ContentType.DIAGNOSTICS: DiagnosticsCompressor(fallback=logs),
         ContentType.SEARCH: SearchCompressor(),
         ContentType.DIFF: DiffCompressor(),
+        ContentType.TABLE: TableCompressor(),
         ContentType.GIT_LOG: GitLogCompressor(),
         ContentType.LISTING: ListingCompressor(),
         ContentType.HTML: HTMLCompressor(),

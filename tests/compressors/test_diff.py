@@ -253,3 +253,13 @@ def test_large_diff_shows_the_hunks_a_question_names() -> None:
     named = compress(text, "What changed around helpCommand?")
     assert target in named.text.splitlines()
     assert sum("helpCommand" in ln for ln in named.text.splitlines()) > sum("helpCommand" in ln for ln in plain.text.splitlines())
+
+
+def test_large_diff_shows_every_hunk_of_a_file_the_question_names() -> None:
+    text = corpus_diff()
+    _, files = parse_diff(text)
+    help_js = next(f for f in files if f.path == "lib/help.js")
+    out = compress(text, "What changed in lib/help.js?")
+    sec = section(out.text, "lib/help.js")
+    assert not any("not shown" in ln for ln in sec)
+    assert sum(1 for ln in sec if ln.startswith("+") and not ln.startswith("+++")) == help_js.added

@@ -48,7 +48,7 @@ def test_json_forms_parse_and_show_facts_unescaped(cases):
 
 # Sources added so the corpus covers more kinds of output than server logs (linter
 # reports, compiler diagnostics, data tables); each must be shipped with both forms.
-WIDER_KINDS = ("pylint_report", "gcc_warnings", "statsmodels_csv", "npm_view")
+WIDER_KINDS = ("pylint_report", "gcc_warnings", "statsmodels_csv", "npm_view", "penguins_csv")
 
 
 @pytest.mark.parametrize("source", WIDER_KINDS)

@@ -26,6 +26,7 @@ from ...toin import steer as toin_steer
 from ...tokens import QUICK_EXACT_CHARS, QUICK_WINDOW_CHARS, QUICK_WINDOWS
 from ..base import Compressed, CompressInput
 from ..detect import first_visible_char, parse_json
+from ..tables.records import select_records
 from .compact import dumps, index_text
 from .keep_plan import KeepPlan, plan_records, plan_scalars, summarize
 from .maps import extreme_positions, map_rows, map_shape, omitted_note, row_texts
@@ -197,6 +198,11 @@ class SmartCrusher:
 
     def _crush_top_level(self, data: list, texts: list[str], tokens: int, inp: CompressInput,
                          cfg: SmartCrusherConfig) -> Compressed | None:
+        numeric = select_records(data, texts, tokens, inp)  # mostly numeric records: a table
+        if numeric is not None:
+            summary = "; ".join(p for p in (numeric.summary(), f"column ranges: {numeric.columns}") if p)
+            return Compressed(render_array([data[i] for i in numeric.kept]), len(data), len(numeric.kept),
+                              "numeric_table", lossy=True, summary=summary)
         crushed = self.crush_array(data, texts, inp, cfg)
         if len(crushed.items) >= len(data):
             # Nothing can go at this level; long arrays inside the items still might.

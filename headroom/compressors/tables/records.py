@@ -1,0 +1,62 @@
+"""JSON arrays of mostly numeric records, seen as a table: the same row selection as CSV
+text (extremes of every numeric column, rows the question names, first/last), instead of
+SmartCrusher's generic keep plan, which keeps a fixed count and misses most extremes.
+
+SmartCrusher calls :func:`select_records` once lossless rendering cannot save enough, and
+renders the kept items itself (the output stays a valid JSON array).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..base import CompressInput
+from .csv_compressor import target_ratio
+from .select import Selection, Table, number, select_rows
+
+_NUMERIC_FIELDS = 0.5  # more than this share of the fields must be numeric
+_SAMPLE = 64  # items whose fields decide the column set and whether it is numeric
+_MAX_FIELDS = 200
+
+
+def _scalar(v: Any) -> bool:
+    return v is None or isinstance(v, (str, int, float, bool))
+
+
+def numeric_fields(data: list[Any]) -> list[str] | None:
+    """The field names when ``data`` is a table of records (every item a flat object
+    with the same keys) whose fields are mostly numeric; else None. Sparse keys, nested
+    values and id-plus-one-number lists stay with SmartCrusher's generic plan."""
+    if not data or type(data[0]) is not dict:
+        return None
+    keys = tuple(data[0])
+    # Same keys in the same order, so an item's values are its row.
+    if not 3 <= len(keys) <= _MAX_FIELDS or not all(type(it) is dict and tuple(it) == keys for it in data):
+        return None
+    sample = data[:: max(1, len(data) // _SAMPLE)]
+    numeric = 0
+    for k in keys:
+        vals = [it[k] for it in sample]
+        if not all(_scalar(v) for v in vals):
+            return None  # nested values: not a table
+        if sum(1 for v in vals if number(v) is not None) >= 0.8 * len(vals):
+            numeric += 1
+    return list(keys) if numeric > _NUMERIC_FIELDS * len(keys) else None
+
+
+def _cell_text(v: Any) -> str:
+    return v if isinstance(v, str) else json.dumps(v)
+
+
+def select_records(data: list[Any], texts: list[str], tokens: int, inp: CompressInput) -> Selection | None:
+    """Which items of a numeric record array to keep, or None when it is not one."""
+    names = numeric_fields(data)
+    if names is None:
+        return None
+    rows = [list(it.values()) for it in data]
+    cost = tokens / len(data)  # numeric records are near-uniform: no per-item count
+    table = Table(names=names, rows=rows, costs=[cost] * len(data), texts=texts)
+    sel = select_rows(table, query=inp.query, anchors=inp.anchors,
+                      budget=tokens * target_ratio(inp.aggressiveness), fmt=_cell_text)
+    return sel if len(sel.kept) < len(data) else None

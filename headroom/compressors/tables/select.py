@@ -1,0 +1,279 @@
+"""Which rows of a table stay in view, shared by CSV text and JSON record arrays.
+
+A table is a header of column names and rows of cells (strings from CSV, scalars from
+JSON). What a reader asks of a table is mostly "which row has the largest/smallest X"
+and "what is X for the row with Y", so the rows kept are, in priority order:
+
+1. vital, kept whatever the budget: the rows whose cells the question names (a lookup
+   by key values: "year 1983, quarter 2", "state Minnesota"), the extreme rows of the
+   columns the question names (only the direction it asks for when it says which), and
+   ragged rows (a different field count is an anomaly, often a footer or an error);
+2. then, while the token budget lasts: the first and last rows, the maximum and minimum
+   row of every other numeric column, and outliers (past Tukey's far-out fences).
+
+Every numeric column's range (its extreme cells verbatim) and every text column's
+distinct count are summarised, so a value's extreme is in view even when its row is not.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+FIRST_ROWS, LAST_ROWS = 2, 1
+_NUMERIC_SHARE = 0.8  # of non-empty cells, for a column to count as numeric
+_TYPE_SAMPLE = 16  # cells sampled to tell a text column at once
+_FAR_OUT = 3.0  # Tukey's far-out fence, in IQRs
+_OUTLIERS_PER_COLUMN = 2
+_MAX_RAGGED = 5
+_MAX_SUMMARY_COLUMNS = 40
+_MAX_WORDS = re.compile(r"\b(?:highest|largest|biggest|greatest|max(?:imum)?|peak|most|top|heaviest|longest|"
+                        r"slowest|best)\b")
+_MIN_WORDS = re.compile(r"\b(?:lowest|smallest|least|min(?:imum)?|bottom|fewest|lightest|shortest|fastest|"
+                        r"worst)\b")
+_QUESTION_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
+
+
+@dataclass
+class Table:
+    names: list[str]
+    rows: list[list[Any]]  # cells per row; ragged rows allowed
+    costs: list[float]  # estimated tokens per row
+    texts: list[str] | None = None  # searchable text per row (for the question's anchors)
+
+
+@dataclass
+class Selection:
+    kept: list[int]
+    reasons: Counter = field(default_factory=Counter)
+    columns: str = ""  # one line: each column's range or distinct count
+
+    def summary(self) -> str:
+        parts = [f"{n} {r}" for r, n in self.reasons.most_common()]
+        return ("kept rows: " + ", ".join(parts)) if parts else ""
+
+
+def number(v: Any) -> float | None:
+    """The numeric value of a cell (a JSON number or a numeric string), else None."""
+    if isinstance(v, bool) or v is None:
+        return None
+    if isinstance(v, (int, float)):
+        f = float(v)
+    elif isinstance(v, str):
+        try:
+            f = float(v)
+        except ValueError:
+            return None
+    else:
+        return None
+    return f if math.isfinite(f) else None
+
+
+@dataclass
+class _Column:
+    name: str
+    cells: tuple[Any, ...]
+    values: list[float | None]
+    numeric: bool
+    lo: int = -1  # row index of the (first) minimum
+    hi: int = -1
+
+
+def _cells_by_column(table: Table) -> list[tuple[Any, ...]]:
+    width = len(table.names)
+    rows = table.rows
+    if all(len(r) == width for r in rows):
+        return list(zip(*rows)) if rows else [() for _ in range(width)]
+    return [tuple(r[j] if j < len(r) else None for r in rows) for j in range(width)]
+
+
+def _values(cells: tuple[Any, ...]) -> tuple[list[float | None], bool]:
+    """Numeric values of a column and whether every cell has one. A fully numeric column
+    converts in one C-level pass; a column whose sampled cells are mostly not numbers is
+    text (no per-cell conversion); the rest convert each distinct cell once ("NA" cells
+    repeat, and a failed float() costs an exception)."""
+    kinds = set(map(type, cells))
+    if kinds <= {str} or kinds <= {int, float}:
+        try:
+            vals = list(map(float, cells))
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(sum(vals)):
+                return vals, True  # type: ignore[return-value]
+    sample = cells[:: max(1, len(cells) // _TYPE_SAMPLE)]
+    if sum(1 for c in sample if number(c) is not None) < _NUMERIC_SHARE / 2 * len(sample):
+        return [None] * len(cells), False
+    if kinds <= {str, type(None)}:  # hashing mixes 1, 1.0 and True: only strings share a memo
+        memo = {c: number(c) for c in set(cells)}
+        return [memo[c] for c in cells], False
+    return [number(c) for c in cells], False
+
+
+def _columns(table: Table) -> list[_Column]:
+    cols = []
+    for name, cells in zip(table.names, _cells_by_column(table)):
+        values, full = _values(cells)
+        if full:
+            present = values
+            filled = len(cells)
+        else:
+            present = [v for v in values if v is not None]
+            filled = sum(1 for c in cells if c is not None and c != "")
+        numeric = filled > 0 and len(present) >= _NUMERIC_SHARE * filled and min(present, default=0) != max(
+            present, default=0)
+        col = _Column(str(name), cells, values, numeric)
+        if numeric:
+            if full:
+                col.lo, col.hi = values.index(min(present)), values.index(max(present))
+            else:
+                lo, hi = min(present), max(present)
+                col.lo, col.hi = values.index(lo), values.index(hi)
+        cols.append(col)
+    return cols
+
+
+def _named_columns(cols: list[_Column], qlow: str) -> list[_Column]:
+    out = []
+    for c in cols:
+        name = c.name.lower().strip()
+        if len(name) < 2:
+            continue
+        for form in {name, name.replace("_", " ")}:
+            if re.search(r"(?<!\w)" + re.escape(form) + r"(?!\w)", qlow):
+                out.append(c)
+                break
+    return out
+
+
+def _lookup_rows(table: Table, cols: list[_Column], qlow: str, limit: int) -> list[int]:
+    """Rows with the most cells the question names (by value: numbers compare as numbers,
+    text cells as whole words); none when too many rows tie for that."""
+    qnums = {float(m) for m in _QUESTION_NUMBER.findall(qlow)}
+    score = [0] * len(table.rows)
+    for c in cols:
+        if c.numeric:
+            if qnums:
+                for i in [i for i, v in enumerate(c.values) if v in qnums]:
+                    score[i] += 1
+            continue
+        named = {cell for cell in set(c.cells) if isinstance(cell, str) and _names(cell, qlow)}
+        if named:
+            for i in [i for i, cell in enumerate(c.cells) if cell in named]:
+                score[i] += 1
+    best = max(score, default=0)
+    if best == 0:
+        return []
+    rows = [i for i, s in enumerate(score) if s == best]
+    return rows if len(rows) <= limit else []
+
+
+def _names(cell: str, qlow: str) -> bool:
+    """The question names this text cell as a whole word or phrase."""
+    low = cell.lower().strip()
+    return len(low) >= 3 and low in qlow and re.search(r"(?<!\w)" + re.escape(low) + r"(?!\w)", qlow) is not None
+
+
+def _anchored_rows(table: Table, anchors, limit: int) -> list[int]:
+    """Rows naming a selective, non-numeric anchor of the question (an id, a quoted
+    string); numbers are matched cell by cell in :func:`_lookup_rows`."""
+    if not anchors or table.texts is None:
+        return []
+    terms = [t for t in anchors.terms if number(t) is None]
+    if not terms:
+        return []
+    hits: dict[str, list[int]] = {}
+    for i, t in enumerate(table.texts):
+        low = t.lower()
+        for term in terms:
+            if term in low:
+                hits.setdefault(term, []).append(i)
+    return sorted({i for idx in hits.values() if len(idx) <= limit for i in idx})
+
+
+def _outliers(col: _Column) -> list[int]:
+    """Rows of the column's most extreme values beyond Tukey's far-out fences (3 IQR past
+    the quartiles): one sort, then only the few values past a fence are looked up."""
+    s = sorted(v for v in col.values if v is not None)
+    n = len(s)
+    q1, q3 = s[n // 4], s[(3 * n) // 4]
+    iqr = q3 - q1
+    if iqr == 0:
+        return []
+    low, high = q1 - _FAR_OUT * iqr, q3 + _FAR_OUT * iqr
+    med = s[n // 2]
+    far = [v for v in s[:_OUTLIERS_PER_COLUMN] if v < low] + [v for v in s[-_OUTLIERS_PER_COLUMN:] if v > high]
+    far.sort(key=lambda v: -abs(v - med))
+    return [col.values.index(v) for v in dict.fromkeys(far[:_OUTLIERS_PER_COLUMN])]
+
+
+def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str) -> Selection:
+    """Rows to keep (indices into ``table.rows``, in order) within ``budget`` tokens,
+    vital rows whatever it costs. ``fmt`` renders a cell for the column summary."""
+    n = len(table.rows)
+    cols = _columns(table)
+    qlow = query.lower()
+    want_max, want_min = bool(_MAX_WORDS.search(qlow)), bool(_MIN_WORDS.search(qlow))
+    if want_max == want_min:
+        want_max = want_min = True
+    limit = max(4, n // 50)
+    sel = Selection([])
+    chosen: dict[int, str] = {}
+
+    def take(i: int, reason: str) -> None:
+        if i not in chosen:
+            chosen[i] = reason
+            sel.reasons[reason] += 1
+
+    looked_up = _lookup_rows(table, cols, qlow, limit) if qlow else []
+    for i in looked_up:
+        take(i, "named by the question")
+    for i in _anchored_rows(table, anchors, limit):
+        take(i, "named by the question")
+    named = [c for c in _named_columns(cols, qlow) if c.numeric] if qlow else []
+    # "What is X for <row>?" names X without asking for its extremes.
+    asks_extreme = not looked_up or bool(_MAX_WORDS.search(qlow) or _MIN_WORDS.search(qlow))
+    for c in named if asks_extreme else ():
+        if want_max:
+            take(c.hi, "extremes of asked columns")
+        if want_min:
+            take(c.lo, "extremes of asked columns")
+    width = len(table.names)
+    for i in [i for i, r in enumerate(table.rows) if len(r) != width][:_MAX_RAGGED]:
+        take(i, "ragged")
+
+    optional: list[tuple[int, str]] = [(i, "first/last") for i in range(min(FIRST_ROWS, n))]
+    optional += [(i, "first/last") for i in range(max(0, n - LAST_ROWS), n)]
+    numeric = [c for c in cols if c.numeric and c not in named]
+    optional += [(c.hi, "column max") for c in numeric] + [(c.lo, "column min") for c in numeric]
+
+    used = sum(table.costs[i] for i in chosen)
+    for i, reason in optional:
+        if i in chosen or used + table.costs[i] > budget:
+            continue
+        take(i, reason)
+        used += table.costs[i]
+    if used < budget:  # outliers last, and only computed when there is room for them
+        for i in (i for c in cols if c.numeric for i in _outliers(c)):
+            if i not in chosen and used + table.costs[i] <= budget:
+                take(i, "outlier")
+                used += table.costs[i]
+    sel.kept = sorted(chosen)
+    sel.columns = _column_summary(cols, fmt)
+    return sel
+
+
+def _column_summary(cols: list[_Column], fmt) -> str:
+    parts = []
+    for c in cols[:_MAX_SUMMARY_COLUMNS]:
+        if c.numeric:
+            parts.append(f"{c.name} {fmt(c.cells[c.lo])}..{fmt(c.cells[c.hi])}")
+        else:
+            distinct = len(set(c.cells) - {None, ""})
+            parts.append(f"{c.name} ({distinct} distinct)")
+    if len(cols) > _MAX_SUMMARY_COLUMNS:
+        parts.append(f"and {len(cols) - _MAX_SUMMARY_COLUMNS} more columns")
+    return "; ".join(parts)

@@ -1,0 +1,266 @@
+"""Tables: delimited text detection, row selection (extremes, lookups, ragged rows),
+byte-identical rows, and numeric JSON record arrays through SmartCrusher."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import headroom
+from headroom.ccr.markers import MARKER_RE
+from headroom.compressors.base import CompressInput
+from headroom.compressors.detect import ContentType, detect_content_type
+from headroom.compressors.smart_crusher import SmartCrusher
+from headroom.compressors.tables.csv_compressor import TableCompressor
+from headroom.compressors.tables.records import numeric_fields
+from headroom.config import HeadroomConfig
+from headroom.eval.corpus import load_cases
+from headroom.query.anchors import extract_anchors
+from headroom.tokens import counter_for
+
+COUNTER = counter_for("gpt-4o")
+STATES = ["Alabama", "Alaska", "Arizona", "Arkansas", "California", "Colorado", "Connecticut", "Delaware",
+          "Florida", "Georgia", "Hawaii", "Idaho", "Illinois", "Indiana", "Iowa", "Kansas", "Kentucky"]
+
+
+def make_csv(rows: int = 300, seed: int = 1, delimiter: str = ",") -> tuple[str, list[list[str]]]:
+    rnd = random.Random(seed)
+    table = [["region", "year", "quarter", "sales", "returns", "margin"]]
+    for i in range(rows):
+        table.append([STATES[i % len(STATES)], str(1990 + i // 4 % 30), str(i % 4 + 1),
+                      f"{rnd.uniform(100, 900):.2f}", str(rnd.randint(0, 40)), f"{rnd.uniform(0.05, 0.3):.3f}"])
+    buf = io.StringIO()
+    csv.writer(buf, delimiter=delimiter, lineterminator="\n").writerows(table)
+    return buf.getvalue(), table
+
+
+def run(text: str, query: str = "", aggressiveness: float = 0.5):
+    inp = CompressInput(text=text, config=HeadroomConfig(), counter=COUNTER, query=query,
+                        anchors=extract_anchors(query), aggressiveness=aggressiveness)
+    return TableCompressor().compress(inp)
+
+
+def kept_rows(out_text: str) -> list[str]:
+    """Output lines that are rows: not the gap marks, not the column summary."""
+    return [ln for ln in out_text.split("\n") if ln != "…" and not ln.startswith("# ")]
+
+
+# -- detection ---------------------------------------------------------------------------
+
+REAL_TABLES = ("statsmodels_csv", "penguins_csv")
+
+
+def test_real_csvs_from_the_corpus_are_tables() -> None:
+    texts = {c.content for c in load_cases("dev", sources=list(REAL_TABLES)) if c.form == "text"}
+    assert len(texts) >= 5 and all(detect_content_type(t) is ContentType.TABLE for t in texts)
+
+
+def test_real_csvs_keep_every_column_extreme_cell_in_view() -> None:
+    """The column line carries each numeric column's extreme cells verbatim, NA cells
+    and quoted text columns included (penguins-raw)."""
+    for text in {c.content for c in load_cases("dev", sources=list(REAL_TABLES)) if c.form == "text"}:
+        out = run(text)
+        table = list(csv.reader(io.StringIO(text)))
+        for j, name in enumerate(table[0]):
+            cells = [r[j] for r in table[1:] if j < len(r)]
+            nums = [(float(c), c) for c in cells if c.replace(".", "", 1).lstrip("-").isdigit()]
+            if len(nums) >= 0.9 * len(cells) and len({v for v, _ in nums}) > 1:
+                assert f"{name} {min(nums)[1]}..{max(nums)[1]}" in out.text, name
+
+
+@pytest.mark.parametrize("delimiter", [",", "\t", ";"])
+def test_delimiters(delimiter: str) -> None:
+    assert detect_content_type(make_csv(50, delimiter=delimiter)[0]) is ContentType.TABLE
+
+
+LOOKALIKES = {
+    "python-logging": "\n".join(f"2026-01-02 10:00:{i:02d},{i * 7:03d} INFO worker {i}, step {i}, ok"
+                                for i in range(40)),
+    "prose": "\n".join(["Tables, charts and logs all look alike, at first, to a hurried reader."] * 3
+                       + ["When the rows wander, however, and the cells grow long, it is prose, not a table."] * 10),
+    "du-listing": "\n".join(f"{i * 4}\tpkg/module_{i}.py" for i in range(40)),
+    "json-lines": "\n".join(json.dumps({"ts": f"2026-11-22T03:00:{i:02d}Z", "level": "info", "n": i})
+                            for i in range(30)),
+    "key-value-words": "\n".join(f"name{i},owner{i}" for i in range(30)),
+    "ragged-commas": "\n".join(", ".join(["word"] * (1 + i % 5)) for i in range(30)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOOKALIKES))
+def test_lookalikes_are_not_tables(name: str) -> None:
+    assert detect_content_type(LOOKALIKES[name]) is not ContentType.TABLE
+
+
+def test_too_short_is_not_a_table() -> None:
+    assert detect_content_type("a,b,c\n1,2,3\n4,5,6\n") is not ContentType.TABLE
+
+
+# -- selection ---------------------------------------------------------------------------
+
+def test_every_column_extreme_in_view_and_saves_most() -> None:
+    text, table = make_csv(300)
+    out = run(text)
+    assert out is not None and out.lossy
+    rows = kept_rows(out.text)
+    assert rows[0] == text.split("\n")[0]  # the header, verbatim
+    lines = text.split("\n")
+    for j in (3, 4, 5):  # sales, returns, margin
+        values = [float(r[j]) for r in table[1:]]
+        for extreme in (max(values), min(values)):
+            assert any(float(next(csv.reader([ln]))[j]) == extreme for ln in rows[1:] if ln in lines), (j, extreme)
+    assert COUNTER.count(out.text) < 0.2 * COUNTER.count(text)
+
+
+def test_asked_column_extreme_kept_even_at_full_aggressiveness() -> None:
+    text, table = make_csv(300, seed=4)
+    best = max(table[1:], key=lambda r: int(r[4]))
+    out = run(text, "Which region had the most returns?", aggressiveness=1.0)
+    assert ",".join(best) in out.text
+
+
+def test_lookup_by_two_key_columns_keeps_that_row() -> None:
+    text, table = make_csv(300, seed=2)
+    target = table[1 + 137]
+    q = f"What were sales for {target[0]} in year {target[1]}, quarter {target[2]}?"
+    out = run(text, q)
+    assert ",".join(target) in out.text
+    # Only the row matching every key, not every row of that year.
+    assert "named by the question" in out.summary and "4 named" not in out.summary
+
+
+def test_column_ranges_summarised_verbatim() -> None:
+    text, table = make_csv(120, seed=3)
+    out = run(text)
+    sales = [r[3] for r in table[1:]]
+    top = max(sales, key=float)
+    assert f"sales {min(sales, key=float)}..{top}" in out.text
+    assert "region (17 distinct)" in out.text
+
+
+def test_quoted_fields_with_newlines_stay_byte_identical() -> None:
+    text, table = make_csv(80, seed=5)
+    lines = text.split("\n")
+    # A quoted note with a newline and a delimiter, on the row holding the sales maximum.
+    top = max(range(1, len(table)), key=lambda i: float(table[i][3]))
+    table = [r + ["note"] if i == 0 else r + ([f"line one, with comma\nline two {i}"] if i == top else [""])
+             for i, r in enumerate(table)]
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(table)
+    text = buf.getvalue()
+    lines = text.split("\n")
+    out = run(text, "Which row has the highest sales?")
+    assert f'"line one, with comma\nline two {top}"' in out.text
+    for ln in kept_rows(out.text):
+        assert ln in lines
+
+
+def test_ragged_rows_are_kept_as_anomalies() -> None:
+    text, _ = make_csv(200, seed=6)
+    lines = text.split("\n")
+    lines.insert(90, "TOTAL,,,,")
+    lines.insert(150, "error: row truncated")
+    out = run("\n".join(lines))
+    assert "TOTAL,,,," in out.text and "error: row truncated" in out.text
+    assert "ragged" in out.summary
+
+
+def test_huge_field_does_not_blow_up() -> None:
+    text, table = make_csv(100, seed=7)
+    lines = text.split("\n")
+    cells = next(csv.reader([lines[50]]))
+    cells[0] = "x" * 50_000
+    lines[50] = ",".join(cells)
+    big = "\n".join(lines)
+    out = run(big)
+    assert out is not None
+    assert len(out.text) < len(big) / 2  # the huge row is neither an extreme nor asked for
+
+
+def test_small_table_left_alone() -> None:
+    assert run("a,b,c\n1,2,3\n4,5,6\n7,8,9\n") is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(STATES), st.integers(-10**6, 10**6), st.floats(-1e6, 1e6, allow_nan=False),
+                          st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12)),
+                min_size=8, max_size=120),
+       st.sampled_from([",", "\t", ";"]))
+def test_property_kept_rows_are_input_lines(rows, delimiter: str) -> None:
+    buf = io.StringIO()
+    csv.writer(buf, delimiter=delimiter, lineterminator="\n").writerows([("state", "count", "score", "tag")] + rows)
+    text = buf.getvalue()
+    out = run(text)
+    if out is None:
+        return
+    assert out.items_after < out.items_before
+    lines = text.split("\n")
+    joined = "\n" + text
+    pieces = out.text.split("\n…\n")
+    for piece in pieces:  # kept runs of rows are contiguous stretches of the input
+        body = "\n".join(ln for ln in piece.split("\n") if ln != "…" and not ln.startswith("# "))
+        assert body == "" or body in joined
+    assert out.text.split("\n")[0] == lines[0]
+
+
+def test_end_to_end_marker_retrieves_exact_original() -> None:
+    text, _ = make_csv(400, seed=8)
+    messages = [
+        {"role": "user", "content": "Which region had the highest margin?"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": text},
+    ]
+    result = headroom.compress(messages, model="gpt-4o")
+    compressed = result.messages[2]["content"]
+    m = MARKER_RE.search(compressed)
+    assert m, compressed[-300:]
+    got = headroom.retrieve(m.group("hash"))
+    assert got is not None and got.content == text
+    assert result.tokens_after < result.tokens_before * 0.25
+
+
+# -- numeric JSON records ----------------------------------------------------------------
+
+def records(n: int = 300, seed: int = 9) -> list[dict]:
+    rnd = random.Random(seed)
+    return [{"year": 1950 + i // 4, "quarter": i % 4 + 1, "gdp": round(rnd.uniform(1000, 9000), 3),
+             "rate": round(rnd.uniform(0, 15), 2), "unemp": round(rnd.uniform(3, 11), 1)} for i in range(n)]
+
+
+def crush(data, query: str = ""):
+    return SmartCrusher().compress(CompressInput(text=json.dumps(data), config=HeadroomConfig(), counter=COUNTER,
+                                                 query=query, anchors=extract_anchors(query)))
+
+
+def test_numeric_records_keep_extremes_and_stay_json() -> None:
+    data = records()
+    out = crush(data, "When was the rate at its peak?")
+    assert out is not None and out.strategy == "numeric_table" and out.lossy
+    kept = json.loads(out.text)
+    assert max(data, key=lambda r: r["rate"]) in kept
+    for field in ("gdp", "unemp"):
+        assert max(data, key=lambda r: r[field]) in kept and min(data, key=lambda r: r[field]) in kept
+    assert "column ranges:" in out.summary
+    assert COUNTER.count(out.text) < 0.2 * COUNTER.count(json.dumps(data))
+
+
+def test_numeric_records_lookup() -> None:
+    data = records(seed=10)
+    target = data[133]
+    out = crush(data, f"What was gdp in year {target['year']}, quarter {target['quarter']}?")
+    assert target in json.loads(out.text)
+
+
+def test_non_tables_stay_with_the_generic_plan() -> None:
+    sparse = [{"order": f"o-{i}", "total": 20 + i % 7, "n": i} for i in range(100)]
+    sparse[5]["coupon"] = "X"
+    assert numeric_fields(sparse) is None
+    assert numeric_fields([{"id": f"u{i}", "name": "n", "total": i} for i in range(50)]) is None  # 1 of 3 numeric
+    assert numeric_fields([{"a": i, "b": {"c": i}, "d": i} for i in range(50)]) is None
+    assert numeric_fields(records(20)) == ["year", "quarter", "gdp", "rate", "unemp"]
