@@ -10,6 +10,9 @@ by every commit is said once. Per-file stat lines beyond the largest, message bo
 the ``+++---`` bars are summarised (counts), except lines naming something the question
 names. The exact original goes to CCR, so nothing is lost.
 
+``--name-status`` and ``--name-only`` lines are read the same way: added, deleted and
+renamed paths join the created/deleted/renamed lists, modified ones are counted.
+
 ``git log -p`` (patches) is a diff and goes to the diff compressor instead.
 """
 
@@ -27,6 +30,9 @@ _HEADER = re.compile(r"^(Author|Date|Merge|Commit|AuthorDate|CommitDate):\s+(.*)
 _STAT = re.compile(r"^ (\S.*?)\s+\|\s+(\d+)(?: [+-]*)?$|^ (\S.*?)\s+\|\s+Bin ")
 _TOTALS = re.compile(r"^ \d+ files? changed(?:, \d+ insertions?\(\+\))?(?:, \d+ deletions?\(-\))?$")
 _TOTAL_NUMBERS = re.compile(r"^(\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?:, (\d+) deletions?\(-\))?$")
+# --name-status ("M\tpath", "R087\told\tnew") and --name-only (a bare path) lines.
+_NAME_STATUS = re.compile(r"^([ACDMRTU])(\d{0,3})\t([^\t]+)(?:\t([^\t]+))?$")
+_NAME_ONLY = re.compile(r"^[\w.@+-][^\s:]*[/.][^\s:]*$")
 _ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2} ")
 _SUMMARY = re.compile(r"^ (create|delete) mode \d+ (.+)$|^ (rename|copy) (.+) \(\d+%\)$|^ mode change \d+ => \d+ (.+)$")
 # Created/deleted paths listed per commit before the rest is only counted: a release
@@ -81,9 +87,25 @@ def parse_git_log(text: str) -> tuple[list[str], list[Commit]]:
         elif (s := _SUMMARY.match(line)) is not None:
             kind = s[1] or s[3] or "mode change"
             cur.summary.append((kind, s[2] or s[4] or s[5], line))
+        elif (s := _NAME_STATUS.match(line)) is not None:
+            _name_status(cur, s, line)
+        elif cur.message and _NAME_ONLY.match(line):
+            cur.stats.append((line, -1, line))  # --name-only: a path, size unknown
         else:
             cur.other.append(line)
     return preamble, commits
+
+
+def _name_status(c: Commit, m: re.Match, line: str) -> None:
+    status, path, new = m[1], m[3], m[4]
+    if status == "A":
+        c.summary.append(("create", path, line))
+    elif status == "D":
+        c.summary.append(("delete", path, line))
+    elif status in "RC" and new:
+        c.summary.append(("rename" if status == "R" else "copy", f"{path} => {new}", line))
+    else:
+        c.stats.append((path, -1, line))  # modified: size unknown
 
 
 def _short_hashes(commits: list[Commit]) -> list[str]:
@@ -143,6 +165,9 @@ def render_commit(c: Commit, short: str, day: str, *, show_author: bool, anchors
     head += f" {body[0].strip()}" if body else ""
     if c.totals:
         head += f" | {_totals(c)}"
+    elif c.stats or c.summary:  # --name-status / --name-only: no totals line, count the files
+        files = len(c.stats) + len(c.summary)
+        head += f" | {files} file{'s' if files != 1 else ''}"
     out = [head]
     rest = [m for m in body[1:] if anchors.matches(m)]
     out.extend(f"    {m}" for m in rest)
@@ -150,11 +175,11 @@ def render_commit(c: Commit, short: str, day: str, *, show_author: bool, anchors
         out.append(f"    (+{len(body) - 1 - len(rest)} more message lines)")
     # The largest file when the question asks for extremes, and any file it names.
     shown = [k for k, s in enumerate(c.stats) if anchors.matches(s[0])]
-    if largest and c.stats:
+    if largest and c.stats and max(n for _, n, _ in c.stats) >= 0:
         shown.append(max(range(len(c.stats)), key=lambda k: (c.stats[k][1], -k)))
     for k in sorted(set(shown)):
-        path, n, _ = c.stats[k]
-        out.append(f" {path} | {n}")
+        path, n, line = c.stats[k]
+        out.append(f" {path} | {n}" if n >= 0 else line)
     by_kind: dict[str, list[str]] = {}
     for kind, path, _ in c.summary:
         by_kind.setdefault(kind, []).append(path)

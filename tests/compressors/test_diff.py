@@ -263,3 +263,31 @@ def test_large_diff_shows_every_hunk_of_a_file_the_question_names() -> None:
     sec = section(out.text, "lib/help.js")
     assert not any("not shown" in ln for ln in sec)
     assert sum(1 for ln in sec if ln.startswith("+") and not ln.startswith("+++")) == help_js.added
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 6), st.integers(0, 10**6)), min_size=3, max_size=8), st.text("xyz", max_size=3))
+def test_budgeted_diffs_keep_every_header_and_account_for_every_change(shape, query: str) -> None:
+    """Random multi-file diffs above the budget threshold: every file header stays, shown
+    lines are the diff's own, and shown plus counted changes equal each file's totals."""
+    parts = []
+    for k, (changes, seed) in enumerate(shape):
+        old = [f"    value_{k}_{i} = compute_{(seed + i) % 97}(payload, {i})  # step {i}" for i in range(260)]
+        new = list(old)
+        for j in range(changes):
+            at = 40 + (seed // (j + 1) + 37 * j) % 180
+            new[at] = f"    value_{k}_{at} = patched_{seed % 13}_{j}(payload)"
+        parts.append(git_file_diff(f"pkg/mod_{k}.py", old, new, context=40))
+    text = "\n".join(parts)
+    assert count_tokens(text) >= 3000  # budget mode
+    out = compress(text, query)
+    lines = out.text.splitlines()
+    originals = set(text.splitlines())
+    _, files = parse_diff(text)
+    for f in files:
+        assert f.header[0] in lines
+        sec = section(out.text, f.path)
+        assert all(ln in originals for ln in sec if ln[:1] in "+- ")
+        counted = [re.match(r"^@@ \d+ more hunks? not shown: \+(\d+) -(\d+)", ln) for ln in sec]
+        shown_add = sum(1 for ln in sec if ln.startswith("+") and not ln.startswith("+++"))
+        assert shown_add + sum(int(m[1]) for m in counted if m) == f.added

@@ -33,7 +33,7 @@ def corpus_log() -> str:
     return next(c.content for c in load_cases("dev") if c.id == "commander_releases/log_first")
 
 
-def git_repo_log(tmp_path: Path) -> str:
+def git_repo_log(tmp_path: Path, *log_args: str) -> str:
     """``git log --stat --summary`` of a small repository this test builds with git
     itself: two authors, a rename, a delete, a multi-line message."""
     env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
@@ -59,7 +59,7 @@ def git_repo_log(tmp_path: Path) -> str:
     (tmp_path / "src" / "extra.py").write_text("x = 1\n")
     git("add", "-A")
     git("commit", "-q", "-m", "Drop the readme, add extra", date="2024-01-05T12:00:00+00:00")
-    return git("log", "--stat", "--summary")
+    return git("log", *(log_args or ("--stat", "--summary")))
 
 
 def test_real_log_is_detected_and_every_commit_keeps_subject_totals_and_created_paths() -> None:
@@ -103,6 +103,24 @@ def test_renames_deletes_authors_and_anchored_message_lines(tmp_path: Path) -> N
     assert "    See ticket DOC-4412." in lines  # the body line the question names
     assert "    (+1 more message lines)" in lines  # the other body line, counted
     assert re.search(r" 2024-01-05 <Ada> Drop the readme, add extra \| 2 files \+1 -1$", lines[1])
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_name_status_and_name_only_logs(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    text = git_repo_log(tmp_path / "a", "--name-status")
+    assert detect_content_type(text) == ContentType.GIT_LOG
+    lines = compress(text).text.splitlines()
+    assert " deleted: README.rst" in lines and " created: src/extra.py" in lines
+    assert any(ln.startswith(" renamed: README.md => README.rst") for ln in lines)
+    assert any(ln.endswith("Rename the readme | 2 files") for ln in lines)  # core.py modified, readme renamed
+    assert not any(ln.startswith(("M\t", "A\t", "D\t", "R")) for ln in lines)
+    named = compress(text, "What happened to src/core.py?").text.splitlines()
+    assert sum(ln == "M\tsrc/core.py" for ln in named) == 1  # kept as git printed it
+    only = compress(git_repo_log(tmp_path / "b", "--name-only")).text.splitlines()
+    assert any(ln.endswith("Initial import | 2 files") for ln in only)
+    assert "src/core.py" not in only  # counted, not listed
 
 
 def test_lookalikes_are_not_git_logs() -> None:

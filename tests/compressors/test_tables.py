@@ -264,3 +264,26 @@ def test_non_tables_stay_with_the_generic_plan() -> None:
     assert numeric_fields([{"id": f"u{i}", "name": "n", "total": i} for i in range(50)]) is None  # 1 of 3 numeric
     assert numeric_fields([{"a": i, "b": {"c": i}, "d": i} for i in range(50)]) is None
     assert numeric_fields(records(20)) == ["year", "quarter", "gdp", "rate", "unemp"]
+    series = [{"ts": f"2026-03-04T10:{i:02d}:00Z", "cpu": i % 7, "mem": i % 5, "rps": i} for i in range(60)]
+    assert numeric_fields(series) is None  # time series keep SmartCrusher's time-series plan
+
+
+def test_question_numbers_inside_identifiers_do_not_look_up_rows() -> None:
+    """"web-35" and "p99" name a host and a metric, not the value 35 or 99."""
+    data = records(seed=11)
+    for i, r in enumerate(data):
+        r["quarter"] = 35 if i % 3 == 0 else r["quarter"]
+    out = crush(data, "What was the p99 rate on web-35?")
+    assert "named by the question" not in out.summary
+
+
+def test_rows_holding_several_anchors_at_once_are_kept() -> None:
+    """Each anchor alone is common; the one row holding both is what the question names."""
+    from headroom.compressors.tables.select import Table, _anchored_rows
+
+    texts = [f"host-{i % 10},{i % 13},status-{i % 7}" for i in range(300)]
+    table = Table(names=["host", "n", "status"], rows=[t.split(",") for t in texts], costs=[1.0] * 300, texts=texts)
+    anchors = extract_anchors("What did `host-3` report with `status-5`?")
+    rows = _anchored_rows(table, anchors, limit=6)
+    assert rows and all("host-3," in texts[i] and "status-5" in texts[i] for i in rows)
+    assert len(rows) == sum(1 for t in texts if "host-3," in t and "status-5" in t)

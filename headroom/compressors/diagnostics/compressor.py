@@ -35,8 +35,8 @@ _FEW = 2  # a rule reported at most this many times keeps every diagnostic
 # extra distinct messages of frequent rules only the ceiling.
 _VITAL_SHARE, _CEILING_SHARE, _CEILING_FLOOR = 0.16, 0.02, 150
 _HEAD_FREE, _TAIL_FREE = 3, 6  # free lines kept before the first and after the last diagnostic
-_WHERE_NUMBERS, _WHERE_FILES = 3, 2  # line numbers and files a rule's note lists
-_FILES_LISTED = 8  # files the header counts by name
+_WHERE_NUMBERS, _WHERE_FILES = 2, 2  # line numbers and files a rule's note lists
+_FILES_LISTED = 5  # files the header counts by name
 _ANCHOR_LIMIT = 20  # an anchor named by more diagnostics than this is the topic, not a lead
 
 

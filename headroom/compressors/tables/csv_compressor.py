@@ -45,13 +45,14 @@ class TableCompressor:
         body_spans = spans[1:]
         lengths = [len(ln) + 1 for ln in lines]
         costs = [per_char * (lengths[a] if b == a + 1 else sum(lengths[a:b])) for a, b in body_spans]
-        texts = ["\n".join(lines[a:b]) for a, b in body_spans] if inp.anchors else None
+        texts = [lines[a] if b == a + 1 else "\n".join(lines[a:b]) for a, b in body_spans] if inp.query else None
         table = Table(names=header, rows=body, costs=costs, texts=texts)
         budget = tokens * target_ratio(inp.aggressiveness)
         # The header and the column line are paid for first: rows fill what is left.
         head_a, head_b = spans[0]
         fixed = per_char * (sum(len(lines[k]) for k in range(head_a, head_b)) + 2 * len(header) * 8)
-        sel = select_rows(table, query=inp.query, anchors=inp.anchors, budget=budget - fixed)
+        sel = select_rows(table, query=inp.query, anchors=inp.anchors, budget=budget - fixed,
+                          score=inp.relevance_scores)
         if len(sel.kept) >= len(body):
             return None
         out = lines[head_a:head_b]

@@ -9,6 +9,7 @@ renders the kept items itself (the output stays a valid JSON array).
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from ..base import CompressInput
@@ -18,6 +19,7 @@ from .select import Selection, Table, number, select_rows
 _NUMERIC_FIELDS = 0.5  # more than this share of the fields must be numeric
 _SAMPLE = 64  # items whose fields decide the column set and whether it is numeric
 _MAX_FIELDS = 200
+_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 
 
 def _scalar(v: Any) -> bool:
@@ -27,7 +29,8 @@ def _scalar(v: Any) -> bool:
 def numeric_fields(data: list[Any]) -> list[str] | None:
     """The field names when ``data`` is a table of records (every item a flat object
     with the same keys) whose fields are mostly numeric; else None. Sparse keys, nested
-    values and id-plus-one-number lists stay with SmartCrusher's generic plan."""
+    values, id-plus-one-number lists and time series (a timestamp field) stay with
+    SmartCrusher's own plans."""
     if not data or type(data[0]) is not dict:
         return None
     keys = tuple(data[0])
@@ -40,6 +43,8 @@ def numeric_fields(data: list[Any]) -> list[str] | None:
         vals = [it[k] for it in sample]
         if not all(_scalar(v) for v in vals):
             return None  # nested values: not a table
+        if all(isinstance(v, str) and _TIMESTAMP.match(v) for v in vals):
+            return None  # a time series: SmartCrusher's plan knows spikes, change points and asked times
         if sum(1 for v in vals if number(v) is not None) >= 0.8 * len(vals):
             numeric += 1
     return list(keys) if numeric > _NUMERIC_FIELDS * len(keys) else None
@@ -58,5 +63,5 @@ def select_records(data: list[Any], texts: list[str], tokens: int, inp: Compress
     cost = tokens / len(data)  # numeric records are near-uniform: no per-item count
     table = Table(names=names, rows=rows, costs=[cost] * len(data), texts=texts)
     sel = select_rows(table, query=inp.query, anchors=inp.anchors,
-                      budget=tokens * target_ratio(inp.aggressiveness), fmt=_cell_text)
+                      budget=tokens * target_ratio(inp.aggressiveness), fmt=_cell_text, score=inp.relevance_scores)
     return sel if len(sel.kept) < len(data) else None

@@ -29,12 +29,14 @@ _TYPE_SAMPLE = 16  # cells sampled to tell a text column at once
 _FAR_OUT = 3.0  # Tukey's far-out fence, in IQRs
 _OUTLIERS_PER_COLUMN = 2
 _MAX_RAGGED = 5
+_RELEVANT_ROWS = 2  # best-scoring rows, when the question names no cell and no column
 _MAX_SUMMARY_COLUMNS = 40
 _MAX_WORDS = re.compile(r"\b(?:highest|largest|biggest|greatest|max(?:imum)?|peak|most|top|heaviest|longest|"
                         r"slowest|best)\b")
 _MIN_WORDS = re.compile(r"\b(?:lowest|smallest|least|min(?:imum)?|bottom|fewest|lightest|shortest|fastest|"
                         r"worst)\b")
-_QUESTION_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
+# A number standing on its own: not part of an identifier ("web-35", "p99") or a time ("18:12").
+_QUESTION_NUMBER = re.compile(r"(?<![\w.:-])\d+(?:\.\d+)?(?![\w:-]|\.\d)")
 
 
 @dataclass
@@ -85,7 +87,7 @@ class _Column:
 def _cells_by_column(table: Table) -> list[tuple[Any, ...]]:
     width = len(table.names)
     rows = table.rows
-    if all(len(r) == width for r in rows):
+    if all(map(width.__eq__, map(len, rows))):
         return list(zip(*rows)) if rows else [() for _ in range(width)]
     return [tuple(r[j] if j < len(r) else None for r in rows) for j in range(width)]
 
@@ -122,7 +124,7 @@ def _columns(table: Table) -> list[_Column]:
             filled = len(cells)
         else:
             present = [v for v in values if v is not None]
-            filled = sum(1 for c in cells if c is not None and c != "")
+            filled = len(cells) - cells.count(None) - cells.count("")
         numeric = filled > 0 and len(present) >= _NUMERIC_SHARE * filled and min(present, default=0) != max(
             present, default=0)
         col = _Column(str(name), cells, values, numeric)
@@ -178,20 +180,30 @@ def _names(cell: str, qlow: str) -> bool:
 
 
 def _anchored_rows(table: Table, anchors, limit: int) -> list[int]:
-    """Rows naming a selective, non-numeric anchor of the question (an id, a quoted
-    string); numbers are matched cell by cell in :func:`_lookup_rows`."""
+    """Rows naming a selective non-numeric anchor of the question (an id, a quoted
+    string), and the rows holding the most of its anchors at once when few rows do: a
+    time asked as "18:12 UTC on 4 March" names the row whose timestamp holds 18 and 12
+    (and the host) where each alone is common."""
     if not anchors or table.texts is None:
         return []
-    terms = [t for t in anchors.terms if number(t) is None]
-    if not terms:
-        return []
-    hits: dict[str, list[int]] = {}
-    for i, t in enumerate(table.texts):
-        low = t.lower()
-        for term in terms:
-            if term in low:
-                hits.setdefault(term, []).append(i)
-    return sorted({i for idx in hits.values() if len(idx) <= limit for i in idx})
+    lowered = [t.lower() for t in table.texts]
+    n = len(lowered)
+    score = [0] * n
+    out: set[int] = set()
+    for term in sorted(anchors.terms):
+        hits = [i for i, t in enumerate(lowered) if term in t]
+        if not hits or len(hits) == n:
+            continue  # in every row: names nothing in particular
+        if len(hits) <= limit and number(term) is None:
+            out.update(hits)
+        for i in hits:
+            score[i] += 1
+    best = max(score, default=0)
+    if best >= 2:
+        rows = [i for i in range(n) if score[i] == best]
+        if len(rows) <= limit:
+            out.update(rows)
+    return sorted(out)
 
 
 def _outliers(col: _Column) -> list[int]:
@@ -210,9 +222,11 @@ def _outliers(col: _Column) -> list[int]:
     return [col.values.index(v) for v in dict.fromkeys(far[:_OUTLIERS_PER_COLUMN])]
 
 
-def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str) -> Selection:
+def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, score=None) -> Selection:
     """Rows to keep (indices into ``table.rows``, in order) within ``budget`` tokens,
-    vital rows whatever it costs. ``fmt`` renders a cell for the column summary."""
+    vital rows whatever it costs. ``fmt`` renders a cell for the column summary;
+    ``score`` (texts -> relevance to the question) ranks rows when the question names
+    no cell and no column, e.g. a time said in words ("08:37 UTC on 4 March")."""
     n = len(table.rows)
     cols = _columns(table)
     qlow = query.lower()
@@ -245,7 +259,12 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str) ->
     for i in [i for i, r in enumerate(table.rows) if len(r) != width][:_MAX_RAGGED]:
         take(i, "ragged")
 
-    optional: list[tuple[int, str]] = [(i, "first/last") for i in range(min(FIRST_ROWS, n))]
+    optional: list[tuple[int, str]] = []
+    if qlow and score is not None and table.texts is not None and not looked_up and not (named and asks_extreme):
+        rel = score(table.texts)
+        ranked = sorted((i for i in range(n) if rel[i] > 0), key=lambda i: (-rel[i], i))
+        optional += [(i, "relevant to the question") for i in ranked[:_RELEVANT_ROWS]]
+    optional += [(i, "first/last") for i in range(min(FIRST_ROWS, n))]
     optional += [(i, "first/last") for i in range(max(0, n - LAST_ROWS), n)]
     numeric = [c for c in cols if c.numeric and c not in named]
     optional += [(c.hi, "column max") for c in numeric] + [(c.lo, "column min") for c in numeric]
