@@ -13,7 +13,7 @@ from headroom.config import HeadroomConfig, RouterConfig
 from headroom.tokens import count_tokens, counter_for
 from headroom.query.anchors import extract_anchors
 from headroom.compressors.base import CompressInput
-from headroom.compressors.text import TextCrusher, split_units
+from headroom.compressors.text import TextCrusher, _near_any, split_units
 
 SUBJECTS = ["The scheduler", "Each worker", "The gateway", "A client", "The cache layer", "The billing job",
             "Our deployment", "The audit log", "The search index", "The mobile app"]
@@ -150,3 +150,13 @@ def test_short_line_listings_become_line_units() -> None:
     assert len(split_units(wrapped)) == 1  # hard-wrapped prose is still one sentence
     out = compress(listing, query="what happened on 2026-11-17?")
     assert out is not None and "/srv/app/releases/2026-11-17/build.log" in out.text.splitlines()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.frozensets(st.sampled_from([f"w{i}" for i in range(12)]), min_size=1),
+       st.lists(st.frozensets(st.sampled_from([f"w{i}" for i in range(12)])), max_size=5))
+def test_near_duplicate_check_is_the_plain_jaccard(key, recent):
+    def jaccard(a, b):
+        return len(a & b) / len(a | b) if a and b else 0.0
+
+    assert _near_any(key, recent) == any(jaccard(key, s) >= 0.85 for s in recent)
