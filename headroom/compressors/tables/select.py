@@ -74,7 +74,7 @@ def number(v: Any) -> float | None:
     return f if math.isfinite(f) else None
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity: ``c in named`` must not compare whole columns
 class _Column:
     name: str
     cells: tuple[Any, ...]
