@@ -19,7 +19,7 @@ from typing import Any
 from ..cases import fact, make_case
 from ..questions import choose
 from ._run import run
-from .statsmodels_csv import _once, _value
+from ._tables import json_value, lookup_case, once
 
 SOURCE = "penguins_csv"
 RELEASE = "palmerpenguins==0.1.6"
@@ -58,8 +58,8 @@ def _extreme_case(name: str, rows: list[dict[str, str]], column: str, way: str, 
         q = choose(f"{SOURCE}/{sid}", (f"Which row has the {big} {column}? Give its {label}.",
                                        f"Find the record with the {_WORDS[way][1]} {column} value.",
                                        f"Which penguin has the {_WORDS[way][2]} {column} in this table?"))
-        facts = [fact(best[column], "extreme", f"{way} of {column}")] if _once(best[column], contents) else []
-        if ties == 1 and _once(best[label], contents) and len(best[label]) >= 4:
+        facts = [fact(best[column], "extreme", f"{way} of {column}")] if once(best[column], contents) else []
+        if ties == 1 and once(best[label], contents) and len(best[label]) >= 4:
             facts.append(fact(best[label], "extreme", f"{label} of the row with the {way} {column}"))
         if facts:
             out.append(make_case(SOURCE, sid, form, tool, args, "extreme", q, content, facts))
@@ -69,26 +69,19 @@ def _extreme_case(name: str, rows: list[dict[str, str]], column: str, way: str, 
 def _lookup_case(name: str, rows: list[dict[str, str]], keys: tuple[str, ...], answer: str,
                  forms, contents) -> list[dict[str, Any]]:
     combos = Counter(tuple(r[k] for k in keys) for r in rows)
-    lookups = [r for r in rows if combos[tuple(r[k] for k in keys)] == 1 and _once(r[answer], contents)
+    lookups = [r for r in rows if combos[tuple(r[k] for k in keys)] == 1 and once(r[answer], contents)
                and len(r[answer]) >= 3 and all(r[k] not in r[answer] for k in keys)]
     if not lookups:
         return []
     target = lookups[len(lookups) // 2]
-    key_text = ", ".join(f"{k} {target[k]}" for k in keys)
-    out = []
-    for form, content, tool, args in forms:
-        sid = f"{name}_{form}_lookup"
-        q = choose(f"{SOURCE}/{sid}", (f"What is the {answer} for {key_text}?",
-                                       f"Look up the row with {key_text} and report its {answer}."))
-        out.append(make_case(SOURCE, sid, form, tool, args, "named", q, content,
-                             [fact(target[answer], "named_item", f"{answer} of the one row with {key_text}")]))
-    return out
+    return [lookup_case(SOURCE, name, form, tool, args, content, target, keys, answer)
+            for form, content, tool, args in forms]
 
 
 def table_cases(file: str, text: str, extremes, label: str, keys: tuple[str, ...], answer: str) -> list[dict]:
     name = Path(file).stem.replace("-", "_")
     rows = list(csv.DictReader(io.StringIO(text)))
-    js = json.dumps([{k: _value(v) for k, v in r.items()} for r in rows])
+    js = json.dumps([{k: json_value(v) for k, v in r.items()} for r in rows])
     forms = (("text", text, "read_file", {"path": f"data/{file}"}),
              ("json", js, "http_get", {"url": f"http://penguins.internal/api/v1/{name}/rows"}))
     contents = (text, js)

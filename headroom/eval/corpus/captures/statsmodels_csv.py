@@ -17,6 +17,7 @@ from typing import Any
 from ..cases import fact, make_case
 from ..questions import choose
 from ._run import run
+from ._tables import json_value, lookup_case, once
 
 SOURCE = "statsmodels_csv"
 RELEASE = "statsmodels==0.14.4"
@@ -32,49 +33,29 @@ def _wheel(work: Path) -> Path:
     return next(work.glob("statsmodels-*.whl"))
 
 
-def _value(token: str) -> Any:
-    """The JSON value of a CSV cell: a number when JSON writes it back as the same text."""
-    for conv in (int, float):
-        try:
-            v = conv(token)
-        except ValueError:
-            continue
-        return v if json.dumps(v) == token else token
-    return token
-
-
-def _once(token: str, contents: tuple[str, ...]) -> bool:
-    return all(c.count(token) == 1 for c in contents)
-
-
 def _table_cases(name: str, text: str, extreme: str, label: str, keys: tuple[str, ...],
                  answer: str) -> list[dict[str, Any]]:
     raw_rows = list(csv.DictReader(io.StringIO(text)))
-    js = json.dumps([{k: _value(v) for k, v in r.items()} for r in raw_rows])
+    js = json.dumps([{k: json_value(v) for k, v in r.items()} for r in raw_rows])
     forms = (("text", text, "read_file", {"path": f"data/{name}.csv"}),
              ("json", js, "http_get", {"url": f"http://stats.internal/api/v1/{name}/rows"}))
     contents = (text, js)
     top = max(raw_rows, key=lambda r: float(r[extreme]))
-    lookups = [r for r in raw_rows if _once(r[answer], contents) and len(r[answer]) >= 3
+    lookups = [r for r in raw_rows if once(r[answer], contents) and len(r[answer]) >= 3
                and all(r[k] not in r[answer] for k in keys)]
     target = lookups[len(lookups) // 2]
-    key_text = ", ".join(f"{k} {target[k]}" for k in keys)
     out = []
     for form, content, tool, args in forms:
         sid = f"{name}_{form}_max_{extreme}"
         q = choose(f"{SOURCE}/{sid}", (f"Which row has the highest {extreme}? Give its {label}.",
                                        f"When (or where) was {extreme} at its peak in this table?",
                                        f"Find the record with the largest {extreme} value."))
-        facts = [fact(top[extreme], "extreme", f"max of {extreme}")] if _once(top[extreme], contents) else []
-        if _once(top[label], contents) and len(top[label]) >= 4:
+        facts = [fact(top[extreme], "extreme", f"max of {extreme}")] if once(top[extreme], contents) else []
+        if once(top[label], contents) and len(top[label]) >= 4:
             facts.append(fact(top[label], "extreme", f"{label} of the row with the max {extreme}"))
         if facts:
             out.append(make_case(SOURCE, sid, form, tool, args, "extreme", q, content, facts))
-        sid = f"{name}_{form}_lookup"
-        q = choose(f"{SOURCE}/{sid}", (f"What is the {answer} for {key_text}?",
-                                       f"Look up the row with {key_text} and report its {answer}."))
-        out.append(make_case(SOURCE, sid, form, tool, args, "named", q, content,
-                             [fact(target[answer], "named_item", f"{answer} of the one row with {key_text}")]))
+        out.append(lookup_case(SOURCE, name, form, tool, args, content, target, keys, answer))
     return out
 
 
