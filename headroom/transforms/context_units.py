@@ -26,8 +26,10 @@ from ..formats import (
     content_hash,
 )
 from ..providers import context_window
+from ..query.anchors import extract_anchors
 from ..tokens import MESSAGE_OVERHEAD
 from .base import TransformContext, block_tokens
+from .dropped_excerpts import dropped_excerpts
 
 
 def token_budget(conv: Conversation, ctx: TransformContext) -> int:
@@ -168,6 +170,9 @@ def drop_units(conv: Conversation, ctx: TransformContext, drop: list[Unit], tran
     use_ccr = ctx.store is not None and ctx.config.ccr.enabled
     h = content_hash(original) if use_ccr else None
     marker = format_marker(len(removed), 0, h, ctx.store.ttl_seconds, summary + ".") if h else ""
+    # What the question names among the dropped lines stays in view under the marker.
+    excerpt = dropped_excerpts(removed, extract_anchors(ctx.query), ctx.counter, tokens)
+    marker = "\n".join(t for t in (marker, excerpt) if t)
     # The marker usually becomes a message of its own, with that message's overhead.
     if marker and ctx.counter.count(marker) + MESSAGE_OVERHEAD >= tokens:
         # Never worse: a marker that costs more than what it replaces is no saving.

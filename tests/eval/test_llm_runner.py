@@ -117,13 +117,24 @@ def test_cli_llm_run_writes_the_llm_section(reader, tmp_path, capsys, monkeypatc
     assert "test-key" not in (out / "results.json").read_text()
 
 
-def test_default_pipeline_dropped_turn_comes_back_through_headroom_retrieve(reader):
+def test_default_pipeline_dropped_turn_comes_back_through_headroom_retrieve(reader, monkeypatch):
     """Real pipeline: the session is over its budget, so the turn holding DEPLOY_REGION is
-    dropped to CCR behind a marker; the reader gets the answer only by retrieving it."""
-    res = run_llm(build_suite("smoke", ["agent_session"]), LLMOptions(reader.base_url, "reader"), progress=False)
+    dropped to CCR behind a marker. The question names DEPLOY_REGION, so by default its
+    line stays in view under the marker; without that excerpt the reader gets the answer
+    only by retrieving it."""
+    from headroom.transforms import context_units
+
+    suite = build_suite("smoke", ["agent_session"])
+    res = run_llm(suite, LLMOptions(reader.base_url, "reader"), progress=False)
     rows = {(r["arm"], r["question"]): r for r in res["cases"]}
     question = next(q for _, q in rows if "DEPLOY_REGION" in q)
+    assert rows[("compressed", question)]["contains"] == 1.0  # in view, no retrieval needed
+
+    monkeypatch.setattr(context_units, "dropped_excerpts", lambda *args: "")
+    res = run_llm(suite, LLMOptions(reader.base_url, "reader"), progress=False)
+    rows = {(r["arm"], r["question"]): r for r in res["cases"]}
     assert rows[("original", question)]["contains"] == 1.0
+    assert rows[("compressed", question)]["contains"] == 0.0
     compressed = rows[("compressed_retrieve", question)]
     assert compressed["contains"] == 1.0 and compressed["retrieve_calls"] >= 1
     assert res["arms"]["compressed"]["prompt_tokens"] < res["arms"]["original"]["prompt_tokens"]
