@@ -291,11 +291,18 @@ def _classify_lines(raw: list[str]) -> tuple[list[_Line], Counter[str]]:
 # is one template, and skips and failures stay the rare lines they are.
 _PASSING_TEST = re.compile(r"^\S+ \([\w.]+\)(?: \S.*)? \.\.\. ok$|^\S+::\S+ PASSED\b")
 _PASSING_KEY = "<test> ... ok"
+# unittest prints a test with a docstring (and a doctest) on two lines: "name (id)", then
+# the docstring's first line (or "Doctest: x") with the result.
+_TEST_ID_ONLY = re.compile(r"^\S+ \([\w.]+\)$")
 
 
 def _passing_tests_as_one(raw: list[str], keys: list[str]) -> list[str]:
-    return [_PASSING_KEY if (t.endswith(" ... ok") or " PASSED" in t) and _PASSING_TEST.match(t) else k
-            for t, k in zip(raw, keys)]
+    out = [_PASSING_KEY if (t.endswith(" ... ok") or " PASSED" in t) and _PASSING_TEST.match(t) else k
+           for t, k in zip(raw, keys)]
+    for i in [i for i, t in enumerate(raw) if i and t.endswith(" ... ok")]:
+        if out[i] != _PASSING_KEY and _TEST_ID_ONLY.match(raw[i - 1]):
+            out[i - 1] = out[i] = _PASSING_KEY
+    return out
 
 
 def _select_traces(raw: list[str], traces: list[tuple[int, int]], sel: _Selection) -> dict[int, int]:

@@ -458,3 +458,61 @@ def test_time_order_logs_need_no_extra_rows_for_recency() -> None:
     log = build_log()
     plain = compress(log, query="what is the final state?").text
     assert plain.count("\n") < log.count("\n") // 4  # the tail, not a time scan of every cluster
+
+
+_DOCSTRING_TESTS = '''
+import unittest
+
+
+class Parser(unittest.TestCase):
+{passing}
+
+    @unittest.skip("needs the optional yaml extra")
+    def test_yaml_input(self):
+        """YAML documents parse like their JSON twins."""
+
+    def test_unicode_keys(self):
+        """Keys outside the BMP survive a round trip."""
+        self.assertEqual("a", "b")
+
+
+def load_tests(loader, tests, ignore):
+    import doctest
+    import json
+    tests.addTests(doctest.DocTestSuite(json))
+    return tests
+'''
+
+
+def test_passing_tests_with_docstrings_fold_and_skips_and_failures_stay(tmp_path) -> None:
+    # A real `python -m unittest -v` run: a test with a docstring prints two lines
+    # ("name (id)", then the docstring's first line with the result), doctests likewise.
+    import subprocess
+    import sys
+
+    # Distinct docstrings, as in real suites: no two share a template.
+    import itertools
+
+    combos = list(itertools.product(("Parses", "Rejects", "Normalises", "Escapes", "Streams", "Merges"),
+                                    ("nested", "empty", "quoted", "unicode", "huge"),
+                                    ("arrays", "objects", "strings", "numbers", "comments")))[:150]
+    docs = [f"{verb} {adj} {noun} from the {mode} reader" for (verb, adj, noun), mode in
+            zip(combos, itertools.cycle(("strict", "lenient", "streaming")))]
+    passing = "\n".join(f'    def test_case_{i}(self):\n        """{d}."""\n' for i, d in enumerate(docs))
+    (tmp_path / "test_parser_docs.py").write_text(_DOCSTRING_TESTS.format(passing=passing))
+    run = subprocess.run([sys.executable, "-m", "unittest", "-v", "test_parser_docs"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    text = run.stderr
+    assert f"{docs[3]}. ... ok" in text and "FAILED (failures=1, skipped=1)" in text
+    out = compress(text, "Where did the test run end up?").text
+    # The skip and the failure stay with both of their lines; the summary stays.
+    for needle in ("test_yaml_input (test_parser_docs.Parser.test_yaml_input)\n"
+                   "YAML documents parse like their JSON twins. ... skipped 'needs the optional yaml extra'",
+                   "test_unicode_keys (test_parser_docs.Parser.test_unicode_keys)\n"
+                   "Keys outside the BMP survive a round trip. ... FAIL",
+                   "AssertionError: 'a' != 'b'", "FAILED (failures=1, skipped=1)"):
+        assert needle in out
+    # The 150 passing docstring tests are one template: a few exemplars, not 150 pairs.
+    shown = sum(d in out for d in docs)
+    assert shown <= 5
+    assert count_tokens(out) < 0.25 * count_tokens(text)
