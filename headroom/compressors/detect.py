@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .diagnostics.parse import is_diagnostic_line, parse_report
+from .tables.aligned import infer as aligned_table
 from .tables.sniff import sniff as sniff_table
 
 
@@ -120,6 +121,7 @@ _GIT_HEADER = re.compile(r"^(?:Author|Date):\s")
 _TWO_COLUMNS = re.compile(r"^\s*\S+(?<![:,])(?:\t+|\s{2,}|\s)\S+(?<!,)\s*$|^\s*\S+(?<![:,])\t[^\t]+$")
 _RULE_ROW = re.compile(r"^[-=\s|+]+$")
 _LISTING_MIN_ROWS = 12
+_ALIGNED_MIN_ROWS = 12
 _CODE_LINE = re.compile(
     r"^\s*(?:def |class |import |from \S+ import |function |const |let |var |export |public |private |"
     r"protected |static |func |fn |package |#include|using |return\b|if \(|for \(|while \(|\}|\{$|@\w+)"
@@ -226,6 +228,11 @@ def _detect_text(text: str) -> ContentType:
         return ContentType.HTML
     if _at_least(nonblank, _is_log_line, max(3, 0.3 * n)):
         return ContentType.LOG
+    # Columns aligned by whitespace (dpkg -l, ps aux, ls -l, kubectl get): after logs, so a
+    # fixed-width log with timestamps stays a log; most such tables have a gutter of two
+    # spaces somewhere on nearly every row, which rules prose out cheaply.
+    if n > _ALIGNED_MIN_ROWS and _at_least(nonblank, _has_double_space, 0.9 * n) and aligned_table(lines) is not None:
+        return ContentType.TABLE
     if _at_least(nonblank, _CODE_LINE.match, max(3, 0.2 * n)):
         return ContentType.CODE
     # JSON lines (one object per line) behave like a log.
@@ -242,6 +249,10 @@ def _is_diagnostics(lines: list[str], nonblank: list[str]) -> bool:
     report = parse_report("\n".join(lines))
     covered = sum(d.end - d.start for d in report.diagnostics)
     return covered >= _DIAGNOSTIC_SHARE * len(nonblank)
+
+
+def _has_double_space(line: str) -> bool:
+    return "  " in line.strip()
 
 
 def _is_git_log(nonblank: list[str]) -> bool:

@@ -1,6 +1,8 @@
-"""TableCompressor: delimited text tables (CSV, TSV, semicolon) for the ContentRouter.
+"""TableCompressor: delimited text tables (CSV, TSV, semicolon) and whitespace-aligned
+ones (``dpkg -l``, ``ps aux``, ``ls -l``, ``kubectl get``: :mod:`.aligned`) for the
+ContentRouter.
 
-The header line and the rows :func:`.select.select_rows` chooses are kept byte for byte
+The header line (with the legend and ruler above it, for aligned tables) and the rows :func:`.select.select_rows` chooses are kept byte for byte
 (a row is the exact input line, or lines when a quoted field spans several); a dropped
 stretch becomes "…", and one line after the rows gives each column's range. The router
 stores the original in CCR and appends the retrieval marker.
@@ -16,6 +18,7 @@ from __future__ import annotations
 import csv
 
 from ..base import Compressed, CompressInput
+from .aligned import infer, row_cells
 from .select import Table, select_rows
 from .sniff import MIN_ROWS, sniff
 
@@ -33,23 +36,30 @@ class TableCompressor:
     def compress(self, inp: CompressInput) -> Compressed | None:
         lines = inp.text.split("\n")
         dialect = sniff(lines[:64])
-        if dialect is None:
-            return None
-        spans, rows = _records(lines, dialect.delimiter)
-        if len(rows) < MIN_ROWS + 1:
-            return None
+        if dialect is not None:
+            spans, rows = _records(lines, dialect.delimiter)
+            if len(rows) < MIN_ROWS + 1:
+                return None
+            head, header, body_spans, body = spans[0], rows[0], spans[1:], rows[1:]
+            strategy = f"table_{_NAMES.get(dialect.delimiter, 'csv')}"
+        else:
+            layout = infer(lines)
+            if layout is None:
+                return None
+            # The legend, header and ruler above the rows stay as they are.
+            head, header = (0, layout.body), list(layout.names)
+            body_spans = [(i, i + 1) for i in range(layout.body, len(lines)) if lines[i].strip()]
+            body = [row_cells(lines[a].rstrip(), layout.starts) for a, _ in body_spans]
+            strategy = "table_aligned"
         tokens = inp.text_tokens()
         per_char = tokens / max(1, len(inp.text))
-        header = rows[0]
-        body = rows[1:]
-        body_spans = spans[1:]
         lengths = [len(ln) + 1 for ln in lines]
         costs = [per_char * (lengths[a] if b == a + 1 else sum(lengths[a:b])) for a, b in body_spans]
         texts = [lines[a] if b == a + 1 else "\n".join(lines[a:b]) for a, b in body_spans] if inp.query else None
         table = Table(names=header, rows=body, costs=costs, texts=texts)
         budget = tokens * target_ratio(inp.aggressiveness)
         # The header and the column line are paid for first: rows fill what is left.
-        head_a, head_b = spans[0]
+        head_a, head_b = head
         fixed = per_char * (sum(len(lines[k]) for k in range(head_a, head_b)) + 2 * len(header) * 8)
         sel = select_rows(table, query=inp.query, anchors=inp.anchors, budget=budget - fixed,
                           score=inp.relevance_scores)
@@ -67,8 +77,7 @@ class TableCompressor:
             out.append(_GAP)
         out.append(f"# {len(body)} rows x {len(header)} columns; column ranges: {sel.columns}")
         return Compressed(text="\n".join(out), items_before=len(body), items_after=len(sel.kept),
-                          strategy=f"table_{_NAMES.get(dialect.delimiter, 'csv')}", lossy=True,
-                          summary=sel.summary())
+                          strategy=strategy, lossy=True, summary=sel.summary())
 
 
 _NAMES = {",": "csv", "\t": "tsv", ";": "csv_semicolon"}

@@ -30,6 +30,7 @@ _FAR_OUT = 3.0  # Tukey's far-out fence, in IQRs
 _OUTLIERS_PER_COLUMN = 2
 _MAX_RAGGED = 5
 _RELEVANT_ROWS = 2  # best-scoring rows, when the question names no cell and no column
+_UNNAMED_EXTREME_COLUMNS = 8  # numeric columns whose extreme is kept when the question names none
 _MAX_SUMMARY_COLUMNS = 40
 _MAX_WORDS = re.compile(r"\b(?:highest|largest|biggest|greatest|max(?:imum)?|peak|most|top|heaviest|longest|"
                         r"slowest|best)\b")
@@ -255,6 +256,15 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
             take(c.hi, "extremes of asked columns")
         if want_min:
             take(c.lo, "extremes of asked columns")
+    # "Which file is the biggest?" over a table whose columns the question does not name
+    # (no header, as in ls -l, or a header in other words): the asked direction's extreme
+    # of every numeric column, as few rows as there are such columns.
+    if not named and not looked_up and (_MAX_WORDS.search(qlow) or _MIN_WORDS.search(qlow)):
+        for c in [c for c in cols if c.numeric][:_UNNAMED_EXTREME_COLUMNS]:
+            if want_max:
+                take(c.hi, "extremes (no column named)")
+            if want_min:
+                take(c.lo, "extremes (no column named)")
     width = len(table.names)
     for i in [i for i, r in enumerate(table.rows) if len(r) != width][:_MAX_RAGGED]:
         take(i, "ragged")

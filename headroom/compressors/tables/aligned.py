@@ -1,0 +1,156 @@
+"""Recognise a whitespace-aligned text table by its gutters: ``dpkg -l``, ``ps aux``,
+``ls -l``, ``docker ps``, ``kubectl get``, ``df``, ``pip list -v`` and the like.
+
+Such a table has columns that start at the same character offset on nearly every row, so
+some character positions are blank on nearly every row: the *gutters*. A column starts
+right after a gutter. Right-aligned numbers (``ps``'s PID, ``ls``'s size) start later than
+the gutter on short values, which is harmless: a cell is the row's text between two column
+starts, stripped. The last column may hold spaces (``dpkg``'s description, ``ps``'s
+command line) and runs to the end of the line.
+
+Gutters are read off the body rows only (a header name may be wider than its values), and
+only at positions that most rows reach, so the free text of a long last column cannot fake
+one. Prose, logs and code fail: their words do not line up on ``MIN_ROWS`` lines.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+MIN_ROWS = 12
+MIN_COLUMNS = 3
+_SAMPLE_ROWS = 200  # body rows read to find the gutters
+_GUTTER = 0.97  # share of the rows reaching a position that must have a blank there
+_REACH = 0.9  # share of the rows that must reach a gutter position (excludes long-text tails)
+_CONSISTENT = 0.9  # share of the sampled body rows that must fit the columns
+_DISTINCT = 0.5  # share of the sampled rows that must be distinct lines
+_MAX_PREAMBLE = 8  # lines before the header (dpkg's legend, ls's "total N")
+_RULER = re.compile(r"^[-=+|\s]{8,}$")
+_RULER_CHARS = re.compile(r"[-=]")
+# A header cell is a name, not data: no cell of it is a bare number.
+_NUMBER = re.compile(r"^[-+]?\d[\d.,:]*[KMGTkmgt%]?$")
+
+
+@dataclass(frozen=True)
+class Layout:
+    header: int | None  # line index of the header row (None: no header, as in ``ls -l``)
+    body: int  # line index of the first body row
+    starts: tuple[int, ...]  # character offset where each column starts
+    names: tuple[str, ...]
+
+
+def cells(line: str, starts: tuple[int, ...]) -> list[str]:
+    """The line cut at the column starts, each cell stripped."""
+    bounds = (*starts[1:], max(len(line), starts[-1]))
+    return [line[a:b].strip() for a, b in zip(starts, bounds)]
+
+
+def row_cells(line: str, starts: tuple[int, ...]) -> list[str]:
+    """A body row's cells: cut at the column starts when the row fits them; a row that
+    overflows a column is split at its runs of blanks instead, and when that does not give
+    one cell per column either, the row is ragged (its cell count differs), which the row
+    selection keeps in view as an anomaly."""
+    if fits(line, starts):
+        return cells(line, starts)
+    return line.split(None, len(starts) - 1)
+
+
+def fits(line: str, starts: tuple[int, ...]) -> bool:
+    """Every column boundary the line reaches falls on a blank (or the line's end), and the
+    line has text in its first column."""
+    if not line[: starts[1]].strip():
+        return False
+    n = len(line)
+    return all(p >= n or line[p - 1] == " " for p in starts[1:])
+
+
+def infer(lines: list[str]) -> Layout | None:
+    """The layout when ``lines`` (a text's lines) are an aligned table, else None."""
+    nonblank = [i for i, ln in enumerate(lines) if ln.strip()]
+    if len(nonblank) < MIN_ROWS + 1 or any("\t" in lines[i] for i in nonblank[:_SAMPLE_ROWS]):
+        return None
+    header, body = _header_and_body(lines, nonblank)
+    rows = [i for i in nonblank if i >= body]
+    if len(rows) < MIN_ROWS:
+        return None
+    sample = [lines[i].rstrip() for i in rows[:_SAMPLE_ROWS]]
+    if len(set(sample)) < _DISTINCT * len(sample):
+        return None  # the same line again and again aligns with itself: not a table
+    # Gutters blank on every row first; only when a few rows overflow their column
+    # (a long name pushing the rest of its row right) the near-unanimous gutters.
+    starts = _gutter_starts(sample, 1.0) or _gutter_starts(sample, _GUTTER)
+    if starts is None:
+        return None
+    if sum(1 for ln in sample if fits(ln, starts)) < _CONSISTENT * len(sample):
+        return None
+    names = _names(lines[header].rstrip(), starts) if header is not None else None
+    if names is None:
+        header = None
+        names = tuple(f"column {k + 1}" for k in range(len(starts)))
+    return Layout(header, body, starts, names)
+
+
+def _header_and_body(lines: list[str], nonblank: list[int]) -> tuple[int | None, int]:
+    """A ruler line near the top puts the header right above it (dpkg, pip list); else the
+    first line of the table is the header when none of its words is a number."""
+    for i in nonblank[:_MAX_PREAMBLE]:
+        ln = lines[i].strip()
+        if _RULER.match(ln) and len(_RULER_CHARS.findall(ln)) >= 0.6 * len(ln.replace(" ", "")):
+            above = [j for j in nonblank if j < i]
+            return (above[-1] if above else None), i + 1
+    first = nonblank[0]
+    words = lines[first].split()
+    if len(words) >= MIN_COLUMNS and not any(_NUMBER.match(w) for w in words):
+        return first, first + 1
+    # No header: skip a short first line (``ls -l``'s "total 1234") when the rest is longer.
+    if len(words) < MIN_COLUMNS and len(nonblank) > 1:
+        return None, nonblank[1]
+    return None, first
+
+
+def _gutter_starts(sample: list[str], share: float) -> tuple[int, ...] | None:
+    """Column starts: one after the first gutter position that follows a column's text.
+
+    Starting a column at the left edge of its gutter (not at its widest value) keeps
+    right-aligned numbers whole: a single wide value makes the gutter one character
+    narrower on one row, which would otherwise move the boundary into that value."""
+    width = max(map(len, sample))
+    n = len(sample)
+    # One byte per character (non-ASCII becomes "?"), padded with NULs: a row x position
+    # grid, so the blank count per position is one vectorised sum.
+    grid = np.frombuffer("".join(ln.encode("ascii", "replace").decode().ljust(width, "\0")
+                                 for ln in sample).encode("ascii"), dtype=np.uint8).reshape(n, width)
+    blank = (grid == 32).sum(axis=0).tolist()
+    ends = np.bincount([len(ln) for ln in sample], minlength=width + 1).tolist()
+    starts = [0]
+    reach = n  # rows longer than p
+    in_text = False
+    for p in range(width):
+        reach -= ends[p]
+        if reach < _REACH * n:
+            break
+        if blank[p] < share * reach:
+            in_text = True
+        elif in_text:
+            starts.append(p + 1)
+            in_text = False
+    else:
+        if not in_text and len(starts) > 1:
+            starts.pop()  # a trailing gutter starts no column
+    return tuple(starts) if len(starts) >= MIN_COLUMNS else None
+
+
+def _names(header: str, starts: tuple[int, ...]) -> tuple[str, ...] | None:
+    """Column names from the header: cut at the column starts when every cell is one name;
+    else the header's words, when there is one per column (right-aligned names)."""
+    if any(header[p - 1] != " " for p in starts[1:] if p <= len(header)):
+        words = header.split()
+        return tuple(words) if len(words) == len(starts) else None
+    names = cells(header, starts)
+    if not all(names) or any(_NUMBER.match(c) for c in names):
+        words = header.split()
+        return tuple(words) if len(words) == len(starts) else None
+    return tuple(names)

@@ -1,0 +1,140 @@
+"""Whitespace-aligned tables (dpkg -l, ps, ls -l, kubectl get): detection by gutters, the
+row a question names or asks the extreme of in view, rows byte-identical."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from headroom.compressors.base import CompressInput
+from headroom.compressors.detect import ContentType, detect_content_type
+from headroom.compressors.tables.aligned import cells, infer
+from headroom.compressors.tables.csv_compressor import TableCompressor
+from headroom.config import HeadroomConfig
+from headroom.eval.corpus import load_cases
+from headroom.query.anchors import extract_anchors
+from headroom.tokens import count_tokens, counter_for
+
+
+def run(text: str, query: str = ""):
+    inp = CompressInput(text=text, config=HeadroomConfig(), counter=counter_for("gpt-4o"), query=query,
+                        anchors=extract_anchors(query))
+    return TableCompressor().compress(inp)
+
+
+def kubectl(n: int = 120, seed: int = 3) -> tuple[str, list[list[str]]]:
+    """`kubectl get pods`-shaped: left-aligned names, a right-aligned-looking number column."""
+    rnd = random.Random(seed)
+    rows = [["NAME", "READY", "STATUS", "RESTARTS", "AGE"]]
+    for i in range(n):
+        status = "CrashLoopBackOff" if i == 77 else rnd.choice(["Running", "Running", "Running", "Completed"])
+        rows.append([f"api-{rnd.randrange(16**6):06x}-{i:03d}", f"{rnd.randint(0, 2)}/2", status,
+                     str(41 if i == 77 else rnd.randint(0, 3)), f"{rnd.randint(1, 90)}d"])
+    widths = [max(len(r[k]) for r in rows) for k in range(5)]
+    text = "\n".join("   ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows) + "\n"
+    return text, rows
+
+
+def test_kubectl_shape_is_a_table_with_its_header_names() -> None:
+    text, rows = kubectl()
+    assert detect_content_type(text) is ContentType.TABLE
+    layout = infer(text.split("\n"))
+    assert layout is not None and layout.names == tuple(rows[0]) and layout.header == 0
+    assert [cells(ln, layout.starts) for ln in text.split("\n")[1:4]] == rows[1:4]
+
+
+@pytest.mark.parametrize("question", [
+    "Which pod restarted the most?",
+    "What is the highest RESTARTS count, and on which pod?",
+    "Which pod has restarted most often?",
+])
+def test_extreme_row_in_view_for_paraphrases(question: str) -> None:
+    text, rows = kubectl()
+    out = run(text, question)
+    assert out is not None
+    worst = next(ln for ln in text.split("\n") if "CrashLoopBackOff" in ln)
+    assert worst in out.text.split("\n")
+    assert text.split("\n")[0] in out.text  # the header
+    assert count_tokens(out.text) < 0.2 * count_tokens(text)
+
+
+def test_named_row_in_view() -> None:
+    text, rows = kubectl()
+    name = rows[50][0]
+    out = run(text, f"What is the status of {name}?")
+    assert any(ln.startswith(name + " ") for ln in out.text.split("\n"))
+
+
+def test_ls_l_of_a_real_directory_keeps_the_largest_file(tmp_path) -> None:
+    # A real `ls -l` (no header, a "total" line first); sizes are ours, so the answer is
+    # known without reading the listing back.
+    for i in range(40):
+        (tmp_path / f"file_{i:02d}.dat").write_bytes(b"x" * (1000 + 37 * i))
+    (tmp_path / "huge_blob.bin").write_bytes(b"y" * 987_654)
+    os.symlink("file_01.dat", tmp_path / "link to file")
+    text = subprocess.run(["ls", "-l", str(tmp_path)], capture_output=True, text=True, check=True,
+                          env={**os.environ, "LC_ALL": "C"}).stdout
+    assert detect_content_type(text) is ContentType.TABLE
+    out = run(text, "Which file here is the biggest?")
+    assert any(" 987654 " in ln and ln.endswith("huge_blob.bin") for ln in out.text.split("\n"))
+    assert out.text.split("\n")[0].startswith("total ")
+
+
+@pytest.mark.skipif(shutil.which("dpkg") is None, reason="dpkg -l needs a Debian system")
+def test_dpkg_l_of_this_machine_keeps_the_asked_package() -> None:
+    text = subprocess.run(["dpkg", "-l"], capture_output=True, text=True, check=True,
+                          env={**os.environ, "COLUMNS": "160"}).stdout
+    pkg, version = subprocess.run(["dpkg-query", "-W", "-f", "${Package}\t${Version}\n", "dpkg"],
+                                  capture_output=True, text=True, check=True).stdout.strip().split("\t")
+    out = run(text, f"Which version of the {pkg} package is installed?")
+    assert out is not None and out.strategy == "table_aligned"
+    assert any(f" {pkg} " in ln and version in ln for ln in out.text.split("\n"))
+    assert "||/ Name" in out.text  # dpkg's legend and header stay
+
+
+def test_real_aligned_tables_from_the_corpus() -> None:
+    for case in load_cases("dev", sources=["aligned_tables"]):
+        assert detect_content_type(case.content) is ContentType.TABLE, case.id
+
+
+LOOKALIKES = {
+    "fixed-width log": "\n".join(f"2026-11-22 03:{i // 60:02d}:{i % 60:02d},123  INFO   worker-{i % 4}  "
+                                 f"processed batch {i} in {i * 3 % 97} ms" for i in range(60)),
+    "prose": "\n".join(["The quick brown fox jumps over the lazy dog, and then it  rests for a while."] * 20),
+    "two-column listing": "\n".join(f"package-{i}    1.{i}.0" for i in range(30)),
+    "python code": "\n".join(f"def f{i}(x):\n    return  x * {i}\n" for i in range(20)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOOKALIKES))
+def test_lookalikes_are_not_aligned_tables(name: str) -> None:
+    assert detect_content_type(LOOKALIKES[name]) is not ContentType.TABLE
+
+
+_cell = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789.-_", min_size=1, max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(_cell, min_size=4, max_size=4), min_size=13, max_size=60), st.integers(0, 59))
+def test_property_aligned_rows_kept_verbatim_and_cells_split_back(rows, pick) -> None:
+    header = ["NAME", "KIND", "SIZE", "OWNER"]
+    rows = [[f"r{i}-{r[0]}", *r[1:]] for i, r in enumerate(rows)]  # distinct rows, as in real listings
+    table = [header, *rows]
+    widths = [max(len(r[k]) for r in table) for k in range(4)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in table]
+    text = "\n".join(lines)
+    layout = infer(lines)
+    assert layout is not None
+    assert [cells(ln, layout.starts) for ln in lines[1:]] == rows
+    named = rows[pick % len(rows)][0]
+    out = run(text, f"tell me about {named}")
+    if out is None:
+        return  # nothing worth dropping
+    body = [ln for ln in out.text.split("\n") if ln != "…" and not ln.startswith("# ")]
+    assert all(ln in lines for ln in body)
