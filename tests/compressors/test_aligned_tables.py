@@ -138,3 +138,20 @@ def test_property_aligned_rows_kept_verbatim_and_cells_split_back(rows, pick) ->
         return  # nothing worth dropping
     body = [ln for ln in out.text.split("\n") if ln != "…" and not ln.startswith("# ")]
     assert all(ln in lines for ln in body)
+
+
+def test_huge_lines_do_not_make_a_huge_grid() -> None:
+    import tracemalloc
+
+    text, _ = kubectl()
+    lines = text.split("\n")
+    for k in range(1, 100, 7):
+        lines[k] = lines[k] + " " + "z" * 1_000_000  # megabyte-long last cells
+    tracemalloc.start()
+    try:
+        layout = infer(lines)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20_000_000  # a grid as wide as the longest line would be 120 MB
+    assert layout is not None and layout.names[0] == "NAME"

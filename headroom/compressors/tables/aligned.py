@@ -27,6 +27,7 @@ _GUTTER = 0.97  # share of the rows reaching a position that must have a blank t
 _REACH = 0.9  # share of the rows that must reach a gutter position (excludes long-text tails)
 _CONSISTENT = 0.9  # share of the sampled body rows that must fit the columns
 _DISTINCT = 0.5  # share of the sampled rows that must be distinct lines
+_MAX_WIDTH = 400
 _MAX_PREAMBLE = 8  # lines before the header (dpkg's legend, ls's "total N")
 _RULER = re.compile(r"^[-=+|\s]{8,}$")
 _RULER_CHARS = re.compile(r"[-=]")
@@ -76,7 +77,9 @@ def infer(lines: list[str]) -> Layout | None:
     rows = [i for i in nonblank if i >= body]
     if len(rows) < MIN_ROWS:
         return None
-    sample = [lines[i].rstrip() for i in rows[:_SAMPLE_ROWS]]
+    # Gutters are looked for in the first _MAX_WIDTH characters: a megabyte-long line must
+    # not make a megabyte-wide grid, and tables put their columns well before that.
+    sample = [lines[i][:_MAX_WIDTH].rstrip() for i in rows[:_SAMPLE_ROWS]]
     if len(set(sample)) < _DISTINCT * len(sample):
         return None  # the same line again and again aligns with itself: not a table
     # Gutters blank on every row first; only when a few rows overflow their column
