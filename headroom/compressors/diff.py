@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
+from fnmatch import translate
 
 from .base import Compressed, CompressInput
 
@@ -30,6 +30,9 @@ _GENERATED = (
     "*.min.js", "*.min.css", "*.map", "*_pb2.py", "*.pb.go", "*.snap", "*.generated.*",
     "vendor/*", "*/vendor/*", "node_modules/*", "*/node_modules/*", "third_party/*", "dist/*",
 )
+# The globs as one case-sensitive regex (fnmatchcase semantics): one match per path, not
+# one per pattern.
+_GENERATED_RE = re.compile("|".join(f"(?:{translate(p)})" for p in _GENERATED))
 # A generated file with at most this many changed lines is shown normally.
 _GENERATED_MIN_CHANGES = 30
 # The stat header lists at most this many files (largest first); it repeats what the
@@ -130,7 +133,7 @@ def parse_diff(text: str) -> tuple[list[str], list[FileDiff]]:
 
 def _is_generated(path: str) -> bool:
     name = path.rsplit("/", 1)[-1]
-    return any(fnmatchcase(path, p) or fnmatchcase(name, p) for p in _GENERATED)
+    return _GENERATED_RE.match(path) is not None or _GENERATED_RE.match(name) is not None
 
 
 def trim_hunk(h: Hunk, context: int) -> list[Hunk]:
@@ -193,12 +196,13 @@ def choose_hunks(files: list[FileDiff], pieces: list[list[list[Hunk]]], inp: Com
     """(file, hunk) pairs whose bodies fit ``budget`` tokens: hunks of a file the question
     names or naming a question anchor themselves first, then round-robin over the files
     in hunk order."""
-    cost = {(fi, hi): inp.counter.quick_count("\n".join(ln for p in ps for ln in render_hunk(p)))
+    # Token costs estimated from characters (the diff's own count is known): counting
+    # thousands of hunks one by one cost more than the rest of the compression.
+    per_char = inp.text_tokens() / max(1, len(inp.text))
+    cost = {(fi, hi): round(per_char * sum(len(ln) + 1 for p in ps for ln in render_hunk(p)))
             for fi, per_file in enumerate(pieces) for hi, ps in enumerate(per_file)}
-    def named(f: FileDiff, h: Hunk) -> bool:  # the question names the file, or something in the hunk
-        return inp.anchors.matches(f.path) or inp.anchors.matches(h.section) or any(map(inp.anchors.matches, h.lines))
-
-    anchored = [(fi, hi) for fi, f in enumerate(files) for hi, h in enumerate(f.hunks) if inp.anchors and named(f, h)]
+    anchored = [(fi, hi) for fi, f in enumerate(files) for hi, h in enumerate(f.hunks)
+                if inp.anchors and _names(inp.anchors, f, h)]
     order = list(anchored)
     depth = 0
     while True:
@@ -217,6 +221,11 @@ def choose_hunks(files: list[FileDiff], pieces: list[list[list[Hunk]]], inp: Com
         chosen.add(key)
         used += cost[key]
     return chosen
+
+
+def _names(anchors, f: FileDiff, h: Hunk) -> bool:
+    """The question names the file, or something in the hunk (one lower-casing per hunk)."""
+    return anchors.matches(f.path) or anchors.matches(h.section) or anchors.matches("\n".join(h.lines))
 
 
 def omitted_line(hunks: list[Hunk]) -> str:
@@ -251,7 +260,7 @@ class DiffCompressor:
         for fi, f in enumerate(files):
             added, removed = f.added, f.removed
             name = f.path or (f.header[0] if f.header else "?")
-            anchored = bool(inp.anchors) and any(inp.anchors.matches(ln) for h in f.hunks for ln in h.lines)
+            anchored = bool(inp.anchors) and any(inp.anchors.matches("\n".join(h.lines)) for h in f.hunks)
             if f.hunks and _is_generated(f.path) and added + removed > _GENERATED_MIN_CHANGES and not anchored:
                 out.extend(_useful_header(f.header))
                 out.append(f"… {len(f.hunks)} hunk{'s' if len(f.hunks) != 1 else ''} collapsed (generated/lock file): +{added} -{removed} lines")

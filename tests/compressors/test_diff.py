@@ -291,3 +291,20 @@ def test_budgeted_diffs_keep_every_header_and_account_for_every_change(shape, qu
         counted = [re.match(r"^@@ \d+ more hunks? not shown: \+(\d+) -(\d+)", ln) for ln in sec]
         shown_add = sum(1 for ln in sec if ln.startswith("+") and not ln.startswith("+++"))
         assert shown_add + sum(int(m[1]) for m in counted if m) == f.added
+
+
+_path_part = st.sampled_from(["src", "vendor", "node_modules", "dist", "third_party", "a", "pkg", "Vendor"])
+_file_name = st.sampled_from(["yarn.lock", "Cargo.lock", "app.min.js", "app.js", "x.map", "api_pb2.py",
+                              "svc.pb.go", "ui.snap", "types.generated.ts", "go.sum", "main.py",
+                              "package-lock.json", "README.md", "Yarn.lock", "lock", ".lock"])
+
+
+@given(st.lists(_path_part, max_size=4), _file_name)
+def test_generated_paths_match_the_globs_one_by_one(parts, name) -> None:
+    from fnmatch import fnmatchcase
+
+    from headroom.compressors.diff import _GENERATED, _is_generated
+
+    path = "/".join([*parts, name])
+    expected = any(fnmatchcase(path, g) or fnmatchcase(name, g) for g in _GENERATED)
+    assert _is_generated(path) is expected
