@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ...query.anchors import Anchors
 from ...query.intent import content_lemmas, intents_of, names_content_word
 from ...relevance.bm25 import tokenize
@@ -361,13 +363,12 @@ def asked_value_positions(items: Sequence[Any], stats: dict[str, FieldStats], qu
         return set()
     out: set[int] = set()
     for name, fs in stats.items():
-        if fs.dominant_type != "string" or not 2 <= fs.distinct <= _MAX_ASKED_VALUES:
+        if fs.dominant_type != "string" or not 2 <= fs.distinct <= _MAX_ASKED_VALUES or fs.categories is None:
             continue
-        col = [it.get(name) if isinstance(it, dict) else None for it in items]
-        named = {v for v in {v for v in col if type(v) is str} if names_content_word(v, asked)}
+        named = {v for v in fs.categories if names_content_word(v, asked)}
         if not named:
-            continue  # the common case: a set of the column, no per-item matching
-        rows = [i for i, v in enumerate(col) if v in named]
+            continue  # the common case: the column's few values, no per-item matching
+        rows = [i for i, it in enumerate(items) if isinstance(it, dict) and it.get(name) in named]
         # A value most items hold names nothing in particular.
         if len(rows) <= _ANCHOR_MAX_SHARE * len(items):
             out.update(rows)
@@ -393,11 +394,13 @@ def _steer_by_intent(must: dict[str, set[int]], intents: frozenset[str], items: 
         # it is larger). With several (metrics), the largest and smallest of each.
         top = _TOP_K if len(fields) == 1 else 1
         for name in fields:
-            vals = sorted((v, i) for i, it in enumerate(items)
-                          if isinstance(it, dict) and isinstance(v := it.get(name), (int, float))
-                          and not isinstance(v, bool) and math.isfinite(v))
-            ext.update(i for _, i in vals[-top:])
-            ext.update(i for _, i in vals[:min(3, top)])
+            if stats[name].numbers is None:
+                continue
+            where, values = stats[name].numbers
+            # A stable sort ranks equal values by position, as sorting (value, index) did.
+            order = np.argsort(values, kind="stable")
+            ext.update(where[order[-top:]].tolist())
+            ext.update(where[order[:min(3, top)]].tolist())
 
 
 def plan_scalars(items: list[Any], texts: list[str], *, threshold: float, first: int, last: int,

@@ -60,6 +60,12 @@ class FieldStats:
     # Item indices holding a rare value of a categorical field (the one archived repo,
     # the one refunded order): see ``rare_value_positions``.
     rare: list[int] = field(default_factory=list)
+    # (item positions, float values) of the finite numbers, numeric strings included:
+    # what the numeric summary was computed from, kept for the keep plan's extremes.
+    numbers: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
+    # The distinct string values of a low-cardinality column (at most CATEGORY_VALUES), so
+    # a question's words are matched against a few values, not against every item.
+    categories: frozenset[str] | None = field(default=None, repr=False, compare=False)
 
     @property
     def uniqueness(self) -> float:
@@ -174,6 +180,8 @@ _TYPE_NAMES = {type(None): "null", bool: "bool", int: "number", float: "number",
 
 
 _CONTAINERS = {dict, list}
+# Low-cardinality string columns keep their distinct values (FieldStats.categories).
+CATEGORY_VALUES = 64
 # Container columns longer than this count distinct values on an evenly spaced sample.
 _CONTAINER_SAMPLE = 256
 
@@ -325,6 +333,9 @@ def field_stats(items: list[Any], threshold: float, outlier_cap: int) -> dict[st
         for t, c in type_counts.items():
             fs.types[_TYPE_NAMES.get(t, t.__name__)] += c
         fs.distinct = _distinct_count(col, set(type_counts))
+        if fs.distinct <= CATEGORY_VALUES and str in type_counts:
+            # Mixed columns may hold containers (unhashable): strings are picked first there.
+            fs.categories = frozenset(col) if len(type_counts) == 1 else frozenset(v for v in col if type(v) is str)
         if fs.present == n_dicts and fs.distinct == 1 and n_dicts > 1:
             fs.constant = True
             fs.constant_value = col[0]
@@ -339,6 +350,7 @@ def field_stats(items: list[Any], threshold: float, outlier_cap: int) -> dict[st
             continue
         where, a = _as_floats(pos, values)  # NaN and infinities do not count
         fs.numeric_count = len(a)
+        fs.numbers = (where, a)
         if not len(a):
             continue
         fs.mean, fs.std = mean_std(a)
