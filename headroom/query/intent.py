@@ -88,6 +88,12 @@ _LEMMA_EXCEPTIONS = {"was": "be", "were": "be", "is": "be", "are": "be", "went":
 
 
 def lemma(word: str) -> str:
+    """A crude, deterministic lemma: enough to fold "failures"/"failing"/"failed" (cached
+    for words up to _MAX_WORD characters: field values and template tokens repeat)."""
+    return _lemma_cached(word) if len(word) <= _MAX_WORD else _lemma(word)
+
+
+def _lemma(word: str) -> str:
     """A crude, deterministic lemma: enough to fold "failures"/"failing"/"failed"."""
     w = word.strip("'-")
     if w in _LEMMA_EXCEPTIONS:
@@ -104,7 +110,11 @@ def lemma(word: str) -> str:
     return w
 
 
-def _forms(word: str) -> set[str]:
+def _forms(word: str) -> frozenset[str]:
+    return _forms_cached(word) if len(word) <= _MAX_WORD else _forms_uncached(word)
+
+
+def _forms_uncached(word: str) -> frozenset[str]:
     """The word and every base it might have: "updated" -> update/updat, "modified" ->
     modify. Matching any form against the keyword sets is more forgiving than one lemma."""
     w = word.strip("'-")
@@ -116,7 +126,13 @@ def _forms(word: str) -> set[str]:
             out.add(base)
             if len(base) > 3 and base[-1] == base[-2]:
                 out.add(base[:-1])
-    return out
+    return frozenset(out)
+
+
+# Short words only, so hostile questions or values cannot fill the caches with long keys.
+_MAX_WORD = 48
+_lemma_cached = lru_cache(maxsize=8192)(_lemma)
+_forms_cached = lru_cache(maxsize=8192)(_forms_uncached)
 
 
 # "didn't work", "does not even start", "couldn't connect": a negated verb of success.
@@ -203,4 +219,6 @@ def names_content_word(token: str, lemmas: frozenset[str]) -> bool:
     """Whether a template token (or a field value) is one of the question's content
     words, in any inflection."""
     t = token.lower().strip(".,:;()[]'\"")
+    if len(t) > _MAX_WORD:
+        return t in lemmas  # no question word is this long; and the caches keep short keys only
     return len(t) >= 3 and (t in lemmas or lemma(t) in lemmas or bool(_forms(t) & lemmas))
