@@ -299,9 +299,13 @@ def template_field_keys(items: Sequence[Any], stats: dict[str, FieldStats], role
                      and fs.dominant_type == "string" and fs.distinct > 12 and fs.present >= 0.8 * n),
                     key=lambda k: (-stats[k].distinct, k))
     for name in names[:3]:
+        # Messages have spaces: judged on the first 64 items before the whole column is read.
+        head = [v for v in (it.get(name) if isinstance(it, dict) else None for it in items[:64]) if isinstance(v, str)]
+        if sum(1 for v in head if " " in v) < 0.5 * len(head) or not head:
+            continue
         col = [it.get(name) if isinstance(it, dict) else None for it in items]
         strings = [v for v in col if isinstance(v, str)]
-        if len(strings) < 0.8 * n or sum(1 for v in strings[:64] if " " in v) < 0.5 * min(64, len(strings)):
+        if len(strings) < 0.8 * n:
             continue
         keys = keys_of([v if isinstance(v, str) else "" for v in col])
         if len(set(keys)) <= _TEMPLATE_MAX_KEY_SHARE * n:
