@@ -22,10 +22,17 @@ from .ccr.markers import has_marker
 from .ccr.scope import ScopedStore
 from .ccr.store import CompressionStore
 from .config import HeadroomConfig
-from .formats import BlockKind, Conversation, adapter, detect_format, parse, render
+from .formats import Block, BlockKind, Conversation, adapter, detect_format, parse, render
 from .query.bounded import bound_question
 from .tokens import MESSAGE_OVERHEAD, TokenCounter, counter_for
-from .transforms.base import Decision, Transform, TransformContext, block_tokens
+from .transforms.base import (
+    Decision,
+    Transform,
+    TransformContext,
+    block_tokens,
+    known_tokens,
+    original_tokens,
+)
 from .transforms.router import CompressionMemo, ContentRouter
 
 log = logging.getLogger("headroom.pipeline")
@@ -39,6 +46,30 @@ def conversation_tokens(conv: Conversation, counter: TokenCounter) -> int:
     for m in conv.messages:
         total += MESSAGE_OVERHEAD + sum(block_tokens(b, counter) for b in m.blocks)
     return total
+
+
+# Texts at least this long are not counted before the transforms run: the router counts
+# a tool output while its compressor works (transforms/router.py), and the total reads
+# that count afterwards (``original_tokens``). Counting them first would serialise the
+# largest fixed cost of a call in front of everything else.
+DEFER_COUNT_CHARS = 4096
+
+
+def tokens_before(conv: Conversation, counter: TokenCounter) -> tuple[int, list[tuple[Block, str]]]:
+    """``conversation_tokens`` of the incoming conversation, less the long texts, which
+    come back as (block, text) to be summed once the transforms ran."""
+    total, deferred = 0, []
+    blocks = [conv.system]
+    for m in conv.messages:
+        total += MESSAGE_OVERHEAD
+        blocks.append(m.blocks)
+    for group in blocks:
+        for b in group:
+            if b.text is not None and len(b.text) >= DEFER_COUNT_CHARS and known_tokens(b, counter) is None:
+                deferred.append((b, b.text))
+            else:
+                total += block_tokens(b, counter)
+    return total, deferred
 
 
 # Decision actions that change what is sent (and so count as savings).
@@ -245,13 +276,14 @@ class Pipeline:
             relevance=self.relevance(),
             toin=self.toin,
         )
-        before = conversation_tokens(conv, counter)
+        before, deferred = tokens_before(conv, counter)
         for t in self.transforms:
             try:
                 conv = t.apply(conv, ctx)
             except Exception as exc:  # never worse: a broken stage leaves the request as it was
                 log.exception("transform %s failed", t.name)
                 ctx.decide(t.name, "skipped", f"error: {type(exc).__name__}: {exc}")
+        before += sum(original_tokens(b, text, counter) for b, text in deferred)
         after = conversation_tokens(conv, counter)
         body = render(conv)
         return PipelineResult(conv, body, conv.format, before, after, ctx.decisions,

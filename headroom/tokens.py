@@ -115,12 +115,30 @@ class TokenCounter:
             return 0
         if len(text) < 64:  # hashing costs more than encoding tiny strings
             return self._raw(text)
-        key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+        key = self.cache_key(text)
+        hit = self.cached(key)
+        if hit is not None:
+            return hit
+        return self.count_uncached(text, key)
+
+    @staticmethod
+    def cache_key(text: str) -> str:
+        return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+    def cached(self, key: str) -> int | None:
+        """The remembered count under ``cache_key(text)``, if any."""
         with self._lock:
             hit = self._cache.get(key)
             if hit is not None:
                 self._cache.move_to_end(key)
-                return hit
+            return hit
+
+    def count_uncached(self, text: str, key: str) -> int:
+        """Count ``text`` (whose ``cache_key`` is ``key``) and remember it. Goes straight
+        into the BPE, which releases the GIL: a caller that has just handed work to
+        another thread reaches it before giving that thread the interpreter (the hashing
+        in ``count`` releases the GIL too, and taking it back would wait for the other
+        thread's switch interval)."""
         n = self._raw(text)
         with self._lock:
             self._cache[key] = n

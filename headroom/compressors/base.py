@@ -8,6 +8,7 @@ compressor gets them the same way.
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -18,6 +19,32 @@ from ..relevance.bm25 import BM25
 if TYPE_CHECKING:
     from ..config import HeadroomConfig
     from ..tokens import TokenCounter
+
+
+class PendingTokens:
+    """A token count still being taken on the caller's thread.
+
+    Exact BPE of a long tool output is the largest fixed cost of a call, and tiktoken
+    releases the GIL while it encodes: the router hands the compressor its input first and
+    counts meanwhile, so a compressor that needs the count waits only for what is left.
+    """
+
+    # Far past any compression deadline: only a caller that died without resolving the
+    # count could make a compressor wait this long, and it then counts by itself.
+    WAIT_S = 60.0
+
+    def __init__(self) -> None:
+        self._done = threading.Event()
+        self._value: int | None = None
+
+    def resolve(self, value: int | None) -> None:
+        """The count, or None when the caller could not take it."""
+        self._value = value
+        self._done.set()
+
+    def get(self) -> int | None:
+        self._done.wait(self.WAIT_S)
+        return self._value
 
 
 @dataclass
@@ -35,8 +62,8 @@ class CompressInput:
     relevance: Any = None
     # The JSON value of ``text`` when content detection already parsed it (read-only).
     parsed: Any = None
-    # Tokens of ``text`` when the caller already counted them.
-    tokens: int | None = None
+    # Tokens of ``text`` when the caller already counted them, or is counting them now.
+    tokens: int | PendingTokens | None = None
     # Learned hints for this output's signature (headroom.toin.ToinHints), None when
     # TOIN is off or not confident yet.
     toin: Any = None
@@ -48,7 +75,8 @@ class CompressInput:
         return self.deadline is not None and time.monotonic() >= self.deadline
 
     def text_tokens(self) -> int:
-        return self.tokens if self.tokens is not None else self.counter.count(self.text)
+        n = self.tokens.get() if isinstance(self.tokens, PendingTokens) else self.tokens
+        return n if n is not None else self.counter.count(self.text)
 
     def relevance_scores(self, items: list[str]) -> list[float]:
         """Score ``items`` against the question (all zeros when there is no question)."""

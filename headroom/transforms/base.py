@@ -91,6 +91,9 @@ class TransformContext:
 
 # Key in ``Block.meta`` of the block's last token count: (counter, text object, tokens).
 _TOKENS_KEY = "_tokens"
+# The same for the text the block arrived with, once a stage has replaced it: the
+# pipeline's "tokens before" total reads it instead of counting the original again.
+_ORIGINAL_KEY = "_tokens_original"
 
 
 def block_tokens(block: Block, counter: TokenCounter) -> int:
@@ -99,11 +102,10 @@ def block_tokens(block: Block, counter: TokenCounter) -> int:
     router, context budget, output total) count a large tool output once instead of
     re-hashing megabytes for the counter's cache every time."""
     if block.text is not None:
-        cached = block.meta.get(_TOKENS_KEY)
-        if cached is not None and cached[0] is counter and cached[1] is block.text:
-            return cached[2]
-        n = counter.count(block.text)
-        block.meta[_TOKENS_KEY] = (counter, block.text, n)
+        n = known_tokens(block, counter)
+        if n is None:
+            n = counter.count(block.text)
+            remember_tokens(block, counter, n)
         return n
     tok = block.meta.get("token_text")
     if tok:
@@ -112,8 +114,34 @@ def block_tokens(block: Block, counter: TokenCounter) -> int:
     return int(est) if est else 0
 
 
+def known_tokens(block: Block, counter: TokenCounter) -> int | None:
+    """The block's token count if some stage already took it for its current text."""
+    cached = block.meta.get(_TOKENS_KEY)
+    if cached is not None and cached[0] is counter and cached[1] is block.text:
+        return cached[2]
+    return None
+
+
+def remember_tokens(block: Block, counter: TokenCounter, tokens: int) -> None:
+    """Record a count of the block's current text taken (or known) elsewhere."""
+    block.meta[_TOKENS_KEY] = (counter, block.text, tokens)
+
+
+def original_tokens(block: Block, text: str, counter: TokenCounter) -> int:
+    """Tokens of ``text``, the block's text before any stage replaced it: the count a
+    stage took of it on the way, else counted now."""
+    for key in (_ORIGINAL_KEY, _TOKENS_KEY):
+        cached = block.meta.get(key)
+        if cached is not None and cached[0] is counter and cached[1] is text:
+            return cached[2]
+    return counter.count(text)
+
+
 def set_block_text(block: Block, text: str, tokens: int, counter: TokenCounter) -> None:
     """Replace a block's text with one whose token count the caller already knows."""
+    old = block.meta.get(_TOKENS_KEY)
+    if old is not None and old[1] is block.text and _ORIGINAL_KEY not in block.meta:
+        block.meta[_ORIGINAL_KEY] = old
     block.text = text
     block.meta[_TOKENS_KEY] = (counter, text, tokens)
 

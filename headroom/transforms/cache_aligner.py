@@ -15,7 +15,7 @@ import re
 
 from ..formats import BlockKind, Conversation, Role
 from .base import TransformContext
-from .context_units import conversation_tokens
+from .context_units import tokens_at_least
 
 NAME = "cache_aligner"
 
@@ -83,16 +83,18 @@ class CacheAligner:
         if not blocks:
             ctx.decide(NAME, "skipped", "no system prompt")
             return conv
-        total = conversation_tokens(conv, ctx)
-        if total < cfg.min_request_tokens:
+        aligned = [(b, *align_text(b.text or "", cfg.patterns, cfg.context_header)) for b in blocks]
+        # The request's size matters only when something would move, and then only
+        # whether it reaches the threshold: long tool outputs are not counted for it
+        # when the rest already does (the router counts them alongside compression).
+        if any(found for _, _, found in aligned) and not tokens_at_least(conv, ctx, cfg.min_request_tokens):
             ctx.decide(NAME, "skipped", f"request below {cfg.min_request_tokens} tokens: provider caches do not apply")
             return conv
         tokens_before = sum(ctx.tokens(b) for b in blocks)
         # The trailing block goes at the end of the last system block: one place, and
         # everything before it is the stable prefix.
         moved: list[tuple[str, str]] = []
-        for b in blocks:
-            new, found = align_text(b.text or "", cfg.patterns, cfg.context_header)
+        for b, new, found in aligned:
             if found:
                 # Values from earlier blocks are listed in their own block's trailer.
                 b.text = new

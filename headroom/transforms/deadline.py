@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -87,12 +88,43 @@ def stragglers() -> int:
     return _stragglers
 
 
-def run_with_deadline(fn: Callable[[Any], Any], arg: Any, timeout_ms: float) -> Any:
-    """``fn(arg)``, or a reason string when it failed, timed out or could not start."""
-    global _stragglers
+class Pending:
+    """A compressor call handed to its own thread, not waited for yet: the caller can do
+    other work first (the router counts the input's tokens meanwhile) and then
+    :meth:`wait` for the rest of the deadline, which counts from the hand-over."""
+
+    def __init__(self, call: _Call | None, timeout_ms: float, refused: str | None = None):
+        self._call = call
+        self._timeout_ms = timeout_ms
+        self._refused = refused
+        self._start = time.monotonic()
+
+    def wait(self) -> Any:
+        """``fn(arg)``, or a reason string when it failed, timed out or could not start."""
+        global _stragglers
+        if self._refused is not None or self._call is None:
+            return self._refused
+        call, timeout_ms = self._call, self._timeout_ms
+        left = max(timeout_ms, 0) / 1000 - (time.monotonic() - self._start)
+        call.done.wait(max(left, 0.0))
+        with _lock:
+            if not call.finished:
+                if not call.overdue:
+                    call.overdue = True
+                    _stragglers += 1
+                return f"timed out after {timeout_ms:.0f} ms"
+        if call.error is not None:
+            # A compressor bug must never break the request.
+            return f"error: {type(call.error).__name__}: {call.error}"
+        return call.result
+
+
+def start_with_deadline(fn: Callable[[Any], Any], arg: Any, timeout_ms: float) -> Pending:
+    """Hand ``fn(arg)`` to a thread of its own now; :meth:`Pending.wait` collects it."""
     with _lock:
         if _stragglers >= MAX_STRAGGLERS:
-            return f"skipped: {_stragglers} earlier compressions are still running past their deadline"
+            return Pending(None, timeout_ms,
+                           f"skipped: {_stragglers} earlier compressions are still running past their deadline")
     call = _Call()
 
     def work() -> None:
@@ -108,14 +140,11 @@ def run_with_deadline(fn: Callable[[Any], Any], arg: Any, timeout_ms: float) -> 
                     _stragglers -= 1
             call.done.set()
 
+    pending = Pending(call, timeout_ms)
     _worker().inbox.put(work)
-    call.done.wait(max(timeout_ms, 0) / 1000)
-    with _lock:
-        if not call.finished:
-            call.overdue = True
-            _stragglers += 1
-            return f"timed out after {timeout_ms:.0f} ms"
-    if call.error is not None:
-        # A compressor bug must never break the request.
-        return f"error: {type(call.error).__name__}: {call.error}"
-    return call.result
+    return pending
+
+
+def run_with_deadline(fn: Callable[[Any], Any], arg: Any, timeout_ms: float) -> Any:
+    """``fn(arg)``, or a reason string when it failed, timed out or could not start."""
+    return start_with_deadline(fn, arg, timeout_ms).wait()

@@ -14,13 +14,13 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from ..ccr.markers import format_marker
-from ..compressors.base import CompressInput, Compressor
+from ..compressors.base import CompressInput, Compressor, PendingTokens
 from ..compressors.detect import ContentType, detect
 from ..formats.model import Conversation, content_hash
 from ..query.anchors import extract_anchors
 from ..toin import hooks as toin_hooks
-from .base import TransformContext, set_block_text
-from .deadline import run_with_deadline
+from .base import TransformContext, known_tokens, remember_tokens, set_block_text
+from .deadline import run_with_deadline, start_with_deadline
 from .protect import protection_reason
 
 NAME = "content_router"
@@ -145,9 +145,13 @@ class ContentRouter:
                 continue
             text = block.text
             assert text is not None  # protection_reason rejects non-string content
-            tokens = ctx.tokens(block)
-            if tokens < cfg.router.min_tokens:
-                ctx.decide(NAME, "skipped", f"below {cfg.router.min_tokens} tokens", tokens_before=tokens, tokens_after=tokens, **where)
+            # A long output is counted while its compressor runs (see _compress); a memo
+            # hit knows the count already and never counts at all.
+            tokens = known_tokens(block, ctx.counter)
+            if tokens is None and len(text) < COUNT_ALONGSIDE_CHARS:
+                tokens = ctx.tokens(block)
+            if tokens is not None and tokens < cfg.router.min_tokens:
+                self._below_minimum(ctx, tokens, where)
                 continue
             text_hash = content_hash(text)  # memo key, marker hash and CCR key: hashed once
             # The tokenizer is part of the key: compressors decide on token counts, and the
@@ -163,7 +167,16 @@ class ContentRouter:
                     and ctx.store is not None and cfg.ccr.enabled:
                 stored = stored_memo(ctx.store, key)
             memo_hit = in_memo or stored
-            entry = memo_hit or self._compress(text, key, tokens, block, anchors, ctx)
+            if memo_hit is not None:
+                entry = memo_hit
+                if tokens is None:  # the same bytes and tokenizer: the count the entry was made with
+                    tokens = entry.original_tokens
+                    remember_tokens(block, ctx.counter, tokens)
+            else:
+                entry, tokens = self._compress(text, key, tokens, block, anchors, ctx)
+                if entry is None:
+                    self._below_minimum(ctx, tokens, where)
+                    continue
             if ctx.memo is not None and in_memo is None:
                 ctx.memo.put(key, entry)
             elapsed = (time.perf_counter() - t0) * 1000
@@ -185,54 +198,66 @@ class ContentRouter:
                        ccr_hash=entry.ccr_hash, duration_ms=elapsed, **where)
         return conv
 
+    @staticmethod
+    def _below_minimum(ctx: TransformContext, tokens: int, where: dict) -> None:
+        minimum = ctx.config.router.min_tokens
+        ctx.decide(NAME, "skipped", f"below {minimum} tokens", tokens_before=tokens, tokens_after=tokens, **where)
+
     def _override_name(self) -> str:
         c = self.compressors.get(ContentType.TEXT)
         return getattr(c, "name", "")
 
-    def _compress(self, text, key, tokens, block, anchors, ctx: TransformContext) -> MemoEntry:
+    def _compress(self, text, key, tokens, block, anchors, ctx: TransformContext) -> tuple[MemoEntry | None, int]:
+        """The block's memo entry and its token count; (None, count) when the count, taken
+        here, turns out below ``router.min_tokens``. With ``tokens`` None the count is
+        taken on this thread while the compressor's thread detects and compresses:
+        tiktoken releases the GIL while it encodes, so the two overlap."""
         cfg = ctx.config
-        detected = detect(text)
-        ctype = detected.type
+        counter = ctx.counter
+        if ctx.budget_spent():  # before asking for a thread: no thread, no straggler refusal
+            tokens = tokens if tokens is not None else ctx.tokens(block)
+            if tokens < cfg.router.min_tokens:
+                return None, tokens
+            reason = "the request's compression budget is spent"
+            return MemoEntry(None, tokens, tokens, None, "unknown", None, 0, 0, reason), tokens
+        count_key = counter.cache_key(text) if tokens is None else ""
+        if tokens is None:
+            tokens = counter.cached(count_key)
+            if tokens is not None:
+                remember_tokens(block, counter, tokens)
+        first = _FirstTry(self, text, block, anchors, ctx, key[0], tokens if tokens is not None else PendingTokens())
+        pending = start_with_deadline(first, None, ctx.block_timeout_ms(cfg.router.timeout_ms))
+        if tokens is None:
+            # Nothing between the hand-over and the BPE may release the GIL (hashing,
+            # I/O): the compressor's thread would take it, and this one would wait for it
+            # instead of counting alongside.
+            try:
+                tokens = counter.count_uncached(text, count_key)
+            finally:
+                first.tokens.resolve(tokens)  # type: ignore[union-attr]
+            remember_tokens(block, counter, tokens)
+        result = pending.wait()
+        if tokens < cfg.router.min_tokens:
+            return None, tokens
+        ctype, compressor, inp, hints, prof = first.ctype, first.compressor, first.inp, first.hints, first.prof
 
         def kept(reason: str) -> MemoEntry:
-            return MemoEntry(None, tokens, tokens, None, ctype.value, None, 0, 0, reason)
+            return MemoEntry(None, tokens, tokens, None, ctype.value if ctype else "unknown", None, 0, 0, reason)
 
-        compressor = self.compressors.get(ctype)
-        if compressor is None:
-            return kept(f"no compressor for {ctype.value}")
-        prof, hints = toin_hooks.steer(ctx.toin, detected.parsed, ctype.value, block.tool_name)
-        if hints is not None and hints.skip and not toin_hooks.probe(key[0], cfg.toin.probe_every):
-            return kept(hints.reason())
-        if ctx.budget_spent():
-            return kept("the request's compression budget is spent")
-        inp = CompressInput(
-            deadline=ctx.deadline,
-            text=text,
-            config=cfg,
-            counter=ctx.counter,
-            query=ctx.query,
-            anchors=anchors,
-            tool_name=block.tool_name,
-            tool_arguments=block.tool_arguments,
-            aggressiveness=ctx.hints.get(block.tool_name or "", 0.5),
-            relevance=ctx.relevance,
-            parsed=detected.parsed,
-            tokens=tokens,
-            toin=hints,
-        )
-        result = run_with_deadline(compressor.compress, inp, ctx.block_timeout_ms(cfg.router.timeout_ms))
-        second = self.second_try.get(ctype)
-        if second is not None and second is not compressor and (result is None or isinstance(result, str)) \
-                and not ctx.budget_spent():
+        if inp is not None:
+            inp.tokens = tokens
+        second = self.second_try.get(ctype) if ctype is not None else None
+        if second is not None and inp is not None and second is not compressor \
+                and (result is None or isinstance(result, str)) and not ctx.budget_spent():
             retry = run_with_deadline(second.compress, inp, ctx.block_timeout_ms(cfg.router.timeout_ms))
             if retry is not None and not isinstance(retry, str):
                 compressor, result = second, retry
         if isinstance(result, str):
-            return kept(result)
+            return kept(result), tokens
         if result is None:
-            return kept(f"{compressor.name}: nothing to compress")
+            return kept(f"{compressor.name}: nothing to compress"), tokens
         if result.lossy and (ctx.store is None or not cfg.ccr.enabled):
-            return kept(f"{compressor.name}: lossy result discarded (no CCR store to keep the original)")
+            return kept(f"{compressor.name}: lossy result discarded (no CCR store to keep the original)"), tokens
         out = result.text
         # Counted in parts (the joint count differs by at most a token at the seam), and
         # estimated above 16 000 characters: exact BPE of a 20 kB output would cost more
@@ -247,7 +272,7 @@ class ContentRouter:
                 out += marker
                 out_tokens += ctx.counter.count(marker)
         if out_tokens > tokens * (1 - cfg.router.min_savings):
-            return kept(f"{compressor.name}: saved too little ({tokens} -> {out_tokens} tokens)")
+            return kept(f"{compressor.name}: saved too little ({tokens} -> {out_tokens} tokens)"), tokens
         entry = MemoEntry(out, tokens, out_tokens, f"{compressor.name}:{result.strategy}", ctype.value, h,
                           result.items_before, result.items_after,
                           f"compressed; {hints.reason()}" if hints else "compressed")
@@ -261,7 +286,58 @@ class ContentRouter:
             toin_hooks.observe(ctx.toin, "observe_compression", prof, strategy=entry.strategy,
                                items_before=result.items_before, items_after=result.items_after,
                                lossy=h is not None, ccr_hash=h, query=ctx.query, steered=bool(hints))
-        return entry
+        return entry, tokens
+
+
+# Outputs this long (about 1-2K tokens and up) are counted while their compressor runs;
+# shorter ones are counted first, as that costs less than handing the count over.
+COUNT_ALONGSIDE_CHARS = 4096
+
+
+class _FirstTry:
+    """What runs on the compressor's thread: detection, TOIN steering and the compressor
+    chosen for the detected type. What it learned on the way (type, compressor, input,
+    hints) stays readable by the router, also when the call timed out or failed."""
+
+    def __init__(self, router: ContentRouter, text: str, block, anchors, ctx: TransformContext, text_hash: str,
+                 tokens: int | PendingTokens):
+        self.router, self.text, self.block, self.anchors, self.ctx = router, text, block, anchors, ctx
+        self.text_hash, self.tokens = text_hash, tokens
+        self.ctype: ContentType | None = None
+        self.compressor: Compressor | None = None
+        self.inp: CompressInput | None = None
+        self.hints = None
+        self.prof = None
+
+    def __call__(self, _arg=None):
+        ctx, cfg, block = self.ctx, self.ctx.config, self.block
+        detected = detect(self.text)
+        self.ctype = ctype = detected.type
+        self.compressor = compressor = self.router.compressors.get(ctype)
+        if compressor is None:
+            return f"no compressor for {ctype.value}"
+        self.prof, hints = toin_hooks.steer(ctx.toin, detected.parsed, ctype.value, block.tool_name)
+        self.hints = hints
+        if hints is not None and hints.skip and not toin_hooks.probe(self.text_hash, cfg.toin.probe_every):
+            return hints.reason()
+        if ctx.budget_spent():
+            return "the request's compression budget is spent"
+        self.inp = inp = CompressInput(
+            deadline=ctx.deadline,
+            text=self.text,
+            config=cfg,
+            counter=ctx.counter,
+            query=ctx.query,
+            anchors=self.anchors,
+            tool_name=block.tool_name,
+            tool_arguments=block.tool_arguments,
+            aggressiveness=ctx.hints.get(block.tool_name or "", 0.5),
+            relevance=ctx.relevance,
+            parsed=detected.parsed,
+            tokens=self.tokens,
+            toin=hints,
+        )
+        return compressor.compress(inp)
 
 
 def memo_meta(key: tuple, entry: MemoEntry) -> dict:
