@@ -287,3 +287,24 @@ def test_rows_holding_several_anchors_at_once_are_kept() -> None:
     rows = _anchored_rows(table, anchors, limit=6)
     assert rows and all("host-3," in texts[i] and "status-5" in texts[i] for i in rows)
     assert len(rows) == sum(1 for t in texts if "host-3," in t and "status-5" in t)
+
+
+_cell = st.one_of(st.floats().map(repr), st.integers().map(str), st.none(),
+                  st.text(alphabet="0123456789.eE+-_ naNifINF\u0660\u0661\u2000\t", max_size=12),
+                  st.text(max_size=6))
+
+
+@settings(max_examples=500)
+@given(st.sets(_cell, max_size=30))
+def test_batched_cell_numbers_equal_one_by_one(distinct) -> None:
+    """A mostly numeric column converts its plain decimals in one pass: the same value,
+    sign and None as number() gives each cell alone."""
+    import math
+
+    from headroom.compressors.tables.select import _numbers_of_distinct, number
+
+    got = _numbers_of_distinct(distinct)
+    assert set(got) == set(distinct)
+    for c in distinct:
+        a, b = got[c], number(c)
+        assert (a is None and b is None) or (a == b and math.copysign(1, a) == math.copysign(1, b)), (c, a, b)

@@ -83,6 +83,7 @@ class _Column:
     numeric: bool
     lo: int = -1  # row index of the (first) minimum
     hi: int = -1
+    full: bool = False  # every cell is a number (no None among values)
 
 
 def _cells_by_column(table: Table) -> list[tuple[Any, ...]]:
@@ -111,9 +112,30 @@ def _values(cells: tuple[Any, ...]) -> tuple[list[float | None], bool]:
     if sum(1 for c in sample if number(c) is not None) < _NUMERIC_SHARE / 2 * len(sample):
         return [None] * len(cells), False
     if kinds <= {str, type(None)}:  # hashing mixes 1, 1.0 and True: only strings share a memo
-        memo = {c: number(c) for c in set(cells)}
+        memo = _numbers_of_distinct(set(cells))
         return [memo[c] for c in cells], False
     return [number(c) for c in cells], False
+
+
+# Plain decimal numbers: float() parses every string this matches (so a whole batch of
+# them converts in one C-level pass); the rest ("NA", "", "1_000", "inf") go through number().
+_PLAIN_NUMBER = re.compile(r"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*")
+
+
+def _numbers_of_distinct(distinct: set) -> dict[Any, float | None]:
+    """``{cell: number(cell)}`` for the distinct cells of a mostly numeric column."""
+    plain = [c for c in distinct if c is not None and _PLAIN_NUMBER.fullmatch(c)]
+    try:
+        vals = list(map(float, plain))
+    except ValueError:  # a digit float() does not take: convert one by one
+        return {c: number(c) for c in distinct}
+    if not math.isfinite(sum(vals)):  # a plain number may still overflow ("1e999")
+        return {c: number(c) for c in distinct}
+    memo: dict[Any, float | None] = dict(zip(plain, vals))
+    for c in distinct:
+        if c not in memo:
+            memo[c] = number(c)
+    return memo
 
 
 def _columns(table: Table) -> list[_Column]:
@@ -128,7 +150,7 @@ def _columns(table: Table) -> list[_Column]:
             filled = len(cells) - cells.count(None) - cells.count("")
         numeric = filled > 0 and len(present) >= _NUMERIC_SHARE * filled and min(present, default=0) != max(
             present, default=0)
-        col = _Column(str(name), cells, values, numeric)
+        col = _Column(str(name), cells, values, numeric, full=full)
         if numeric:
             if full:
                 col.lo, col.hi = values.index(min(present)), values.index(max(present))
@@ -210,7 +232,7 @@ def _anchored_rows(table: Table, anchors, limit: int) -> list[int]:
 def _outliers(col: _Column) -> list[int]:
     """Rows of the column's most extreme values beyond Tukey's far-out fences (3 IQR past
     the quartiles): one sort, then only the few values past a fence are looked up."""
-    s = sorted(v for v in col.values if v is not None)
+    s = sorted(col.values) if col.full else sorted(v for v in col.values if v is not None)
     n = len(s)
     q1, q3 = s[n // 4], s[(3 * n) // 4]
     iqr = q3 - q1
