@@ -9,8 +9,8 @@ stores the original in CCR and appends the retrieval marker.
 
 Speed matters more here than elsewhere: upstream passes tables through untouched, so the
 whole call must cost less than counting the table's tokens. Rows are parsed once by the
-C ``csv`` reader and their tokens estimated from characters (the block's token count is
-known), never counted row by row.
+C ``csv`` reader and their costs measured in characters (a row's share of the text's
+tokens), never counted row by row.
 """
 
 from __future__ import annotations
@@ -51,16 +51,17 @@ class TableCompressor:
             body_spans = [(i, i + 1) for i in range(layout.body, len(lines)) if lines[i].strip()]
             body = [row_cells(lines[a].rstrip(), layout.starts) for a, _ in body_spans]
             strategy = "table_aligned"
-        tokens = inp.text_tokens()
-        per_char = tokens / max(1, len(inp.text))
+        # Costs and budget in characters: a row's tokens are estimated as its share of the
+        # text's characters, so the token count would cancel out of every comparison (and
+        # the compressor need not wait for the count the router takes alongside).
         lengths = [len(ln) + 1 for ln in lines]
-        costs = [per_char * (lengths[a] if b == a + 1 else sum(lengths[a:b])) for a, b in body_spans]
+        costs = [lengths[a] if b == a + 1 else sum(lengths[a:b]) for a, b in body_spans]
         texts = [lines[a] if b == a + 1 else "\n".join(lines[a:b]) for a, b in body_spans] if inp.query else None
         table = Table(names=header, rows=body, costs=costs, texts=texts)
-        budget = tokens * target_ratio(inp.aggressiveness)
+        budget = len(inp.text) * target_ratio(inp.aggressiveness)
         # The header and the column line are paid for first: rows fill what is left.
         head_a, head_b = head
-        fixed = per_char * (sum(len(lines[k]) for k in range(head_a, head_b)) + 2 * len(header) * 8)
+        fixed = sum(len(lines[k]) for k in range(head_a, head_b)) + 2 * len(header) * 8
         sel = select_rows(table, query=inp.query, anchors=inp.anchors, budget=budget - fixed,
                           score=inp.relevance_scores)
         if len(sel.kept) >= len(body):

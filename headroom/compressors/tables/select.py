@@ -44,7 +44,7 @@ _QUESTION_NUMBER = re.compile(r"(?<![\w.:-])\d+(?:\.\d+)?(?![\w:-]|\.\d)")
 class Table:
     names: list[str]
     rows: list[list[Any]]  # cells per row; ragged rows allowed
-    costs: list[float]  # estimated tokens per row
+    costs: list[float]  # per row, in the unit of the budget (tokens for JSON records, characters for text)
     texts: list[str] | None = None  # searchable text per row (for the question's anchors)
 
 
