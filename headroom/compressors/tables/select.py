@@ -94,27 +94,39 @@ def _cells_by_column(table: Table) -> list[tuple[Any, ...]]:
     return [tuple(r[j] if j < len(r) else None for r in rows) for j in range(width)]
 
 
-def _values(cells: tuple[Any, ...]) -> tuple[list[float | None], bool]:
-    """Numeric values of a column and whether every cell has one. A fully numeric column
-    converts in one C-level pass; a column whose sampled cells are mostly not numbers is
-    text (no per-cell conversion); the rest convert each distinct cell once ("NA" cells
-    repeat, and a failed float() costs an exception)."""
+def _values(cells: tuple[Any, ...]) -> tuple[list[float | None], bool, dict[Any, float | None] | None]:
+    """Numeric values of a column, whether every cell has one, and for string cells the
+    number of each distinct cell (None where a column converts cell by cell).
+
+    A fully numeric column converts in one C-level pass (over its distinct cells when they
+    repeat: years, counts, categories coded as numbers); a column whose sampled cells are
+    mostly not numbers is text (no per-cell conversion); the rest convert each distinct
+    cell once ("NA" cells repeat, and a failed float() costs an exception)."""
     kinds = set(map(type, cells))
-    if kinds <= {str} or kinds <= {int, float}:
+    if kinds <= {str} and cells and number(cells[0]) is not None:  # text columns fail on the first cell
+        distinct = set(cells)
         try:
-            vals = list(map(float, cells))
+            if 2 * len(distinct) <= len(cells):
+                memo = dict(zip(distinct, map(float, distinct)))
+                vals = list(map(memo.__getitem__, cells))
+            else:
+                memo, vals = None, list(map(float, cells))
         except ValueError:
             pass
         else:
             if math.isfinite(sum(vals)):
-                return vals, True  # type: ignore[return-value]
+                return vals, True, memo  # type: ignore[return-value]
+    elif kinds <= {int, float}:
+        vals = list(map(float, cells))
+        if math.isfinite(sum(vals)):
+            return vals, True, None  # type: ignore[return-value]
     sample = cells[:: max(1, len(cells) // _TYPE_SAMPLE)]
     if sum(1 for c in sample if number(c) is not None) < _NUMERIC_SHARE / 2 * len(sample):
-        return [None] * len(cells), False
+        return [None] * len(cells), False, {}
     if kinds <= {str, type(None)}:  # hashing mixes 1, 1.0 and True: only strings share a memo
         memo = _numbers_of_distinct(set(cells))
-        return [memo[c] for c in cells], False
-    return [number(c) for c in cells], False
+        return list(map(memo.__getitem__, cells)), False, memo
+    return [number(c) for c in cells], False, None
 
 
 # Plain decimal numbers: float() parses every string this matches (so a whole batch of
@@ -141,23 +153,27 @@ def _numbers_of_distinct(distinct: set) -> dict[Any, float | None]:
 def _columns(table: Table) -> list[_Column]:
     cols = []
     for name, cells in zip(table.names, _cells_by_column(table)):
-        values, full = _values(cells)
-        if full:
-            present = values
-            filled = len(cells)
-        else:
-            present = [v for v in values if v is not None]
-            filled = len(cells) - cells.count(None) - cells.count("")
-        numeric = filled > 0 and len(present) >= _NUMERIC_SHARE * filled and min(present, default=0) != max(
-            present, default=0)
-        col = _Column(str(name), cells, values, numeric, full=full)
-        if numeric:
-            if full:
-                col.lo, col.hi = values.index(min(present)), values.index(max(present))
-            else:
-                lo, hi = min(present), max(present)
-                col.lo, col.hi = values.index(lo), values.index(hi)
+        values, full, memo = _values(cells)
+        col = _Column(str(name), cells, values, False, full=full)
         cols.append(col)
+        if full:
+            lo, hi = min(values), max(values)  # type: ignore[type-var]
+        elif memo == {}:
+            continue  # text: no cell is a number
+        else:
+            filled = len(cells) - cells.count(None) - cells.count("")
+            if memo is None:
+                present = [v for v in values if v is not None]
+                n_present = len(present)
+            else:  # from the distinct cells: the missing ones ("NA", "") are few
+                present = [v for v in memo.values() if v is not None]
+                n_present = len(cells) - sum(cells.count(c) for c, v in memo.items() if v is None)
+            if not (filled > 0 and n_present >= _NUMERIC_SHARE * filled and present):
+                continue
+            lo, hi = min(present), max(present)
+        if lo != hi:
+            col.numeric = True
+            col.lo, col.hi = values.index(lo), values.index(hi)
     return cols
 
 
