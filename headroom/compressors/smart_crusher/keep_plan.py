@@ -190,6 +190,19 @@ def score_ranking(items: Sequence[Any], field_name: str) -> list[int]:
 _VARIABLE_PARTS = re.compile(r"\d+|[0-9a-f]{8,}|\"[^\"]*\"")
 
 
+def message_templates(msgs: list[str]) -> list[str]:
+    """``_VARIABLE_PARTS`` masked as ``#`` in each message: one regex pass over the joined
+    messages when none holds a quote or a newline (then no match can cross from one
+    message into the next: digit and hex runs stop at the newline, and there is no quote
+    to open a quoted span), else a pass per message."""
+    joined = "\n".join(msgs)
+    if '"' not in joined:
+        masked = _VARIABLE_PARTS.sub("#", joined).split("\n")
+        if len(masked) == len(msgs):  # no message held a newline of its own
+            return masked
+    return [_VARIABLE_PARTS.sub("#", m) for m in msgs]
+
+
 def rare_messages_first(items: Sequence[Any], field_name: str) -> list[int]:
     """One item per message template (numbers, hex ids, quoted values masked), rarest first.
 
@@ -197,11 +210,13 @@ def rare_messages_first(items: Sequence[Any], field_name: str) -> list[int]:
     """
     first: dict[str, int] = {}
     counts: dict[str, int] = {}
+    where, msgs = [], []
     for i, it in enumerate(items):
         msg = it.get(field_name) if isinstance(it, dict) else None
-        if not isinstance(msg, str):
-            continue
-        t = _VARIABLE_PARTS.sub("#", msg)
+        if isinstance(msg, str):
+            where.append(i)
+            msgs.append(msg)
+    for i, t in zip(where, message_templates(msgs)):
         if t not in first:
             first[t] = i
         counts[t] = counts.get(t, 0) + 1

@@ -56,19 +56,8 @@ def _is_5xx(v: Any) -> bool:
 def is_error_item(item: Any) -> bool:
     """Structural error signals (fields and keys); exception text is found separately."""
     if isinstance(item, dict):
-        for k, v in item.items():
-            key = k.lower() if isinstance(k, str) else k
-            if key in _STATE_KEYS and isinstance(v, str) and v.strip().lower() in _ERROR_WORDS:
-                return True
-            if key in _HTTP_KEYS and _is_5xx(v):
-                return True
-            if key in _ERROR_KEYS and v not in (None, False, "", [], {}, 0):
-                return True
-            if key in _SUCCESS_KEYS and v is False:
-                return True
-    elif isinstance(item, str) and item.strip().lower() in _ERROR_WORDS:
-        return True
-    return False
+        return any(_pair_is_error(k.lower() if isinstance(k, str) else k, v) for k, v in item.items())
+    return isinstance(item, str) and item.strip().lower() in _ERROR_WORDS
 
 
 def rows_with_error_text(index: RowIndex) -> set[int]:
@@ -86,12 +75,46 @@ def error_keys(keys) -> list:
     return [k for k in keys if isinstance(k, str) and k.lower() in _ALL_SIGNAL_KEYS]
 
 
+def _pair_is_error(key: Any, v: Any) -> bool:
+    """One field of :func:`is_error_item`: does ``key`` (lowercased) with value ``v`` say error?"""
+    if key in _STATE_KEYS and isinstance(v, str) and v.strip().lower() in _ERROR_WORDS:
+        return True
+    if key in _HTTP_KEYS and _is_5xx(v):
+        return True
+    if key in _ERROR_KEYS and v not in (None, False, "", [], {}, 0):
+        return True
+    return key in _SUCCESS_KEYS and v is False
+
+
+_CACHEABLE = (str, int, float, bool, type(None))
+
+
 def error_items(items: list[Any], keys: list) -> set[int]:
-    """Indices of dict items whose signal ``keys`` say error (see :func:`is_error_item`)."""
+    """Indices of dict items whose signal ``keys`` say error (see :func:`is_error_item`).
+
+    Column by column: an item is an error when any one of its signal fields says so, and
+    a field's verdict depends on its key and value alone, so it is decided once per
+    distinct (type, value) of a column (a status column holds a handful) instead of once
+    per item."""
     if not keys:
         return set()
     out: set[int] = set()
-    for i, it in enumerate(items):
-        if isinstance(it, dict) and is_error_item({k: it[k] for k in keys if k in it}):
-            out.add(i)
+    for k in keys:
+        key = k.lower() if isinstance(k, str) else k
+        verdicts: dict[tuple[type, Any], bool] = {}
+        for i, it in enumerate(items):
+            if type(it) is not dict and not isinstance(it, dict):
+                continue
+            if k not in it:
+                continue
+            v = it[k]
+            t = type(v)
+            if t in _CACHEABLE:
+                hit = verdicts.get((t, v))
+                if hit is None:
+                    hit = verdicts[(t, v)] = _pair_is_error(key, v)
+            else:
+                hit = _pair_is_error(key, v)
+            if hit:
+                out.add(i)
     return out

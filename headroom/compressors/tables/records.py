@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import string
 from typing import Any
 
 from ..base import CompressInput
@@ -22,8 +23,20 @@ _MAX_FIELDS = 200
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 
 
+_SCALAR_TYPES = frozenset({type(None), str, int, float, bool})
+# float() rejects a string that starts with an ASCII letter, except "inf"/"infinity"/"nan":
+# such cells are known not to be numbers without the ValueError (a microsecond each).
+_NOT_NUMBER_START = frozenset(string.ascii_letters) - set("iInN")
+
+
 def _scalar(v: Any) -> bool:
     return v is None or isinstance(v, (str, int, float, bool))
+
+
+def _numeric_count(vals: list[Any]) -> int:
+    """How many of ``vals`` :func:`number` reads as a number."""
+    return sum(1 for v in vals
+               if not (type(v) is str and v and v[0] in _NOT_NUMBER_START) and number(v) is not None)
 
 
 def numeric_fields(data: list[Any]) -> list[str] | None:
@@ -44,11 +57,13 @@ def numeric_fields(data: list[Any]) -> list[str] | None:
     numeric = 0
     for k in keys:
         vals = [it[k] for it in sample]
-        if not all(_scalar(v) for v in vals):
+        types = set(map(type, vals))  # exact JSON types decide both checks without a loop in Python
+        if not types <= _SCALAR_TYPES and not all(_scalar(v) for v in vals):
             return None  # nested values: not a table
-        if all(isinstance(v, str) and _TIMESTAMP.match(v) for v in vals):
+        if (all(map(_TIMESTAMP.match, vals)) if types == {str}
+                else all(isinstance(v, str) and _TIMESTAMP.match(v) for v in vals)):
             return None  # a time series: SmartCrusher's plan knows spikes, change points and asked times
-        if sum(1 for v in vals if number(v) is not None) >= 0.8 * len(vals):
+        if _numeric_count(vals) >= 0.8 * len(vals):
             numeric += 1
     if numeric <= _NUMERIC_FIELDS * len(keys):
         return None
