@@ -308,3 +308,42 @@ def test_batched_cell_numbers_equal_one_by_one(distinct) -> None:
     for c in distinct:
         a, b = got[c], number(c)
         assert (a is None and b is None) or (a == b and math.copysign(1, a) == math.copysign(1, b)), (c, a, b)
+
+
+def _reference_columns(table):
+    """The plain definition: a column is numeric when >= 80 % of its non-empty cells are
+    numbers and they are not all equal; lo/hi are the first rows of its min and max."""
+    from headroom.compressors.tables.select import _NUMERIC_SHARE, number
+
+    out = []
+    for j, name in enumerate(table.names):
+        cells = [r[j] if j < len(r) else None for r in table.rows]
+        vals = [number(c) for c in cells]
+        present = [v for v in vals if v is not None]
+        filled = sum(1 for c in cells if c is not None and c != "")
+        numeric = filled > 0 and len(present) >= _NUMERIC_SHARE * filled and bool(present) \
+            and min(present) != max(present)
+        lo = vals.index(min(present)) if numeric else -1
+        hi = vals.index(max(present)) if numeric else -1
+        out.append((str(name), numeric, lo, hi, vals))
+    return out
+
+
+_table_cell = st.one_of(st.sampled_from(["NA", "", "x", "1", "2", "2007", "-0", "0", "1e3", "inf", "nan", " 5 "]),
+                        st.floats(allow_nan=False, allow_infinity=False, width=32).map(repr),
+                        st.integers(-5, 5).map(str), st.text(max_size=4))
+
+
+@settings(max_examples=300)
+@given(st.integers(1, 4).flatmap(lambda w: st.lists(st.lists(_table_cell, min_size=w, max_size=w), min_size=1,
+                                                    max_size=40).map(lambda rows: (w, rows))))
+def test_column_statistics_equal_the_plain_definition(shape) -> None:
+    from headroom.compressors.tables.select import Table, _columns
+
+    width, rows = shape
+    table = Table(names=[f"c{j}" for j in range(width)], rows=rows, costs=[1.0] * len(rows))
+    for col, (name, numeric, lo, hi, vals) in zip(_columns(table), _reference_columns(table)):
+        assert (col.name, col.numeric) == (name, numeric)
+        if numeric:
+            assert (col.lo, col.hi) == (lo, hi)
+            assert [v if v is None else float(v) for v in col.values] == vals
