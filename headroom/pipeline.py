@@ -26,6 +26,7 @@ from .formats import Block, BlockKind, Conversation, adapter, detect_format, par
 from .query.bounded import bound_question
 from .tokens import MESSAGE_OVERHEAD, TokenCounter, counter_for
 from .transforms.base import (
+    COUNT_ALONGSIDE_CHARS,
     Decision,
     Transform,
     TransformContext,
@@ -48,16 +49,10 @@ def conversation_tokens(conv: Conversation, counter: TokenCounter) -> int:
     return total
 
 
-# Texts at least this long are not counted before the transforms run: the router counts
-# a tool output while its compressor works (transforms/router.py), and the total reads
-# that count afterwards (``original_tokens``). Counting them first would serialise the
-# largest fixed cost of a call in front of everything else.
-DEFER_COUNT_CHARS = 4096
-
-
 def tokens_before(conv: Conversation, counter: TokenCounter) -> tuple[int, list[tuple[Block, str]]]:
     """``conversation_tokens`` of the incoming conversation, less the long texts, which
-    come back as (block, text) to be summed once the transforms ran."""
+    come back as (block, text) to be summed once the transforms ran: the router counts a
+    tool output while its compressor works, and ``original_tokens`` reads that count."""
     total, deferred = 0, []
     blocks = [conv.system]
     for m in conv.messages:
@@ -65,7 +60,7 @@ def tokens_before(conv: Conversation, counter: TokenCounter) -> tuple[int, list[
         blocks.append(m.blocks)
     for group in blocks:
         for b in group:
-            if b.text is not None and len(b.text) >= DEFER_COUNT_CHARS and known_tokens(b, counter) is None:
+            if b.text is not None and len(b.text) >= COUNT_ALONGSIDE_CHARS and known_tokens(b, counter) is None:
                 deferred.append((b, b.text))
             else:
                 total += block_tokens(b, counter)

@@ -89,6 +89,13 @@ class TransformContext:
         return block_tokens(block, self.counter)
 
 
+# Texts at least this long (a few hundred tokens and up) are counted while their
+# compressor runs (transforms/router.py) rather than before the transforms: BPE releases
+# the GIL, so the count overlaps detection and compression; shorter texts cost less to
+# count than to hand over. The pipeline's input total and the cache aligner's size check
+# leave them for last for the same reason.
+COUNT_ALONGSIDE_CHARS = 1024
+
 # Key in ``Block.meta`` of the block's last token count: (counter, text object, tokens).
 _TOKENS_KEY = "_tokens"
 # The same for the text the block arrived with, once a stage has replaced it: the

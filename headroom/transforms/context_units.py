@@ -28,7 +28,7 @@ from ..formats import (
 from ..providers import context_window
 from ..query.anchors import extract_anchors
 from ..tokens import MESSAGE_OVERHEAD
-from .base import TransformContext, block_tokens, known_tokens
+from .base import COUNT_ALONGSIDE_CHARS, TransformContext, block_tokens, known_tokens
 from .dropped_excerpts import dropped_excerpts
 
 
@@ -74,17 +74,13 @@ def conversation_tokens(conv: Conversation, ctx: TransformContext) -> int:
     return sum(block_tokens(b, ctx.counter) for b in conv.system) + sum(message_tokens(m, ctx) for m in conv.messages)
 
 
-# Texts this long are counted last by ``tokens_at_least`` (about 1-2K tokens and up).
-_LONG_TEXT_CHARS = 4096
-
-
 def tokens_at_least(conv: Conversation, ctx: TransformContext, threshold: int) -> bool:
     """Whether the conversation holds at least ``threshold`` tokens, counting long texts
     not counted yet only while the rest falls short (exact, like conversation_tokens)."""
     total = len(conv.messages) * MESSAGE_OVERHEAD
     long_texts = []
     for b in [*conv.system, *(b for m in conv.messages for b in m.blocks)]:
-        if b.text is not None and len(b.text) >= _LONG_TEXT_CHARS and known_tokens(b, ctx.counter) is None:
+        if b.text is not None and len(b.text) >= COUNT_ALONGSIDE_CHARS and known_tokens(b, ctx.counter) is None:
             long_texts.append(b)
         else:
             total += block_tokens(b, ctx.counter)

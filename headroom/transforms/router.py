@@ -19,7 +19,13 @@ from ..compressors.detect import ContentType, detect
 from ..formats.model import Conversation, content_hash
 from ..query.anchors import extract_anchors
 from ..toin import hooks as toin_hooks
-from .base import TransformContext, known_tokens, remember_tokens, set_block_text
+from .base import (
+    COUNT_ALONGSIDE_CHARS,
+    TransformContext,
+    known_tokens,
+    remember_tokens,
+    set_block_text,
+)
 from .deadline import run_with_deadline, start_with_deadline
 from .protect import protection_reason
 
@@ -287,11 +293,6 @@ class ContentRouter:
                                items_before=result.items_before, items_after=result.items_after,
                                lossy=h is not None, ccr_hash=h, query=ctx.query, steered=bool(hints))
         return entry, tokens
-
-
-# Outputs this long (about 1-2K tokens and up) are counted while their compressor runs;
-# shorter ones are counted first, as that costs less than handing the count over.
-COUNT_ALONGSIDE_CHARS = 4096
 
 
 class _FirstTry:

@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 from headroom.compressors.base import Compressed
 from headroom.compressors.detect import ContentType
 from headroom.formats import parse
-from headroom.pipeline import DEFER_COUNT_CHARS, conversation_tokens
+from headroom.pipeline import conversation_tokens
 from headroom.tokens import counter_for
+from headroom.transforms.base import COUNT_ALONGSIDE_CHARS
 from headroom.transforms.deadline import start_with_deadline
-from headroom.transforms.router import COUNT_ALONGSIDE_CHARS, ContentRouter
+from headroom.transforms.router import ContentRouter
 
 LONG = "\n".join(f"2024-05-0{i % 9 + 1} worker-{i % 7} processed job {i} in {i * 13 % 997} ms" for i in range(900))
 
@@ -123,4 +124,4 @@ def test_deferred_total_equals_counting_everything_first(lines, system):
     r = Pipeline(store=CompressionStore()).compress_body(b)
     assert r.tokens_before == expected
     assert r.tokens_after <= r.tokens_before
-    event(f"deferred: {len(text) >= DEFER_COUNT_CHARS}, compressed: {bool(r.ccr_hashes)}")
+    event(f"deferred: {len(text) >= COUNT_ALONGSIDE_CHARS}, compressed: {bool(r.ccr_hashes)}")
