@@ -142,16 +142,19 @@ class SmartCrusher:
             return None
         if first_visible_char(inp.text) not in ("[", "{"):
             return None
-        tokens = inp.text_tokens()
-        if tokens < cfg.min_tokens_to_crush:
-            return None
         # The router hands over the value content detection parsed; parse only if called alone.
         data = inp.parsed if isinstance(inp.parsed, (list, dict)) else parse_json(inp.text)
         if data is None:
             return None
         try:
+            # The table plan needs no token count: it runs while the router still counts.
+            sections = plan_table(data, factor_constants=cfg.factor_constants) \
+                if isinstance(data, list) and len(data) >= cfg.min_items_to_analyze else None
+            tokens = inp.text_tokens()
+            if tokens < cfg.min_tokens_to_crush:
+                return None
             if isinstance(data, list) and len(data) >= cfg.min_items_to_analyze:
-                return self._compress_array(data, tokens, inp, cfg)
+                return self._compress_array(data, sections, tokens, inp, cfg)
             if isinstance(data, (list, dict)):
                 return self._compress_nested(data, tokens, inp, cfg)
         except RecursionError:  # absurdly deep nesting: not worth a fight
@@ -160,9 +163,9 @@ class SmartCrusher:
 
     # -- top-level arrays -------------------------------------------------------------
 
-    def _compress_array(self, data: list, tokens: int, inp: CompressInput, cfg: SmartCrusherConfig) -> Compressed | None:
+    def _compress_array(self, data: list, sections: list[Section] | None, tokens: int, inp: CompressInput,
+                        cfg: SmartCrusherConfig) -> Compressed | None:
         bar = tokens * (1 - cfg.lossless_min_savings)
-        sections = plan_table(data, factor_constants=cfg.factor_constants)
         if len(data) >= lossy_min_items(inp) and self._lossless_clearly_misses(data, sections, bar, inp):
             # Lossless cannot win: skip rendering it. Table-shaped rows are still the
             # items' search text, rendered by the fast encoder (search only, not output).
