@@ -237,21 +237,26 @@ def test_a_large_tool_output_is_tokenized_once_per_request(monkeypatch):
             {"id": "c1", "type": "function", "function": {"name": "metrics", "arguments": "{}"}}]},
         {"role": "tool", "tool_call_id": "c1", "content": output},
     ]
-    seen: Counter[int] = Counter()
-    count = TokenCounter.count
+    seen: Counter[int] = Counter()  # tokenizations
+    hashed: Counter[int] = Counter()  # cache keys: a cached count still hashes the whole text
+    raw, key = TokenCounter._raw, TokenCounter.cache_key
 
-    def counting(self, text):
+    def tokenizing(self, text):
         seen[len(text or "")] += 1
-        return count(self, text)
+        return raw(self, text)
 
-    # count(), not the tokenizer: a cached count still hashes the whole text.
-    monkeypatch.setattr(TokenCounter, "count", counting)
+    def hashing(text):
+        hashed[len(text)] += 1
+        return key(text)
+
+    monkeypatch.setattr(TokenCounter, "_raw", tokenizing)
+    monkeypatch.setattr(TokenCounter, "cache_key", staticmethod(hashing))
     pipeline = Pipeline(HeadroomConfig(), store=CompressionStore())
     result = compress(messages, model="gpt-4o-2024-99-99", pipeline=pipeline)  # a fresh counter cache
     assert result.tokens_after < result.tokens_before
-    assert seen[len(output)] == 1
+    assert seen[len(output)] == 1 and hashed[len(output)] == 1
     compressed = result.messages[-1]["content"]
-    assert seen[len(compressed)] == 0  # the router knew its count when it set the text
+    assert seen[len(compressed)] == 0 and hashed[len(compressed)] == 0  # the router knew its count
 
 
 def test_sampled_token_estimates_stay_close_to_exact_counts():
