@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from .base import Compressed, CompressInput
 
 # Drawing prefix: bars and spaces, then a branch (├ └ |- `- +-) and its dashes/tees.
-_PREFIX = re.compile(r"^((?:[│|]\s*|\s+)*)([├└]─*[┬─]?\s?|[|`+\\]-{1,3}\s?)(?=\S)")
+# One character class for the bars and spaces (no nested repetition: linear on any line).
+_PREFIX = re.compile(r"^([│| \t]*)([├└]─*[┬─]?\s?|[|`+\\]-{1,3}\s?)(?=\S)")
 _PROBLEM = re.compile(r"\b(?:UNMET|invalid|missing|extraneous|ERR!?|error|conflict)\b", re.IGNORECASE)
 _WORD = re.compile(r"[\w@./+-]+")
 _VERSIONISH = re.compile(r"^v?\d+(?:\.\d+)*")
