@@ -18,6 +18,7 @@ from typing import Any
 from .diagnostics.parse import is_diagnostic_line, parse_report
 from .tables.aligned import infer as aligned_table
 from .tables.sniff import sniff as sniff_table
+from .text_tree import is_text_tree
 
 
 class ContentType(str, enum.Enum):
@@ -208,6 +209,8 @@ def _detect_text(text: str) -> ContentType:
         return ContentType.DIFF
     if _is_git_log(nonblank):
         return ContentType.GIT_LOG
+    if is_text_tree(nonblank):
+        return ContentType.LISTING  # box-drawn trees (npm ls, tree): ListingCompressor hands them on
     # Before logs: a CSV with a timestamp column would otherwise read as a log.
     if sniff_table(lines) is not None:
         return ContentType.TABLE

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 from .base import Compressed, CompressInput
+from .text_tree import compress_text_tree, is_text_tree
 
 _RULER = re.compile(r"^[-=\s|+]+$")
 _NUMBER = re.compile(r"^[+-]?\d+(?:\.\d+)?[KMGTPkmgtp]?[Bb]?$")
@@ -96,6 +97,8 @@ class ListingCompressor:
 
     def compress(self, inp: CompressInput) -> Compressed | None:
         lines = inp.text.splitlines()
+        if is_text_tree([ln for ln in lines[:400] if ln.strip()]):
+            return compress_text_tree(inp)  # box-drawn trees (npm ls, tree), see text_tree.py
         head_end = 0
         for k, ln in enumerate(lines[:3]):
             if ln.strip() and _RULER.match(ln):

@@ -32,7 +32,15 @@ from .keep_plan import KeepPlan, plan_records, plan_scalars, summarize
 from .maps import extreme_positions, map_rows, map_shape, omitted_note, row_texts
 from .patterns import Pattern, detect_pattern, find_roles
 from .stats import FieldStats, field_stats
-from .table import Section, estimate_table_tokens, plan_table, render_sections, render_table, section_rows
+from .table import (
+    Section,
+    estimate_table_tokens,
+    plan_table,
+    render_sections,
+    render_table,
+    section_rows,
+)
+from .tree import compress_tree
 
 if TYPE_CHECKING:
     from ...config import SmartCrusherConfig
@@ -153,6 +161,9 @@ class SmartCrusher:
             tokens = inp.text_tokens()
             if tokens < cfg.min_tokens_to_crush:
                 return None
+            tree = compress_tree(data, tokens, inp)  # recursive trees (see .tree)
+            if tree is not None:
+                return tree
             if isinstance(data, list) and len(data) >= cfg.min_items_to_analyze:
                 return self._compress_array(data, sections, tokens, inp, cfg)
             if isinstance(data, (list, dict)):

@@ -1,0 +1,234 @@
+"""Box-drawing text trees: ``npm ls``, ``pnpm list``, ``yarn list``, ``tree``, ``cargo tree``.
+
+Each line is a node: a drawing prefix (``│ ├─┬ ``, ``|-- ``) whose width is the depth,
+then a label (``uri-js 4.4.1``, ``ajv@^6.12.4``). The same folding as JSON trees
+(``smart_crusher/tree.py``), on lines:
+
+1. **Repeated subtrees once**: a node whose subtree (its label and every line below)
+   was already shown keeps its own line, marked ``[same as above: N lines]``, and loses
+   the lines below it.
+2. **Leaf siblings on one line**: the children of a node that are all leaves are
+   written after it, ``parent: a 1.0, b 2.1, c 0.3``, so the drawing prefix is not
+   paid per line. Labels stay verbatim.
+3. **When that is still long** (more than a third of the original), the children of
+   nodes below the top level are counted instead of listed (``[+9 below]``), and if
+   that is still long, the top level's too — except for salient nodes, which always stay with their ancestors: names the question mentions,
+   the deepest nodes, every node of a name that occurs in several versions, and lines
+   saying something is wrong (``UNMET``, ``invalid``, ``missing``, ``extraneous``,
+   ``ERR``).
+
+Lines that are not part of the drawing (headers, legends) stay. The result is lossy
+(the router keeps the original in CCR); the first line says what was folded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+from .base import Compressed, CompressInput
+
+# Drawing prefix: bars and spaces, then a branch (├ └ |- `- +-) and its dashes/tees.
+# One character class for the bars and spaces (no nested repetition: linear on any line).
+_PREFIX = re.compile(r"^([│| \t]*)([├└]─*[┬─]?\s?|[|`+\\]-{1,3}\s?)(?=\S)")
+_PROBLEM = re.compile(r"\b(?:UNMET|invalid|missing|extraneous|ERR!?|error|conflict)\b", re.IGNORECASE)
+_WORD = re.compile(r"[\w@./+-]+")
+_VERSIONISH = re.compile(r"^v?\d+(?:\.\d+)*")
+_MIN_NODES = 20
+_MIN_SHARE = 0.6  # of nonblank lines that must be drawn nodes
+_MIN_REF = 2  # a repeated subtree is folded from this many lines below it
+_FOLD_ABOVE = 1 / 3  # fold children lists when the result is still above this share
+_SAMPLE = 200
+# A named node shows all its children up to this many (a root named like the tool,
+# "yarn list v1", is not a dependency whose requirements were asked for).
+_NAMED_KIDS = 40
+_MAX_DEEPEST = 10  # deepest nodes kept (the first ones; in a uniform tree every leaf is deepest)
+
+
+def is_text_tree(nonblank: list[str]) -> bool:
+    """Most lines are tree-drawn nodes, at two depths at least."""
+    sample = nonblank[:_SAMPLE]
+    if len(sample) < _MIN_NODES:
+        return False
+    depths = set()
+    hits = 0
+    for ln in sample:
+        m = _PREFIX.match(ln)
+        if m:
+            hits += 1
+            depths.add(m.end(1))
+    return hits >= _MIN_SHARE * len(sample) and len(depths) >= 2
+
+
+@dataclass
+class _Node:
+    line: int
+    prefix: str
+    label: str
+    depth: int
+    parent: int | None
+    children: list[int] = field(default_factory=list)
+    level: int = 0  # drawn ancestors
+    digest: str = ""
+    size: int = 1
+
+
+def _name(label: str) -> str:
+    """The package-ish name of a label: ``uri-js 4.4.1`` -> ``uri-js``; ``ajv@^6.1`` -> ``ajv``."""
+    head = label.split()[0] if label.split() else label
+    if "@" in head[1:]:
+        head = head[: head.rindex("@")] if head.rindex("@") > 0 else head
+    return head.lower()
+
+
+def _version(label: str) -> str:
+    parts = label.split()
+    if len(parts) > 1 and _VERSIONISH.match(parts[1]):
+        return parts[1]
+    head = parts[0] if parts else label
+    return head[head.rindex("@") + 1:] if "@" in head[1:] else ""
+
+
+def _parse(lines: list[str]) -> tuple[list[_Node], dict[int, int]]:
+    nodes: list[_Node] = []
+    at: dict[int, int] = {}  # line number -> node
+    stack: list[int] = []
+    for k, ln in enumerate(lines):
+        m = _PREFIX.match(ln)
+        if not m:
+            # An unindented label just before drawn children (a root): depth -1.
+            if ln.strip() and k + 1 < len(lines) and _PREFIX.match(lines[k + 1]) and not ln.startswith(" "):
+                nodes.append(_Node(k, "", ln, -1, None))
+                at[k] = len(nodes) - 1
+                stack = [len(nodes) - 1]
+            else:
+                stack = []
+            continue
+        depth = m.end(1)
+        while stack and nodes[stack[-1]].depth >= depth:
+            stack.pop()
+        parent = stack[-1] if stack else None
+        level = nodes[parent].level + 1 if parent is not None and nodes[parent].depth >= 0 else 0
+        nodes.append(_Node(k, ln[: m.end()], ln[m.end():].rstrip(), depth, parent, level=level))
+        i = len(nodes) - 1
+        at[k] = i
+        if parent is not None:
+            nodes[parent].children.append(i)
+        stack.append(i)
+    for n in reversed(nodes):
+        kids = [nodes[c].digest for c in n.children]
+        n.digest = hashlib.blake2b("\x00".join([n.label, *kids]).encode(), digest_size=12).hexdigest()
+        n.size = 1 + sum(nodes[c].size for c in n.children)
+    return nodes, at
+
+
+def _salient(nodes: list[_Node], query: str) -> tuple[set[int], set[int]]:
+    """Nodes that stay in view with their ancestors, and among them the ones the question
+    names (shown with all their children)."""
+    words = {w.strip(".,;:?!()'\"`").lower() for w in _WORD.findall(query or "")}
+    versions: dict[str, set[str]] = {}
+    for n in nodes:
+        v = _version(n.label)
+        if _VERSIONISH.match(v):  # installed versions, not the ranges asked for
+            versions.setdefault(_name(n.label), set()).add(v)
+    multi = {nm for nm, vs in versions.items() if len(vs) > 1}
+    deepest = max(n.depth for n in nodes)
+    out, named = set(), set()
+    n_deep = 0
+    for i, n in enumerate(nodes):
+        nm = _name(n.label)
+        if nm in words or ("/" in nm and len(nm.rsplit("/", 1)[-1]) > 3 and nm.rsplit("/", 1)[-1] in words):
+            named.add(i)
+        deep = n.depth == deepest and n_deep < _MAX_DEEPEST
+        n_deep += deep
+        if _PROBLEM.search(n.label) or deep or nm in multi or i in named:
+            out.add(i)
+    return out, named
+
+
+def _render(lines: list[str], nodes: list[_Node], at: dict[int, int], salient: set[int], named: set[int],
+            fold: int, stats: dict[str, int]) -> list[str]:
+    holds = [False] * len(nodes)
+    for i in sorted(salient, reverse=True):
+        j: int | None = i
+        while j is not None and not holds[j]:
+            holds[j] = True
+            j = nodes[j].parent
+    seen: set[str] = set()
+    out: list[str] = []
+    hidden: set[int] = set()  # nodes inside a folded subtree
+    for k, ln in enumerate(lines):
+        i = at.get(k)
+        if i is None:
+            out.append(ln)
+            continue
+        if i in hidden:
+            continue
+        n = nodes[i]
+        line = ("  " * n.level + "- " if n.prefix else "") + n.label
+        kids = n.children
+        if not kids:
+            out.append(line)
+            continue
+        if n.digest in seen and not holds[i] and n.size - 1 >= _MIN_REF:
+            out.append(f"{line} [same as above: {n.size - 1} lines]")
+            stats["refs"] += 1
+            stats["ref_lines"] += n.size - 1
+            _hide(nodes, kids, hidden)
+            continue
+        seen.add(n.digest)
+        # Folding (1: below the top level, 2: everywhere): only children on a salient path
+        # (all children of a named node) are shown; the rest are counted.
+        keep_all = fold == 0 or (fold == 1 and n.depth < 0) or (i in named and len(kids) <= _NAMED_KIDS)
+        shown = kids if keep_all else [c for c in kids if holds[c]]
+        more = sum(nodes[c].size for c in kids if c not in shown)
+        tail = f" [+{more} below]" if more else ""
+        _hide(nodes, [c for c in kids if c not in shown], hidden)
+        stats["folded"] += more
+        if shown and all(not nodes[c].children for c in shown) and len(shown) >= 2:
+            out.append(f"{line}: {', '.join(nodes[c].label for c in shown)}{tail}")
+            stats["inlined"] += len(shown)
+            _hide(nodes, shown, hidden)
+            continue
+        out.append(line + tail)
+    return out
+
+
+def _hide(nodes: list[_Node], tops: list[int], hidden: set[int]) -> None:
+    """Hide each of ``tops`` and everything below it."""
+    stack = list(tops)
+    while stack:
+        c = stack.pop()
+        hidden.add(c)
+        stack.extend(nodes[c].children)
+
+
+def compress_text_tree(inp: CompressInput) -> Compressed | None:
+    lines = inp.text.splitlines()
+    nodes, at = _parse(lines)
+    if len(nodes) < _MIN_NODES:
+        return None
+    salient, named = _salient(nodes, inp.query)
+    tokens = inp.text_tokens()
+    best = None
+    for fold in (0, 1, 2):
+        stats = {"refs": 0, "ref_lines": 0, "inlined": 0, "folded": 0}
+        body = _render(lines, nodes, at, salient, named, fold, stats)
+        parts = [f"tree of {len(nodes)} nodes"]
+        if stats["refs"]:
+            parts.append(f"{stats['refs']} repeated subtrees ({stats['ref_lines']} lines) shown once")
+        if stats["inlined"]:
+            parts.append("leaf children listed after their parent")
+        if stats["folded"]:
+            where = "below the top level " if fold == 1 else ""
+            parts.append(f"{stats['folded']} nodes {where}counted, not listed "
+                         "(kept: names the question mentions, deepest, several versions, problems)")
+        text = f"[{'; '.join(parts)}]\n" + "\n".join(body)
+        best = (text, len(body), "; ".join(parts))
+        if inp.counter.quick_count(text) <= tokens * _FOLD_ABOVE:
+            break
+    text, kept, summary = best
+    if inp.counter.quick_count(text) > tokens * (1 - inp.config.router.min_savings):
+        return None
+    return Compressed(text, len(lines), kept, "text_tree", lossy=True, summary=summary)
