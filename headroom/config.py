@@ -226,4 +226,16 @@ class HeadroomConfig(_Section):
     frozen_prefix_messages: int = Field(0, ge=0)
 
     def fingerprint(self) -> str:
-        return hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:16]
+        # Frozen, so one object always has one fingerprint: remembered per object (a
+        # copy with other values is another object), as every block's memo key needs it.
+        global _last_fingerprint
+        last = _last_fingerprint
+        if last is not None and last[0] is self:
+            return last[1]
+        fp = hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:16]
+        _last_fingerprint = (self, fp)
+        return fp
+
+
+# (config, its fingerprint) of the last config asked: a process mostly uses one.
+_last_fingerprint: tuple[HeadroomConfig, str] | None = None

@@ -128,3 +128,14 @@ def test_cli_bundled_example_runs(capsys):
 def test_public_surface():
     for name in headroom.__all__:
         assert hasattr(headroom, name), name
+
+
+def test_fingerprint_is_remembered_per_config_object_only():
+    from headroom.config import HeadroomConfig
+
+    a = HeadroomConfig()
+    b = HeadroomConfig(router={"min_tokens": 10})
+    assert a.fingerprint() == a.fingerprint() == HeadroomConfig().fingerprint()
+    assert b.fingerprint() != a.fingerprint()
+    c = a.model_copy(update={"frozen_prefix_messages": 3})  # another object, other values
+    assert c.fingerprint() != a.fingerprint() and a.fingerprint() == HeadroomConfig().fingerprint()
