@@ -205,7 +205,7 @@ def _detect_text(text: str) -> ContentType:
     if not nonblank:
         return ContentType.TEXT
     n = len(nonblank)
-    if len(_DIFF_START.findall("\n".join(lines))) >= 2:
+    if _diff_starts(lines) >= 2:
         return ContentType.DIFF
     if _is_git_log(nonblank):
         return ContentType.GIT_LOG
@@ -224,10 +224,11 @@ def _detect_text(text: str) -> ContentType:
         return ContentType.LISTING
     heading_hits = sum(1 for ln in nonblank if _HEADING_HIT.match(ln))
     if heading_hits >= 2:  # rg's heading mode needs hits under the paths: skip the path pass otherwise
-        headings = sum(1 for ln in nonblank if _HEADING_PATH.match(ln.strip()))
+        # A path heading holds no blank (the pattern allows none): most lines skip the regex.
+        headings = sum(1 for ln in map(str.strip, nonblank) if " " not in ln and _HEADING_PATH.match(ln))
         if headings and headings + heading_hits >= 0.8 * n:
             return ContentType.SEARCH
-    if len(_HTML.findall(text[:20000])) >= 3:
+    if "<" in text[:20000] and len(_HTML.findall(text[:20000])) >= 3:
         return ContentType.HTML
     if _at_least(nonblank, _is_log_line, max(3, 0.3 * n)):
         return ContentType.LOG
@@ -256,6 +257,17 @@ def _is_diagnostics(lines: list[str], nonblank: list[str]) -> bool:
 
 def _has_double_space(line: str) -> bool:
     return "  " in line.strip()
+
+
+# First characters a diff's header or hunk line can start with.
+_DIFF_FIRST = frozenset("d-+@")
+
+
+def _diff_starts(lines: list[str]) -> int:
+    """Lines that open a diff, a file header or a hunk: ``_DIFF_START`` at each line start,
+    tried only on lines whose first character can begin one (a multiline scan of the
+    joined sample tries the anchor at every position)."""
+    return sum(1 for ln in lines if ln[:1] in _DIFF_FIRST and _DIFF_START.match(ln))
 
 
 def _is_git_log(nonblank: list[str]) -> bool:

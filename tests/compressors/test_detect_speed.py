@@ -58,3 +58,15 @@ def test_log_mark_matches_the_plain_alternation_on_edges(parts, sep):
 def test_at_least_answers_like_a_full_count(hits, k):
     lines = ["x" if h else "" for h in hits]
     assert D._at_least(lines, bool, k) == (sum(hits) >= k)
+
+
+@settings(max_examples=300)
+@given(st.lists(st.one_of(st.sampled_from(["diff --git a/x b/x", "--- a/x", "+++ b/x", "@@ -1,2 +1,3 @@", "--- ",
+                                           "@@ -1 +1 @@ x", "-removed", "+added", " context", "d", "@"]),
+                          st.text(max_size=30).map(lambda t: t.replace("\n", " ").replace("\r", " "))),
+                max_size=40))
+def test_diff_starts_equal_the_multiline_scan(lines) -> None:
+    from headroom.compressors.detect import _DIFF_START, _diff_starts
+
+    lines = [ln for text in lines for ln in text.splitlines() or [""]]  # what splitlines() gives detection
+    assert _diff_starts(lines) == len(_DIFF_START.findall("\n".join(lines)))
