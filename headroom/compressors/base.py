@@ -62,6 +62,8 @@ class CompressInput:
     relevance: Any = None
     # The JSON value of ``text`` when content detection already parsed it (read-only).
     parsed: Any = None
+    # What detection learned of the text's structure (detect.Detected.hint), or None.
+    hint: Any = None
     # Tokens of ``text`` when the caller already counted them, or is counting them now.
     tokens: int | PendingTokens | None = None
     # Learned hints for this output's signature (headroom.toin.ToinHints), None when

@@ -155,6 +155,9 @@ class Detected:
     # The parsed value when the text is JSON, handed to the JSON compressor so a large
     # tool output is parsed once (and freed with the request, not cached).
     parsed: Any = None
+    # What detection learned about a text's structure that its compressor would work out
+    # again (a delimited table's dialect), else None.
+    hint: Any = None
 
 
 def detect(text: str) -> Detected:
@@ -164,7 +167,28 @@ def detect(text: str) -> Detected:
             return Detected(ContentType.JSON_ARRAY, data)
         if isinstance(data, dict):
             return Detected(ContentType.JSON_OBJECT, data)
-    return Detected(_detect_text(text))
+    found: dict[str, Any] = {}
+    ctype = _detect_text(text, found)
+    dialect = found.get("dialect")
+    # The table compressor sniffs the first 64 lines of ``text.split("\n")``; detection
+    # sniffed ``splitlines()``: the same lines unless another line break occurs there.
+    if dialect is not None and not _OTHER_BREAKS.search(text, 0, _end_of_line(text, 64)):
+        return Detected(ctype, hint=dialect)
+    return Detected(ctype)
+
+
+# Line breaks of str.splitlines() other than "\n".
+_OTHER_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _end_of_line(text: str, k: int) -> int:
+    """Offset just past the k-th "\n" of ``text`` (its length when it has fewer)."""
+    pos = -1
+    for _ in range(k):
+        pos = text.find("\n", pos + 1)
+        if pos < 0:
+            return len(text)
+    return pos + 1
 
 
 def detect_content_type(text: str) -> ContentType:
@@ -199,7 +223,7 @@ def _is_json_line(ln: str) -> bool:
     return ln.lstrip().startswith("{") and ln.rstrip().endswith("}")
 
 
-def _detect_text(text: str) -> ContentType:
+def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
     lines = text.splitlines()[:_SAMPLE_LINES]
     nonblank = [ln for ln in lines if ln.strip()]
     if not nonblank:
@@ -212,7 +236,10 @@ def _detect_text(text: str) -> ContentType:
     if is_text_tree(nonblank):
         return ContentType.LISTING  # box-drawn trees (npm ls, tree): ListingCompressor hands them on
     # Before logs: a CSV with a timestamp column would otherwise read as a log.
-    if sniff_table(lines) is not None:
+    dialect = sniff_table(lines)
+    if dialect is not None:
+        if found is not None:
+            found["dialect"] = dialect
         return ContentType.TABLE
     if _at_least(nonblank, _is_sourced_log_line, max(3, 0.6 * n)):
         return ContentType.LOG

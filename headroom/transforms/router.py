@@ -335,6 +335,7 @@ class _FirstTry:
             aggressiveness=ctx.hints.get(block.tool_name or "", 0.5),
             relevance=ctx.relevance,
             parsed=detected.parsed,
+            hint=detected.hint,
             tokens=self.tokens,
             toin=hints,
         )

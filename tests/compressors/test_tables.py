@@ -352,3 +352,31 @@ def test_column_statistics_equal_the_plain_definition(shape) -> None:
         if numeric:
             assert (col.lo, col.hi) == (lo, hi)
             assert [v if v is None else float(v) for v in col.values] == vals
+
+
+def test_detection_hands_its_dialect_to_the_table_compressor_only_when_lines_agree() -> None:
+    from headroom.compressors.detect import detect
+    from headroom.compressors.tables.sniff import Dialect
+
+    rows = "\n".join(f"{i},{i * 3 % 7},name{i % 4}" for i in range(40))
+    plain = detect("a,b,c\n" + rows)
+    assert plain.type is ContentType.TABLE and isinstance(plain.hint, Dialect)
+    crlf = detect(("a,b,c\n" + rows).replace("\n", "\r\n"))  # splitlines() and split("\n") differ here
+    assert crlf.hint is None
+
+
+def test_table_output_is_the_same_with_and_without_the_detection_hint() -> None:
+    from headroom.compressors.detect import detect
+
+    counter = counter_for("gpt-4o")
+    cases = [c for c in load_cases() if detect(c.content).type is ContentType.TABLE]
+    assert cases
+    for case in cases:
+        d = detect(case.content)
+        outs = []
+        for hint in (d.hint, None):
+            inp = CompressInput(text=case.content, config=HeadroomConfig(), counter=counter, query=case.question,
+                                anchors=extract_anchors(case.question), hint=hint)
+            r = TableCompressor().compress(inp)
+            outs.append(None if r is None else (r.text, r.summary, r.items_after))
+        assert outs[0] == outs[1], case.id

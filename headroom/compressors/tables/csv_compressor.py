@@ -20,7 +20,7 @@ import csv
 from ..base import Compressed, CompressInput
 from .aligned import infer, row_cells
 from .select import Table, select_rows
-from .sniff import MIN_ROWS, sniff
+from .sniff import MIN_ROWS, Dialect, sniff
 
 TARGET_RATIO = 0.15  # of the table's tokens, at aggressiveness 0.5 (header and summary included)
 _GAP = "…"
@@ -35,7 +35,7 @@ class TableCompressor:
 
     def compress(self, inp: CompressInput) -> Compressed | None:
         lines = inp.text.split("\n")
-        dialect = sniff(lines[:64])
+        dialect = inp.hint if isinstance(inp.hint, Dialect) else sniff(lines[:64])
         if dialect is not None:
             spans, rows = _records(lines, dialect.delimiter)
             if len(rows) < MIN_ROWS + 1:
