@@ -137,8 +137,23 @@ def _values(cells: tuple[Any, ...]) -> tuple[list[float | None], bool, dict[Any,
 _PLAIN_NUMBER = re.compile(r"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*")
 
 
+# Cells that stand for a missing number in exported tables: set aside before a column's
+# distinct cells are converted in one pass.
+_MISSING = frozenset({None, "", "NA", "N/A", "n/a", "NaN", "nan", "null", "NULL", "None", "-", "?", "."})
+
+
 def _numbers_of_distinct(distinct: set) -> dict[Any, float | None]:
     """``{cell: number(cell)}`` for the distinct cells of a mostly numeric column."""
+    rest = distinct - _MISSING
+    try:  # the usual case: everything but the missing markers is a number
+        vals = list(map(float, rest))
+    except (ValueError, TypeError):
+        pass
+    else:
+        if math.isfinite(sum(vals)):
+            memo: dict[Any, float | None] = dict(zip(rest, vals))
+            memo.update((c, None) for c in distinct & _MISSING)
+            return memo
     plain = [c for c in distinct if c is not None and _PLAIN_NUMBER.fullmatch(c)]
     try:
         vals = list(map(float, plain))
@@ -146,7 +161,7 @@ def _numbers_of_distinct(distinct: set) -> dict[Any, float | None]:
         return {c: number(c) for c in distinct}
     if not math.isfinite(sum(vals)):  # a plain number may still overflow ("1e999")
         return {c: number(c) for c in distinct}
-    memo: dict[Any, float | None] = dict(zip(plain, vals))
+    memo = dict(zip(plain, vals))
     for c in distinct:
         if c not in memo:
             memo[c] = number(c)
