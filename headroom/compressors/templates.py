@@ -129,12 +129,13 @@ class TemplateMiner:
         if self.header:
             tokens = ["#" if (i, t) in self.header else t for i, t in enumerate(tokens[:_HEADER_SPAN])] + \
                 tokens[_HEADER_SPAN:]
-        c = self._match(tokens)
+        route = self._route(tokens)
+        c = self._match(tokens, route)
         if c is None:
             # A bare "#" is a parameter from the start: it never counts as shared.
             c = Cluster(len(self.clusters), [WILDCARD if t == "#" else t for t in tokens])
             self.clusters.append(c)
-            self._tree.setdefault(self._route(tokens), []).append(c)
+            self._tree.setdefault(route, []).append(c)
         else:
             c.tokens = [a if a == b else WILDCARD for a, b in zip(c.tokens, tokens)]
         c.keys.append(key)
@@ -150,23 +151,25 @@ class TemplateMiner:
         the leading tokens; most log lines lead with a timestamp, a pid or a host, which
         would send every line of a length down one wildcard branch, so variable tokens
         are skipped rather than routed as wildcards."""
-        path: list = [len(tokens)]
+        children = self._children
+        path: tuple = (len(tokens),)
         for t in tokens:
-            if len(path) > _TREE_DEPTH:
-                break
-            if _is_variable(t):
+            if "#" in t or t == WILDCARD or (t[:1] in _PATH_OR_QUOTE_START and _is_variable(t)):
                 continue
             node = (*path, t)
-            if node not in self._children and self._children[tuple(path)] >= _MAX_CHILDREN:
-                t = WILDCARD  # a full level: Drain sends further new tokens to the wildcard child
-            elif node not in self._children:
-                self._children[tuple(path)] += 1
-                self._children[node] = 0
-            path.append(t)
-        return tuple(path)
+            if node not in children:
+                if children[path] >= _MAX_CHILDREN:
+                    node = (*path, WILDCARD)  # a full level: Drain sends further new tokens to the wildcard child
+                else:
+                    children[path] += 1
+                    children[node] = 0
+            path = node
+            if len(path) > _TREE_DEPTH:
+                break
+        return path
 
-    def _match(self, tokens: list[str]) -> Cluster | None:
-        candidates = self._tree.get(self._route(tokens))
+    def _match(self, tokens: list[str], route: tuple) -> Cluster | None:
+        candidates = self._tree.get(route)
         if not candidates:
             return None
         # Similarity counts the key's constant tokens only: a bare "#" (a number, a

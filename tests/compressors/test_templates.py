@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from headroom.compressors.templates import WILDCARD, TemplateMiner, describe, key_of, keys_of, mine
 
 # Lines in the shape redis-server 7 writes with `loglevel verbose` (pid:role, date, level mark).
@@ -79,3 +82,45 @@ def test_header_tokens_do_not_make_unlike_events_similar() -> None:
     for k in keys:
         plain.add(k)
     assert plain.cluster_of(keys[0]) is plain.cluster_of(keys[1])  # what the header did
+
+
+def _route_reference(children, tokens, depth, max_children):
+    """The parse-tree route as first written (list path, _is_variable per token)."""
+    from headroom.compressors.templates import WILDCARD, _is_variable
+
+    path: list = [len(tokens)]
+    for t in tokens:
+        if len(path) > depth:
+            break
+        if _is_variable(t):
+            continue
+        node = (*path, t)
+        if node not in children and children[tuple(path)] >= max_children:
+            t = WILDCARD
+        elif node not in children:
+            children[tuple(path)] += 1
+            children[node] = 0
+        path.append(t)
+    return tuple(path)
+
+
+_route_token = st.sampled_from(["GET", "POST", "#", "<*>", "/a/b/c", '"x"', "ok", "fail", "x#", "(q)", "a", "b", "c"])
+
+
+@settings(max_examples=200)
+@given(st.lists(st.lists(_route_token, min_size=0, max_size=6), max_size=40), st.integers(1, 3))
+def test_route_equals_the_first_written_route(keys, max_children) -> None:
+    from collections import Counter
+
+    from headroom.compressors import templates as T
+
+    miner = T.TemplateMiner()
+    reference: Counter = Counter()
+    old = T._MAX_CHILDREN
+    T._MAX_CHILDREN = max_children  # small, so full levels and the wildcard child occur
+    try:
+        for tokens in keys:
+            assert miner._route(tokens) == _route_reference(reference, tokens, T._TREE_DEPTH, max_children)
+    finally:
+        T._MAX_CHILDREN = old
+    assert miner._children == reference
