@@ -1,6 +1,7 @@
 """LLMLingua-2 latency per 1 000 tokens: the tiny test model and a real-size one.
 
-    .venv/bin/python benchmarks/ml_llmlingua.py [--device cpu] [--tokens 1000] [--repeats 3] [--skip-large]
+    .venv/bin/python benchmarks/ml_llmlingua.py [--device cpu|cuda] [--tokens 1000] [--repeats 3] [--skip-large]
+                                                [--json out.json]
 
 "large" is an XLM-RoBERTa-large-shaped token classifier (24 layers, hidden 1024, 16 heads,
 FFN 4096, 250 002-token vocabulary, ~560 M parameters) with random weights: the same
@@ -14,6 +15,7 @@ timings mean anything.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import tempfile
@@ -77,7 +79,7 @@ def base_dir() -> Path:
     return path
 
 
-def measure(name: str, path: Path, device: str, text: str, repeats: int) -> None:
+def measure(name: str, path: Path, device: str, text: str, repeats: int) -> dict:
     cfg = LLMLinguaConfig(enabled=True, device=device, model_path=str(path), min_tokens=0, timeout_ms=10**7)
     t0 = time.perf_counter()
     comp = LLMLinguaCompressor(cfg)
@@ -93,10 +95,18 @@ def measure(name: str, path: Path, device: str, text: str, repeats: int) -> None
         out = comp.compress(inp)
         times.append(time.perf_counter() - t0)
     med = statistics.median(times)
-    params = sum(p.numel() for p in comp._model().model.parameters()) / 1e6
+    model = comp._model().model
+    params = sum(p.numel() for p in model.parameters()) / 1e6
+    dtype = str(next(model.parameters()).dtype).replace("torch.", "")
     kept = f"{out.items_after}/{out.items_before} words" if out else "-"
-    print(f"{name:<7} {params:>7.0f}M {device:<5} load {load:>6.1f}s  {tokens} tokens: median {med * 1000:>8.0f} ms "
-          f"= {med * 1000 * 1000 / tokens:>8.0f} ms per 1000 tokens  (kept {kept}, runs {[round(t, 2) for t in times]})")
+    print(f"{name:<7} {params:>7.0f}M {comp.device:<5} {dtype:<8} load {load:>6.1f}s  {tokens} tokens: median "
+          f"{med * 1000:>8.1f} ms = {med * 1000 * 1000 / tokens:>8.1f} ms per 1000 tokens  (kept {kept}, "
+          f"runs {[round(t, 3) for t in times]})", flush=True)
+    return {"model": name, "params_m": round(params, 1), "device": comp.device, "dtype": dtype,
+            "load_s": round(load, 2), "tokens": tokens, "median_ms": round(med * 1000, 2),
+            "ms_per_1000_tokens": round(med * 1e6 / tokens, 2), "runs_s": [round(t, 4) for t in times],
+            "strategy": out.strategy if out else None,
+            "words_before": out.items_before if out else None, "words_after": out.items_after if out else None}
 
 
 def main() -> None:
@@ -106,17 +116,25 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--skip-large", action="store_true")
     ap.add_argument("--skip-base", action="store_true")
+    ap.add_argument("--json", type=Path, help="also write the rows (and the machine) to this JSON file")
     args = ap.parse_args()
     import torch
 
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} CPU threads, cuda={torch.cuda.is_available()}")
+    gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} CPU threads, cuda={torch.cuda.is_available()}"
+          + (f" ({gpu})" if gpu else ""), flush=True)
     text = prose(args.tokens)
+    rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        measure("tiny", build_xlm_roberta(Path(tmp) / "tiny-xlm-roberta-large"), args.device, text, args.repeats)
+        rows.append(measure("tiny", build_xlm_roberta(Path(tmp) / "tiny-xlm-roberta-large"), args.device, text,
+                            args.repeats))
     if not args.skip_base:
-        measure("base", base_dir(), args.device, text, args.repeats)
+        rows.append(measure("base", base_dir(), args.device, text, args.repeats))
     if not args.skip_large:
-        measure("large", large_dir(), args.device, text, args.repeats)
+        rows.append(measure("large", large_dir(), args.device, text, args.repeats))
+    if args.json:
+        args.json.write_text(json.dumps({"torch": torch.__version__, "cpu_threads": torch.get_num_threads(),
+                                         "gpu": gpu, "rows": rows}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

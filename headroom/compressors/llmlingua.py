@@ -20,6 +20,7 @@ import json
 import re
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -99,7 +100,57 @@ def _load(location: ModelLocation, device: str) -> _Loaded:
     if model.config.model_type in ("xlm-roberta", "roberta"):
         positions -= 2
     limit = min(positions, 512, int(tokenizer.model_max_length or 512))
+    inference_thread(device).submit(_warm_forward, tokenizer, model, device).result()
     return _Loaded(tokenizer, model, limit - tokenizer.num_special_tokens_to_add())
+
+
+_threads: dict[str, ThreadPoolExecutor] = {}
+_threads_lock = threading.Lock()
+
+
+def inference_thread(device: str) -> ThreadPoolExecutor:
+    """The one long-lived thread that runs every forward pass on ``device``.
+
+    Callers come from many threads (the router gives each compression a thread of its own,
+    transforms/deadline.py). On an H100 a forward pass in a thread that had never run one
+    took 150-250 ms instead of 30-45 ms for the tiny model, and up to 1.9 s the first time
+    after start-up (per-thread CUDA library state), so the proxy's first request passed the
+    1.5 s budget and fell back (docs/gpu.md). Inference was serialised by a lock already;
+    one thread per device serialises it the same way and keeps that state warm.
+    """
+    with _threads_lock:
+        pool = _threads.get(device)
+        if pool is None:
+            pool = _threads[device] = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"llmlingua-{device}")
+        return pool
+
+
+def _forward(model: Any, inputs: dict[str, Any], device: str) -> list[list[float]]:
+    import torch
+
+    with torch.inference_mode():
+        logits = model(**{k: v.to(device) for k, v in inputs.items()}).logits
+        return torch.softmax(logits.float(), dim=-1)[..., KEEP_LABEL].cpu().tolist()  # type: ignore[no-any-return]
+
+
+def _warm_forward(tokenizer: Any, model: Any, device: str) -> None:
+    """One tiny forward pass at load time, on the inference thread.
+
+    On CUDA the first forward after ``.to("cuda")`` creates the cuBLAS state and loads
+    kernels; doing it here moves that fixed cost to start-up (``warm_up()``). It is not
+    the whole story: on an H100 the proxy's first request still missed the router's 2 s
+    deadline with it (later requests: 55-61 ms), and in a fresh process the first real
+    call after ``warm_up()`` cost ~270-335 ms against ~35 ms after; a full-size warm-up
+    batch (8 x 512 tokens) changed neither (docs/gpu.md). Two words cost milliseconds
+    even for the large model on a CPU.
+    """
+    import torch
+
+    enc = tokenizer([["warm", "up"]], is_split_into_words=True, return_tensors="pt")
+    with torch.inference_mode():
+        model(**{k: v.to(device) for k, v in enc.items() if k in ("input_ids", "attention_mask")})
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
 
 
 class DeadlineExceeded(Exception):
@@ -117,7 +168,6 @@ class LLMLinguaCompressor:
         # Fail here, once, with the registry's instructions, rather than at 0 % later.
         self.location = resolve(self.family, config.model_path)
         self.device = resolve_device(config.device)
-        self._infer_lock = threading.Lock()
 
     # --- model --------------------------------------------------------------------------
 
@@ -126,13 +176,14 @@ class LLMLinguaCompressor:
 
     def warm_up(self) -> None:
         self._model()
+        from ..tokens import get_encoding
+
+        get_encoding("cl100k_base")  # the selection's token weights (_above_threshold); ~0.1-0.5 s on first use
 
     def keep_probabilities(self, words: list[str], deadline: float | None = None) -> list[float]:
         """P(keep) per word: label-1 probability averaged over the word's sub-tokens."""
         if not words:
             return []
-        import torch
-
         m = self._model()
         lengths = [max(1, len(ids)) for ids in m.tokenizer(words, add_special_tokens=False)["input_ids"]]
         chunks: list[tuple[int, int]] = []
@@ -152,10 +203,8 @@ class LLMLinguaCompressor:
             enc = m.tokenizer([words[s:e] for s, e in batch], is_split_into_words=True, truncation=True,
                               max_length=m.max_tokens + m.tokenizer.num_special_tokens_to_add(),
                               padding=True, return_tensors="pt")
-            inputs = {k: v.to(self.device) for k, v in enc.items() if k in ("input_ids", "attention_mask")}
-            with self._infer_lock, torch.inference_mode():
-                logits = m.model(**inputs).logits
-            keep = torch.softmax(logits.float(), dim=-1)[..., KEEP_LABEL].cpu().tolist()
+            inputs = {k: v for k, v in enc.items() if k in ("input_ids", "attention_mask")}
+            keep = inference_thread(self.device).submit(_forward, m.model, inputs, self.device).result()
             for row, (s, _e) in enumerate(batch):
                 sums: dict[int, list[float]] = {}
                 for pos, wid in enumerate(enc.word_ids(row)):

@@ -234,6 +234,16 @@ def resolve_device(device: str = "auto") -> str:
         if not torch.cuda.is_available():
             raise DeviceUnavailable(f"device {device!r} requested but torch {torch.__version__} sees no CUDA GPU "
                                     "(install a CUDA build of torch, or use device='cpu' / 'auto')")
+        if device != "cuda":
+            # "cuda:N" must name a GPU this process sees; otherwise the model load fails later
+            # with torch's bare "invalid device ordinal" instead of this message.
+            index = device.partition(":")[2]
+            if device[4:5] != ":" or not index.isdigit():
+                raise DeviceUnavailable(f"unknown device {device!r}; use auto, cpu, cuda, cuda:N or mps")
+            count = torch.cuda.device_count()
+            if int(index) >= count:
+                raise DeviceUnavailable(f"device {device!r} requested but this process sees {count} CUDA GPU(s) "
+                                        f"(cuda:0..cuda:{count - 1}; check CUDA_VISIBLE_DEVICES)")
         return device
     if device == "mps":
         if torch is None or not _mps_available(torch):

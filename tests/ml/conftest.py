@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# The LLMLingua-2 tests run on the CPU; HEADROOM_TEST_ML_DEVICE=cuda runs the same tests on a
+# GPU (fp16 there), as docs/gpu.md did. An unusable value fails loudly (DeviceUnavailable).
+ML_DEVICE = os.environ.get("HEADROOM_TEST_ML_DEVICE", "cpu")
+
+
+@pytest.fixture(scope="session")
+def ml_device():
+    return ML_DEVICE
 
 
 @pytest.fixture(scope="session")
@@ -21,11 +32,12 @@ def tiny_bert_dir(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def xlm_compressor(tiny_xlm_dir):
+def xlm_compressor(tiny_xlm_dir, ml_device):
     from headroom.config import LLMLinguaConfig
     from headroom.compressors.llmlingua import LLMLinguaCompressor
 
-    return LLMLinguaCompressor(LLMLinguaConfig(enabled=True, device="cpu", model_path=str(tiny_xlm_dir), min_tokens=20))
+    return LLMLinguaCompressor(LLMLinguaConfig(enabled=True, device=ml_device, model_path=str(tiny_xlm_dir),
+                                                min_tokens=20))
 
 
 @pytest.fixture(scope="session")

@@ -31,9 +31,9 @@ def _is_subsequence(short: list[str], long: list[str]) -> bool:
 
 
 @pytest.mark.parametrize("fixture", ["tiny_xlm_dir", "tiny_bert_dir"])
-def test_both_checkpoint_families_load_and_compress(request, fixture):
+def test_both_checkpoint_families_load_and_compress(request, fixture, ml_device):
     path = request.getfixturevalue(fixture)
-    comp = LLMLinguaCompressor(LLMLinguaConfig(enabled=True, device="cpu", model_path=str(path), min_tokens=20))
+    comp = LLMLinguaCompressor(LLMLinguaConfig(enabled=True, device=ml_device, model_path=str(path), min_tokens=20))
     expected = "llmlingua-2-bert-base-multilingual" if "bert-base" in path.name else "llmlingua-2-xlm-roberta-large"
     assert comp.family == expected
     text = PROSE * 6 + FACTS
@@ -196,13 +196,13 @@ def test_event_loop_keeps_ticking_while_compressing(xlm_compressor):
     assert len(ticks) >= max(3, elapsed / 0.05)
 
 
-def test_enabled_through_headroom_compress(tiny_xlm_dir):
+def test_enabled_through_headroom_compress(tiny_xlm_dir, ml_device):
     """HeadroomConfig(llmlingua=...) -> Pipeline -> ContentRouter uses LLMLingua-2 for prose, with CCR."""
     import headroom
     from headroom.ccr.store import CompressionStore
     from headroom.pipeline import Pipeline
 
-    cfg = HeadroomConfig(llmlingua=LLMLinguaConfig(enabled=True, device="cpu", model_path=str(tiny_xlm_dir)))
+    cfg = HeadroomConfig(llmlingua=LLMLinguaConfig(enabled=True, device=ml_device, model_path=str(tiny_xlm_dir)))
     store = CompressionStore()
     notes = PROSE * 12 + FACTS
     messages = [
@@ -252,3 +252,79 @@ def test_per_type_rates_are_reachable_through_the_router(xlm_compressor):
     rate = xlm_compressor._rate(ContentType.LOG, 0.5)
     assert d.action == "compressed" and d.strategy == f"llmlingua2:log@{rate:.2f}"
     assert rate == pytest.approx(xlm_compressor.config.log_rate)
+
+
+def test_load_runs_one_warm_up_forward(tiny_xlm_dir, monkeypatch, ml_device):
+    """The first request must not pay the first forward pass: on CUDA it creates cuBLAS and loads
+    kernels (1.6 s on an H100, past the 1.5 s budget: the proxy's first request fell back).
+    _load runs one tiny forward itself; warm_up() (the proxy's start-up) goes through _load."""
+    from transformers import AutoModelForTokenClassification
+
+    from headroom.compressors import llmlingua
+    from headroom.ml.registry import ModelLocation
+
+    shapes = []
+    original = AutoModelForTokenClassification.from_pretrained
+
+    def counting(*args, **kwargs):
+        model = original(*args, **kwargs)
+        model.register_forward_pre_hook(lambda _m, _a, kw: shapes.append(tuple(kw["input_ids"].shape)),
+                                        with_kwargs=True)
+        return model
+
+    monkeypatch.setattr(AutoModelForTokenClassification, "from_pretrained", counting)
+    loaded = llmlingua._load(ModelLocation(llmlingua.XLM_ROBERTA, tiny_xlm_dir, "explicit"), ml_device)
+    assert len(shapes) == 1 and shapes[0][0] == 1 and shapes[0][1] <= 16  # one short warm-up batch
+    assert str(next(loaded.model.parameters()).device).startswith(ml_device)
+
+
+def test_warm_up_also_loads_the_selection_tokenizer(xlm_compressor, monkeypatch):
+    """cl100k (the reference's token weights in _above_threshold) loads at warm-up, not on request one."""
+    import headroom.tokens
+
+    names = []
+    original = headroom.tokens.get_encoding
+    monkeypatch.setattr(headroom.tokens, "get_encoding", lambda name: names.append(name) or original(name))
+    xlm_compressor.warm_up()
+    assert names == ["cl100k_base"]
+
+
+def test_forward_passes_run_on_one_long_lived_thread_whoever_calls(tiny_xlm_dir, ml_device):
+    """Every forward pass (the load's warm-up one too) runs on the device's one inference thread,
+    whichever thread calls: on an H100 a forward in a thread that never ran one cost 150-250 ms
+    instead of 30-45 ms, up to 1.9 s the first time, and the router gives each compression a
+    thread of its own (docs/gpu.md)."""
+    import threading
+
+    from headroom.compressors import llmlingua
+    from headroom.ml.registry import unload
+
+    unload(llmlingua.XLM_ROBERTA)  # load again so the warm-up forward is seen too
+    comp = LLMLinguaCompressor(LLMLinguaConfig(enabled=True, device=ml_device, model_path=str(tiny_xlm_dir)))
+    names: list[str] = []
+    original = llmlingua._forward
+
+    def recording(*args):
+        names.append(threading.current_thread().name)
+        return original(*args)
+
+    warm = []
+    orig_warm = llmlingua._warm_forward
+    llmlingua._warm_forward = lambda *a: warm.append(threading.current_thread().name) or orig_warm(*a)
+    llmlingua._forward = recording
+    try:
+        comp.warm_up()
+        words = (PROSE * 3).split()
+        expected = comp.keep_probabilities(words)
+        results = []
+        callers = [threading.Thread(target=lambda: results.append(comp.keep_probabilities(words))) for _ in range(3)]
+        for t in callers:
+            t.start()
+        for t in callers:
+            t.join()
+    finally:
+        llmlingua._forward = original
+        llmlingua._warm_forward = orig_warm
+    assert results == [expected] * 3
+    assert len(names) == 4 and len(set(names + warm)) == 1, (names, warm)
+    assert names[0].startswith(f"llmlingua-{comp.device}") and names[0] != threading.current_thread().name

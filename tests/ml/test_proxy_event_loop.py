@@ -15,12 +15,12 @@ PROSE = ("The team spent most of the afternoon discussing whether the migration 
 
 
 @pytest.mark.slow
-def test_health_answers_while_compress_runs(tiny_xlm_dir):
+def test_health_answers_while_compress_runs(tiny_xlm_dir, ml_device):
     fastapi = pytest.importorskip("fastapi")  # noqa: F841
     from headroom.proxy.app import create_app
     from headroom.proxy.config import ProxyConfig
 
-    cfg = HeadroomConfig(llmlingua=LLMLinguaConfig(enabled=True, device="cpu", model_path=str(tiny_xlm_dir),
+    cfg = HeadroomConfig(llmlingua=LLMLinguaConfig(enabled=True, device=ml_device, model_path=str(tiny_xlm_dir),
                                                    min_tokens=50, timeout_ms=120_000),
                          router=RouterConfig(timeout_ms=120_000))
     pipeline = Pipeline(cfg, store=CompressionStore())

@@ -110,6 +110,23 @@ def test_devices():
         resolve_device("tpu")
 
 
+def test_cuda_index_must_name_a_visible_gpu(monkeypatch):
+    """``cuda:N`` past the GPUs this process sees is DeviceUnavailable, not a later "invalid device
+    ordinal" from the model load (seen on the one-GPU H100, docs/gpu.md). Runs without a GPU."""
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    assert resolve_device("cuda") == "cuda"
+    assert resolve_device("cuda:0") == "cuda:0"
+    assert resolve_device("CUDA:0") == "cuda:0"
+    with pytest.raises(DeviceUnavailable, match=r"sees 1 CUDA GPU\(s\).*CUDA_VISIBLE_DEVICES"):
+        resolve_device("cuda:1")
+    for bad in ("cuda:", "cuda:x", "cudax", "cuda:0:1"):
+        with pytest.raises(DeviceUnavailable, match="unknown device"):
+            resolve_device(bad)
+
+
 def test_get_model_loads_once_under_concurrency_and_unload_frees(tmp_path):
     unload("siglip")  # other test folders may have loaded a tiny SigLIP in this process
     d = _model_dir(tmp_path / "siglip")
