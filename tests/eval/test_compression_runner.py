@@ -175,3 +175,23 @@ def test_cases_are_judged_alone_without_a_learner_carrying_state_between_them():
     run_compression([_lines_scenario()], ["deterministic"], pipeline_factory=factory, formats=["openai_chat"],
                     progress=False)
     assert seen == [False]
+
+
+def test_models_load_before_the_first_case_is_compressed():
+    """A configuration's models load through Pipeline.warm_up() before any case (as the
+    proxy does before serving), so a load cannot time out the first cases."""
+    calls: list[str] = []
+
+    class Recording(Pipeline):
+        def warm_up(self):
+            calls.append("warm_up")
+            return super().warm_up()
+
+        def compress_body(self, *a, **kw):
+            calls.append("compress")
+            return super().compress_body(*a, **kw)
+
+    res = run_compression([_lines_scenario()], ["deterministic"], formats=["openai_chat"], progress=False,
+                          pipeline_factory=lambda config, store: Recording(config, store=store))
+    assert calls[0] == "warm_up" and calls.count("warm_up") == 1 and "compress" in calls
+    assert len(res["cases"]) == 2
