@@ -123,7 +123,29 @@ def _paths_line(kind: str, paths: list[str], anchored: set[str]) -> str:
     order = {p: i for i, p in enumerate(paths)}
     shown.sort(key=order.__getitem__)
     more = len(paths) - len(shown)
-    return f" {kind}: {', '.join(shown)}" + (f" (+{more} more)" if more else "")
+    return f" {kind}: {', '.join(fold_dirs(shown, anchored))}" + (f" (+{more} more)" if more else "")
+
+
+def fold_dirs(paths: list[str], keep: set[str] = frozenset()) -> list[str]:
+    """Consecutive paths in one directory written once, the shell's brace form:
+    "lib/{argument.js,command.js}" for "lib/argument.js, lib/command.js". Paths in
+    ``keep`` (named by the question) and rename lines ("{a => b}") stay whole."""
+    out: list[str] = []
+    j = 0
+    while j < len(paths):
+        p = paths[j]
+        head, sep, _ = p.rpartition("/")
+        end = j + 1
+        if sep and p not in keep and "{" not in p:
+            while (end < len(paths) and paths[end] not in keep and "{" not in paths[end]
+                   and paths[end].rpartition("/")[0] == head and "/" in paths[end]):
+                end += 1
+        if end - j < 2:
+            out.append(p)
+        else:
+            out.append(f"{head}/{{{','.join(q[len(head) + 1:] for q in paths[j:end])}}}")
+        j = end
+    return out
 
 
 def short_date(date: str) -> str:
@@ -133,6 +155,17 @@ def short_date(date: str) -> str:
         return datetime.strptime(date.strip(), "%a %b %d %H:%M:%S %Y %z").strftime("%Y-%m-%d %H:%M:%S %z")
     except ValueError:
         return date.strip()
+
+
+def time_span(first: str, last: str) -> str:
+    """"2026-11-23 18:17:06 to 18:17:07 +0000": the zone written once when both times
+    share it, and the day too when they share it; other formats stay whole."""
+    a, b = first.split(" "), last.split(" ")
+    if not (_ISO_DAY.match(first) and _ISO_DAY.match(last) and len(a) == len(b) == 3 and a[2] == b[2]):
+        return f"{first} to {last}"
+    if a[0] == b[0]:
+        return f"{a[0]} {a[1]} to {b[1]} {a[2]}"
+    return f"{a[0]} {a[1]} to {b[0]} {b[1]} {a[2]}"
 
 
 def _day(date: str) -> str:
@@ -208,7 +241,7 @@ class GitLogCompressor:
         if one_author:
             head += f" by {next(iter(authors))}"
         if dates[0] and dates[-1]:
-            head += f", {dates[-1]} to {dates[0]}"
+            head += f", {time_span(dates[-1], dates[0])}"
         out = [ln for ln in preamble if ln.strip()] + [head + "]"]
         largest = "extreme" in intents_of(inp.query)
         prev_day = None

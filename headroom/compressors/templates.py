@@ -228,6 +228,12 @@ def _spread(items: Sequence[int], limit: int) -> list[int]:
     return [items[round(k * step)] for k in range(limit)]
 
 
+# Few values are listed with their counts only while they are short ("cmd=ping×300"); long
+# ones (URLs with content hashes, temporary paths) would cost more than the lines they
+# summarise and read as a distinct count instead.
+_FEW_CHARS = 120
+
+
 def describe(tokens: list[str], rows: Sequence[str], max_parts: int = 4, total: int | None = None) -> str:
     """What varies over the wildcard positions of ``tokens`` in the raw ``rows``, most
     telling first: the time span, values with few variants and their counts
@@ -257,7 +263,7 @@ def describe(tokens: list[str], rows: Sequence[str], max_parts: int = 4, total: 
         if _TIME.search(vals[0]):
             if not span:
                 span.append(f"{vals[0]}–{vals[-1]}")
-        elif len(distinct) <= 4:
+        elif len(distinct) <= 4 and sum(map(len, distinct)) <= _FEW_CHARS:
             few.append(", ".join(f"{v}×{_count(c, scale)}" for v, c in Counter(vals).most_common()))
         elif len(span) + len(few) + len(ranges) < max_parts and (r := _numeric_range(distinct)) is not None:
             ranges.append(f"{_label(tokens, i)}{_num(r[0])}–{_num(r[1])}{_NUM_LEAD.sub('', vals[0], count=1)}")

@@ -34,6 +34,24 @@ def gcc_text() -> str:
     return _content("gcc_warnings/text_one_off")
 
 
+def unfold(text: str) -> str:
+    """The compressed report with folded runs written back as input lines: a ``path:``
+    line followed by ``  <rest>`` lines stands for ``path:<rest>`` each (notes excepted)."""
+    out: list[str] = []
+    path = None
+    for ln in text.splitlines():
+        if ln.startswith("  … "):
+            out.append(ln)
+        elif path is not None and ln.startswith("  "):
+            out.append(path + ln[2:])
+        elif re.fullmatch(r"\S+:", ln):
+            path = ln
+        else:
+            path = None
+            out.append(ln)
+    return "\n".join(out)
+
+
 def compress(text: str, query: str = ""):
     return DiagnosticsCompressor().compress(
         CompressInput(text=text, config=HeadroomConfig(), counter=counter_for("gpt-4o"), query=query,
@@ -105,11 +123,11 @@ def test_every_rule_reported_once_stays_verbatim_and_frequent_rules_are_counted(
     rules = Counter(d.rule for d in report.diagnostics)
     for d in report.diagnostics:
         if rules[d.rule] == 1:
-            assert report.lines[d.head] in result.text
+            assert report.lines[d.head] in unfold(result.text)
     # Frequent rules are named with their counts, shown or not.
     frequent = [r for r, n in rules.items() if n > 5]
     assert frequent and all(r in result.text or any(
-        report.lines[d.head] in result.text for d in report.diagnostics if d.rule == r) for r in frequent)
+        report.lines[d.head] in unfold(result.text) for d in report.diagnostics if d.rule == r) for r in frequent)
     assert "Your code has been rated" in result.text  # the closing score
     assert len(result.text) < 0.3 * len(pylint_text)
 
@@ -129,7 +147,7 @@ def test_warning_excerpts_are_dropped_and_every_distinct_warning_message_shown(g
     report = parse_report(gcc_text)
     for key in {d.message_key for d in report.diagnostics}:
         d = next(d for d in report.diagnostics if d.message_key == key)
-        assert any(report.lines[x.head] in result.text for x in report.diagnostics if x.message_key == key), d
+        assert any(report.lines[x.head] in unfold(result.text) for x in report.diagnostics if x.message_key == key), d
 
 
 def test_errors_keep_their_context_excerpt_and_caret(gcc_text: str) -> None:
@@ -192,11 +210,69 @@ def test_kept_lines_are_input_lines(data) -> None:
     if result is None:
         return
     inputs = set(text.splitlines())
-    for ln in result.text.splitlines()[1:]:  # the header is ours
+    for ln in unfold(result.text).splitlines()[1:]:  # the header is ours
         assert ln in inputs or ln.startswith(("  … ", "[not shown: ")), ln
 
 
 _POOL = _content("pylint_report/text_one_off").splitlines()[:150] + _content("gcc_warnings/text_one_off").splitlines()[:150]
+
+
+def test_lines_of_one_file_are_folded_under_its_path_and_unfold_to_the_input(gcc_text: str) -> None:
+    text = "\n".join([
+        "src/app.py:3:1: W0611: Unused import os (unused-import)",
+        "src/app.py:9:4: W0612: Unused variable 'n' (unused-variable)",
+        "src/app.py:20:0: C0114: Missing module docstring (missing-module-docstring)",
+        "src/lib/util.py:5:0: W0611: Unused import sys (unused-import)",
+        *[f"src/lib/m{i}.py:1:0: C0103: Constant name \"x{i}\" doesn't conform (invalid-name)" for i in range(20)],
+    ])
+    result = compress(text)
+    assert result is not None
+    lines = result.text.splitlines()
+    assert "src/app.py:" in lines
+    i = lines.index("src/app.py:")
+    assert lines[i + 1] == "  3:1: W0611: Unused import os (unused-import)"
+    assert lines[i + 2] == "  9:4: W0612: Unused variable 'n' (unused-variable)"
+    # A file with one shown line keeps its line as it was.
+    assert "src/lib/util.py:5:0: W0611: Unused import sys (unused-import)" in lines
+    # Every line shown unfolds to an input line; the path is written once per run.
+    inputs = set(text.splitlines())
+    assert all(ln in inputs or ln.startswith(("  … ", "[not shown: ")) for ln in unfold(result.text).splitlines()[1:])
+    folded = compress(gcc_text).text
+    assert folded.count("psutil-6.1.0/psutil/_psutil_posix.c:") < unfold(folded).count("psutil-6.1.0/psutil/_psutil_posix.c:")
+
+
+def test_notes_name_files_by_their_shortest_unambiguous_suffix() -> None:
+    from headroom.compressors.diagnostics.compressor import _short_paths
+    from headroom.compressors.diagnostics.parse import Diagnostic
+
+    paths = ["pkg/tz/__init__.py", "pkg/parser/__init__.py", "pkg/tz/tz.py", "other/tz/tz.py", "pkg/rrule.py"]
+    diags = [Diagnostic(0, 0, 1, p, 1, "error", "r", "m") for p in paths]
+    assert _short_paths(diags) == {
+        "pkg/tz/__init__.py": "tz/__init__.py", "pkg/parser/__init__.py": "parser/__init__.py",
+        "pkg/tz/tz.py": "pkg/tz/tz.py", "other/tz/tz.py": "other/tz/tz.py", "pkg/rrule.py": "rrule.py"}
+
+
+@pytest.mark.parametrize("case_id", ["pylint_report/text_errors", "gcc_warnings/text_one_off", "mypy_report/text_errors"])
+def test_real_reports_fold_paths_without_losing_a_shown_line(case_id: str) -> None:
+    # Folding only rewrites where the path is written: the lines shown, written back,
+    # are the same lines (and facts) as without folding, and the text is shorter.
+    from headroom.compressors.diagnostics import compressor as mod
+
+    text = _content(case_id)
+    folded = compress(text).text
+    saved = mod._FOLD_RUN
+    mod._FOLD_RUN = 10**9
+    try:
+        plain = compress(text).text
+    finally:
+        mod._FOLD_RUN = saved
+    assert unfold(folded).replace("\n", "") != folded.replace("\n", "")
+    body = [ln for ln in unfold(folded).splitlines()[1:] if not ln.startswith("  … ")]
+    plain_body = [ln for ln in plain.splitlines()[1:] if not ln.startswith("  … ")]
+    assert body == plain_body
+    assert len(folded) < 0.93 * len(plain)
+    for fact in next(c for c in load_cases("dev") if c.id == case_id).facts:
+        assert (fact.text in folded) == (fact.text in plain), fact.text
 
 
 def test_verbose_test_run_folds_passing_lines_and_keeps_every_skip_and_failure() -> None:

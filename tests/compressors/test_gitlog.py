@@ -76,8 +76,46 @@ def test_real_log_is_detected_and_every_commit_keeps_subject_totals_and_created_
         files = re.match(r"(\d+) files? changed", c.totals)
         assert files and f"| {files[1]} file" in row
         for kind, path, _ in c.summary:
-            assert path in out.text
+            assert path in expand_braces(out.text)
     assert count_tokens(out.text) < 0.6 * count_tokens(text)
+
+
+def expand_braces(text: str) -> str:
+    """"lib/{a.js,b.js}" written back as "lib/a.js, lib/b.js" (renames' "{a => b}" stay)."""
+    return re.sub(r"(\S*/)\{([^{}=]*)\}", lambda m: ", ".join(m[1] + p for p in m[2].split(",")), text)
+
+
+def test_paths_of_one_directory_are_written_once_in_brace_form() -> None:
+    from headroom.compressors.gitlog import fold_dirs, time_span
+
+    paths = ["esm.mjs", "lib/argument.js", "lib/command.js", "lib/help.js", "typings/index.d.ts", "lib/error.js"]
+    assert fold_dirs(paths) == ["esm.mjs", "lib/{argument.js,command.js,help.js}", "typings/index.d.ts", "lib/error.js"]
+    # A path the question names stays whole; so do renames.
+    assert fold_dirs(paths, {"lib/command.js"}) == [
+        "esm.mjs", "lib/argument.js", "lib/command.js", "lib/help.js", "typings/index.d.ts", "lib/error.js"]
+    assert fold_dirs(["{a => b}/x.py", "{a => b}/y.py"]) == ["{a => b}/x.py", "{a => b}/y.py"]
+    assert expand_braces(", ".join(fold_dirs(paths))) == ", ".join(paths)
+    assert time_span("2026-11-23 18:17:06 +0000", "2026-11-23 18:17:07 +0000") == "2026-11-23 18:17:06 to 18:17:07 +0000"
+    assert time_span("2026-11-20 10:00:00 +0000", "2026-11-23 18:17:07 +0000") == (
+        "2026-11-20 10:00:00 to 2026-11-23 18:17:07 +0000")
+    assert time_span("2026-11-20 10:00:00 +0100", "2026-11-23 18:17:07 +0000") == (
+        "2026-11-20 10:00:00 +0100 to 2026-11-23 18:17:07 +0000")
+    assert time_span("3 days ago", "2 days ago") == "3 days ago to 2 days ago"
+
+
+@pytest.mark.parametrize("source", ["commander_releases", "click_releases"])
+def test_real_release_logs_keep_every_created_path_and_fact(source: str) -> None:
+    from headroom.eval.corpus import load_cases
+
+    for case in (c for c in load_cases("dev") if c.source == source and c.id.split("/")[1].startswith("log")):
+        out = compress(case.content, case.question)
+        _, commits = parse_git_log(case.content)
+        view = expand_braces(out.text)
+        for c in commits:
+            shown = [p for kind, p, _ in c.summary][:8]
+            assert all(p in view for p in shown if "{" not in p)
+        for fact in case.facts:
+            assert fact.text in out.text
 
 
 def test_a_named_path_keeps_its_stat_lines_and_extremes_show_the_largest_file() -> None:

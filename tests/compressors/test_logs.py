@@ -516,3 +516,22 @@ def test_passing_tests_with_docstrings_fold_and_skips_and_failures_stay(tmp_path
     shown = sum(d in out for d in docs)
     assert shown <= 5
     assert count_tokens(out) < 0.25 * count_tokens(text)
+
+
+def test_real_pip_log_notes_count_long_values_and_keep_the_facts() -> None:
+    # pip install -vv (dev corpus): values such as wheel URLs with content hashes read as
+    # a distinct count in the "similar lines" notes, not as a list four URLs long.
+    from headroom.compressors.templates import _FEW_CHARS
+    from headroom.eval.corpus import load_cases
+
+    for case in (c for c in load_cases("dev") if c.source == "pip_install"):
+        result = LogCompressor().compress(
+            CompressInput(text=case.content, config=headroom.HeadroomConfig(), counter=counter_for("gpt-4o"),
+                          query=case.question))
+        notes = [ln for ln in result.text.splitlines() if re.match(r"\s+… \d+ similar lines: ", ln)]
+        assert notes
+        for ln in notes:
+            varies = ln[ln.rindex('" (') + 3:] if '" (' in ln else ""
+            assert len(varies) <= _FEW_CHARS + 80, ln
+        for fact in case.facts:
+            assert fact.text in result.text, fact.text

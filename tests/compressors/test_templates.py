@@ -66,6 +66,18 @@ def test_describe_reports_time_span_few_values_ranges_and_distinct_counts() -> N
     assert describe(["a", "b"], ["a b"]) == ""
 
 
+def test_describe_counts_long_few_values_instead_of_listing_them() -> None:
+    # pip -vv: four wheel URLs, each once; listing them would cost more than the lines.
+    urls = [f"https://files.pythonhosted.org/packages/{h[:2]}/{h[2:4]}/{h * 3}/pkg{i}-1.0-py3-none-any.whl"
+            for i, h in enumerate(["e044827b2a91", "d95ae7c31adb", "e53e741d8c82", "49df1fceb2f8"])]
+    rows = [f"Added pkg{i}==1.0 from {u} to tracker" for i, u in enumerate(urls)]
+    tokens = ["Added", WILDCARD, "from", WILDCARD, "to", "tracker"]
+    text = describe(tokens, rows)
+    assert "pkg0==1.0×1" in text  # short values are still listed with their counts
+    assert "from: 4 distinct" in text and "pythonhosted" not in text
+    assert len(text) < 120
+
+
 def test_header_tokens_do_not_make_unlike_events_similar() -> None:
     # redis's header: "pid:role day Mon year time mark"; the month and the mark are on
     # nearly every line and say nothing about the event.

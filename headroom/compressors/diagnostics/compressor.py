@@ -37,6 +37,7 @@ _VITAL_SHARE, _CEILING_SHARE, _CEILING_FLOOR = 0.16, 0.02, 150
 _HEAD_FREE, _TAIL_FREE = 3, 6  # free lines kept before the first and after the last diagnostic
 _WHERE_NUMBERS, _WHERE_FILES = 2, 2  # line numbers and files a rule's note lists
 _FILES_LISTED = 5  # files the header counts by name
+_FOLD_RUN = 2  # consecutive lines of one file folded under one path line
 _ANCHOR_LIMIT = 20  # an anchor named by more diagnostics than this is the topic, not a lead
 
 
@@ -192,8 +193,10 @@ def _render(report: Report, chosen: set[int], whole: set[int], by_rule: dict[str
             free: list[int]) -> str:
     raw, diags = report.lines, report.diagnostics
     rule_of = {k: rule for rule, members in by_rule.items() for k in members}
+    short = _short_paths(diags)
     noted: set[str] = set()
-    pieces: list[tuple[float, list[str]]] = [(i, [raw[i]]) for i in free]
+    # (position, lines, path when the piece is a lone diagnostic line that may be folded)
+    pieces: list[tuple[float, list[str], str | None]] = [(i, [raw[i]], None) for i in free]
     for k in sorted(chosen):
         d = diags[k]
         out = raw[d.start:d.end] if k in whole else [raw[d.head]]
@@ -202,19 +205,58 @@ def _render(report: Report, chosen: set[int], whole: set[int], by_rule: dict[str
             noted.add(rule)
             hidden = [diags[j] for j in by_rule[rule] if j not in chosen]
             if hidden:
-                out = [*out, f"  … +{len(hidden)} more: {_where(hidden)}"]
-        pieces.append((d.start, out))
+                out = [*out, f"  … +{len(hidden)} more: {_where(hidden, short)}"]
+        # A lone diagnostic line (an error with no excerpt too) may be folded under its path.
+        foldable = out[0] == raw[d.head] and (k not in whole or d.end - d.start == 1) and raw[d.head].startswith(d.path + ":")
+        pieces.append((d.start, out, d.path if foldable else None))
     # Rules with nothing shown: name and count only, on one line after the diagnostics
     # (the header counts them per file already).
     unseen = [f"{rule} ×{len(members)}" for rule, members in by_rule.items() if rule not in noted]
     if unseen:
-        pieces.append((diags[-1].end - 0.5, [f"[not shown: {', '.join(unseen)}]"]))
+        pieces.append((diags[-1].end - 0.5, [f"[not shown: {', '.join(unseen)}]"], None))
     pieces.sort(key=lambda p: p[0])
-    body = [ln for _, lines in pieces for ln in lines]
-    return "\n".join([_header(report, len(chosen), by_rule), *body])
+    return "\n".join([_header(report, len(chosen), by_rule), *_fold_paths(pieces)])
 
 
-def _where(hidden: list[Diagnostic]) -> str:
+def _fold_paths(pieces: list[tuple[float, list[str], str | None]]) -> list[str]:
+    """Consecutive diagnostic lines of one file under one ``path:`` line, each shown as
+    ``  <rest>`` where ``path:<rest>`` is the input line (eslint's "stylish" layout): the
+    path is written once per run instead of on every line. A run of one stays as it was."""
+    body: list[str] = []
+    j = 0
+    while j < len(pieces):
+        path = pieces[j][2]
+        end = j + 1
+        while path is not None and end < len(pieces) and pieces[end][2] == path:
+            end += 1
+        if end - j < _FOLD_RUN:
+            body.extend(pieces[j][1])
+            j += 1
+            continue
+        body.append(f"{path}:")
+        cut = len(path) + 1
+        for _, lines, _ in pieces[j:end]:
+            body.append("  " + lines[0][cut:])
+            body.extend(lines[1:])
+        j = end
+    return body
+
+
+def _short_paths(diags: list[Diagnostic]) -> dict[str, str]:
+    """Each path's shortest trailing part (whole directory components) that no other path
+    of the report ends with: "proc.c" for "psutil-6.1.0/psutil/arch/linux/proc.c",
+    "tz/__init__.py" where "parser/__init__.py" exists too. Used in the "+N more" notes;
+    the header and the folded runs name files in full."""
+    paths = list(dict.fromkeys(d.path for d in diags))
+    parts = {p: p.split("/") for p in paths}
+    suffixes = Counter("/".join(ps[-n:]) for ps in parts.values() for n in range(1, len(ps) + 1))
+    short = {}
+    for p, ps in parts.items():
+        short[p] = next(("/".join(ps[-n:]) for n in range(1, len(ps)) if suffixes["/".join(ps[-n:])] == 1), p)
+    return short
+
+
+def _where(hidden: list[Diagnostic], short: dict[str, str] | None = None) -> str:
     """Where diagnostics are, compactly: "a.py:12,40, b.py ×3, +2 files"."""
     per_file: dict[str, list[int]] = {}
     for d in hidden:
@@ -222,11 +264,12 @@ def _where(hidden: list[Diagnostic]) -> str:
     numbers = _WHERE_NUMBERS
     parts = []
     for path, lines in list(per_file.items())[:_WHERE_FILES]:
+        name = short.get(path, path) if short else path
         if len(lines) <= numbers or len(lines) == 1:
-            parts.append(f"{path}:{','.join(map(str, lines))}")
+            parts.append(f"{name}:{','.join(map(str, lines))}")
             numbers -= len(lines)
         else:
-            parts.append(f"{path} ×{len(lines)}")
+            parts.append(f"{name} ×{len(lines)}")
     if len(per_file) > _WHERE_FILES:
         parts.append(f"+{len(per_file) - _WHERE_FILES} files")
     return ", ".join(parts)
