@@ -26,6 +26,17 @@ _EXACT_ID = re.compile(
 # MiniLM embeds ~400 short texts/s on 2 CPU cores: embedding every line of a 10 000-line
 # output would blow the router's deadline, and the output would then go uncompressed.
 MAX_EMBEDDED = 256
+# Its cost grows with the text: on this project's 2-core machine, under load, it embedded
+# 3.5-5K characters of log lines or JSON rows a second (256 `dpkg -l` lines took 2.5-7 s,
+# past the router's 2 s deadline, and every such output went through uncompressed). So on
+# a CPU the candidates are also bounded by their characters, about a second's worth; an
+# accelerator takes 24 times as much. Never fewer than MIN_EMBEDDED candidates.
+MAX_EMBEDDED_CHARS_CPU = 4_000
+MAX_EMBEDDED_CHARS_ACCELERATOR = 96_000
+MIN_EMBEDDED = 16
+# MiniLM reads at most 256 word pieces (about 1 000 characters); longer items are cut
+# before they are embedded rather than tokenized whole and truncated by the model.
+ITEM_CHARS = 1_000
 ID_WEIGHT = 0.75  # BM25 share when the query names exact ids
 WORD_WEIGHT = 0.15  # BM25 share for a plain-language question: a tie-breaker
 
@@ -68,20 +79,30 @@ def embedding_candidates(lexical: list[float], limit: int) -> list[int]:
     return sorted(chosen)
 
 
+def embedding_limit(items: list[str], max_items: int, max_chars: int) -> int:
+    """How many of ``items`` to embed: ``max_items``, fewer when their (cut) length
+    would pass ``max_chars`` on average, never fewer than ``MIN_EMBEDDED``."""
+    if not items:
+        return 0
+    mean = sum(min(len(t), ITEM_CHARS) for t in items) / len(items)
+    return max(min(MIN_EMBEDDED, max_items), min(max_items, int(max_chars / max(mean, 1.0))))
+
+
 class HybridScorer:
     def __init__(self, device: str = "cpu", model_path: str | None = None, max_embedded: int = MAX_EMBEDDED):
         self.embedding = EmbeddingScorer(device, model_path)
         self.max_embedded = max_embedded
+        self.max_chars = MAX_EMBEDDED_CHARS_CPU if self.embedding.device == "cpu" else MAX_EMBEDDED_CHARS_ACCELERATOR
 
     def __call__(self, query: str, items: list[str]) -> list[float]:
         if not items:
             return []
         lexical = BM25(items).scores(query)
-        picked = embedding_candidates(lexical, self.max_embedded)
+        picked = embedding_candidates(lexical, embedding_limit(items, self.max_embedded, self.max_chars))
         if len(picked) == len(items):
-            semantic = self.embedding(query, items)
+            semantic = self.embedding(query, [t[:ITEM_CHARS] for t in items])
         else:  # items not embedded get the lowest semantic score
-            scores = self.embedding(query, [items[i] for i in picked])
+            scores = self.embedding(query, [items[i][:ITEM_CHARS] for i in picked])
             semantic = [min(scores)] * len(items)
             for i, sc in zip(picked, scores):
                 semantic[i] = sc

@@ -98,8 +98,19 @@ def test_hybrid_embeds_a_bounded_number_of_items(minilm, monkeypatch):
 
     monkeypatch.setattr(scorer, "embedding", counting)
     scores = scorer("why did job-1750 fail?", items)
-    assert seen == [hy.MAX_EMBEDDED]
+    assert seen == [hy.embedding_limit(items, hy.MAX_EMBEDDED, scorer.max_chars)] and hy.MIN_EMBEDDED <= seen[0] < 256
+    assert sum(len(items[i]) for i in range(seen[0])) <= scorer.max_chars * 1.1  # about the character budget
     assert max(range(len(items)), key=scores.__getitem__) == 1750
     assert hy.embedding_candidates([0.0] * 10, 256) == list(range(10))
     picked = hy.embedding_candidates([0.0] * 1000, 100)
     assert len(picked) == 100 and picked[0] == 0 and picked[-1] >= 980
+
+
+def test_embedding_limit_follows_the_items_length():
+    from headroom.relevance import hybrid as hy
+
+    short, long_ = ["x" * 50] * 1000, ["y" * 400] * 1000
+    assert hy.embedding_limit(short, 256, 12_000) == 240
+    assert hy.embedding_limit(long_, 256, 4_000) == hy.MIN_EMBEDDED > 4_000 // 400  # never below MIN_EMBEDDED
+    assert hy.embedding_limit(["z" * 5000] * 10, 256, 96_000) == 96  # cut at ITEM_CHARS before averaging
+    assert hy.embedding_limit(short[:10], 5, 12_000) == 5 and hy.embedding_limit([], 256, 1) == 0
