@@ -1,0 +1,122 @@
+"""The lossy output's form is chosen without rendering the JSON forms it does not return
+(issue 11's latency budget against 751833c): the table's rows give the exact length of
+the plain and the factored JSON (``json_form_lengths``). Checked against rendering every
+form and comparing, as ``_render_lossy`` did before, written here as the specification.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from headroom import HeadroomConfig
+from headroom.compressors.smart_crusher.crusher import (
+    _LOSSY_TABLE_MARGIN,
+    _LOSSY_TABLE_MIN_ROWS,
+    CrushedArray,
+    SmartCrusher,
+    json_form_lengths,
+    render_array,
+    render_factored,
+)
+from headroom.compressors.smart_crusher.keep_plan import KeepPlan
+from headroom.compressors.smart_crusher.patterns import Pattern
+from headroom.compressors.smart_crusher.stats import field_stats
+from headroom.compressors.smart_crusher.table import plan_table, render_sections, render_table
+
+
+def reference_render_lossy(crushed: CrushedArray, factor_constants: bool) -> tuple[str, bool]:
+    """Every form rendered, the shortest kept (the table only by the margin)."""
+    plain = render_array(crushed.items)
+    best, factored = plain, False
+    constants = {name: fs.constant_value for name, fs in crushed.stats.items() if fs.constant}
+    if factor_constants and constants and all(isinstance(it, dict) for it in crushed.items):
+        text = render_factored(crushed.items, constants)
+        if len(text) < len(best):
+            best, factored = text, True
+    if len(crushed.items) >= _LOSSY_TABLE_MIN_ROWS:
+        table = render_table(crushed.items, factor_constants=factor_constants)
+        if table is not None and len(table.text) < _LOSSY_TABLE_MARGIN * len(best):
+            best, factored = table.text, bool(constants)
+    return best, factored
+
+
+# Values whose JSON text differs although Python calls them equal (0.0 / -0.0, 1 / 1.0 /
+# True), escapes, non-ASCII, nested containers, big ints, NaN.
+_VALUES = st.sampled_from([
+    0.0, -0.0, 1, 1.0, True, False, None, "", "x", "é", 'q"\\\n', "🙂", [1, {"a": 2}], {}, [], {"k": [0.0]},
+    1e-05, 1e300, float("nan"), float("inf"), 10 ** 30,
+]) | st.integers(-1000, 1000) | st.text(max_size=4)
+_KEYS = st.sampled_from(["a", "b", "c", "ké", 'd"q', "", "\n", "host"])
+
+
+@st.composite
+def _records(draw, min_size: int = 1, max_size: int = 60) -> list[dict]:
+    """Runs of items sharing a key order (sections), columns often constant."""
+    items: list[dict] = []
+    n = draw(st.integers(min_size, max_size))
+    while len(items) < n:
+        keys = draw(st.lists(_KEYS, unique=True, max_size=4))
+        run = draw(st.integers(1, max(1, n - len(items))))
+        fixed = {k: draw(_VALUES) for k in keys}
+        varying = {k for k in keys if draw(st.booleans())}
+        for _ in range(run):
+            items.append({k: (draw(_VALUES) if k in varying else fixed[k]) for k in keys})
+    return items
+
+
+@settings(max_examples=400, deadline=None)
+@given(_records(), st.dictionaries(_KEYS, _VALUES, max_size=3), st.booleans())
+def test_json_form_lengths_are_the_rendered_lengths(items, constants, factor_constants):
+    sections = plan_table(items, factor_constants=factor_constants, max_section_ratio=1.0)
+    table = render_sections(items, sections)
+    assert json_form_lengths(items, sections, table.rows, None) == (len(render_array(items)), None)
+    got = json_form_lengths(items, sections, table.rows, constants)
+    assert got == (len(render_array(items)), len(render_factored(items, constants)))
+
+
+def test_json_form_lengths_with_a_constant_equal_but_not_alike():
+    # The statistics call a column of 0.0 and -0.0 constant (equal values); the table does
+    # not (different JSON text), so the factored length measures those cells one by one.
+    items = [{"t": i, "z": 0.0 if i % 2 else -0.0, "h": "web"} for i in range(40)]
+    constants = {"z": 0.0, "h": "web"}
+    sections = plan_table(items)
+    table = render_sections(items, sections)
+    assert "z" not in sections[0].const
+    assert json_form_lengths(items, sections, table.rows, constants) == (
+        len(render_array(items)), len(render_factored(items, constants)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_records(min_size=1, max_size=90), st.booleans())
+def test_render_lossy_matches_rendering_every_form(items, factor_constants):
+    cfg = HeadroomConfig().smart_crusher.model_copy(update={"factor_constants": factor_constants})
+    stats = field_stats(items, cfg.variance_threshold, outlier_cap=cfg.max_items_after_crush)
+    crushed = CrushedArray(items, KeepPlan(list(range(len(items)))), Pattern.GENERIC, stats)
+    assert SmartCrusher()._render_lossy(crushed, cfg) == reference_render_lossy(crushed, factor_constants)
+
+
+def test_render_lossy_picks_each_form_like_the_reference():
+    cfg = HeadroomConfig().smart_crusher
+    cases = {
+        # Many repeated keys, short values: the table.
+        "table": [{"timestamp": f"t{i}", "hostname": "web-1", "cpu_percent": i % 7} for i in range(50)],
+        # Long varying values: the table saves too little, the constant goes in a header.
+        "factored": [{"k": "v" * 200 + str(i), "region": "eu-west-1-long-name"} for i in range(50)],
+        # Nothing constant, long values: plain JSON.
+        "plain": [{"k": "v" * 200 + str(i)} for i in range(50)],
+        # Too irregular for a table (a new key order every item).
+        "no table": [{f"k{i}": i, "x": 1} if i % 2 else {"x": 1, f"k{i}": i} for i in range(50)],
+        # Too few rows for a table.
+        "short": [{"timestamp": f"t{i}", "hostname": "web-1"} for i in range(10)],
+        # Not all records.
+        "mixed": [{"a": i} for i in range(40)] + [1, "x"],
+    }
+    seen = set()
+    for name, items in cases.items():
+        stats = field_stats(items, cfg.variance_threshold, outlier_cap=cfg.max_items_after_crush)
+        crushed = CrushedArray(items, KeepPlan(list(range(len(items)))), Pattern.GENERIC, stats)
+        got = SmartCrusher()._render_lossy(crushed, cfg)
+        assert got == reference_render_lossy(crushed, cfg.factor_constants), name
+        seen.add("table" if got[0].startswith("@table") else "factored" if got[1] else "plain")
+    assert seen == {"table", "factored", "plain"}
