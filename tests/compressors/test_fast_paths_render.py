@@ -1,11 +1,14 @@
-"""The lossy output's form is chosen without rendering the JSON forms it does not return
-(issue 11's latency budget against 751833c): the table's rows give the exact length of
-the plain and the factored JSON (``json_form_lengths``). Checked against rendering every
-form and comparing, as ``_render_lossy`` did before, written here as the specification.
+"""Speed-ups of SmartCrusher's rendering and keep plan (issue 11's latency budget against
+751833c) agree with the plain versions they replaced, written here as the specification:
+the lossy output's form chosen from the table's rows (exact lengths of the plain and the
+factored JSON, ``json_form_lengths``) instead of rendering every form; table rows encoded
+in one C loop (``dumps_many``, ``index_texts``) instead of one call per item; a metric's
+extremes by argmin/argmax instead of a stable sort; the time order counted in one C loop.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,10 +22,11 @@ from headroom.compressors.smart_crusher.crusher import (
     render_array,
     render_factored,
 )
-from headroom.compressors.smart_crusher.keep_plan import KeepPlan
-from headroom.compressors.smart_crusher.patterns import Pattern
+from headroom.compressors.smart_crusher.compact import dumps, dumps_many, index_text, index_texts
+from headroom.compressors.smart_crusher.keep_plan import EXTREMES, KeepPlan, _steer_by_intent
+from headroom.compressors.smart_crusher.patterns import Pattern, _mostly_sorted, find_roles
 from headroom.compressors.smart_crusher.stats import field_stats
-from headroom.compressors.smart_crusher.table import plan_table, render_sections, render_table
+from headroom.compressors.smart_crusher.table import plan_table, render_sections, render_table, section_rows
 
 
 def reference_render_lossy(crushed: CrushedArray, factor_constants: bool) -> tuple[str, bool]:
@@ -120,3 +124,94 @@ def test_render_lossy_picks_each_form_like_the_reference():
         assert got == reference_render_lossy(crushed, cfg.factor_constants), name
         seen.add("table" if got[0].startswith("@table") else "factored" if got[1] else "plain")
     assert seen == {"table", "factored", "plain"}
+
+
+# -- table rows --------------------------------------------------------------------------
+
+
+def reference_section_rows(items: list[dict], section, encode, indices=None) -> list[str]:
+    """One ``encode`` call per item, on a list of the section's varying values."""
+    picked = items[section.start:section.end] if indices is None else [items[i] for i in indices]
+    if not section.const:
+        return [encode(list(it.values())) for it in picked]
+    return [encode([it[k] for k in section.varying]) for it in picked]
+
+
+@settings(max_examples=300, deadline=None)
+@given(_records(), st.booleans())
+def test_section_rows_match_one_encode_per_item(items, factor_constants):
+    sections = plan_table(items, factor_constants=factor_constants, max_section_ratio=1.0)
+    for sec in sections:
+        for encode in (dumps, index_text, lambda v: repr(v)):
+            assert section_rows(items, sec, encode=encode) == reference_section_rows(items, sec, encode)
+        inside = list(range(sec.start, sec.end, 2))
+        assert section_rows(items, sec, indices=inside) == reference_section_rows(items, sec, dumps, inside)
+
+
+def test_section_rows_with_one_or_no_varying_key():
+    one = [{"a": i, "b": "x"} for i in range(5)]
+    none = [{"b": "x"} for _ in range(5)]
+    for items in (one, none):
+        (sec,) = plan_table(items)
+        assert section_rows(items, sec) == reference_section_rows(items, sec, dumps)
+        assert section_rows(items, sec, encode=index_text) == reference_section_rows(items, sec, index_text)
+
+
+def test_index_texts_falls_back_where_orjson_refuses():
+    values = [[1, "é"], [10 ** 30], ["\ud800"], (float("nan"), 1e-05), []]
+    assert index_texts(values) == [index_text(v) for v in values]
+    assert dumps_many(values) == [dumps(v) for v in values]
+
+
+# -- "largest / smallest" questions ------------------------------------------------------
+
+
+def reference_extremes(stats: dict, roles, n: int) -> set[int]:
+    """Every metric's values sorted (stable): the top and bottom positions."""
+    fields = [name for name, fs in stats.items()
+              if name != roles.timestamp and fs.is_numeric and not fs.monotonic and fs.distinct >= 3]
+    top = 20 if len(fields) == 1 else 1
+    out: set[int] = set()
+    for name in fields:
+        if stats[name].numbers is None:
+            continue
+        where, values = stats[name].numbers
+        order = np.argsort(values, kind="stable")
+        out.update(where[order[-top:]].tolist())
+        out.update(where[order[:min(3, top)]].tolist())
+    return out
+
+
+_NUMBERS = st.sampled_from([0.0, -0.0, 1, 1.0, 2, 2.5, -3, 7, 7.0, float("nan"), float("inf"), None, "4", "x", True])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.fixed_dictionaries({"t": _NUMBERS, "a": _NUMBERS}, optional={"b": _NUMBERS}), min_size=1,
+                max_size=40))
+def test_extremes_without_sorting_match_the_stable_sort(items):
+    stats = field_stats(items, 2.0, outlier_cap=50)
+    roles = find_roles(items, stats)
+    must: dict[str, set[int]] = {"edges": set()}
+    _steer_by_intent(must, frozenset({"extreme"}), items, stats, roles, len(items))
+    assert must[EXTREMES] == reference_extremes(stats, roles, len(items))
+
+
+# -- time order --------------------------------------------------------------------------
+
+
+def reference_mostly_sorted(values: list) -> bool:
+    """Pair by pair in Python."""
+    try:
+        up = sum(1 for a, b in zip(values, values[1:]) if b >= a)
+    except TypeError:
+        return False
+    steps = len(values) - 1
+    return steps > 0 and (up >= 0.95 * steps or steps - up >= 0.95 * steps)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.lists(st.integers(-5, 5) | st.floats(allow_nan=True), max_size=30),
+                 st.lists(st.sampled_from(["2024-01-01", "2024-01-02", "2023-12-31", "b", ""]), max_size=30),
+                 st.lists(st.sampled_from([1, "a", None, [1], 2.0, True]), max_size=6)))
+def test_mostly_sorted_matches_pairwise(values):
+    assert _mostly_sorted(values) == reference_mostly_sorted(values)
