@@ -2,7 +2,7 @@
 751833c) agree with the plain versions they replaced, written here as the specification:
 the lossy output's form chosen from the table's rows (exact lengths of the plain and the
 factored JSON, ``json_form_lengths``) instead of rendering every form; table rows encoded
-in one C loop (``dumps_many``, ``index_texts``) instead of one call per item; a metric's
+in one C loop (``dumps_many``, ``index_texts``, also for ``item_texts``) instead of one call per item; a metric's
 extremes by argmin/argmax instead of a stable sort; the time order counted in one C loop.
 """
 
@@ -18,6 +18,7 @@ from headroom.compressors.smart_crusher.crusher import (
     _LOSSY_TABLE_MIN_ROWS,
     CrushedArray,
     SmartCrusher,
+    item_texts,
     json_form_lengths,
     render_array,
     render_factored,
@@ -215,3 +216,11 @@ def reference_mostly_sorted(values: list) -> bool:
                  st.lists(st.sampled_from([1, "a", None, [1], 2.0, True]), max_size=6)))
 def test_mostly_sorted_matches_pairwise(values):
     assert _mostly_sorted(values) == reference_mostly_sorted(values)
+
+
+def test_item_texts_match_one_index_text_per_item():
+    items = [{"a": 1, "b": "é"}, [1, 2], "x", None, 1e-05, {"big": 10 ** 30}, {"nan": float("nan")}, {}]
+    assert item_texts(items) == [index_text(list(it.values())) if isinstance(it, dict) else index_text(it)
+                                 for it in items]
+    assert item_texts(items[:5]) == [index_text(list(it.values())) if isinstance(it, dict) else index_text(it)
+                                     for it in items[:5]]

@@ -27,7 +27,7 @@ from ...tokens import QUICK_EXACT_CHARS, QUICK_WINDOW_CHARS, QUICK_WINDOWS
 from ..base import Compressed, CompressInput
 from ..detect import first_visible_char, parse_json
 from ..tables.records import select_records
-from .compact import dumps, index_text
+from .compact import dumps, index_text, index_texts
 from .keep_plan import KeepPlan, plan_records, plan_scalars, summarize
 from .maps import extreme_positions, map_rows, map_shape, omitted_note, row_texts
 from .patterns import Pattern, detect_pattern, find_roles
@@ -97,7 +97,7 @@ def minified_estimate(text: str, counter) -> int | None:
 def item_texts(items: list[Any]) -> list[str]:
     """Searchable text per item: an object's values only (its keys are in every item,
     so they would make every item match a question that names a field)."""
-    return [index_text(list(it.values())) if isinstance(it, dict) else index_text(it) for it in items]
+    return index_texts([list(it.values()) if isinstance(it, dict) else it for it in items])
 
 
 def lossy_min_items(inp: CompressInput) -> int:
