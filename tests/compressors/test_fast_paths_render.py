@@ -1,9 +1,10 @@
 """Speed-ups of SmartCrusher's rendering and keep plan (issue 11's latency budget against
 751833c) agree with the plain versions they replaced, written here as the specification:
 the lossy output's form chosen from the table's rows (exact lengths of the plain and the
-factored JSON, ``json_form_lengths``) instead of rendering every form; table rows encoded
-in one C loop (``dumps_many``, ``index_texts``, also for ``item_texts``) instead of one call per item; a metric's
-extremes by argmin/argmax instead of a stable sort; the time order counted in one C loop.
+factored JSON, ``json_form_lengths``) instead of rendering every form; table rows and item
+texts encoded in one C loop (``dumps_many``, ``index_texts``) instead of one call per
+item; a metric's extremes by argmin/argmax instead of a stable sort; the time order
+counted in one C loop.
 """
 
 from __future__ import annotations
