@@ -9,11 +9,14 @@ counted in one C loop.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from headroom import HeadroomConfig
+from headroom.compressors.smart_crusher.compact import dumps, dumps_many, index_text, index_texts
 from headroom.compressors.smart_crusher.crusher import (
     _LOSSY_TABLE_MARGIN,
     _LOSSY_TABLE_MIN_ROWS,
@@ -24,11 +27,15 @@ from headroom.compressors.smart_crusher.crusher import (
     render_array,
     render_factored,
 )
-from headroom.compressors.smart_crusher.compact import dumps, dumps_many, index_text, index_texts
 from headroom.compressors.smart_crusher.keep_plan import EXTREMES, KeepPlan, _steer_by_intent
 from headroom.compressors.smart_crusher.patterns import Pattern, _mostly_sorted, find_roles
 from headroom.compressors.smart_crusher.stats import field_stats
-from headroom.compressors.smart_crusher.table import plan_table, render_sections, render_table, section_rows
+from headroom.compressors.smart_crusher.table import (
+    plan_table,
+    render_sections,
+    render_table,
+    section_rows,
+)
 
 
 def reference_render_lossy(crushed: CrushedArray, factor_constants: bool) -> tuple[str, bool]:
@@ -204,7 +211,7 @@ def test_extremes_without_sorting_match_the_stable_sort(items):
 def reference_mostly_sorted(values: list) -> bool:
     """Pair by pair in Python."""
     try:
-        up = sum(1 for a, b in zip(values, values[1:]) if b >= a)
+        up = sum(1 for a, b in pairwise(values) if b >= a)
     except TypeError:
         return False
     steps = len(values) - 1
