@@ -13,6 +13,8 @@ item texts), so the per-call cost of serialising matters here. Two encoders:
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from itertools import repeat
 from typing import Any
 
 import orjson
@@ -43,3 +45,19 @@ def index_text(value: Any) -> str:
         return orjson.dumps(value).decode()
     except TypeError:  # orjson.JSONEncodeError: ints beyond 64 bits, lone surrogates
         return dumps(value)
+
+
+def dumps_many(values: Sequence[list | tuple]) -> list[str]:
+    """``[dumps(v) for v in values]`` for arrays (lists or tuples, which JSON writes
+    alike), looped in C: no Python call per value."""
+    if _C_ENCODE is None:
+        return [dumps(v) for v in values]
+    return list(map("".join, map(_C_ENCODE, values, repeat(0))))
+
+
+def index_texts(values: Sequence[Any]) -> list[str]:
+    """``[index_text(v) for v in values]``, looped in C while orjson takes every value."""
+    try:
+        return list(map(bytes.decode, map(orjson.dumps, values)))
+    except TypeError:  # one value orjson refuses: each its own way
+        return [index_text(v) for v in values]

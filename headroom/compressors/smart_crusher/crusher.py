@@ -27,7 +27,7 @@ from ...tokens import QUICK_EXACT_CHARS, QUICK_WINDOW_CHARS, QUICK_WINDOWS
 from ..base import Compressed, CompressInput
 from ..detect import first_visible_char, parse_json
 from ..tables.records import select_records
-from .compact import dumps, index_text
+from .compact import dumps, index_text, index_texts
 from .keep_plan import KeepPlan, plan_records, plan_scalars, summarize
 from .maps import extreme_positions, map_rows, map_shape, omitted_note, row_texts
 from .patterns import Pattern, detect_pattern, find_roles
@@ -37,7 +37,6 @@ from .table import (
     estimate_table_tokens,
     plan_table,
     render_sections,
-    render_table,
     section_rows,
 )
 from .tree import compress_tree
@@ -98,7 +97,7 @@ def minified_estimate(text: str, counter) -> int | None:
 def item_texts(items: list[Any]) -> list[str]:
     """Searchable text per item: an object's values only (its keys are in every item,
     so they would make every item match a question that names a field)."""
-    return [index_text(list(it.values())) if isinstance(it, dict) else index_text(it) for it in items]
+    return index_texts([list(it.values()) if isinstance(it, dict) else it for it in items])
 
 
 def lossy_min_items(inp: CompressInput) -> int:
@@ -118,6 +117,47 @@ def render_factored(items: list[dict], constants: dict[str, Any]) -> str:
     """``{"_constant": {...}, "items": [...]}`` with the constant keys left out of each item."""
     rows = ",\n".join(dumps({k: v for k, v in it.items() if k not in constants}) for it in items)
     return "{" + f'"{CONSTANT_KEY}":{dumps(constants)},"{ITEMS_KEY}":[\n{rows}\n]' + "}"
+
+
+def json_form_lengths(items: list[dict], sections: list[Section], rows: list[str],
+                      constants: dict[str, Any] | None) -> tuple[int, int | None] | None:
+    """Exact ``len(render_array(items))`` and ``len(render_factored(items, constants))``
+    (None when ``constants`` is None) from the items' table rows, without rendering either.
+
+    A row is ``dumps`` of the values of the section's varying keys; the item's JSON adds
+    ``dumps(key) + ":"`` per key, the section's constant values (``@const`` holds only
+    values whose JSON text is the same in every item of the section) and one comma per
+    pair. ``rows`` are the table's rows, section by section (``render_sections``). None
+    when a key is not a string (``dumps`` of a dict writes ``1`` as ``"1"``).
+    """
+    n = len(items)
+    if not n:
+        return None
+    plain = 4 + 2 * (n - 1)  # "[\n" ... "\n]" and ",\n" between items
+    factored = len(render_factored([], constants)) + 2 * (n - 1) if constants is not None else None
+    for sec in sections:
+        if not all(type(k) is str for k in sec.keys):
+            return None
+        m = sec.end - sec.start
+        key_len = {k: len(dumps(k)) + 1 for k in sec.keys}  # '"key":'
+        const_len = {k: len(dumps(v)) for k, v in sec.const.items()}
+        n_keys, n_varying = len(sec.keys), len(sec.keys) - len(sec.const)
+        # An item's JSON is its row minus the row's brackets and commas, plus its own.
+        fixed = 2 + sum(key_len.values()) + sum(const_len.values()) + max(n_keys - 1, 0)
+        row_chars = sum(map(len, rows[sec.start:sec.end])) - m * (2 + max(n_varying - 1, 0))
+        plain += m * fixed + row_chars
+        if factored is None:
+            continue
+        # The factored item drops the pairs of the array-wide constants it holds.
+        dropped = [k for k in sec.keys if k in constants]
+        kept_keys = n_keys - len(dropped)
+        less = sum(key_len[k] for k in dropped) + sum(const_len[k] for k in dropped if k in const_len)
+        less += max(n_keys - 1, 0) - max(kept_keys - 1, 0)
+        factored += m * (fixed - less) + row_chars
+        varying_dropped = [k for k in dropped if k not in const_len]
+        if varying_dropped:  # equal but not alike in every item (0.0 and -0.0): measure each
+            factored -= sum(len(dumps(it[k])) for it in items[sec.start:sec.end] for k in varying_dropped)
+    return plain, factored
 
 
 class CrushedList(list):
@@ -247,24 +287,36 @@ class SmartCrusher:
         return CrushedArray([data[i] for i in plan.kept], plan, pattern, stats)
 
     def _render_lossy(self, crushed: CrushedArray, cfg: SmartCrusherConfig) -> tuple[str, bool]:
-        plain = render_array(crushed.items)
-        best, factored = plain, False
+        """The kept items as plain JSON, as factored JSON (array-wide constants named once)
+        when that is shorter (fewer characters means fewer tokens here: the same rows
+        minus the constant pairs, plus one header), or as a table when it beats the better
+        JSON form by a clear margin: many kept records repeat their keys on every line,
+        the table names them once, but plain JSON is what a reader parses without a legend.
+
+        The table (from _LOSSY_TABLE_MIN_ROWS rows) is rendered first: its rows give the
+        exact length of both JSON forms (:func:`json_form_lengths`), so only the form that
+        is returned gets rendered."""
+        items = crushed.items
         constants = {name: fs.constant_value for name, fs in crushed.stats.items() if fs.constant}
-        if cfg.factor_constants and constants and all(isinstance(it, dict) for it in crushed.items):
-            text = render_factored(crushed.items, constants)
-            # The factored form is the plain one minus the constant pairs in every row
-            # plus one header, so fewer characters means fewer tokens; comparing lengths
-            # spares two exact token counts (a third of this compressor's time at 1 000 items).
-            if len(text) < len(best):
-                best, factored = text, True
-        # Many kept records (string-heavy reports: one per template) repeat their keys
-        # on every line; the lossless table's layout names them once. It wins only by a
-        # clear margin, since plain JSON is what a reader parses without a legend.
-        if len(crushed.items) >= _LOSSY_TABLE_MIN_ROWS:
-            table = render_table(crushed.items, factor_constants=cfg.factor_constants)
-            if table is not None and len(table.text) < _LOSSY_TABLE_MARGIN * len(best):
-                best, factored = table.text, bool(constants)
-        return best, factored
+        factor = bool(cfg.factor_constants and constants and all(isinstance(it, dict) for it in items))
+        table, lengths = None, None
+        plain = factored = None
+        if len(items) >= _LOSSY_TABLE_MIN_ROWS:
+            sections = plan_table(items, factor_constants=cfg.factor_constants)
+            if sections is not None:
+                table = render_sections(items, sections)
+                lengths = json_form_lengths(items, sections, table.rows, constants if factor else None)
+        if lengths is None:
+            plain = render_array(items)
+            factored = render_factored(items, constants) if factor else None
+            lengths = len(plain), (len(factored) if factored is not None else None)
+        plain_len, factored_len = lengths
+        use_factored = factored_len is not None and factored_len < plain_len
+        if table is not None and len(table.text) < _LOSSY_TABLE_MARGIN * (factored_len if use_factored else plain_len):
+            return table.text, bool(constants)
+        if use_factored:
+            return (factored if factored is not None else render_factored(items, constants)), True
+        return (plain if plain is not None else render_array(items)), False
 
     # -- objects (and short arrays) holding long arrays ------------------------------
 

@@ -416,6 +416,14 @@ def _steer_by_intent(must: dict[str, set[int]], intents: frozenset[str], items: 
             if stats[name].numbers is None:
                 continue
             where, values = stats[name].numbers
+            if not len(values):
+                continue
+            if top == 1:
+                # The ends of the stable order below, without sorting: the last position
+                # holding the largest value, the first holding the smallest.
+                ext.add(int(where[len(values) - 1 - int(np.argmax(values[::-1]))]))
+                ext.add(int(where[int(np.argmin(values))]))
+                continue
             # A stable sort ranks equal values by position, as sorting (value, index) did.
             order = np.argsort(values, kind="stable")
             ext.update(where[order[-top:]].tolist())

@@ -8,9 +8,9 @@ roles are found by name first (cheap and reliable for real APIs), then by value 
 from __future__ import annotations
 
 import enum
+import operator
 import re
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import Any
 
 from .stats import FieldStats
@@ -66,7 +66,8 @@ def _looks_like_time(name: str, fs: FieldStats, sample: list[Any]) -> bool:
 def _mostly_sorted(values: list[Any]) -> bool:
     """True when >= 95 % of consecutive steps go the same way (ISO strings sort as text)."""
     try:
-        up = sum(1 for a, b in pairwise(values) if b >= a)
+        # ``b >= a`` for each consecutive pair (a, b), looped in C.
+        up = sum(map(operator.ge, values[1:], values))
     except TypeError:  # mixed types cannot be ordered
         return False
     steps = len(values) - 1

@@ -30,9 +30,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
-from .compact import dumps
+from .compact import dumps, dumps_many, index_text, index_texts
 from .stats import hashable
 
 HEADER = "@table rows={n} (each row: JSON array of the values for @keys, minus @const keys)"
@@ -118,10 +119,24 @@ def section_rows(items: list[dict], section: Section, encode: Callable[[Any], st
                  indices: Iterable[int] | None = None) -> list[str]:
     """Rows of one section (or of the given item indices in it), rendered by ``encode``."""
     picked = items[section.start:section.end] if indices is None else [items[i] for i in indices]
+    values: list[list | tuple]
     if not section.const:
-        return [encode(list(it.values())) for it in picked]
-    varying = section.varying
-    return [encode([it[k] for k in varying]) for it in picked]
+        values = [list(it.values()) for it in picked]
+    else:
+        # Tuples of the varying values (JSON writes them as arrays, like lists), taken
+        # by one itemgetter call per item; zip makes 1-tuples of a single key's values.
+        varying = section.varying
+        if len(varying) > 1:
+            values = list(map(itemgetter(*varying), picked))
+        elif varying:
+            values = list(zip(map(itemgetter(varying[0]), picked)))
+        else:
+            values = [()] * len(picked)
+    if encode is dumps:
+        return dumps_many(values)
+    if encode is index_text:
+        return index_texts(values)
+    return [encode(list(v)) for v in values]
 
 
 def render_sections(items: list[dict], sections: list[Section]) -> Table:
