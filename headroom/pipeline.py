@@ -60,7 +60,8 @@ def tokens_before(conv: Conversation, counter: TokenCounter) -> tuple[int, list[
         blocks.append(m.blocks)
     for group in blocks:
         for b in group:
-            if b.text is not None and len(b.text) >= COUNT_ALONGSIDE_CHARS and known_tokens(b, counter) is None:
+            if b.text is not None and len(b.text) >= COUNT_ALONGSIDE_CHARS and known_tokens(b, counter) is None \
+                    and counter.counts_in_one_pass(b.text):
                 deferred.append((b, b.text))
             else:
                 total += block_tokens(b, counter)

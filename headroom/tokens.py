@@ -121,6 +121,13 @@ class TokenCounter:
             return hit
         return self.count_uncached(text, key)
 
+    def counts_in_one_pass(self, text: str) -> bool:
+        """Whether ``count(text)`` is one BPE call (a single GIL release), not the sampled
+        estimate's many small ones: only such a count can run alongside Python work on
+        another thread without a GIL convoy (each window would wait for the other
+        thread's switch interval to take the GIL back)."""
+        return len(text) <= SAMPLE_ABOVE_CHARS or self.exact
+
     @staticmethod
     def cache_key(text: str) -> str:
         return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()

@@ -125,3 +125,24 @@ def test_deferred_total_equals_counting_everything_first(lines, system):
     assert r.tokens_before == expected
     assert r.tokens_after <= r.tokens_before
     event(f"deferred: {len(text) >= COUNT_ALONGSIDE_CHARS}, compressed: {bool(r.ccr_hashes)}")
+
+
+def test_a_sampled_count_is_taken_before_the_hand_over(fresh_pipeline):
+    """Over 64 KB the count is a sampled estimate, many small BPE calls: each would wait
+    for the compressor's thread to give the GIL back, so it is not taken alongside."""
+    from headroom.compressors.base import PendingTokens
+    from headroom.tokens import SAMPLE_ABOVE_CHARS
+
+    seen = []
+
+    class Records(SeesCount):
+        def compress(self, inp):
+            seen.append(isinstance(inp.tokens, PendingTokens))
+            return super().compress(inp)
+
+    comp = Records()
+    p = fresh_pipeline(transforms=[ContentRouter({ct: comp for ct in ContentType})])
+    big = "\n".join([LONG] * (SAMPLE_ABOVE_CHARS // len(LONG) + 1))
+    p.compress_body(body(text=big))
+    p.compress_body(body())
+    assert seen == [False, True]  # the big one arrives counted; the 43 KB one is counted alongside
