@@ -38,6 +38,11 @@ XLM_ROBERTA = "llmlingua-2-xlm-roberta-large"
 MBERT = "llmlingua-2-bert-base-multilingual"
 KEEP_LABEL = 1
 
+# A fast tokenizer keeps its truncation and padding settings on the shared Rust object and
+# each call resets them, so two threads encoding at once (one padded batch, one plain word
+# split) corrupt each other's batch ("expected sequence of length 509, got 89"). Encoding
+# takes milliseconds: one lock for every LLMLingua tokenizer.
+_TOKENIZER_LOCK = threading.Lock()
 _WORD = re.compile(r"\S+")
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 _PATH = re.compile(r"[\w.-]+/[\w./-]+|^~?/[\w.-]")
@@ -146,7 +151,8 @@ def _warm_forward(tokenizer: Any, model: Any, device: str) -> None:
     """
     import torch
 
-    enc = tokenizer([["warm", "up"]], is_split_into_words=True, return_tensors="pt")
+    with _TOKENIZER_LOCK:
+        enc = tokenizer([["warm", "up"]], is_split_into_words=True, return_tensors="pt")
     with torch.inference_mode():
         model(**{k: v.to(device) for k, v in enc.items() if k in ("input_ids", "attention_mask")})
     if device.startswith("cuda"):
@@ -185,7 +191,9 @@ class LLMLinguaCompressor:
         if not words:
             return []
         m = self._model()
-        lengths = [max(1, len(ids)) for ids in m.tokenizer(words, add_special_tokens=False)["input_ids"]]
+        with _TOKENIZER_LOCK:
+            split = m.tokenizer(words, add_special_tokens=False)["input_ids"]
+        lengths = [max(1, len(ids)) for ids in split]
         chunks: list[tuple[int, int]] = []
         start, used = 0, 0
         for i, n in enumerate(lengths):
@@ -200,9 +208,10 @@ class LLMLinguaCompressor:
             if deadline is not None and time.perf_counter() > deadline:
                 raise DeadlineExceeded(f"deadline passed after {b} of {len(chunks)} chunks")
             batch = chunks[b : b + bs]
-            enc = m.tokenizer([words[s:e] for s, e in batch], is_split_into_words=True, truncation=True,
-                              max_length=m.max_tokens + m.tokenizer.num_special_tokens_to_add(),
-                              padding=True, return_tensors="pt")
+            with _TOKENIZER_LOCK:
+                enc = m.tokenizer([words[s:e] for s, e in batch], is_split_into_words=True, truncation=True,
+                                  max_length=m.max_tokens + m.tokenizer.num_special_tokens_to_add(),
+                                  padding=True, return_tensors="pt")
             inputs = {k: v for k, v in enc.items() if k in ("input_ids", "attention_mask")}
             keep = inference_thread(self.device).submit(_forward, m.model, inputs, self.device).result()
             for row, (s, _e) in enumerate(batch):

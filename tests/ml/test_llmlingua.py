@@ -328,3 +328,29 @@ def test_forward_passes_run_on_one_long_lived_thread_whoever_calls(tiny_xlm_dir,
     assert results == [expected] * 3
     assert len(names) == 4 and len(set(names + warm)) == 1, (names, warm)
     assert names[0].startswith(f"llmlingua-{comp.device}") and names[0] != threading.current_thread().name
+
+
+def test_concurrent_callers_get_the_same_probabilities_as_one_by_one(xlm_compressor):
+    """Callers on several threads share one fast tokenizer, whose padding and truncation
+    settings each call resets: without the tokenizer lock their batches corrupted each
+    other (a padded batch of 509 came back with rows of 89)."""
+    import threading
+
+    texts = [(PROSE * k).split()[: 40 + 90 * k] for k in range(1, 7)]
+    expected = [xlm_compressor.keep_probabilities(w) for w in texts]
+    for _ in range(5):
+        got: dict[int, list[float]] = {}
+        errors: list[BaseException] = []
+
+        def run(i: int) -> None:
+            try:
+                got[i] = xlm_compressor.keep_probabilities(texts[i])
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=run, args=(i,)) for i in range(len(texts))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors and [got[i] for i in range(len(texts))] == expected
