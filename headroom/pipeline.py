@@ -26,12 +26,11 @@ from .formats import Block, BlockKind, Conversation, adapter, detect_format, par
 from .query.bounded import bound_question
 from .tokens import MESSAGE_OVERHEAD, TokenCounter, counter_for
 from .transforms.base import (
-    COUNT_ALONGSIDE_CHARS,
     Decision,
     Transform,
     TransformContext,
     block_tokens,
-    known_tokens,
+    counted_later,
     original_tokens,
 )
 from .transforms.router import CompressionMemo, ContentRouter
@@ -60,9 +59,8 @@ def tokens_before(conv: Conversation, counter: TokenCounter) -> tuple[int, list[
         blocks.append(m.blocks)
     for group in blocks:
         for b in group:
-            if b.text is not None and len(b.text) >= COUNT_ALONGSIDE_CHARS and known_tokens(b, counter) is None \
-                    and counter.counts_in_one_pass(b.text):
-                deferred.append((b, b.text))
+            if counted_later(b, counter):
+                deferred.append((b, b.text))  # type: ignore[arg-type]
             else:
                 total += block_tokens(b, counter)
     return total, deferred

@@ -129,6 +129,14 @@ def known_tokens(block: Block, counter: TokenCounter) -> int | None:
     return None
 
 
+def counted_later(block: Block, counter: TokenCounter) -> bool:
+    """A long text not counted yet, whose count is one BPE pass: left for the router to
+    take alongside compression (COUNT_ALONGSIDE_CHARS) rather than counted up front."""
+    text = block.text
+    return text is not None and len(text) >= COUNT_ALONGSIDE_CHARS and known_tokens(block, counter) is None \
+        and counter.counts_in_one_pass(text)
+
+
 def remember_tokens(block: Block, counter: TokenCounter, tokens: int) -> None:
     """Record a count of the block's current text taken (or known) elsewhere."""
     block.meta[_TOKENS_KEY] = (counter, block.text, tokens)

@@ -28,7 +28,7 @@ from ..formats import (
 from ..providers import context_window
 from ..query.anchors import extract_anchors
 from ..tokens import MESSAGE_OVERHEAD
-from .base import COUNT_ALONGSIDE_CHARS, TransformContext, block_tokens, known_tokens
+from .base import TransformContext, block_tokens, counted_later
 from .dropped_excerpts import dropped_excerpts
 
 
@@ -80,7 +80,7 @@ def tokens_at_least(conv: Conversation, ctx: TransformContext, threshold: int) -
     total = len(conv.messages) * MESSAGE_OVERHEAD
     long_texts = []
     for b in [*conv.system, *(b for m in conv.messages for b in m.blocks)]:
-        if b.text is not None and len(b.text) >= COUNT_ALONGSIDE_CHARS and known_tokens(b, ctx.counter) is None:
+        if counted_later(b, ctx.counter):
             long_texts.append(b)
         else:
             total += block_tokens(b, ctx.counter)
