@@ -264,19 +264,9 @@ class ContentRouter:
             return kept(f"{compressor.name}: nothing to compress"), tokens
         if result.lossy and (ctx.store is None or not cfg.ccr.enabled):
             return kept(f"{compressor.name}: lossy result discarded (no CCR store to keep the original)"), tokens
-        out = result.text
-        # Counted in parts (the joint count differs by at most a token at the seam), and
-        # estimated above 16 000 characters: exact BPE of a 20 kB output would cost more
-        # than compressing it did.
-        out_tokens = ctx.counter.quick_count(out)
-        h = None
-        if result.lossy:
-            h = key[0]
-            if cfg.ccr.inject_retrieval_marker:
-                marker = "\n" + format_marker(result.items_before, result.items_after, h, ctx.store.ttl_seconds,
-                                              result.summary)
-                out += marker
-                out_tokens += ctx.counter.count(marker)
+        # The first try rendered and counted its own result on its thread (see _FirstTry).
+        out, out_tokens = first.rendered if result is first.result else rendered(result, key[0], ctx)
+        h = key[0] if result.lossy else None
         if out_tokens > tokens * (1 - cfg.router.min_savings):
             return kept(f"{compressor.name}: saved too little ({tokens} -> {out_tokens} tokens)"), tokens
         entry = MemoEntry(out, tokens, out_tokens, f"{compressor.name}:{result.strategy}", ctype.value, h,
@@ -309,6 +299,8 @@ class _FirstTry:
         self.inp: CompressInput | None = None
         self.hints = None
         self.prof = None
+        self.result = None  # the compressor's result, once rendered below
+        self.rendered: tuple[str, int] = ("", 0)
 
     def __call__(self, _arg=None):
         ctx, cfg, block = self.ctx, self.ctx.config, self.block
@@ -339,7 +331,30 @@ class _FirstTry:
             tokens=self.tokens,
             toin=hints,
         )
-        return compressor.compress(inp)
+        result = compressor.compress(inp)
+        if result is not None and not isinstance(result, str):
+            # Rendered and counted here, while the router's thread may still be counting
+            # the input: both counts release the GIL, so on a table that compresses faster
+            # than it counts, the output's count no longer follows the wait.
+            self.rendered = rendered(result, self.text_hash, ctx)
+            self.result = result
+        return result
+
+
+def rendered(result, text_hash: str, ctx: TransformContext) -> tuple[str, int]:
+    """A compressor's result as the block's new text (with its retrieval marker when lossy
+    and markers are on) and that text's tokens."""
+    out = result.text
+    # Counted in parts (the joint count differs by at most a token at the seam), and
+    # estimated above 16 000 characters: exact BPE of a 20 kB output would cost more
+    # than compressing it did.
+    out_tokens = ctx.counter.quick_count(out)
+    if result.lossy and ctx.config.ccr.inject_retrieval_marker and ctx.store is not None:
+        marker = "\n" + format_marker(result.items_before, result.items_after, text_hash, ctx.store.ttl_seconds,
+                                      result.summary)
+        out += marker
+        out_tokens += ctx.counter.count(marker)
+    return out, out_tokens
 
 
 def memo_meta(key: tuple, entry: MemoEntry) -> dict:

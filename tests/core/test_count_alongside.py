@@ -146,3 +146,26 @@ def test_a_sampled_count_is_taken_before_the_hand_over(fresh_pipeline):
     p.compress_body(body(text=big))
     p.compress_body(body())
     assert seen == [False, True]  # the big one arrives counted; the 43 KB one is counted alongside
+
+
+def test_first_try_renders_and_counts_its_output_on_the_compressor_thread(fresh_pipeline, monkeypatch):
+    """The output (and its retrieval marker) is counted where it was made, so that count
+    overlaps the router thread's count of the input instead of following the wait."""
+    counter = counter_for("gpt-4o")
+    seen: list[tuple[str, str]] = []
+    real = type(counter).quick_count
+
+    def quick_count(self, text):
+        seen.append((text, threading.current_thread().name))
+        return real(self, text)
+
+    monkeypatch.setattr(type(counter), "quick_count", quick_count)
+    p = fresh_pipeline(transforms=[ContentRouter({ct: SeesCount() for ct in ContentType})])
+    r = p.compress_body(body())
+    [d] = [d for d in r.decisions if d.transform == "content_router"]
+    half = "\n".join(LONG.splitlines()[:450])
+    [thread] = [t for text, t in seen if text == half]
+    assert thread == "headroom-compress"
+    sent = r.conversation.messages[3].blocks[0].text
+    assert sent.startswith(half)
+    assert d.tokens_after == real(counter, half) + counter.count(sent[len(half):])  # the marker counted too
