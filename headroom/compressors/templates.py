@@ -34,9 +34,17 @@ WILDCARD = "<*>"
 # "45ms", "5f2a9c1e") each become one "#". Starting the match only at a digit keeps the
 # scan fast (about 1 µs a line). A second pass folds the few hex letters a masked id may
 # start with ("job-a3f9c21e" -> "job-a#" -> "job-#"), so ids that start with a letter
-# do not split one event into a key per leading letter.
+# do not split one event into a key per leading letter. The same pass folds the
+# two-character fan-out directories of content-addressed paths when they happen to hold
+# no digit: ".../packages/fe/b8/<hash>/x.whl", ".git/objects/ab/<hash>", a cache's
+# "sha512/cd/ef/<hash>" (a run of them followed by a masked segment); otherwise about a
+# quarter of such lines would get a key of their own from the letters of their hash.
 _KEY_MASK = re.compile(r"[0-9][0-9A-Za-z_.:+~-]*")
-_HEX_PREFIX = re.compile(r"(?<![0-9A-Za-z])[a-fA-F]{1,12}#")
+# Read as ``(?<![0-9A-Za-z])[a-fA-F]{1,12}#|(?<=/)[a-fA-F]{2}(?=/(?:[a-fA-F]{2}/)*[a-fA-F]{0,12}#)``;
+# written to start with a character class, which the regex engine scans for quickly (the
+# lookbehinds then look back over that first letter).
+_HEX_PREFIX = re.compile(r"[a-fA-F](?:(?<![0-9A-Za-z][a-fA-F])[a-fA-F]{0,11}#"
+                         r"|(?<=/[a-fA-F])[a-fA-F](?=/(?:[a-fA-F]{2}/)*[a-fA-F]{0,12}#))")
 
 
 # Tokens that are variable in a cluster display: a masked run ("#:#:#.#", "#.#.#.#:#"),
