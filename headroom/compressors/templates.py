@@ -100,6 +100,19 @@ def display_token(token: str) -> str:
     return _DISPLAY_RUN.sub(WILDCARD, token) if "#" in token else token
 
 
+def display(tokens: Sequence[str]) -> str:
+    """The template as a reader sees it: each token via ``display_token``, and a run of
+    whole-token wildcards as one ``<*>`` — a line header (date, time, pid, level) reads
+    ``<*>`` once instead of once per field."""
+    out: list[str] = []
+    for t in tokens:
+        d = display_token(t)
+        if d == WILDCARD and out and out[-1] == WILDCARD:
+            continue
+        out.append(d)
+    return " ".join(out)
+
+
 @dataclass
 class Cluster:
     """Keys (and so lines) that Drain considers one template."""
@@ -110,7 +123,7 @@ class Cluster:
     count: int = 0  # lines, not keys
 
     def template(self) -> str:
-        return " ".join(display_token(t) for t in self.tokens)
+        return display(self.tokens)
 
 
 class TemplateMiner:
@@ -245,8 +258,10 @@ _FEW_CHARS = 120
 def describe(tokens: list[str], rows: Sequence[str], max_parts: int = 4, total: int | None = None) -> str:
     """What varies over the wildcard positions of ``tokens`` in the raw ``rows``, most
     telling first: the time span, values with few variants and their counts
-    ("cmd=ping×300, cmd=get×20"), numeric ranges ("took 3–450ms"), then how many
-    distinct values ("id: 340 distinct"). Rows of another token count are skipped.
+    ("cmd=ping×300, cmd=get×20"; just the values when each occurs once), numeric ranges
+    ("took 3–450ms"), then how many distinct values a named position holds ("id: 340
+    distinct"; a count with no name to tie it to a position is left out). Rows of another
+    token count are skipped.
 
     When ``rows`` is a sample of ``total`` rows (first and last included), counts are
     scaled and marked "~", and distinct counts read as lower bounds ("340+ distinct")."""
@@ -272,12 +287,15 @@ def describe(tokens: list[str], rows: Sequence[str], max_parts: int = 4, total: 
             if not span:
                 span.append(f"{vals[0]}–{vals[-1]}")
         elif len(distinct) <= 4 and sum(map(len, distinct)) <= _FEW_CHARS:
-            few.append(", ".join(f"{v}×{_count(c, scale)}" for v, c in Counter(vals).most_common()))
+            if len(distinct) == len(vals):  # each value once: the counts would say nothing
+                few.append(", ".join(vals))
+            else:
+                few.append(", ".join(f"{v}×{_count(c, scale)}" for v, c in Counter(vals).most_common()))
         elif len(span) + len(few) + len(ranges) < max_parts and (r := _numeric_range(distinct)) is not None:
             ranges.append(f"{_label(tokens, i)}{_num(r[0])}–{_num(r[1])}{_NUM_LEAD.sub('', vals[0], count=1)}")
-        else:
+        elif label := _label(tokens, i).rstrip(" =:"):
             # (A numeric column past the parts shown reads as its distinct count.)
-            many.append(f"{_label(tokens, i).rstrip(' =:') or 'values'}: {len(distinct)}{'+' if scale > 1 else ''} distinct")
+            many.append(f"{label}: {len(distinct)}{'+' if scale > 1 else ''} distinct")
     return "; ".join((span + few + ranges + many)[:max_parts])
 
 
