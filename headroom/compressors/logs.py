@@ -26,7 +26,7 @@ from .templates import (
     WILDCARD,
     TemplateMiner,
     describe,
-    display_token,
+    display,
     extreme_rows,
     header_tokens,
     key_of,
@@ -514,7 +514,7 @@ def _template_note(tokens: list[str], texts: list[str], rows: list[int], text_co
     if text_counts[first_text] == len(rows):
         return f"  … repeated {len(rows)} times"
     varies = describe(tokens, texts, total=len(rows))
-    tpl = " ".join(display_token(t) for t in tokens)
+    tpl = display(tokens)
     if len(tpl) > 160:
         tpl = tpl[:157] + "..."
     return f"  … {len(rows)} similar lines: \"{tpl}\"" + (f" ({varies})" if varies else "")

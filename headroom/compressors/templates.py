@@ -34,9 +34,17 @@ WILDCARD = "<*>"
 # "45ms", "5f2a9c1e") each become one "#". Starting the match only at a digit keeps the
 # scan fast (about 1 µs a line). A second pass folds the few hex letters a masked id may
 # start with ("job-a3f9c21e" -> "job-a#" -> "job-#"), so ids that start with a letter
-# do not split one event into a key per leading letter.
+# do not split one event into a key per leading letter. The same pass folds the
+# two-character fan-out directories of content-addressed paths when they happen to hold
+# no digit: ".../packages/fe/b8/<hash>/x.whl", ".git/objects/ab/<hash>", a cache's
+# "sha512/cd/ef/<hash>" (a run of them followed by a masked segment); otherwise about a
+# quarter of such lines would get a key of their own from the letters of their hash.
 _KEY_MASK = re.compile(r"[0-9][0-9A-Za-z_.:+~-]*")
-_HEX_PREFIX = re.compile(r"(?<![0-9A-Za-z])[a-fA-F]{1,12}#")
+# Read as ``(?<![0-9A-Za-z])[a-fA-F]{1,12}#|(?<=/)[a-fA-F]{2}(?=/(?:[a-fA-F]{2}/)*[a-fA-F]{0,12}#)``;
+# written to start with a character class, which the regex engine scans for quickly (the
+# lookbehinds then look back over that first letter).
+_HEX_PREFIX = re.compile(r"[a-fA-F](?:(?<![0-9A-Za-z][a-fA-F])[a-fA-F]{0,11}#"
+                         r"|(?<=/[a-fA-F])[a-fA-F](?=/(?:[a-fA-F]{2}/)*[a-fA-F]{0,12}#))")
 
 
 # Tokens that are variable in a cluster display: a masked run ("#:#:#.#", "#.#.#.#:#"),
@@ -92,6 +100,19 @@ def display_token(token: str) -> str:
     return _DISPLAY_RUN.sub(WILDCARD, token) if "#" in token else token
 
 
+def display(tokens: Sequence[str]) -> str:
+    """The template as a reader sees it: each token via ``display_token``, and a run of
+    whole-token wildcards as one ``<*>`` — a line header (date, time, pid, level) reads
+    ``<*>`` once instead of once per field."""
+    out: list[str] = []
+    for t in tokens:
+        d = display_token(t)
+        if d == WILDCARD and out and out[-1] == WILDCARD:
+            continue
+        out.append(d)
+    return " ".join(out)
+
+
 @dataclass
 class Cluster:
     """Keys (and so lines) that Drain considers one template."""
@@ -102,7 +123,7 @@ class Cluster:
     count: int = 0  # lines, not keys
 
     def template(self) -> str:
-        return " ".join(display_token(t) for t in self.tokens)
+        return display(self.tokens)
 
 
 class TemplateMiner:
@@ -237,8 +258,10 @@ _FEW_CHARS = 120
 def describe(tokens: list[str], rows: Sequence[str], max_parts: int = 4, total: int | None = None) -> str:
     """What varies over the wildcard positions of ``tokens`` in the raw ``rows``, most
     telling first: the time span, values with few variants and their counts
-    ("cmd=ping×300, cmd=get×20"), numeric ranges ("took 3–450ms"), then how many
-    distinct values ("id: 340 distinct"). Rows of another token count are skipped.
+    ("cmd=ping×300, cmd=get×20"; just the values when each occurs once), numeric ranges
+    ("took 3–450ms"), then how many distinct values a named position holds ("id: 340
+    distinct"; a count with no name to tie it to a position is left out). Rows of another
+    token count are skipped.
 
     When ``rows`` is a sample of ``total`` rows (first and last included), counts are
     scaled and marked "~", and distinct counts read as lower bounds ("340+ distinct")."""
@@ -264,12 +287,15 @@ def describe(tokens: list[str], rows: Sequence[str], max_parts: int = 4, total: 
             if not span:
                 span.append(f"{vals[0]}–{vals[-1]}")
         elif len(distinct) <= 4 and sum(map(len, distinct)) <= _FEW_CHARS:
-            few.append(", ".join(f"{v}×{_count(c, scale)}" for v, c in Counter(vals).most_common()))
+            if len(distinct) == len(vals):  # each value once: the counts would say nothing
+                few.append(", ".join(vals))
+            else:
+                few.append(", ".join(f"{v}×{_count(c, scale)}" for v, c in Counter(vals).most_common()))
         elif len(span) + len(few) + len(ranges) < max_parts and (r := _numeric_range(distinct)) is not None:
             ranges.append(f"{_label(tokens, i)}{_num(r[0])}–{_num(r[1])}{_NUM_LEAD.sub('', vals[0], count=1)}")
-        else:
+        elif label := _label(tokens, i).rstrip(" =:"):
             # (A numeric column past the parts shown reads as its distinct count.)
-            many.append(f"{_label(tokens, i).rstrip(' =:') or 'values'}: {len(distinct)}{'+' if scale > 1 else ''} distinct")
+            many.append(f"{label}: {len(distinct)}{'+' if scale > 1 else ''} distinct")
     return "; ".join((span + few + ranges + many)[:max_parts])
 
 
