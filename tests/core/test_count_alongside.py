@@ -169,3 +169,13 @@ def test_first_try_renders_and_counts_its_output_on_the_compressor_thread(fresh_
     sent = r.conversation.messages[3].blocks[0].text
     assert sent.startswith(half)
     assert d.tokens_after == real(counter, half) + counter.count(sent[len(half):])  # the marker counted too
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=3000, max_size=9000))
+def test_the_numpy_count_equals_the_list_count(text):
+    """Texts over NUMPY_ABOVE_CHARS are counted through tiktoken's numpy form: the same tokens."""
+    from headroom.tokens import NUMPY_ABOVE_CHARS, TokenCounter
+    event("numpy form" if len(text) > NUMPY_ABOVE_CHARS else "list form")
+    c = TokenCounter("gpt-4o")
+    assert c._raw(text) == len(c.encoding.encode(text, disallowed_special=()))
