@@ -162,7 +162,12 @@ class TokenCounter:
             # faster from a few KB on (tool outputs of 5-41 KB), and in 4 bytes a token
             # instead of ~36 (60 MB for a 5 MB tool output). Like the list form, it
             # releases the GIL while it encodes (counting alongside relies on that).
-            n = len(self.encoding.encode_to_numpy(text, disallowed_special=()))
+            try:
+                n = len(self.encoding.encode_to_numpy(text, disallowed_special=()))
+            except UnicodeEncodeError:
+                # A lone surrogate (valid in JSON, not in UTF-8): the list form replaces
+                # it and counts the rest; the numpy form has no such fallback.
+                n = len(self.encoding.encode(text, disallowed_special=()))
         else:
             n = len(self.encoding.encode(text, disallowed_special=()))
         return int(round(n * self.factor)) if self.factor != 1.0 else n
