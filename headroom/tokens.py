@@ -37,9 +37,9 @@ MESSAGE_OVERHEAD = 4  # role + separators per message, as in OpenAI's counting g
 SAMPLE_ABOVE_CHARS = 65_536
 SAMPLE_WINDOWS = 16
 SAMPLE_WINDOW_CHARS = 1024
+NUMPY_ABOVE_CHARS = 4096  # _raw(): exact counts through tiktoken's numpy form from here on
 # quick_count(): exact up to QUICK_EXACT_CHARS, else QUICK_WINDOWS windows of QUICK_WINDOW_CHARS.
 QUICK_EXACT_CHARS = 16_000
-NUMPY_ABOVE_CHARS = 4096  # _raw(): the numpy form from here on
 QUICK_WINDOWS = 8
 QUICK_WINDOW_CHARS = 1000
 

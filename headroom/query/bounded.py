@@ -34,13 +34,12 @@ def scan_tokens(text: str, *patterns: re.Pattern[str]) -> list[str]:
     token by token."""
     text = bound_question(text)
     found: list[str] = []
-    if not text:
-        return found
-    if max(map(len, text.split()), default=0) <= MAX_TOKEN_CHARS:
+    words = text.split()
+    if max(map(len, words), default=0) <= MAX_TOKEN_CHARS:
         for rx in patterns:
             found.extend(m.group(0) for m in rx.finditer(text))
         return found
-    words = [w for w in text.split() if len(w) <= MAX_TOKEN_CHARS]
+    words = [w for w in words if len(w) <= MAX_TOKEN_CHARS]
     for rx in patterns:
         for word in words:
             found.extend(m.group(0) for m in rx.finditer(word))

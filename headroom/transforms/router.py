@@ -12,6 +12,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Any
 
 from ..ccr.markers import format_marker
 from ..compressors.base import CompressInput, Compressor, PendingTokens
@@ -265,7 +266,8 @@ class ContentRouter:
         if result.lossy and (ctx.store is None or not cfg.ccr.enabled):
             return kept(f"{compressor.name}: lossy result discarded (no CCR store to keep the original)"), tokens
         # The first try rendered and counted its own result on its thread (see _FirstTry).
-        out, out_tokens = first.rendered if result is first.result else rendered(result, key[0], ctx)
+        out, out_tokens = first.rendered[1:] if first.rendered and first.rendered[0] is result \
+            else rendered(result, key[0], ctx)
         h = key[0] if result.lossy else None
         if out_tokens > tokens * (1 - cfg.router.min_savings):
             return kept(f"{compressor.name}: saved too little ({tokens} -> {out_tokens} tokens)"), tokens
@@ -299,8 +301,8 @@ class _FirstTry:
         self.inp: CompressInput | None = None
         self.hints = None
         self.prof = None
-        self.result = None  # the compressor's result, once rendered below
-        self.rendered: tuple[str, int] = ("", 0)
+        # (the compressor's result, its text as sent, that text's tokens), once rendered below
+        self.rendered: tuple[Any, str, int] | None = None
 
     def __call__(self, _arg=None):
         ctx, cfg, block = self.ctx, self.ctx.config, self.block
@@ -336,8 +338,7 @@ class _FirstTry:
             # Rendered and counted here, while the router's thread may still be counting
             # the input: both counts release the GIL, so on a table that compresses faster
             # than it counts, the output's count no longer follows the wait.
-            self.rendered = rendered(result, self.text_hash, ctx)
-            self.result = result
+            self.rendered = (result, *rendered(result, self.text_hash, ctx))
         return result
 
 
