@@ -130,11 +130,11 @@ def known_tokens(block: Block, counter: TokenCounter) -> int | None:
 
 
 def counted_later(block: Block, counter: TokenCounter) -> bool:
-    """A long text not counted yet, whose count is one BPE pass: left for the router to
-    take alongside compression (COUNT_ALONGSIDE_CHARS) rather than counted up front."""
+    """A long text not counted yet: left for the router to take alongside compression
+    (COUNT_ALONGSIDE_CHARS) rather than counted up front. Its count is one BPE call, exact
+    or the sampled estimate's, so it overlaps the compressor's Python work."""
     text = block.text
-    return text is not None and len(text) >= COUNT_ALONGSIDE_CHARS and known_tokens(block, counter) is None \
-        and counter.counts_in_one_pass(text)
+    return text is not None and len(text) >= COUNT_ALONGSIDE_CHARS and known_tokens(block, counter) is None
 
 
 def remember_tokens(block: Block, counter: TokenCounter, tokens: int) -> None:

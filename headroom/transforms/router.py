@@ -155,7 +155,7 @@ class ContentRouter:
             # A long output is counted while its compressor runs (see _compress); a memo
             # hit knows the count already and never counts at all.
             tokens = known_tokens(block, ctx.counter)
-            if tokens is None and (len(text) < COUNT_ALONGSIDE_CHARS or not ctx.counter.counts_in_one_pass(text)):
+            if tokens is None and len(text) < COUNT_ALONGSIDE_CHARS:
                 tokens = ctx.tokens(block)
             if tokens is not None and tokens < cfg.router.min_tokens:
                 self._below_minimum(ctx, tokens, where)

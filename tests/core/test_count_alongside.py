@@ -127,11 +127,12 @@ def test_deferred_total_equals_counting_everything_first(lines, system):
     event(f"deferred: {len(text) >= COUNT_ALONGSIDE_CHARS}, compressed: {bool(r.ccr_hashes)}")
 
 
-def test_a_sampled_count_is_taken_before_the_hand_over(fresh_pipeline):
-    """Over 64 KB the count is a sampled estimate, many small BPE calls: each would wait
-    for the compressor's thread to give the GIL back, so it is not taken alongside."""
+def test_a_sampled_count_is_taken_alongside_in_one_bpe_call(fresh_pipeline, monkeypatch):
+    """Over 64 KB the count is a sampled estimate. Its windows go to the BPE as one text
+    (one GIL release; sixteen calls would each wait for the compressor's thread to give
+    the GIL back), so it is taken alongside like an exact count."""
     from headroom.compressors.base import PendingTokens
-    from headroom.tokens import SAMPLE_ABOVE_CHARS
+    from headroom.tokens import SAMPLE_ABOVE_CHARS, SAMPLE_WINDOW_CHARS, SAMPLE_WINDOWS
 
     seen = []
 
@@ -140,12 +141,22 @@ def test_a_sampled_count_is_taken_before_the_hand_over(fresh_pipeline):
             seen.append(isinstance(inp.tokens, PendingTokens))
             return super().compress(inp)
 
+    enc = counter_for("gpt-4o").encoding
+    calls: list[int] = []
+    real = type(enc).encode_ordinary
+
+    def encode_ordinary(self, text):
+        calls.append(len(text))
+        return real(self, text)
+
+    monkeypatch.setattr(type(enc), "encode_ordinary", encode_ordinary)
     comp = Records()
     p = fresh_pipeline(transforms=[ContentRouter({ct: comp for ct in ContentType})])
     big = "\n".join([LONG] * (SAMPLE_ABOVE_CHARS // len(LONG) + 1))
     p.compress_body(body(text=big))
     p.compress_body(body())
-    assert seen == [False, True]  # the big one arrives counted; the 43 KB one is counted alongside
+    assert seen == [True, True]  # both are counted while their compressor runs
+    assert len([n for n in calls if n >= SAMPLE_WINDOWS * SAMPLE_WINDOW_CHARS]) == 1  # the estimate: one call
 
 
 def test_first_try_renders_and_counts_its_output_on_the_compressor_thread(fresh_pipeline, monkeypatch):

@@ -37,7 +37,7 @@ class TableCompressor:
         lines = inp.text.split("\n")
         dialect = inp.hint if isinstance(inp.hint, Dialect) else sniff(lines[:64])
         if dialect is not None:
-            spans, rows = _records(lines, dialect.delimiter)
+            spans, rows = _records(lines, dialect.delimiter, quoted='"' in inp.text)
             if len(rows) < MIN_ROWS + 1:
                 return None
             head, header, body_spans, body = spans[0], rows[0], spans[1:], rows[1:]
@@ -54,10 +54,11 @@ class TableCompressor:
         # Costs and budget in characters: a row's tokens are estimated as its share of the
         # text's characters, so the token count would cancel out of every comparison (and
         # the compressor need not wait for the count the router takes alongside).
-        lengths = [len(ln) + 1 for ln in lines]
-        costs = [lengths[a] if b == a + 1 else sum(lengths[a:b]) for a, b in body_spans]
-        texts = [lines[a] if b == a + 1 else "\n".join(lines[a:b]) for a, b in body_spans] if inp.query else None
-        table = Table(names=header, rows=body, costs=costs, texts=texts)
+        texts = [lines[a] if b == a + 1 else "\n".join(lines[a:b]) for a, b in body_spans]
+        costs = [len(t) + 1 for t in texts]
+        if not inp.query:
+            texts = None
+        table = Table(names=header, rows=body, costs=costs, texts=texts, strings=True)
         budget = len(inp.text) * target_ratio(inp.aggressiveness)
         # The header and the column line are paid for first: rows fill what is left.
         head_a, head_b = head
@@ -84,15 +85,16 @@ class TableCompressor:
 _NAMES = {",": "csv", "\t": "tsv", ";": "csv_semicolon"}
 
 
-def _records(lines: list[str], delimiter: str) -> tuple[list[tuple[int, int]], list[list[str]]]:
+def _records(lines: list[str], delimiter: str, quoted: bool = True) -> tuple[list[tuple[int, int]], list[list[str]]]:
     """Each non-blank record with the span of lines it came from (a quoted field may hold
     newlines, so a record can span several lines). Without a quote after the header
     every record is one line, split by ``str.split`` (several times faster than the
-    csv reader's per-record bookkeeping)."""
+    csv reader's per-record bookkeeping). ``quoted``: whether the text has a quote at all."""
     start = next((i for i, ln in enumerate(lines) if ln.strip()), len(lines))
-    if start < len(lines) and not any('"' in ln for ln in lines[start + 1:]):
+    if start < len(lines) and not (quoted and any('"' in ln for ln in lines[start + 1:])):
         head = _records_csv(lines[:start + 1], delimiter)
-        spans = head[0] + [(i, i + 1) for i in range(start + 1, len(lines)) if lines[i].strip()]
+        # A blank line is empty or all whitespace (isspace() is False for "").
+        spans = head[0] + [(i, i + 1) for i in range(start + 1, len(lines)) if lines[i] and not lines[i].isspace()]
         rows = head[1] + [lines[a].split(delimiter) for a, _ in spans[len(head[0]):]]
         return spans, rows
     return _records_csv(lines, delimiter)

@@ -28,6 +28,7 @@ from typing import Any
 FIRST_ROWS, LAST_ROWS = 2, 1
 _NUMERIC_SHARE = 0.8  # of non-empty cells, for a column to count as numeric
 _TYPE_SAMPLE = 16  # cells sampled to tell a text column at once
+_REPEAT_SAMPLE = 64  # leading cells that tell a column of repeated codes from one of measurements
 _FAR_OUT = 3.0  # Tukey's far-out fence, in IQRs
 _OUTLIERS_PER_COLUMN = 2
 _MAX_RAGGED = 5
@@ -49,6 +50,7 @@ class Table:
     rows: list[list[Any]]  # cells per row; ragged rows allowed
     costs: list[float]  # per row, in the unit of the budget (tokens for JSON records, characters for text)
     texts: list[str] | None = None  # searchable text per row (for the question's anchors)
+    strings: bool = False  # every cell is a str (CSV text): no column needs its cell types looked at
 
 
 @dataclass
@@ -97,19 +99,23 @@ def _cells_by_column(table: Table) -> list[tuple[Any, ...]]:
     return [tuple(r[j] if j < len(r) else None for r in rows) for j in range(width)]
 
 
-def _values(cells: tuple[Any, ...]) -> tuple[list[float | None], bool, dict[Any, float | None] | None]:
+def _values(cells: tuple[Any, ...], strings: bool = False) -> tuple[list[float | None], bool,
+                                                                  dict[Any, float | None] | None]:
     """Numeric values of a column, whether every cell has one, and for string cells the
-    number of each distinct cell (None where a column converts cell by cell).
+    number of each distinct cell (None where a column converts cell by cell). ``strings``:
+    the caller knows every cell is a str.
 
     A fully numeric column converts in one C-level pass (over its distinct cells when they
     repeat: years, counts, categories coded as numbers); a column whose sampled cells are
     mostly not numbers is text (no per-cell conversion); the rest convert each distinct
     cell once ("NA" cells repeat, and a failed float() costs an exception)."""
-    kinds = set(map(type, cells))
+    kinds = {str} if strings else set(map(type, cells))
     if kinds <= {str} and cells and number(cells[0]) is not None:  # text columns fail on the first cell
-        distinct = set(cells)
         try:
-            if 2 * len(distinct) <= len(cells):
+            # Whether cells repeat, judged on the first ones: hashing a whole column of
+            # measurements only to find them all distinct costs a third of converting it.
+            if 2 * len(set(cells[:_REPEAT_SAMPLE])) <= min(len(cells), _REPEAT_SAMPLE):
+                distinct = set(cells)
                 memo = dict(zip(distinct, map(float, distinct)))
                 vals = list(map(memo.__getitem__, cells))
             else:
@@ -170,8 +176,11 @@ def _numbers_of_distinct(distinct: set) -> dict[Any, float | None]:
 
 def _columns(table: Table) -> list[_Column]:
     cols = []
+    width = len(table.names)
+    # Ragged rows pad their missing cells with None.
+    strings = table.strings and all(map(width.__eq__, map(len, table.rows)))
     for name, cells in zip(table.names, _cells_by_column(table)):
-        values, full, memo = _values(cells)
+        values, full, memo = _values(cells, strings)
         col = _Column(str(name), cells, values, False, full=full)
         cols.append(col)
         if full:
@@ -215,7 +224,7 @@ def _lookup_rows(table: Table, cols: list[_Column], qlow: str, limit: int) -> li
     score = [0] * len(table.rows)
     for c in cols:
         if c.numeric:
-            if qnums:
+            if qnums and not qnums.isdisjoint(c.values):  # one C-level pass rules most columns out
                 for i in [i for i, v in enumerate(c.values) if v in qnums]:
                     score[i] += 1
             continue
