@@ -366,7 +366,8 @@ def _select_templates(lines: list[_Line], in_trace, text_counts: Counter[str], s
     rest of the log), at priority 3 when it is a variant of a frequent cluster ("Setting up
     <package> …" for the 300th package), so real one-offs win the budget. Each frequent
     cluster shows its first line with a note like
-    ``… 312 similar lines: "connection from <*> closed" (10:02:11–10:59:58; 14 distinct)``,
+    ``… 312 similar lines (10:02:11–10:59:58; from: 14 distinct)`` (the template,
+    ``"connection from <*> closed"``, only when nothing that varies can be named),
     and a cluster of a few frequent keys ("frontend: Dialog", "frontend: Readline") shows
     the first line of each key too.
     """
@@ -514,10 +515,14 @@ def _template_note(tokens: list[str], texts: list[str], rows: list[int], text_co
     if text_counts[first_text] == len(rows):
         return f"  … repeated {len(rows)} times"
     varies = describe(tokens, texts, total=len(rows))
+    if varies:
+        # The exemplar is the line right above and "what varies" names the changing
+        # parts; the template would restate the exemplar's constant words once more.
+        return f"  … {len(rows)} similar lines ({varies})"
     tpl = display(tokens)
     if len(tpl) > 160:
         tpl = tpl[:157] + "..."
-    return f"  … {len(rows)} similar lines: \"{tpl}\"" + (f" ({varies})" if varies else "")
+    return f"  … {len(rows)} similar lines: \"{tpl}\""
 
 
 class LogCompressor:
@@ -567,10 +572,10 @@ class LogCompressor:
             items_after=len(chosen),
             strategy="log_templates",
             lossy=True,
-            summary=(f"{_plural(kinds['error'], 'error line')}, {_plural(kinds['warning'], 'warning line')}, "
-                     f"{_plural(len(traces), 'stack trace')}; {_plural(stats.templates, 'template')}: "
-                     f"{kept_one_offs} of {len(stats.one_offs)} one-off lines kept, "
-                     f"{stats.summarised} frequent ones shown once with counts"),
+            # The header above already counts errors, warnings, traces and templates;
+            # the marker says only what was kept of them.
+            summary=(f"{kept_one_offs} of {len(stats.one_offs)} one-off lines kept, "
+                     f"{stats.summarised} frequent templates shown once with counts"),
         )
 
 

@@ -36,14 +36,20 @@ def gcc_text() -> str:
 
 def unfold(text: str) -> str:
     """The compressed report with folded runs written back as input lines: a ``path:``
-    line followed by ``  <rest>`` lines stands for ``path:<rest>`` each (notes excepted)."""
+    line followed by ``  <rest>`` lines stands for ``path:<rest>`` each (notes excepted).
+    Where the header counts one severity ("(57 warning)"), folded lines leave its word out;
+    it is put back after the location."""
     out: list[str] = []
     path = None
+    one = re.search(r" rules \((\d+) (error|warning)\);", text)
     for ln in text.splitlines():
         if ln.startswith("  … "):
             out.append(ln)
         elif path is not None and ln.startswith("  "):
-            out.append(path + ln[2:])
+            rest = ln[2:]
+            if one and not re.match(r"\d+(?::\d+)?: (?:[A-Z]{1,4}\d{2,5}\b|(?:error|warning|note)\b)", rest):
+                rest = re.sub(r"^(\d+(?::\d+)?: )", rf"\g<1>{one[2]}: ", rest, count=1)
+            out.append(path + rest)
         elif re.fullmatch(r"\S+:", ln):
             path = ln
         else:
@@ -291,3 +297,28 @@ def test_verbose_test_run_folds_passing_lines_and_keeps_every_skip_and_failure()
     assert len(passing) > 100
     assert sum(1 for ln in passing if ln in result.text) <= 0.05 * len(passing)
     assert re.search(r"… \d{3} similar lines: \"<test> \.\.\. ok\"", result.text)
+
+
+def test_one_severity_is_named_once_in_the_header_not_on_every_folded_line(gcc_text: str) -> None:
+    # gcc's report holds warnings only: the header says "(57 warning)", so folded lines
+    # read "152:32: conversion …", not "152:32: warning: conversion …".
+    result = compress(gcc_text)
+    header, *body = result.text.splitlines()
+    assert re.search(r"rules \(\d+ warning\)", header)
+    folded = [ln for ln in body if re.match(r"  \d+:\d+: ", ln)]
+    assert folded and not any(": warning: " in ln for ln in folded)
+    # Unfolded lines stay input lines, severity and all.
+    assert all(": warning: " in ln for ln in body if re.match(r"\S+:\d+:\d+: ", ln))
+
+
+def test_mixed_severities_keep_their_word_on_folded_lines() -> None:
+    text = "\n".join([
+        *[f"src/a.c:{i}:1: warning: unused variable 'v{i}' [-Wunused-variable]" for i in range(1, 12)],
+        "src/a.c:40:2: error: 'x' undeclared (first use in this function)",
+        "src/a.c:41:2: error: expected ';' before '}' token",
+        *[f"src/b.c:{i}:1: warning: unused parameter 'p{i}' [-Wunused-parameter]" for i in range(1, 12)],
+    ])
+    result = compress(text)
+    assert result is not None
+    assert "  40:2: error: 'x' undeclared" in result.text
+    assert all(ln in text.splitlines() for ln in unfold(result.text).splitlines()[1:] if not ln.startswith("  … "))

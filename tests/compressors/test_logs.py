@@ -308,7 +308,11 @@ def test_plain_info_log_keeps_every_one_off_in_view_and_folds_the_rest() -> None
     # Each frequent template shows once, with its count and what varies.
     notes = [ln for ln in out.text.splitlines() if "similar lines" in ln]
     assert len(notes) == 3
-    assert any(re.search(r"… 6\d\d similar lines", ln) and "PacketResponder" in ln for ln in notes)
+    lines = out.text.splitlines()
+    # A note follows its exemplar; with "what varies" named it does not restate the
+    # exemplar's constant words as a template.
+    assert any(re.search(r"… 6\d\d similar lines \(", ln) and "PacketResponder" in lines[lines.index(ln) - 1]
+               for ln in notes)
     assert any(re.search(r"size \d+–\d+", ln) for ln in notes)  # the numeric range of the sizes
 
 
@@ -346,7 +350,9 @@ def test_marker_summary_says_what_was_summarised() -> None:
     text, one_offs = server_log()
     out = compress(text)
     assert f"{len(one_offs)} of {len(one_offs)} one-off lines kept" in out.summary
-    assert "3 frequent ones shown once with counts" in out.summary
+    assert "3 frequent templates shown once with counts" in out.summary
+    # The header counts errors, warnings and templates; the marker does not repeat them.
+    assert "error" not in out.summary and "template:" not in out.summary
 
 
 def test_question_about_extremes_keeps_the_extreme_rows() -> None:
@@ -528,10 +534,25 @@ def test_real_pip_log_notes_count_long_values_and_keep_the_facts() -> None:
         result = LogCompressor().compress(
             CompressInput(text=case.content, config=headroom.HeadroomConfig(), counter=counter_for("gpt-4o"),
                           query=case.question))
-        notes = [ln for ln in result.text.splitlines() if re.match(r"\s+… \d+ similar lines: ", ln)]
-        assert notes
+        notes = [ln for ln in result.text.splitlines() if re.match(r"\s+… \d+ similar lines", ln)]
+        assert any(" similar lines (" in ln for ln in notes)
+        # With nothing to name (temporary paths), the template says where lines differ.
+        assert any(re.search(r'similar lines: ".*<\*>.*"$', ln) for ln in notes)
         for ln in notes:
-            varies = ln[ln.rindex('" (') + 3:] if '" (' in ln else ""
+            varies = ln[ln.index(" similar lines (") + 16:] if " similar lines (" in ln else ""
             assert len(varies) <= _FEW_CHARS + 80, ln
         for fact in case.facts:
             assert fact.text in result.text, fact.text
+
+
+def test_a_note_names_what_varies_instead_of_restating_the_exemplar() -> None:
+    # "what varies" and a template both describe the exemplar right above the note; one
+    # is enough.
+    lines = [f"2024-05-01 10:{i // 60 % 60:02d}:{i % 60:02d} worker {i % 7} finished job in {10 + i % 90}ms"
+             for i in range(3000)]
+    lines.insert(1500, "2024-05-01 10:25:00 worker 3 lost its lease on queue alpha")
+    out = compress("\n".join(lines))
+    text = out.text.splitlines()
+    k = next(k for k, ln in enumerate(text) if re.match(r"\s+… 3000 similar lines", ln))
+    assert re.fullmatch(r"\s+… 3000 similar lines \(.*\d+–\d+ms.*\)", text[k]) and '"' not in text[k]
+    assert text[k - 1] == lines[0]
