@@ -18,9 +18,7 @@ whole text. Exact BPE on a
 costs ~1 ms and stays within 1 % on tool output (pinned by
 tests/compressors/test_fast_paths.py). ``quick_count()`` is the cheaper variant for
 compression candidates and compressed outputs: exact up to 16 000 characters, else 8
-windows, within 2.5 %. ``HEADROOM_EXACT_TOKENS=1`` restores exact counts for both. Exact counts of 16 KB and
-more are taken in two halves on two threads at once (see ``seam``), the same count in
-about half the time on a machine with a core to spare.
+windows, within 2.5 %. ``HEADROOM_EXACT_TOKENS=1`` restores exact counts for both.
 """
 
 from __future__ import annotations
@@ -28,9 +26,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
-import re
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
 from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
@@ -43,9 +39,6 @@ SAMPLE_ABOVE_CHARS = 65_536
 SAMPLE_WINDOWS = 16
 SAMPLE_WINDOW_CHARS = 1024
 NUMPY_ABOVE_CHARS = 4096  # _raw(): exact counts through tiktoken's numpy form from here on
-# _raw(): exact counts from here on (up to SAMPLE_ABOVE_CHARS) are split in two halves at a
-# seam and counted on two threads, when the machine has two cores.
-SPLIT_ABOVE_CHARS = 16_384
 # quick_count(): exact up to QUICK_EXACT_CHARS, else QUICK_WINDOWS windows of QUICK_WINDOW_CHARS.
 QUICK_EXACT_CHARS = 16_000
 QUICK_WINDOWS = 8
@@ -158,8 +151,6 @@ class TokenCounter:
     def _raw(self, text: str) -> int:
         if len(text) > SAMPLE_ABOVE_CHARS and not self.exact:
             n = self._estimate(text)
-        elif len(text) >= SPLIT_ABOVE_CHARS:
-            n = self._in_halves(text)
         else:
             n = self._bpe(text)
         return int(round(n * self.factor)) if self.factor != 1.0 else n
@@ -178,17 +169,6 @@ class TokenCounter:
             # A lone surrogate (valid in JSON, not in UTF-8): the list form replaces
             # it and counts the rest; the numpy form has no such fallback.
             return len(self.encoding.encode(text, disallowed_special=()))
-
-    def _in_halves(self, text: str) -> int:
-        """Exact tokens of a long text, its two halves counted on two cores at once when
-        it has a seam near the middle and a counting thread is free (else in one call).
-        The BPE releases the GIL, so the halves overlap each other and the compressor's
-        Python work: a 50 kB table's count is most of its call's latency."""
-        at = seam(text)
-        first = _submit(self._bpe, text[:at]) if at is not None else None
-        if first is None:
-            return self._bpe(text)
-        return self._bpe(text[at:]) + first.result()
 
     def quick_count(self, text: str) -> int:
         """Tokens of a text counted once, where a rough figure is enough: compression
@@ -225,56 +205,3 @@ def counter_for(model: str | None) -> TokenCounter:
 def count_tokens(text: str, model: str | None = None) -> int:
     return counter_for(model).count(text)
 
-
-# A seam: a newline followed by a printable ASCII character other than a space and "/".
-# No pre-tokenizer piece of o200k_base or cl100k_base runs across one: the only pieces
-# that hold a newline are whitespace runs and punctuation runs ending in newlines (o200k
-# lets "/" follow those), and no piece starts with a newline and goes on to anything
-# else. BPE merges stay inside a piece, so the counts of the two sides add up to the
-# count of the whole (pinned by tests/core/test_token_halves.py).
-_SEAM = re.compile(r"\n[!-.0-~]")
-_SEAM_WINDOW = 0.25  # of the text's length, searched after its middle, then before
-
-
-def seam(text: str) -> int | None:
-    """Where ``text`` may be cut with its token count unchanged, near its middle."""
-    mid, w = len(text) // 2, int(len(text) * _SEAM_WINDOW)
-    m = _SEAM.search(text, mid, mid + w + 2)  # the first newline in [mid, mid + w] ...
-    if m is None:  # ... else the last in [mid - w, mid)
-        ms = list(_SEAM.finditer(text, max(0, mid - w), mid + 1))
-        m = ms[-1] if ms else None
-    return m.start() + 1 if m is not None else None
-
-
-_COUNT_THREADS = 1 if len(os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(
-    os.cpu_count() or 1)) > 1 else 0
-_pool: ThreadPoolExecutor | None = None
-_free = threading.BoundedSemaphore(max(1, _COUNT_THREADS))
-
-
-def _submit(fn, text: str) -> Future | None:
-    """``fn(text)`` on the counting thread, or None (the caller counts inline) on a
-    one-core machine or while that thread is busy with another request's half: a
-    queued half would wait longer than counting it here."""
-    global _pool
-    if not _COUNT_THREADS or not _free.acquire(blocking=False):
-        return None
-    with _LOCK:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=_COUNT_THREADS, thread_name_prefix="headroom-count")
-    try:
-        fut = _pool.submit(fn, text)
-    except RuntimeError:  # interpreter shutting down
-        _free.release()
-        return None
-    fut.add_done_callback(lambda _f: _free.release())
-    return fut
-
-
-def _forget_pool() -> None:
-    """A forked child has none of its parent's threads."""
-    global _pool, _free
-    _pool, _free = None, threading.BoundedSemaphore(max(1, _COUNT_THREADS))
-
-
-os.register_at_fork(after_in_child=_forget_pool)
