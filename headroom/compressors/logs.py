@@ -52,6 +52,7 @@ _CEILING_SHARE, _CEILING_FLOOR, _CEILING_CAP = 0.2, 600, 6000
 _DEFAULT_MAX_LINES = 60
 _VITAL_CEILING = 2  # priorities up to 1 (one-offs, exemplars, warnings) may use this x the ceiling
 _VITAL_MAX_SHARE = 0.25  # … while one-off lines are at most this share of the log
+_CONTEXT_CEILING = 0.75  # priorities above 1 (context, head/tail, variants) may use this x the ceiling
 _TRACE_KEEP_HEAD, _TRACE_KEEP_TAIL = 6, 8  # a long trace keeps its top and its bottom
 _DIFF_TAIL = 8  # "- a" / "+ b" lines after a trace's exception line kept with it
 _MAX_LINE_CHARS = 2000  # one giant line (minified JSON, base64) is cut, not kept whole
@@ -422,7 +423,7 @@ def _select_templates(lines: list[_Line], in_trace, text_counts: Counter[str], s
         frequent_keys = [k for k in c.keys if len(rows_of[k]) > rare_max]
         if 1 < len(frequent_keys) <= _FEW_KEYS:
             for k in frequent_keys:
-                sel.mark(rows_of[k][0], 2)
+                sel.mark(rows_of[k][0], 1)
         if "last" in intents or "change" in intents:
             sel.mark(last, 1)
         if "last" in intents or "first" in intents:
@@ -629,8 +630,9 @@ def _spread_order(m: int) -> list[int]:
 def _fit_to_ceiling(keep: dict[int, float], raw: list[str], ceiling: int, vital: float = _VITAL_CEILING) -> list[int]:
     """Whole priority classes while they fit, then an even spread of the first class
     that does not; lower classes are dropped. What a reader cannot ask for unless it is
-    in view — one-off events, one exemplar per frequent template, warnings (priority up
-    to 1) — may use twice the ceiling; the rest only the ceiling. Priority 0 always
+    in view — one-off events, one exemplar per frequent template (each frequent key of
+    a few-key cluster included), warnings (priority up to 1) — may use twice the
+    ceiling; the rest (error context, head and tail, variants) three quarters of it. Priority 0 always
     stays, unless it alone costs more than twice the ceiling (a log of thousands of
     distinct errors): then its first and last lines stay, half the ceiling each, as the
     first failure and the final state are what explain a run, and the header still
@@ -646,7 +648,7 @@ def _fit_to_ceiling(keep: dict[int, float], raw: list[str], ceiling: int, vital:
         if p == 0 and cost > 2 * ceiling:
             chosen += _ends_within(members, raw, ceiling // 2)
             break
-        room = (vital if p <= 1 else 1) * ceiling - spent
+        room = (vital if p <= 1 else _CONTEXT_CEILING) * ceiling - spent
         if cost <= room or p == 0:
             chosen += members
             spent += cost

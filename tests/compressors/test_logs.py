@@ -556,3 +556,21 @@ def test_a_note_names_what_varies_instead_of_restating_the_exemplar() -> None:
     k = next(k for k, ln in enumerate(text) if re.match(r"\s+… 3000 similar lines", ln))
     assert re.fullmatch(r"\s+… 3000 similar lines \(.*\d+–\d+ms.*\)", text[k]) and '"' not in text[k]
     assert text[k - 1] == lines[0]
+
+
+def test_each_key_of_a_few_key_cluster_is_vital_whatever_the_context_room(monkeypatch) -> None:
+    # apt's debconf complaints (dev corpus) repeat as a cluster of a few frequent keys
+    # ("unable to initialize frontend: Dialog", "falling back to frontend: Teletype");
+    # each key's first line is that key's exemplar, kept with the one-offs, not with the
+    # context lines whose room is smaller: with almost no room for context it stays.
+    import headroom.compressors.logs as logs
+    from headroom.eval.corpus import load_cases
+
+    monkeypatch.setattr(logs, "_CONTEXT_CEILING", 0.1)
+    case = next(c for c in load_cases("dev") if c.id == "apt_term/complaints")
+    result = LogCompressor().compress(
+        CompressInput(text=case.content, config=headroom.HeadroomConfig(), counter=counter_for("gpt-4o"),
+                      query=case.question))
+    for line in ("debconf: unable to initialize frontend: Dialog", "debconf: falling back to frontend: Readline",
+                 "debconf: falling back to frontend: Teletype"):
+        assert line in result.text.splitlines(), line
