@@ -37,6 +37,7 @@ class ContentType(str, enum.Enum):
 
 
 _SAMPLE_LINES = 200
+_SAMPLE_CHARS = 65_536  # where the sample lines are looked for first (a 600 kB log splits in ~1 ms)
 _SEARCH_LINE = re.compile(r"^(?:\./)?[\w./\\-]+\.[\w]+[:-]\d+[:-]")
 # rg/grep without line numbers: "path:text". The path needs a slash or a known source
 # extension, so "server.port: 8080" (YAML, properties) does not count, and a single colon,
@@ -224,7 +225,7 @@ def _is_json_line(ln: str) -> bool:
 
 
 def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
-    lines = text.splitlines()[:_SAMPLE_LINES]
+    lines = _sample_lines(text)
     nonblank = [ln for ln in lines if ln.strip()]
     if not nonblank:
         return ContentType.TEXT
@@ -272,6 +273,16 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
     if _repetitive_lines(nonblank):
         return ContentType.LOG
     return ContentType.TEXT
+
+
+def _sample_lines(text: str) -> list[str]:
+    """``text.splitlines()[:_SAMPLE_LINES]`` without splitting all of a long text: when
+    its first ``_SAMPLE_CHARS`` hold that many newlines, they hold those lines (every
+    newline is a break of ``splitlines``; its other breaks only end lines sooner)."""
+    head = text[:_SAMPLE_CHARS]
+    if len(head) < len(text) and head.count("\n") >= _SAMPLE_LINES:
+        return head.splitlines()[:_SAMPLE_LINES]
+    return text.splitlines()[:_SAMPLE_LINES]
 
 
 def _is_diagnostics(lines: list[str], nonblank: list[str]) -> bool:

@@ -10,6 +10,7 @@ built to sit on every shape's edges.
 from __future__ import annotations
 
 import re
+from unittest.mock import patch
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -70,3 +71,12 @@ def test_diff_starts_equal_the_multiline_scan(lines) -> None:
 
     lines = [ln for text in lines for ln in text.splitlines() or [""]]  # what splitlines() gives detection
     assert _diff_starts(lines) == len(_DIFF_START.findall("\n".join(lines)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(list("ab \t") + ["\r", "\r\n", "\x0b", "\x1c", "\u2028", "\x85"]),
+                         max_size=6).map("".join), max_size=400), st.integers(1, 64))
+def test_sample_lines_equal_the_first_lines_of_splitlines(parts, cut):
+    text = "\n".join(parts)
+    with patch.object(D, "_SAMPLE_CHARS", cut), patch.object(D, "_SAMPLE_LINES", 20):
+        assert D._sample_lines(text) == text.splitlines()[:20]
