@@ -23,7 +23,6 @@ Lines that are not part of the drawing (headers, legends) stay. The result is lo
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 
@@ -39,6 +38,7 @@ _MIN_NODES = 20
 _MIN_SHARE = 0.6  # of nonblank lines that must be drawn nodes
 _MIN_REF = 2  # a repeated subtree is folded from this many lines below it
 _FOLD_ABOVE = 1 / 3  # fold children lists when the result is still above this share
+_UNCOUNTED_ABOVE = 2  # x that share, estimated from characters: folded further without a count
 _SAMPLE = 200
 # A named node shows all its children up to this many (a root named like the tool,
 # "yarn list v1", is not a dependency whose requirements were asked for).
@@ -61,7 +61,7 @@ def is_text_tree(nonblank: list[str]) -> bool:
     return hits >= _MIN_SHARE * len(sample) and len(depths) >= 2
 
 
-@dataclass
+@dataclass(slots=True)
 class _Node:
     line: int
     prefix: str
@@ -70,24 +70,27 @@ class _Node:
     parent: int | None
     children: list[int] = field(default_factory=list)
     level: int = 0  # drawn ancestors
-    digest: str = ""
+    shape: int = -1  # equal for nodes with the same label and the same subtree below
     size: int = 1
 
 
 def _name(label: str) -> str:
     """The package-ish name of a label: ``uri-js 4.4.1`` -> ``uri-js``; ``ajv@^6.1`` -> ``ajv``."""
-    head = label.split()[0] if label.split() else label
-    if "@" in head[1:]:
-        head = head[: head.rindex("@")] if head.rindex("@") > 0 else head
+    parts = label.split(None, 1)
+    head = parts[0] if parts else label
+    at = head.rfind("@")
+    if at > 0:
+        head = head[:at]
     return head.lower()
 
 
 def _version(label: str) -> str:
-    parts = label.split()
+    parts = label.split(None, 2)
     if len(parts) > 1 and _VERSIONISH.match(parts[1]):
         return parts[1]
     head = parts[0] if parts else label
-    return head[head.rindex("@") + 1:] if "@" in head[1:] else ""
+    at = head.rfind("@")
+    return head[at + 1:] if at > 0 else ""
 
 
 def _parse(lines: list[str]) -> tuple[list[_Node], dict[int, int]]:
@@ -116,9 +119,11 @@ def _parse(lines: list[str]) -> tuple[list[_Node], dict[int, int]]:
         if parent is not None:
             nodes[parent].children.append(i)
         stack.append(i)
+    # Subtrees numbered by shape: a node's (label, children's shapes) is looked up exactly,
+    # so equal numbers mean equal subtrees (no digest to collide, no text to hash).
+    shapes: dict[tuple[str, tuple[int, ...]], int] = {}
     for n in reversed(nodes):
-        kids = [nodes[c].digest for c in n.children]
-        n.digest = hashlib.blake2b("\x00".join([n.label, *kids]).encode(), digest_size=12).hexdigest()
+        n.shape = shapes.setdefault((n.label, tuple(nodes[c].shape for c in n.children)), len(shapes))
         n.size = 1 + sum(nodes[c].size for c in n.children)
     return nodes, at
 
@@ -128,16 +133,16 @@ def _salient(nodes: list[_Node], query: str) -> tuple[set[int], set[int]]:
     names (shown with all their children)."""
     words = {w.strip(".,;:?!()'\"`").lower() for w in _WORD.findall(query or "")}
     versions: dict[str, set[str]] = {}
-    for n in nodes:
+    names = [_name(n.label) for n in nodes]
+    for n, nm in zip(nodes, names):
         v = _version(n.label)
         if _VERSIONISH.match(v):  # installed versions, not the ranges asked for
-            versions.setdefault(_name(n.label), set()).add(v)
+            versions.setdefault(nm, set()).add(v)
     multi = {nm for nm, vs in versions.items() if len(vs) > 1}
     deepest = max(n.depth for n in nodes)
     out, named = set(), set()
     n_deep = 0
-    for i, n in enumerate(nodes):
-        nm = _name(n.label)
+    for i, (n, nm) in enumerate(zip(nodes, names)):
         if nm in words or ("/" in nm and len(nm.rsplit("/", 1)[-1]) > 3 and nm.rsplit("/", 1)[-1] in words):
             named.add(i)
         deep = n.depth == deepest and n_deep < _MAX_DEEPEST
@@ -155,7 +160,7 @@ def _render(lines: list[str], nodes: list[_Node], at: dict[int, int], salient: s
         while j is not None and not holds[j]:
             holds[j] = True
             j = nodes[j].parent
-    seen: set[str] = set()
+    seen: set[int] = set()
     out: list[str] = []
     hidden: set[int] = set()  # nodes inside a folded subtree
     for k, ln in enumerate(lines):
@@ -171,13 +176,13 @@ def _render(lines: list[str], nodes: list[_Node], at: dict[int, int], salient: s
         if not kids:
             out.append(line)
             continue
-        if n.digest in seen and not holds[i] and n.size - 1 >= _MIN_REF:
+        if n.shape in seen and not holds[i] and n.size - 1 >= _MIN_REF:
             out.append(f"{line} [same as above: {n.size - 1} lines]")
             stats["refs"] += 1
             stats["ref_lines"] += n.size - 1
             _hide(nodes, kids, hidden)
             continue
-        seen.add(n.digest)
+        seen.add(n.shape)
         # Folding (1: below the top level, 2: everywhere): only children on a salient path
         # (all children of a named node) are shown; the rest are counted.
         keep_all = fold == 0 or (fold == 1 and n.depth < 0) or (i in named and len(kids) <= _NAMED_KIDS)
@@ -211,6 +216,11 @@ def compress_text_tree(inp: CompressInput) -> Compressed | None:
         return None
     salient, named = _salient(nodes, inp.query)
     tokens = inp.text_tokens()
+    # Tokens per character of the input: a rendering whose length at this density is over
+    # twice the folding threshold is not counted before the next fold is tried (a
+    # rendering's lines are the input's labels with shorter prefixes, denser in tokens
+    # only by the box-drawing characters it drops).
+    density = tokens / max(1, len(inp.text))
     best = None
     for fold in (0, 1, 2):
         stats = {"refs": 0, "ref_lines": 0, "inlined": 0, "folded": 0}
@@ -226,7 +236,8 @@ def compress_text_tree(inp: CompressInput) -> Compressed | None:
                          "(kept: names the question mentions, deepest, several versions, problems)")
         text = f"[{'; '.join(parts)}]\n" + "\n".join(body)
         best = (text, len(body), "; ".join(parts))
-        if inp.counter.quick_count(text) <= tokens * _FOLD_ABOVE:
+        if len(text) * density <= _UNCOUNTED_ABOVE * tokens * _FOLD_ABOVE \
+                and inp.counter.quick_count(text) <= tokens * _FOLD_ABOVE:
             break
     text, kept, summary = best
     if inp.counter.quick_count(text) > tokens * (1 - inp.config.router.min_savings):

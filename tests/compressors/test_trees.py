@@ -197,3 +197,22 @@ def test_node_dep_tree_facts_in_view(node_cases):
         missing = [f.text for f in c.facts if f.text not in view]
         assert not missing, (c.id, missing)
         assert COUNTER.count(view) < 0.35 * COUNTER.count(c.content), c.id
+
+
+def test_skipping_the_count_of_a_clearly_too_long_rendering_changes_no_output(node_cases, monkeypatch):
+    # A rendering estimated (from characters) at over twice the folding threshold is
+    # folded further without being counted: on the real trees the outputs are the same
+    # as counting every rendering.
+    from headroom.compressors import text_tree
+
+    cases = [c for c in node_cases if c.form == "text"]
+    assert len(cases) >= 4
+    for case in cases:
+        inp = CompressInput(text=case.content, config=HeadroomConfig(), counter=counter_for("gpt-4o"),
+                            query=case.question)
+        fast = text_tree.compress_text_tree(inp)
+        monkeypatch.setattr(text_tree, "_UNCOUNTED_ABOVE", float("inf"))
+        slow = text_tree.compress_text_tree(inp)
+        monkeypatch.undo()
+        assert (fast is None) == (slow is None), case.id
+        assert fast is None or fast.text == slow.text, case.id
