@@ -155,6 +155,18 @@ def test_filler_follows_relevance_and_aggressiveness():
     assert target_size(15, 0.0) == 22 and target_size(15, 1.0) == 8 and target_size(15, 0.5) == 15
 
 
+def test_a_question_naming_rows_that_are_here_needs_less_filler():
+    # "Which version of @scope/pkg-077 is installed?" over a package listing: the named
+    # row answers it; the rest of the filler only shows what the other rows look like.
+    items = [{"name": f"@scope/pkg-{i:03d}", "version": f"{i % 7}.{i % 13}.{i % 3}"} for i in range(200)]
+    named = SmartCrusher().compress(make_input(items, query="Which version of @scope/pkg-077 is installed?",
+                                               sc=LOSSY))
+    unnamed = SmartCrusher().compress(make_input(items, query="Which versions are installed?", sc=LOSSY))
+    assert items[77] in lossy_items(named)
+    assert named.items_after < unnamed.items_after
+    assert named.items_after <= 2 + target_size(15, 0.5) // 3 + 3  # edges, a third of the filler, the row
+
+
 def test_search_results_keep_top_scores():
     hits = [{"title": f"result {i}", "url": f"https://docs.example/{i}", "score": round(0.3 + ((i * 37) % 100) / 200, 3)}
             for i in range(200)]

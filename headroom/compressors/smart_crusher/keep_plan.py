@@ -68,6 +68,7 @@ _INTENT_EDGE = 10
 # A numeric column with more level shifts than max(max_items / 2, one per this many items)
 # is a sawtooth (line numbers restarting per file), not a series changing regime.
 _ITEMS_PER_SHIFT = 50
+_NAMED_FILLER_SHARE = 1 / 3  # of the filler slots, when the question names rows that are here
 
 
 @dataclass
@@ -283,6 +284,10 @@ def plan_records(items: list[Any], texts: list[str], stats: dict[str, FieldStats
     must.get(ONE_OFFS, set()).difference_update(must[ERRORS])
     all_must = set().union(*must.values())
     slots = target_size(max_items, aggressiveness)
+    if must[ANCHORS]:
+        # The question names rows that are here: they answer it, and filler only shows
+        # what the rest looks like, which a few rows do as well as a page of them.
+        slots = max(1, round(slots * _NAMED_FILLER_SHARE))
     rankings: list[Sequence[int]] = [relevance_ranking(index, query, score, slots)]
     if pattern is Pattern.SEARCH_RESULTS and roles.score:
         by_score = score_ranking(items, roles.score)
