@@ -153,7 +153,7 @@ class TokenCounter:
             n = self._estimate(text)
         else:
             n = self._bpe(text)
-        return int(round(n * self.factor)) if self.factor != 1.0 else n
+        return round(n * self.factor) if self.factor != 1.0 else n
 
     def _bpe(self, text: str) -> int:
         """Exact tokens of ``text``, in one BPE call (which releases the GIL)."""
@@ -204,4 +204,3 @@ def counter_for(model: str | None) -> TokenCounter:
 
 def count_tokens(text: str, model: str | None = None) -> int:
     return counter_for(model).count(text)
-

@@ -217,9 +217,10 @@ def compress_text_tree(inp: CompressInput) -> Compressed | None:
     salient, named = _salient(nodes, inp.query)
     tokens = inp.text_tokens()
     # Tokens per character of the input: a rendering whose length at this density is over
-    # twice the folding threshold is not counted before the next fold is tried (a
-    # rendering's lines are the input's labels with shorter prefixes, denser in tokens
-    # only by the box-drawing characters it drops).
+    # twice the folding threshold is folded further without being counted. A rendering is
+    # the input's labels under shorter prefixes ("- " for "│  ├─ "), and the box-drawing
+    # characters it drops cost more tokens per character than the labels it keeps, so
+    # this density overstates its tokens by far less than the factor of two.
     density = tokens / max(1, len(inp.text))
     best = None
     for fold in (0, 1, 2):

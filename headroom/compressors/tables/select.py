@@ -91,10 +91,17 @@ class _Column:
     full: bool = False  # every cell is a number (no None among values)
 
 
-def _cells_by_column(table: Table) -> list[tuple[Any, ...]]:
+def _even(table: Table) -> bool:
+    """Every row has one cell per column (no ragged row)."""
+    width = len(table.names)
+    return all(map(width.__eq__, map(len, table.rows)))
+
+
+def _cells_by_column(table: Table, even: bool) -> list[tuple[Any, ...]]:
+    """Each column's cells; a ragged row's missing cells are None."""
     width = len(table.names)
     rows = table.rows
-    if all(map(width.__eq__, map(len, rows))):
+    if even:
         return list(zip(*rows)) if rows else [() for _ in range(width)]
     return [tuple(r[j] if j < len(r) else None for r in rows) for j in range(width)]
 
@@ -176,10 +183,9 @@ def _numbers_of_distinct(distinct: set) -> dict[Any, float | None]:
 
 def _columns(table: Table) -> list[_Column]:
     cols = []
-    width = len(table.names)
-    # Ragged rows pad their missing cells with None.
-    strings = table.strings and all(map(width.__eq__, map(len, table.rows)))
-    for name, cells in zip(table.names, _cells_by_column(table)):
+    even = _even(table)
+    strings = table.strings and even  # a ragged row's missing cells are None, not str
+    for name, cells in zip(table.names, _cells_by_column(table, even)):
         values, full, memo = _values(cells, strings)
         col = _Column(str(name), cells, values, False, full=full)
         cols.append(col)
