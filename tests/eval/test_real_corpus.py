@@ -147,3 +147,32 @@ def test_build_regenerates_a_source_that_the_loader_accepts(tmp_path):
     assert cases and all(c.source == "pip_list" and c.facts for c in cases)
     with pytest.raises(SystemExit):
         build.main(["--only", "no_such_source", "--out", str(tmp_path)])
+
+
+def test_all_wordings_recovers_the_subject_and_skips_source_wordings(cases):
+    from headroom.eval.corpus.questions import PARAPHRASES, all_wordings, pick
+
+    q = pick("errors", "some/case", "redis log")
+    got = all_wordings("errors", q)
+    assert q in got and len(got) == len(PARAPHRASES["errors"])
+    assert all("redis log" in w and "{what}" not in w for w in got)
+    assert all_wordings("errors", "Which package has the most dependencies?") == ()
+    assert all_wordings("no_such_intent", q) == ()
+    # Most one-off/error cases of the corpus ask a shared paraphrase (a few sources word
+    # their own); each is recognised, its own wording rebuilt exactly among the others.
+    shared = [c for c in cases if c.intent in ("one_off", "errors")]
+    recognised = [c for c in shared if all_wordings(c.intent, c.question)]
+    assert len(recognised) >= 0.8 * len(shared)
+    assert all(c.question in all_wordings(c.intent, c.question) for c in recognised)
+
+
+def test_wording_bench_asks_every_paraphrase(tmp_path, capsys):
+    bench = load_bench("wording_bench")
+    out = tmp_path / "w.json"
+    assert bench.main(["--cases", "redis_server/*_one_off,pytest_run/*errors", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "in view under every wording" in printed and "wording-sensitive facts" in printed
+    doc = json.loads(out.read_text())
+    assert doc and all(len(r["wordings"]) >= 2 for r in doc)
+    assert all(len(f["in_view"]) == len(r["wordings"]) for r in doc for f in r["facts"])
+    assert all(not any(f["text"] in w for f in r["facts"]) for r in doc for w in r["wordings"])

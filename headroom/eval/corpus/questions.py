@@ -47,3 +47,15 @@ def choose(case_id: str, wordings: tuple[str, ...]) -> str:
 def pick(intent: str, case_id: str, what: str) -> str:
     """One paraphrase for ``intent``, chosen by the case id so rebuilding gives the same wording."""
     return choose(case_id, PARAPHRASES[intent]).format(what=what)
+
+
+def all_wordings(intent: str, question: str) -> tuple[str, ...]:
+    """Every paraphrase of ``intent`` about the subject ``question`` names ("the redis
+    log"), the case's own wording among them; () when ``question`` is not one of the
+    shared paraphrases (a source's own named-lookup or extreme wordings)."""
+    for wording in PARAPHRASES.get(intent, ()):
+        head, _, tail = wording.partition("{what}")
+        if len(question) > len(head) + len(tail) and question.startswith(head) and question.endswith(tail):
+            what = question[len(head): len(question) - len(tail)]
+            return tuple(w.format(what=what) for w in PARAPHRASES[intent])
+    return ()
