@@ -25,7 +25,8 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             "uvicorn_access", "pip_install", "pip_list", "pip_inspect", "alternatives_log", "du_tree",
             "headroom_proxy", "statsmodels_csv", "pylint_report",
             "gcc_warnings", "npm_view", "commander_releases", "click_releases",
-            "unittest_run", "npm_install", "pipdeptree_json", "mypy_report", "penguins_csv", "aligned_tables", "node_dep_tree")
+            "unittest_run", "npm_install", "pipdeptree_json", "mypy_report", "penguins_csv", "aligned_tables", "node_dep_tree",
+            "python_importtime")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 
