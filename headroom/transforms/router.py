@@ -17,6 +17,9 @@ from typing import Any
 from ..ccr.markers import format_marker
 from ..compressors.base import CompressInput, Compressor, PendingTokens
 from ..compressors.detect import ContentType, detect
+from ..compressors.sections import HOSTS as SECTION_HOSTS
+from ..compressors.sections import SectionsCompressor
+from ..compressors.sections import plan as plan_sections
 from ..formats.model import Conversation, content_hash
 from ..query.anchors import extract_anchors
 from ..toin import hooks as toin_hooks
@@ -138,6 +141,9 @@ class ContentRouter:
         if text_compressor_override is not None:
             self.compressors = {**self.compressors, ContentType.TEXT: text_compressor_override}
             self.second_try = {t: text_compressor_override for t in SECOND_TRY_TYPES}
+        # Outputs made of parts of different kinds (a command's table, then a report):
+        # each part goes to its own type's compressor (compressors/sections.py).
+        self.sections = SectionsCompressor(self.compressors)
 
     def apply(self, conv: Conversation, ctx: TransformContext) -> Conversation:
         cfg = ctx.config
@@ -308,7 +314,8 @@ class _FirstTry:
         ctx, cfg, block = self.ctx, self.ctx.config, self.block
         detected = detect(self.text)
         self.ctype = ctype = detected.type
-        self.compressor = compressor = self.router.compressors.get(ctype)
+        parts = plan_sections(self.text) if ctype in SECTION_HOSTS else None
+        self.compressor = compressor = self.router.sections if parts else self.router.compressors.get(ctype)
         if compressor is None:
             return f"no compressor for {ctype.value}"
         self.prof, hints = toin_hooks.steer(ctx.toin, detected.parsed, ctype.value, block.tool_name)
@@ -333,7 +340,7 @@ class _FirstTry:
             tokens=self.tokens,
             toin=hints,
         )
-        result = compressor.compress(inp)
+        result = self.router.sections.compress(inp, parts) if parts else compressor.compress(inp)
         if result is not None and not isinstance(result, str):
             # Rendered and counted here, while the router's thread may still be counting
             # the input: both counts release the GIL, so on a table that compresses faster

@@ -1,0 +1,134 @@
+"""Outputs made of parts of different kinds, each compressed by its own compressor.
+
+Agents run ``a && b``, or a program that prints its own output and then a report:
+``python -m cProfile -m pip list`` prints pip's package table, a few summary lines and
+then a 2 000-row profile table. Detection looks at the start of a text, so the whole
+output went to the compressor of its first part: the table compressor took the package
+table's layout and found nothing to do in the rest, and the prose compressor dropped the
+profile as one overlong "sentence".
+
+Here a text is cut at its blank lines into blocks. Blocks of at least ``MIN_LINES`` lines
+are detected on their own; shorter ones (a heading, a summary line) join the part before
+them. Consecutive large blocks of one kind form one part, except tables, each of which has
+its own header and columns. When that gives two parts or more, each large part goes to its
+own type's compressor; the rest stays as it was, and the blank lines between parts are
+kept byte for byte. The router stores the whole original and appends one marker, as for
+any lossy result.
+
+Only texts whose whole-text detection is prose or a table are looked at: a log, a diff or
+a git history with blank lines in it is one thing, and its compressor works best on all
+of it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from .base import Compressed, CompressInput, Compressor
+from .detect import ContentType, Detected, detect
+
+MIN_LINES = 20  # a block this long is detected on its own
+MAX_PARTS = 8  # more parts than this: a document with many sections, left to its compressor
+HOSTS = (ContentType.TEXT, ContentType.TABLE)  # whole-text types whose texts may hold parts
+_BLANK = re.compile(r"\n[ \t]*\n")
+
+
+@dataclass(frozen=True)
+class Part:
+    start: int  # character offsets into the text
+    end: int
+    detected: Detected | None  # None: a short stretch, kept as it is
+
+
+def _blocks(text: str) -> list[tuple[int, int]]:
+    """Spans of the runs of non-blank lines, in order."""
+    spans, pos = [], 0
+    for m in _BLANK.finditer(text):
+        if m.start() > pos:
+            spans.append((pos, m.start()))
+        pos = m.end()
+    if pos < len(text):
+        spans.append((pos, len(text)))
+    return spans
+
+
+def plan(text: str) -> list[Part] | None:
+    """The parts of ``text`` when it holds at least two large parts of different kinds (or
+    two tables), else None."""
+    blocks = _blocks(text)
+    if len(blocks) < 2:
+        return None
+    large = [(a, b) for a, b in blocks if text.count("\n", a, b) + 1 >= MIN_LINES]
+    if not large or len(large) > 4 * MAX_PARTS:
+        return None
+    kinds = {(a, b): detect(text[a:b]) for a, b in large}
+    parts: list[list] = []  # [start, end, Detected | None]
+    for a, b in blocks:
+        d = kinds.get((a, b))
+        if d is None:  # a short block: part of what comes before it
+            if parts:
+                parts[-1][1] = b
+            else:
+                parts.append([a, b, None])
+            continue
+        last = parts[-1] if parts else None
+        if last is not None and last[2] is None and len(parts) == 1:
+            last[1], last[2] = b, d  # a short lead-in (a title) belongs to the first large block
+            continue
+        if last is not None and last[2] is not None and last[2].type == d.type and d.type != ContentType.TABLE:
+            last[1] = b
+            continue
+        parts.append([a, b, d])
+    large_parts = [p for p in parts if p[2] is not None]
+    if len(large_parts) < 2 or len(large_parts) > MAX_PARTS:
+        return None
+    # A part that starts with short blocks before its first large one was merged into the
+    # previous part above; redetect each merged part as a whole (a table with its title).
+    return [Part(a, b, detect(text[a:b]) if d is not None and (a, b) not in kinds else d) for a, b, d in parts]
+
+
+class SectionsCompressor:
+    name = "sections"
+
+    def __init__(self, compressors: dict[ContentType, Compressor]):
+        self.compressors = compressors
+
+    def compress(self, inp: CompressInput, parts: list[Part] | None = None) -> Compressed | None:
+        text = inp.text
+        parts = parts if parts is not None else plan(text)
+        if not parts:
+            return None
+        out: list[str] = []
+        pos = 0
+        before = after = 0
+        lossy, changed = False, False
+        strategies: list[str] = []
+        summaries: list[str] = []
+        for p in parts:
+            out.append(text[pos:p.start])  # the blank lines between parts, as they were
+            piece = text[p.start:p.end]
+            result = None
+            compressor = self.compressors.get(p.detected.type) if p.detected is not None else None
+            if compressor is not None and not inp.expired():
+                sub = replace(inp, text=piece, parsed=p.detected.parsed, hint=p.detected.hint, tokens=None, toin=None)
+                got = compressor.compress(sub)
+                result = got if isinstance(got, Compressed) else None
+            if result is None:
+                out.append(piece)
+                n = piece.count("\n") + 1
+                before, after = before + n, after + n
+            else:
+                out.append(result.text)
+                before, after = before + result.items_before, after + result.items_after
+                lossy = lossy or result.lossy
+                changed = True
+                strategies.append(result.strategy)
+                if result.summary:
+                    summaries.append(result.summary)
+            pos = p.end
+        out.append(text[pos:])
+        if not changed:
+            return None
+        return Compressed(text="".join(out), items_before=before, items_after=after,
+                          strategy="sections:" + "+".join(strategies), lossy=lossy, summary="; ".join(summaries))
