@@ -35,6 +35,9 @@ _IMPORTANT = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[a-z0-9]+")
+# Longer than any sentence of prose (the longest in the corpus's prose is a few hundred
+# characters): a "sentence" this long is lines that never end one.
+_MAX_SENTENCE_CHARS = 2000
 
 
 def anchored_indices(anchors, texts: list[str], limit: int) -> set[int]:
@@ -85,7 +88,14 @@ def split_units(text: str) -> list[Unit]:
 
 def _sentences(lines: list[str], paragraph: int) -> list[Unit]:
     joined = " ".join(ln.strip() for ln in lines)
-    return [Unit(s, paragraph, False) for s in _SENTENCE_END.split(joined) if s.strip()]
+    units = [Unit(s, paragraph, False) for s in _SENTENCE_END.split(joined) if s.strip()]
+    if len(lines) >= 3 and any(len(u.text) > _MAX_SENTENCE_CHARS for u in units):
+        # No prose sentence is this long: lines without sentence ends (a profile table,
+        # a word-heavy listing) would be kept or dropped as one unit, and a marker
+        # counting units would call a dropped 2 000-line block one sentence. Each line
+        # is a unit instead.
+        return [Unit(ln.rstrip(), paragraph, True) for ln in lines]
+    return units
 
 
 def _word_set(text: str) -> frozenset[str]:
