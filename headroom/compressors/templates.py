@@ -153,8 +153,10 @@ class TemplateMiner:
         route = self._route(tokens)
         c = self._match(tokens, route)
         if c is None:
-            # A bare "#" is a parameter from the start: it never counts as shared.
-            c = Cluster(len(self.clusters), [WILDCARD if t == "#" else t for t in tokens])
+            # A bare "#" is a parameter from the start: it never counts as shared; so is
+            # every token of a key made of parameters only (see _match).
+            bare = all(_is_variable(t) for t in tokens)
+            c = Cluster(len(self.clusters), [WILDCARD if t == "#" or bare else t for t in tokens])
             self.clusters.append(c)
             self._tree.setdefault(route, []).append(c)
         else:
@@ -197,8 +199,11 @@ class TemplateMiner:
         # timestamp) is a parameter, and counting it would let any two lines of a numeric
         # log ("<ts> upgrade libcap2 …", "<ts> status installed curl …") look alike.
         constant = len(tokens) - tokens.count("#")
-        if not constant:
-            return None
+        if not constant or all(_is_variable(t) for t in tokens):
+            # Nothing but parameters and header tokens (an strace line whose call and flags
+            # are the header's and whose path is quoted): such keys of one length are one
+            # kind of line, not each an event of its own.
+            return next((c for c in candidates if all(t == WILDCARD for t in c.tokens)), None)
         best, best_same = None, 0
         # The most recent clusters of a crowded branch only: bounds the work on logs of
         # thousands of unlike lines (each then starts its own cluster).

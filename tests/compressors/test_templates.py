@@ -201,3 +201,33 @@ def test_display_reads_a_run_of_wildcards_as_one() -> None:
     assert display(["#", "#", "#", "[#]", "LOG:", "duration:", "#", "ms"]) == "<*> [<*>] LOG: duration: <*> ms"
     assert display(["id=#", "#", "cmd=#"]) == "id=<*> <*> cmd=<*>"  # named positions stay apart
     assert display([]) == ""
+
+
+def test_keys_of_parameters_only_share_one_cluster_and_events_stay_apart() -> None:
+    """strace: when the header tokens (pid, time, and the call and flags most lines
+    share) are masked, an open of another path is the same kind of line, not a one-off
+    each; a call with words of its own stays an event of its own."""
+    miner = TemplateMiner(header=frozenset({(2, "openat(AT_FDCWD,"), (4, "O_RDONLY|O_CLOEXEC)"), (5, "=")}))
+    opens = [f'# # openat(AT_FDCWD, "/usr/lib/python3/mod{k}.py", O_RDONLY|O_CLOEXEC) = #' for k in "abcdef"]
+    clusters = {miner.add(k).id for k in opens}
+    assert len(clusters) == 1 and miner.clusters[0].count == len(opens)
+    sock = miner.add("# # socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC, IPPROTO_IP) = #")
+    assert sock.id not in clusters and sock.count == 1
+
+
+def test_strace_one_offs_and_errors_in_view() -> None:
+    """The real strace capture (dev): every one-off call and failed call stays in view."""
+    import headroom
+    from headroom import HeadroomConfig, Pipeline
+    from headroom.ccr.store import CompressionStore
+    from headroom.eval.corpus import load_cases
+    from headroom.transforms.router import CompressionMemo
+    from tests.eval.bench_scripts import load_bench
+
+    bench = load_bench("real_corpus_bench")
+    for c in [c for c in load_cases(sources=["strace_trace"]) if c.form == "text"]:
+        pipeline = Pipeline(HeadroomConfig(), store=CompressionStore(max_entries=100))
+        pipeline.memo = CompressionMemo(read_store=False)
+        view = bench.tool_texts(headroom.compress(bench.case_messages(c), model="gpt-4o", pipeline=pipeline).messages)
+        assert [f.text for f in c.facts if f.text not in view] == [], c.id
+        assert len(view) < 0.25 * len(c.content), c.id
