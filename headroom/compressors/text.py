@@ -35,6 +35,9 @@ _IMPORTANT = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[a-z0-9]+")
+# A line of a hex dump (key, signature and fingerprint bytes in openssl's and ssh-keygen's
+# reports: "04:03:47:7b:2f:75:c9:82:15:85:fb:75:e4:91:16:"): no word a reader asks about.
+_HEX_DUMP = re.compile(r"\s*(?:[0-9A-Fa-f]{2}:){6,}[0-9A-Fa-f]{0,2}\s*")
 # Longer than any sentence of prose (the longest in the corpus's prose is a few hundred
 # characters): a "sentence" this long is lines that never end one.
 _MAX_SENTENCE_CHARS = 2000
@@ -111,7 +114,12 @@ class TextCrusher:
         if len(units) < _MIN_UNITS:
             return None
         counter = inp.counter
-        tokens = [counter.count(u.text) for u in units]
+        # Hex dumps give way to the words around them ("Not After : …", "Subject: …"): like
+        # duplicates they are never kept, and a dropped run reads "…". Never kept, they
+        # are not counted either (a certificate report is two-thirds such lines): their
+        # share of the budget is estimated at two characters a token.
+        hexdump = [bool(_HEX_DUMP.fullmatch(u.text)) for u in units]
+        tokens = [len(u.text) // 2 if h else counter.count(u.text) for u, h in zip(units, hexdump)]
         total = sum(tokens)
         ratio = inp.config.router.text_target_ratio * (1.5 - min(1.0, max(0.0, float(inp.aggressiveness))))
         budget = max(1, int(total * min(0.9, ratio)))
@@ -128,6 +136,9 @@ class TextCrusher:
                 continue
             exact.add(key)
             seen.append(key)
+
+        for i, h in enumerate(hexdump):
+            duplicate[i] = duplicate[i] or h
 
         # Duplicates are never kept, so only the distinct units are scored.
         distinct = [i for i in range(len(units)) if not duplicate[i]]

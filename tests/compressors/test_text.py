@@ -179,3 +179,23 @@ def test_lines_that_never_end_a_sentence_are_units_of_their_own():
                        "Nothing else is retried."])
     assert [u.text for u in split_units(prose)][0].startswith("The gateway retries each call twice and then gives up")
     assert len(split_units(prose)) == 2
+
+
+def test_hex_dump_lines_give_way_to_the_words_around_them():
+    """openssl's certificate report (real, x509_text): key and signature bytes are never
+    kept, so the dates and names around them fit the budget."""
+    from headroom.eval.corpus import load_cases
+    from headroom.compressors.text import _HEX_DUMP
+
+    text = load_cases(sources=["x509_text"])[0].content
+    counter = counter_for("gpt-4o")
+    out = TextCrusher().compress(CompressInput(text=text, config=HeadroomConfig(), counter=counter,
+                                               query="Which certificate expires soonest?"))
+    assert out is not None
+    kept = out.text.splitlines()
+    assert not any(_HEX_DUMP.fullmatch(ln) for ln in kept)
+    assert sum("Not After" in ln for ln in kept) >= 15
+    assert counter.count(out.text) < 0.1 * counter.count(text)
+    assert _HEX_DUMP.fullmatch("  04:03:47:7b:2f:75:c9:82:15:85:fb:75:e4:91:16:")
+    assert not _HEX_DUMP.fullmatch("Not After : Dec  6 15:08:21 2028 GMT")
+    assert not _HEX_DUMP.fullmatch("12:00:01 started 3 workers")
