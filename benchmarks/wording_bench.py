@@ -59,7 +59,7 @@ def run_case(case: CorpusCase) -> CaseWordings | None:
     return out
 
 
-def split_report(split: str, results: list[CaseWordings]) -> list[str]:
+def split_report(split: str, results: list[CaseWordings]) -> str:
     facts = [(r, i) for r in results for i in range(len(r.case.facts))]
     every = sum(all(r.in_view[i]) for r, i in facts)
     some = sum(any(r.in_view[i]) and not all(r.in_view[i]) for r, i in facts)
@@ -68,9 +68,8 @@ def split_report(split: str, results: list[CaseWordings]) -> list[str]:
     pairs = sum(len(r.in_view[i]) for r, i in anomalous)
     seen = sum(sum(r.in_view[i]) for r, i in anomalous)
     share = seen / pairs if pairs else 1.0
-    lines = [f"| {split} | {len(results)} | {sum(len(r.wordings) for r in results)} | {len(facts)} | {every} | "
-             f"{some} | {never} | {seen}/{pairs} ({100 * share:.1f}%) |"]
-    return lines
+    return (f"| {split} | {len(results)} | {sum(len(r.wordings) for r in results)} | {len(facts)} | {every} | "
+            f"{some} | {never} | {seen}/{pairs} ({100 * share:.1f}%) |")
 
 
 def per_wording(results: list[CaseWordings]) -> list[str]:
@@ -122,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     for split in ("dev", "heldout"):
         part = [r for r in results if r.case.split == split]
         if part:
-            print("\n".join(split_report(split, part)))
+            print(split_report(split, part))
     for split in ("dev", "heldout"):
         part = [r for r in results if r.case.split == split]
         if not part:

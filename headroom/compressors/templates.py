@@ -151,11 +151,12 @@ class TemplateMiner:
             tokens = ["#" if (i, t) in self.header else t for i, t in enumerate(tokens[:_HEADER_SPAN])] + \
                 tokens[_HEADER_SPAN:]
         route = self._route(tokens)
-        c = self._match(tokens, route)
+        # A key made of parameters (and header tokens) only: see _match.
+        bare = all(_is_variable(t) for t in tokens)
+        c = self._match(tokens, route, bare)
         if c is None:
             # A bare "#" is a parameter from the start: it never counts as shared; so is
-            # every token of a key made of parameters only (see _match).
-            bare = all(_is_variable(t) for t in tokens)
+            # every token of a key made of parameters only.
             c = Cluster(len(self.clusters), [WILDCARD if t == "#" or bare else t for t in tokens])
             self.clusters.append(c)
             self._tree.setdefault(route, []).append(c)
@@ -191,7 +192,7 @@ class TemplateMiner:
                 break
         return path
 
-    def _match(self, tokens: list[str], route: tuple) -> Cluster | None:
+    def _match(self, tokens: list[str], route: tuple, bare: bool) -> Cluster | None:
         candidates = self._tree.get(route)
         if not candidates:
             return None
@@ -199,7 +200,7 @@ class TemplateMiner:
         # timestamp) is a parameter, and counting it would let any two lines of a numeric
         # log ("<ts> upgrade libcap2 …", "<ts> status installed curl …") look alike.
         constant = len(tokens) - tokens.count("#")
-        if not constant or all(_is_variable(t) for t in tokens):
+        if not constant or bare:
             # Nothing but parameters and header tokens (an strace line whose call and flags
             # are the header's and whose path is quoted): such keys of one length are one
             # kind of line, not each an event of its own.

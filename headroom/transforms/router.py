@@ -340,7 +340,7 @@ class _FirstTry:
             tokens=self.tokens,
             toin=hints,
         )
-        result = self.router.sections.compress(inp, parts) if parts else compressor.compress(inp)
+        result = compressor.compress(inp, parts) if parts else compressor.compress(inp)  # type: ignore[call-arg]
         if result is not None and not isinstance(result, str):
             # Rendered and counted here, while the router's thread may still be counting
             # the input: both counts release the GIL, so on a table that compresses faster

@@ -41,8 +41,7 @@ def build(work: Path) -> list[dict[str, Any]]:
         raise SystemExit("x509_text needs openssl")
     pems = Path(certifi.where()).read_text().split(_BEGIN)[1:CERTS + 1]
     (work / "ca.pem").write_text("".join(_BEGIN + p for p in pems))
-    p7 = run(["openssl", "crl2pkcs7", "-nocrl", "-certfile", str(work / "ca.pem"), "-out", str(work / "ca.p7")])
-    assert p7.returncode == 0
+    run(["openssl", "crl2pkcs7", "-nocrl", "-certfile", str(work / "ca.pem"), "-out", str(work / "ca.p7")])
     text = run(["openssl", "pkcs7", "-in", str(work / "ca.p7"), "-print_certs", "-text", "-noout"]).stdout
     recs = records(text)
     assert len(recs) >= CERTS - 2, len(recs)
