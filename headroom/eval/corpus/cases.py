@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import FACT_KINDS, INTENTS
+from . import FACT_BASES, FACT_KINDS, INTENTS
 from .facts import json_safe, kinds_of, one_offs
 from .questions import pick
 
@@ -27,9 +27,13 @@ class LogLine:
     detail: str = ""  # continuation lines (a traceback), already part of ``raw``
 
 
-def fact(text: str, kind: str, note: str) -> dict[str, str]:
+def fact(text: str, kind: str, note: str, basis: str = "template") -> dict[str, str]:
+    """One fact record; ``basis="independent"`` when it comes from a signal the compressor
+    never sees (see ``FACT_BASES``). Template-defined records omit the key (the default)."""
     assert kind in FACT_KINDS, kind
-    return {"text": text, "kind": kind, "note": note}
+    assert basis in FACT_BASES, basis
+    rec = {"text": text, "kind": kind, "note": note}
+    return rec if basis == "template" else {**rec, "basis": basis}
 
 
 def make_case(source: str, scenario: str, form: str, tool_name: str, tool_arguments: dict[str, Any], intent: str,
