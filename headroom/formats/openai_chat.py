@@ -181,9 +181,12 @@ def continue_body(body: dict[str, Any], response: dict[str, Any], results: dict[
     """``body`` plus the model's turn and one tool message per answered call."""
     msg = response["choices"][0]["message"]
     assistant: dict[str, Any] = {"role": "assistant", "content": msg.get("content")}
+    # tool_calls() read these calls already; a call missing its id or name (an upstream's
+    # malformed turn) is echoed as it came, and the caller decides whether to answer it.
     assistant["tool_calls"] = [
-        {"id": tc["id"], "type": tc.get("type", "function"),
-         "function": {"name": tc["function"]["name"], "arguments": tc["function"].get("arguments") or "{}"}}
+        {"id": tc.get("id") or "", "type": tc.get("type") or "function",
+         "function": {"name": (tc.get("function") or {}).get("name"),
+                      "arguments": (tc.get("function") or {}).get("arguments") or "{}"}}
         for tc in msg.get("tool_calls") or []
     ]
     answers = [tool_result_message(cid, text) for cid, text in results.items()]

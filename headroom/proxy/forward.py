@@ -132,8 +132,12 @@ async def handle_llm(request: Request, state: ProxyState, fmt: str, base_url: st
     compressing = not bypass and state.config.mode != PASSTHROUGH
     original = None if compressing and len(raw) >= _INLINE_JSON_BYTES else raw
     del raw  # a large body being compressed is held once (parsed), not twice
-    out = await prepare(state, body, original, fmt, bypass, request.headers.get("x-headroom-session-id"), model,
-                        tenant_tag(request.headers.items()))
+    try:
+        out = await prepare(state, body, original, fmt, bypass, request.headers.get("x-headroom-session-id"), model,
+                            tenant_tag(request.headers.items()))
+    except Exception as exc:  # noqa: BLE001 - prepare already forwards the original on compression errors
+        log.error("%s request could not be prepared", fmt, exc_info=exc)
+        return error_response(502, _cause(exc), "proxy_error")
     ex = out.ex
     url = upstream_url(base_url, raw_path(request.scope), request.url.query)
     headers = request_headers(request.headers.items())
@@ -155,6 +159,25 @@ async def handle_llm(request: Request, state: ProxyState, fmt: str, base_url: st
         ex.status, ex.error = 502, f"upstream unreachable: {type(exc).__name__}"
         _finish(state, ex, stream=stream)
         return error_response(502, ex.error, "upstream_error")
+    except Exception as exc:  # noqa: BLE001 - never a bare 500: the client gets a JSON error naming the cause
+        log.error("%s request failed in headroom", fmt, exc_info=exc)
+        ex.status, ex.error = 502, _cause(exc)
+        _finish(state, ex, stream=stream)
+        return error_response(502, ex.error, "proxy_error")
+
+
+def _cause(exc: BaseException, what: str = "headroom could not complete the request") -> str:
+    """The exception's type and message (never the request: messages here name fields, not values)."""
+    return f"{what}: {type(exc).__name__}: {str(exc)[:300]}"
+
+
+def bad_answer(ex: Exchange, status: int, data: bytes, exc: Exception) -> Response:
+    """A 502 for an upstream answer headroom failed to handle, with the answer it got."""
+    log.error("%s: could not handle the upstream's answer (status %d)", ex.fmt, status, exc_info=exc)
+    ex.status, ex.error = 502, _cause(exc, "headroom could not handle the upstream's answer")
+    return SafeJSONResponse({"error": {"type": "upstream_error", "message": ex.error, "upstream_status": status,
+                                       "upstream_body": data.decode("utf-8", errors="replace")[:20_000]}},
+                            status_code=502)
 
 
 async def _send(state: ProxyState, url: str, headers: list[tuple[str, str]], content: bytes) -> httpx.Response:
@@ -183,6 +206,10 @@ async def _complete(state: ProxyState, url: str, headers: list[tuple[str, str]],
             ex.status, ex.error = 502, str(exc)
             _finish(state, ex, stream=False)
             return error_response(502, ex.error, "upstream_error")
+        except Exception as exc:  # noqa: BLE001 - an answer of a shape nobody foresaw
+            response = bad_answer(ex, resp.status_code, data, exc)
+            _finish(state, ex, stream=False)
+            return response
         if nxt is None:
             break
         content = dumps(nxt)
@@ -274,6 +301,10 @@ async def _ccr_stream(state: ProxyState, url: str, headers: list[tuple[str, str]
     except httpx.HTTPError as exc:
         ex.error = f"upstream stream failed: {type(exc).__name__}"
         yield sse_error_event(fmt, ex.error, "upstream_error")
+    except Exception as exc:  # noqa: BLE001 - the client has a 200 stream: end it with an error event
+        log.error("%s: could not handle the upstream's stream", fmt, exc_info=exc)
+        ex.error = _cause(exc, "headroom could not handle the upstream's stream")
+        yield sse_error_event(fmt, ex.error, "upstream_error")
     finally:
         await resp.aclose()
 
@@ -322,6 +353,9 @@ async def handle_passthrough(request: Request, state: ProxyState, base_url: str)
         return error_response(504, f"upstream timed out: {type(exc).__name__}", "upstream_timeout")
     except httpx.HTTPError as exc:
         return error_response(502, f"upstream unreachable: {type(exc).__name__}", "upstream_error")
+    except Exception as exc:  # noqa: BLE001 - never a bare 500
+        log.error("pass-through request failed in headroom", exc_info=exc)
+        return error_response(502, _cause(exc), "proxy_error")
     is_sse = resp.headers.get("content-type", "").startswith("text/event-stream")
     return RelayResponse(relay_chunks(resp, "anthropic" if is_sse else None), resp.status_code,
                          response_headers(resp.headers, {"x-headroom-mode": PASSTHROUGH}))
