@@ -26,9 +26,10 @@ from ..formats import (
     content_hash,
 )
 from ..providers import context_window
+from ..token_accounting import conversation_tokens, message_tokens
 from ..query.anchors import extract_anchors
 from ..tokens import MESSAGE_OVERHEAD
-from .base import TransformContext, block_tokens, counted_later
+from .base import TransformContext
 from .dropped_excerpts import dropped_excerpts
 
 
@@ -46,7 +47,7 @@ def token_budget(conv: Conversation, ctx: TransformContext) -> int:
 def over_budget(conv: Conversation, ctx: TransformContext, transform: str) -> tuple[int, int] | None:
     """(budget, total) when the conversation is over budget; else records "kept", None."""
     budget = token_budget(conv, ctx)
-    total = conversation_tokens(conv, ctx)
+    total = conversation_tokens(conv, ctx.counter)
     if total <= budget:
         ctx.decide(transform, "kept", f"within budget ({total} <= {budget} tokens)")
         return None
@@ -60,35 +61,10 @@ def report_if_still_over(conv: Conversation, ctx: TransformContext, units: list[
     Counts again rather than trusting the caller's running total: ``drop_units`` may
     refuse a drop whose marker would cost more than it frees.
     """
-    if conversation_tokens(conv, ctx) > budget:
+    if conversation_tokens(conv, ctx.counter) > budget:
         protected = sum(u.tokens for u in units if u.protected)
         ctx.decide(transform, "skipped", f"still over budget: {protected} tokens are protected "
                    f"(system, last turns, frozen prefix) and cannot be dropped")
-
-
-def message_tokens(m: Message, ctx: TransformContext) -> int:
-    return MESSAGE_OVERHEAD + sum(block_tokens(b, ctx.counter) for b in m.blocks)
-
-
-def conversation_tokens(conv: Conversation, ctx: TransformContext) -> int:
-    return sum(block_tokens(b, ctx.counter) for b in conv.system) + sum(message_tokens(m, ctx) for m in conv.messages)
-
-
-def tokens_at_least(conv: Conversation, ctx: TransformContext, threshold: int) -> bool:
-    """Whether the conversation holds at least ``threshold`` tokens, counting long texts
-    not counted yet only while the rest falls short (exact, like conversation_tokens)."""
-    total = len(conv.messages) * MESSAGE_OVERHEAD
-    long_texts = []
-    for b in [*conv.system, *(b for m in conv.messages for b in m.blocks)]:
-        if counted_later(b, ctx.counter):
-            long_texts.append(b)
-        else:
-            total += block_tokens(b, ctx.counter)
-    for b in long_texts:
-        if total >= threshold:
-            break
-        total += block_tokens(b, ctx.counter)
-    return total >= threshold
 
 
 @dataclass
@@ -150,7 +126,7 @@ def group_units(conv: Conversation, ctx: TransformContext) -> list[Unit]:
     first_kept_turn = max(1, turn - keep_turns + 1) if keep_turns else turn + 1
     frozen = ctx.config.frozen_prefix_messages
     for u in units:
-        u.tokens = sum(message_tokens(msgs[i], ctx) for i in u.indices)
+        u.tokens = sum(message_tokens(msgs[i], ctx.counter) for i in u.indices)
         if u.protected:
             continue
         if u.turn >= first_kept_turn:

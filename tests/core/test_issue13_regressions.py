@@ -12,7 +12,7 @@ from packaging.requirements import Requirement
 from headroom import HeadroomConfig, compress, retrieve
 from headroom.cli import main
 from headroom.formats import parse
-from headroom.pipeline import conversation_tokens
+from headroom.token_accounting import conversation_tokens
 from headroom.tokens import counter_for
 
 ROOT = Path(__file__).resolve().parents[2]
