@@ -24,8 +24,7 @@ from .ccr.store import CompressionStore
 from .config import HeadroomConfig
 from .formats import BlockKind, Conversation, adapter, detect_format, parse, render
 from .query.bounded import bound_question
-from .token_accounting import RequestTokens
-from .tokens import counter_for
+from .token_accounting import RequestTokens, model_counter
 from .transforms.base import Decision, Transform, TransformContext
 from .transforms.router import CompressionMemo, ContentRouter
 
@@ -225,7 +224,7 @@ class Pipeline:
         ``budget_s`` bounds the whole run's compression time (blocks past it go unchanged)."""
         t0 = time.perf_counter()
         model = model or conv.model
-        counter = counter_for(model)
+        counter = model_counter(model)
         ctx = TransformContext(
             config=self.config,
             counter=counter,

@@ -12,14 +12,17 @@ walk from a parsed request to its numbers lives here and nowhere else:
   the text a block arrived with survives a stage replacing it (``set_block_text``,
   ``original_tokens``), so the stages that each need a count (input total, router,
   context budget, output total) count a large tool output once;
+- ``model_counter``: the shared counter for a model, with the tokenizer correction of
+  the provider that serves it (its adapter's ``TOKEN_FACTOR``);
 - :class:`RequestTokens`: the request's "before" and "after" totals for the pipeline,
   leaving long texts to be counted while their compressor runs (``counted_later``).
 """
 
 from __future__ import annotations
 
+from .formats import token_factor
 from .formats.model import Block, Conversation, Message
-from .tokens import MESSAGE_OVERHEAD, TokenCounter
+from .tokens import MESSAGE_OVERHEAD, TokenCounter, counter_for
 
 # Texts at least this long (a few hundred tokens and up) are counted while their
 # compressor runs (transforms/router.py) rather than before the transforms: BPE releases
@@ -33,6 +36,12 @@ _TOKENS_KEY = "_tokens"
 # The same for the text the block arrived with, once a stage has replaced it: the
 # "tokens before" total reads it instead of counting the original again.
 _ORIGINAL_KEY = "_tokens_original"
+
+
+def model_counter(model: str | None) -> TokenCounter:
+    """The shared counter for ``model``: tiktoken's encoding for the model, times the
+    correction its provider's adapter declares (Claude: cl100k x 1.1)."""
+    return counter_for(model, token_factor(model))
 
 
 def block_tokens(block: Block, counter: TokenCounter) -> int:

@@ -30,7 +30,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..tokens import counter_for
+from ..token_accounting import model_counter
 
 MAX_BREAKPOINTS = 4
 EPHEMERAL = {"type": "ephemeral"}
@@ -144,7 +144,7 @@ class AnthropicCacheOptimizer:
             return []
         placed = {(w, i) for w, i, _ in sess.breakpoints}
         out: list[tuple[str, int]] = []
-        counter = counter_for(body.get("model"))
+        counter = model_counter(body.get("model"))
         static_where = "system" if body.get("system") else ("tools" if body.get("tools") else None)
         static_tokens = counter.count(_dumps(_strip_cc([body.get("tools"), body.get("system")])))
         has_static = any(w in ("system", "tools") for w, _ in placed)

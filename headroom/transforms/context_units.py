@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 
 from ..ccr.markers import format_marker
 from ..formats import (
-    ANTHROPIC,
-    OPENAI_RESPONSES,
     Block,
     BlockKind,
     Conversation,
@@ -41,7 +39,7 @@ def token_budget(conv: Conversation, ctx: TransformContext) -> int:
     body = conv.body
     requested = body.get("max_tokens") or body.get("max_completion_tokens") or body.get("max_output_tokens")
     reserve = max(cfg.rolling_window.output_buffer_tokens, requested if isinstance(requested, int) else 0)
-    return max(1, context_window(ctx.model or conv.model) - reserve)
+    return max(1, context_window(ctx.model or conv.model, conv.format) - reserve)
 
 
 def over_budget(conv: Conversation, ctx: TransformContext, transform: str) -> tuple[int, int] | None:
@@ -103,7 +101,7 @@ def group_units(conv: Conversation, ctx: TransformContext) -> list[Unit]:
         calls, results = m.tool_call_ids(), m.tool_result_ids()
         u = next((owner[r] for r in results if r in owner), None)
         if u is None and calls and units and units[-1].kind == "tool" and units[-1].indices[-1] == i - 1 \
-                and conv.format == OPENAI_RESPONSES and not msgs[i - 1].tool_result_ids():
+                and adapter(conv.format).CALLS_SPAN_ITEMS and not msgs[i - 1].tool_result_ids():
             u = units[-1]
         if u is None:
             if calls:
@@ -189,11 +187,12 @@ def drop_units(conv: Conversation, ctx: TransformContext, drop: list[Unit], tran
 def _insert_marker(conv: Conversation, msgs: list[Message], at: int, text: str) -> None:
     """Put the marker where the provider accepts it without rewriting anyone's text.
 
-    Anthropic wants user/assistant alternation, so the marker joins a neighbouring user
-    message as an extra text block when there is one; other formats get a user message.
+    Where roles must alternate (the adapter's ALTERNATING_ROLES: Anthropic), the marker
+    joins a neighbouring user message as an extra text block when there is one; other
+    formats get a user message.
     """
     block = Block(BlockKind.TEXT, text=text, added=True)
-    if conv.format == ANTHROPIC:
+    if adapter(conv.format).ALTERNATING_ROLES:
         nxt = msgs[at] if at < len(msgs) else None
         prev = msgs[at - 1] if at > 0 else None
         if nxt is not None and nxt.role is Role.USER:
