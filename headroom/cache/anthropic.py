@@ -30,12 +30,13 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..formats import anthropic as wire
 from ..token_accounting import model_counter
 
-MAX_BREAKPOINTS = 4
+# The provider's limits, from its adapter.
+MAX_BREAKPOINTS = wire.CACHE_MAX_BREAKPOINTS
+DEFAULT_MIN_TOKENS = wire.CACHE_MIN_TOKENS
 EPHEMERAL = {"type": "ephemeral"}
-# Anthropic does not cache prefixes shorter than 1024 tokens (2048 on Haiku models).
-DEFAULT_MIN_TOKENS = 1024
 
 
 def _dumps(x: Any) -> str:

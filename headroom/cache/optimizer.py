@@ -15,12 +15,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..formats import PrefixView, adapter
-from .anthropic import AnthropicCacheOptimizer
+from .anthropic import DEFAULT_MIN_TOKENS, AnthropicCacheOptimizer
 from .stability import PrefixTracker
 
 
 class CacheOptimizer:
-    def __init__(self, *, min_tokens: int = 1024, openai_prompt_cache_key: bool = False):
+    def __init__(self, *, min_tokens: int = DEFAULT_MIN_TOKENS, openai_prompt_cache_key: bool = False):
         self.anthropic = AnthropicCacheOptimizer(min_tokens=min_tokens)
         self.tracker = PrefixTracker()
         self.openai_prompt_cache_key = openai_prompt_cache_key

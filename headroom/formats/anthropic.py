@@ -45,6 +45,10 @@ MODEL_PREFIXES = ("claude", "anthropic")
 TOKEN_FACTOR = 1.1
 DEFAULT_CONTEXT = 200_000
 CACHE_BREAKPOINTS = True  # prompt caching by cache_control breakpoints (else automatic, by prefix)
+# A request may carry at most 4 cache_control breakpoints, and a prefix shorter than 1024
+# tokens (2048 on Haiku models) is not cached (headroom/cache/anthropic.py places them).
+CACHE_MAX_BREAKPOINTS = 4
+CACHE_MIN_TOKENS = 1024
 PROMPT_CACHE_KEY: str | None = None  # body field routing a session to one cache shard
 TEXT_PART_TYPE: str | None = "text"
 CALLS_SPAN_ITEMS = False  # tool_use blocks of a turn share one assistant message
