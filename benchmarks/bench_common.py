@@ -14,7 +14,7 @@ import subprocess
 from typing import Any
 
 from headroom.formats import parse
-from headroom.pipeline import conversation_tokens
+from headroom.token_accounting import conversation_tokens
 from headroom.tokens import counter_for
 
 MODEL = "gpt-4o"  # o200k: one counter for both packages, so the numbers compare

@@ -18,8 +18,7 @@ from .config import (
     SmartCrusherConfig,
 )
 from .pipeline import Pipeline
-
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = [
     "CCRConfig",

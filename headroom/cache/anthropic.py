@@ -30,12 +30,13 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..tokens import counter_for
+from ..formats import anthropic as wire
+from ..token_accounting import model_counter
 
-MAX_BREAKPOINTS = 4
+# The provider's limits, from its adapter.
+MAX_BREAKPOINTS = wire.CACHE_MAX_BREAKPOINTS
+DEFAULT_MIN_TOKENS = wire.CACHE_MIN_TOKENS
 EPHEMERAL = {"type": "ephemeral"}
-# Anthropic does not cache prefixes shorter than 1024 tokens (2048 on Haiku models).
-DEFAULT_MIN_TOKENS = 1024
 
 
 def _dumps(x: Any) -> str:
@@ -144,7 +145,7 @@ class AnthropicCacheOptimizer:
             return []
         placed = {(w, i) for w, i, _ in sess.breakpoints}
         out: list[tuple[str, int]] = []
-        counter = counter_for(body.get("model"))
+        counter = model_counter(body.get("model"))
         static_where = "system" if body.get("system") else ("tools" if body.get("tools") else None)
         static_tokens = counter.count(_dumps(_strip_cc([body.get("tools"), body.get("system")])))
         has_static = any(w in ("system", "tools") for w, _ in placed)

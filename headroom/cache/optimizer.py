@@ -14,36 +14,33 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..formats import adapter
-from .anthropic import AnthropicCacheOptimizer
+from ..formats import PrefixView, adapter
+from .anthropic import DEFAULT_MIN_TOKENS, AnthropicCacheOptimizer
 from .stability import PrefixTracker
 
 
 class CacheOptimizer:
-    def __init__(self, *, min_tokens: int = 1024, openai_prompt_cache_key: bool = False):
+    def __init__(self, *, min_tokens: int = DEFAULT_MIN_TOKENS, openai_prompt_cache_key: bool = False):
         self.anthropic = AnthropicCacheOptimizer(min_tokens=min_tokens)
         self.tracker = PrefixTracker()
         self.openai_prompt_cache_key = openai_prompt_cache_key
 
     def apply(self, body: dict[str, Any], fmt: str, session_id: str | None = None) -> dict[str, Any]:
         """The body to send; also records its prefix stability under the session."""
-        session = session_id or AnthropicCacheOptimizer.session_key(_as_messages(body))
         wire = adapter(fmt)
+        session = session_id or AnthropicCacheOptimizer.session_key(_as_messages(wire.prefix_view(body)))
         if wire.CACHE_BREAKPOINTS:
             body = self.anthropic.apply(body, session_id=session)
         elif self.openai_prompt_cache_key and wire.PROMPT_CACHE_KEY and wire.PROMPT_CACHE_KEY not in body:
             body = {**body, wire.PROMPT_CACHE_KEY: f"headroom-{session}"}
-        self.tracker.observe(body, session)
+        self.tracker.observe(body, session, fmt)
         return body
 
     def report(self) -> dict[str, list[dict[str, Any]]]:
         return self.tracker.report()
 
 
-def _as_messages(body: dict[str, Any]) -> dict[str, Any]:
-    """Responses bodies keep history in ``input``; key sessions the same way as messages."""
-    if "messages" in body:
-        return body
-    inp = body.get("input")
-    items = [inp] if isinstance(inp, str) else list(inp or [])
-    return {"model": body.get("model"), "tools": body.get("tools"), "system": body.get("instructions"), "messages": items}
+def _as_messages(view: PrefixView) -> dict[str, Any]:
+    """Any format's prefix as the Messages-shaped body the session key reads (history in
+    ``input`` or ``contents``, system in ``instructions`` or ``systemInstruction``)."""
+    return {"model": view.model, "tools": view.tools, "system": view.system, "messages": view.items}

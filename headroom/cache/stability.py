@@ -2,8 +2,9 @@
 
 Provider prompt caches (OpenAI automatic caching, Anthropic ``cache_control``, Gemini
 implicit caching) only hit on an identical prefix. The tracker serialises each request
-in cache order (tools, system/instructions, then messages or input items), one element at
-a time, and compares it with the previous turn of the same session.
+in cache order (tools, system prompt, then the conversation's items, as the format's
+adapter reads them: ``prefix_view``), one element at a time, and compares it with the
+previous turn of the same session.
 """
 
 from __future__ import annotations
@@ -14,21 +15,18 @@ import threading
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..formats import prefix_view
 
-def prefix_elements(body: dict[str, Any]) -> list[str]:
-    """The request as the cache sees it: serialised tools, system and messages, in order."""
-    out: list[str] = []
+
+def prefix_elements(body: dict[str, Any], fmt: str | None = None) -> list[str]:
+    """The request as the cache sees it: serialised tools, system and items, in order
+    (``fmt``'s view of the body, or the detected format's)."""
+    view = prefix_view(body, fmt)
     dumps = lambda x: json.dumps(x, ensure_ascii=False, separators=(",", ":"))
-    for t in body.get("tools") or []:
-        out.append(dumps(t))
-    for key in ("system", "instructions"):
-        if body.get(key) is not None:
-            out.append(dumps(body[key]))
-    items = body.get("messages") if isinstance(body.get("messages"), list) else body.get("input")
-    if isinstance(items, str):
-        items = [items]
-    for m in items or []:
-        out.append(dumps(m))
+    out = [dumps(t) for t in view.tools or []]
+    if view.system is not None:
+        out.append(dumps(view.system))
+    out.extend(dumps(m) for m in view.items)
     return out
 
 
@@ -54,8 +52,8 @@ class PrefixTracker:
         self._turns: dict[str, list[TurnStability]] = {}
         self._lock = threading.Lock()
 
-    def observe(self, body: dict[str, Any], session: str = "default") -> TurnStability:
-        elems = prefix_elements(body)
+    def observe(self, body: dict[str, Any], session: str = "default", fmt: str | None = None) -> TurnStability:
+        elems = prefix_elements(body, fmt)
         with self._lock:
             prev = self._last.get(session)
             stable = 0

@@ -1,7 +1,10 @@
-"""Wire formats ⇄ the neutral conversation model.
+"""Wire formats ⇄ the neutral conversation model; one adapter module per wire format,
+holding its provider's rules too (see ``adapter.Adapter``).
 
 ``parse(body, fmt)`` and ``render(conversation)`` are the only entry points the rest of
-headroom uses; ``detect_format`` guesses the format of a bare body or message list.
+headroom uses for bodies; ``detect_format`` guesses the format of a bare body or message
+list. ``adapter(fmt)`` answers everything else about a format or its provider, and
+``register(module)`` adds one.
 """
 
 from __future__ import annotations
@@ -9,7 +12,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from . import anthropic, gemini, openai_chat, openai_responses
-from .adapter import Adapter
+from .adapter import Adapter, ImageRules, PrefixView
 from .model import (
     RETRIEVE_TOOL_NAME,
     Block,
@@ -33,6 +36,12 @@ ADAPTERS: dict[str, Adapter] = {
 }
 
 _ANTHROPIC_BLOCK_TYPES = {"tool_use", "tool_result", "thinking", "redacted_thinking"}
+
+
+def register(module: Any) -> Adapter:
+    """Add a wire-format adapter (a module or object implementing :class:`Adapter`)."""
+    ADAPTERS[module.FORMAT] = cast(Adapter, module)
+    return ADAPTERS[module.FORMAT]
 
 
 def adapter(fmt: str) -> Adapter:
@@ -83,6 +92,46 @@ def provider_of(fmt: str) -> str:
     return adapter(fmt).PROVIDER
 
 
+def provider_adapter(provider: str) -> Adapter:
+    """The first adapter of ``provider``: where its provider-wide rules are read."""
+    for a in ADAPTERS.values():
+        if a.PROVIDER == provider:
+            return a
+    raise ValueError(f"unknown provider {provider!r}; expected one of {sorted({a.PROVIDER for a in ADAPTERS.values()})}")
+
+
+def model_adapter(model: str | None) -> Adapter | None:
+    """The adapter whose provider serves ``model``, by its ``MODEL_PREFIXES`` (the whole
+    name or its last path segment: ``anthropic/claude-…`` as LiteLLM spells it); None
+    for a model no adapter claims."""
+    name = (model or "").lower()
+    names = (name, name.rsplit("/", 1)[-1])
+    for a in ADAPTERS.values():
+        if any(n.startswith(a.MODEL_PREFIXES) for n in names if n):
+            return a
+    return None
+
+
+def token_factor(model: str | None) -> float:
+    """tiktoken count x this = ``model``'s tokens (1.0 for a model no adapter claims)."""
+    a = model_adapter(model)
+    return a.TOKEN_FACTOR if a is not None else 1.0
+
+
+def image_rules(provider: str) -> ImageRules:
+    """``provider``'s image token and size rules."""
+    return provider_adapter(provider).IMAGES
+
+
+def prefix_view(body: dict[str, Any], fmt: str | None = None) -> PrefixView:
+    """What a prompt cache sees of ``body`` (tools, system, items), in ``fmt`` or the
+    detected format."""
+    try:
+        return adapter(fmt or detect_format(body)).prefix_view(body)
+    except ValueError:  # no conversation at all: tools and system still make a prefix
+        return PrefixView(body.get("model"), body.get("tools"), body.get("system"), [])
+
+
 __all__ = [
     "ADAPTERS",
     "Adapter",
@@ -95,11 +144,19 @@ __all__ = [
     "BlockKind",
     "Conversation",
     "ImageData",
+    "ImageRules",
+    "PrefixView",
     "Message",
     "Role",
     "adapter",
     "content_hash",
     "detect_format",
+    "image_rules",
+    "model_adapter",
+    "prefix_view",
+    "provider_adapter",
+    "register",
+    "token_factor",
     "is_retrieve_tool",
     "parse",
     "provider_of",

@@ -3,16 +3,46 @@
 Requests: ``parse`` a body into the neutral :class:`Conversation`, ``render`` it back.
 Responses and the tool loop: define a tool, find the tool calls of a turn, continue the
 conversation with tool results, read usage, rebuild a streamed turn, write an error
-event. Everything format-specific lives in the adapter; callers (CCR, the exchange
-core, the proxy, the client) stay format-neutral. Adding a provider = adding one module.
+event. The provider behind it: the model names it serves, its tokenizer correction,
+its default context window, its image token and size rules, how its prompt cache is
+keyed and what the cache sees of a request, and the pairing rules the context budget
+must respect. Everything format- and provider-specific lives in the adapter; callers
+(the pipeline's stages, the cache optimiser, CCR, the exchange core, the proxy, the
+client) stay neutral. Adding a provider = adding one module (``formats.register``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .model import Conversation
 from .wire import ToolCall, Usage
+
+
+@dataclass(frozen=True)
+class ImageRules:
+    """What an image costs a provider and how the image stage may shrink it."""
+
+    # (width, height, detail) -> input tokens, by the provider's published sizing rule.
+    tokens: Callable[[int, int, str | None], int]
+    # The provider has a low-detail setting (OpenAI ``detail: "low"``): "gist is enough"
+    # sets it instead of downscaling the pixels.
+    low_detail: bool = False
+    # The ImageConfig field bounding the long side when "gist is enough" downscales.
+    downscale_field: str | None = None
+
+
+@dataclass(frozen=True)
+class PrefixView:
+    """A request as a provider's prompt cache reads it, in cache order: tools, then the
+    system prompt, then the conversation items. ``None``/empty where the body has none."""
+
+    model: Any
+    tools: Any
+    system: Any
+    items: list[Any]
 
 
 class StreamTurn(Protocol):
@@ -42,10 +72,27 @@ class LiveRelay(Protocol):
 
 class Adapter(Protocol):
     FORMAT: str
-    PROVIDER: str  # headroom.providers name: prices, windows, image token rules
+    PROVIDER: str  # the provider's name in providers/prices.json
     MESSAGES_KEY: str  # where the conversation lives in a body ("messages", "input", …)
+    # Model-name prefixes of the provider's models (lower case). They pick the tokenizer
+    # correction and the provider of a model sent through another provider's wire
+    # format (a Claude model behind an OpenAI-compatible gateway).
+    MODEL_PREFIXES: tuple[str, ...]
+    TOKEN_FACTOR: float  # tiktoken count x this = the provider's tokens (no offline tokenizer)
+    DEFAULT_CONTEXT: int  # context window of a model not in the price table
     CACHE_BREAKPOINTS: bool  # prompt caching needs cache_control breakpoints (Anthropic)
     PROMPT_CACHE_KEY: str | None  # body field that routes a session to one cache shard (OpenAI)
+    TEXT_PART_TYPE: str | None  # "type" of a text part a stage writes (None: parts are untyped)
+    IMAGES: ImageRules
+    # Context budget (transforms/context_units.py): consecutive tool-call items are one
+    # turn's calls and must be kept or dropped together (Responses' function_call items).
+    CALLS_SPAN_ITEMS: bool
+    # Roles must alternate, so a marker joins a neighbouring user message instead of
+    # becoming a message of its own (Anthropic).
+    ALTERNATING_ROLES: bool
+
+    def prefix_view(self, body: dict[str, Any]) -> PrefixView:
+        """What the provider's prompt cache sees of ``body`` (tools, system, items)."""
 
     def parse(self, body: dict[str, Any]) -> Conversation: ...
 

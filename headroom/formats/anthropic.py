@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import math
 from typing import Any
 
 from ._parts import (
@@ -21,6 +22,7 @@ from ._parts import (
     render_tool_output,
     tool_output_images,
 )
+from .adapter import ImageRules, PrefixView
 from .model import Block, BlockKind, Conversation, ImageData, Message, Role
 from .wire import (
     ToolCall,
@@ -37,8 +39,42 @@ from .wire import (
 FORMAT = "anthropic"
 PROVIDER = "anthropic"
 MESSAGES_KEY = "messages"
+MODEL_PREFIXES = ("claude", "anthropic")
+# Anthropic publishes no tokenizer: Claude is counted as cl100k with this correction
+# (its tokenizer yields slightly more tokens on code and JSON).
+TOKEN_FACTOR = 1.1
+DEFAULT_CONTEXT = 200_000
 CACHE_BREAKPOINTS = True  # prompt caching by cache_control breakpoints (else automatic, by prefix)
+# A request may carry at most 4 cache_control breakpoints, and a prefix shorter than 1024
+# tokens (2048 on Haiku models) is not cached (headroom/cache/anthropic.py places them).
+CACHE_MAX_BREAKPOINTS = 4
+CACHE_MIN_TOKENS = 1024
 PROMPT_CACHE_KEY: str | None = None  # body field routing a session to one cache shard
+TEXT_PART_TYPE: str | None = "text"
+CALLS_SPAN_ITEMS = False  # tool_use blocks of a turn share one assistant message
+ALTERNATING_ROLES = True  # user and assistant turns alternate
+
+# Image sizing: about width*height/750 tokens after the API's own downscale (long side
+# at most 1568 px, about 1.15 megapixels), i.e. at most ~1600 tokens.
+IMAGE_MAX_LONG, IMAGE_MAX_PIXELS = 1568, 1_150_000
+
+
+def image_tokens(width: int, height: int, detail: str | None = None) -> int:
+    w, h = float(width), float(height)
+    if max(w, h) > IMAGE_MAX_LONG:
+        s = IMAGE_MAX_LONG / max(w, h)
+        w, h = w * s, h * s
+    # Above the pixel cap the image is scaled to exactly the cap: use the cap itself, as
+    # w * h after a sqrt scaling can land a hair above it and round up to one token more.
+    area = min(w * h, float(IMAGE_MAX_PIXELS))
+    return max(1, math.ceil(area / 750))
+
+
+IMAGES = ImageRules(image_tokens, low_detail=False, downscale_field="anthropic_max_long_side")
+
+
+def prefix_view(body: dict[str, Any]) -> PrefixView:
+    return PrefixView(body.get("model"), body.get("tools"), body.get("system"), list(body.get("messages") or []))
 
 
 def _read_image(part: dict) -> ImageData | None:

@@ -18,16 +18,43 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from typing import Any
 
+from .adapter import ImageRules, PrefixView
 from .model import Block, BlockKind, Conversation, ImageData, Message, Role
 from .wire import PlainRelay, ToolCall, Usage, as_int, error_payload
 
 FORMAT = "gemini"
 PROVIDER = "google"
 MESSAGES_KEY = "contents"
+MODEL_PREFIXES = ("gemini",)
+# Google publishes no offline tokenizer: counts are cl100k estimates, within roughly
+# 10-15 % of Gemini's own countTokens on English text and JSON.
+TOKEN_FACTOR = 1.0
+DEFAULT_CONTEXT = 1_048_576
 CACHE_BREAKPOINTS = False  # prompt caching by cache_control breakpoints (else automatic, by prefix)
 PROMPT_CACHE_KEY: str | None = None  # body field routing a session to one cache shard
+TEXT_PART_TYPE: str | None = None  # a text part is {"text": ...}, no type field
+CALLS_SPAN_ITEMS = False  # a turn's functionCall parts share one model content
+ALTERNATING_ROLES = False
+
+# Image sizing: 258 tokens when both sides are at most 384 px, otherwise 258 per 768x768 tile.
+IMAGE_TILE_TOKENS, IMAGE_SMALL, IMAGE_TILE = 258, 384, 768
+
+
+def image_tokens(width: int, height: int, detail: str | None = None) -> int:
+    if width <= IMAGE_SMALL and height <= IMAGE_SMALL:
+        return IMAGE_TILE_TOKENS
+    return IMAGE_TILE_TOKENS * math.ceil(width / IMAGE_TILE) * math.ceil(height / IMAGE_TILE)
+
+
+IMAGES = ImageRules(image_tokens, low_detail=False, downscale_field="google_max_long_side")
+
+
+def prefix_view(body: dict[str, Any]) -> PrefixView:
+    system = body.get(_key(body, "systemInstruction", "system_instruction") or "systemInstruction")
+    return PrefixView(body.get("model"), body.get("tools"), system, list(body.get("contents") or []))
 
 _ROLES = {"user": Role.USER, "model": Role.ASSISTANT, "function": Role.TOOL}
 _WIRE_ROLES = {Role.USER: "user", Role.ASSISTANT: "model", Role.TOOL: "user", Role.SYSTEM: "user"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 from typing import Any
 
 from ._parts import (
@@ -14,14 +15,50 @@ from ._parts import (
     render_part,
     split_data_url,
 )
+from .adapter import ImageRules, PrefixView
 from .model import Block, BlockKind, Conversation, ImageData, Message, Role
 from .wire import PlainRelay, ToolCall, Usage, as_int, error_payload, usage_dict
 
 FORMAT = "openai_chat"
 PROVIDER = "openai"
 MESSAGES_KEY = "messages"
+# OpenAI's models; the tokenizer itself (o200k or cl100k) is exact and picked per model
+# in headroom.tokens. The Responses adapter shares these provider rules.
+MODEL_PREFIXES = ("gpt-", "chatgpt-", "o1", "o3", "o4")
+TOKEN_FACTOR = 1.0
+DEFAULT_CONTEXT = 128_000
 CACHE_BREAKPOINTS = False  # prompt caching by cache_control breakpoints (else automatic, by prefix)
 PROMPT_CACHE_KEY: str | None = "prompt_cache_key"  # body field routing a session to one cache shard
+TEXT_PART_TYPE: str | None = "text"
+CALLS_SPAN_ITEMS = False  # a turn's tool calls share one assistant message
+ALTERNATING_ROLES = False
+
+# Image sizing (GPT-4o family): ``detail: low`` is a flat 85 tokens. Otherwise the image
+# is scaled to fit 2048x2048, then so its short side is at most 768, and costs
+# 85 + 170 per 512-px tile. ``auto``/unset is counted as high (the upper bound).
+IMAGE_BASE, IMAGE_TILE, IMAGE_LOW = 85, 170, 85
+
+
+def image_tokens(width: int, height: int, detail: str | None = None) -> int:
+    if detail == "low":
+        return IMAGE_LOW
+    w, h = float(width), float(height)
+    if max(w, h) > 2048:
+        s = 2048 / max(w, h)
+        w, h = w * s, h * s
+    if min(w, h) > 768:
+        s = 768 / min(w, h)
+        w, h = w * s, h * s
+    tiles = math.ceil(w / 512) * math.ceil(h / 512)
+    return IMAGE_BASE + IMAGE_TILE * tiles
+
+
+IMAGES = ImageRules(image_tokens, low_detail=True)
+
+
+def prefix_view(body: dict[str, Any]) -> PrefixView:
+    # A system prompt is the first message here; no separate field.
+    return PrefixView(body.get("model"), body.get("tools"), body.get("system"), list(body.get("messages") or []))
 
 _ROLES = {
     "system": Role.SYSTEM,

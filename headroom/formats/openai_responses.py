@@ -22,6 +22,8 @@ from ._parts import (
     split_data_url,
     tool_output_images,
 )
+from . import openai_chat
+from .adapter import PrefixView
 from .model import Block, BlockKind, Conversation, ImageData, Message, Role
 from .wire import (
     ToolCall,
@@ -37,8 +39,24 @@ from .wire import (
 FORMAT = "openai_responses"
 PROVIDER = "openai"
 MESSAGES_KEY = "input"
+# The provider's rules (models, tokenizer, window, images) are OpenAI's, as in Chat.
+MODEL_PREFIXES = openai_chat.MODEL_PREFIXES
+TOKEN_FACTOR = openai_chat.TOKEN_FACTOR
+DEFAULT_CONTEXT = openai_chat.DEFAULT_CONTEXT
+IMAGES = openai_chat.IMAGES
 CACHE_BREAKPOINTS = False  # prompt caching by cache_control breakpoints (else automatic, by prefix)
 PROMPT_CACHE_KEY: str | None = "prompt_cache_key"  # body field routing a session to one cache shard
+TEXT_PART_TYPE: str | None = "input_text"
+# A turn's calls are consecutive function_call items, each an item of its own: they are
+# kept or dropped together with their outputs.
+CALLS_SPAN_ITEMS = True
+ALTERNATING_ROLES = False
+
+
+def prefix_view(body: dict[str, Any]) -> PrefixView:
+    inp = body.get("input")
+    items = [inp] if isinstance(inp, str) else list(inp or [])
+    return PrefixView(body.get("model"), body.get("tools"), body.get("instructions"), items)
 
 _ROLES = {"system": Role.SYSTEM, "developer": Role.SYSTEM, "user": Role.USER, "assistant": Role.ASSISTANT}
 _CALLS = {"function_call": "arguments", "custom_tool_call": "input"}

@@ -2,16 +2,17 @@
 
 Techniques (from the router) become provider actions:
 
-- ``full_low``: OpenAI ``detail: "low"`` (flat 85 tokens); Anthropic downscale to a
-  512-px long side; Google to 768. Never below the size at which measured text lines
+- ``full_low``: a provider with a low-detail setting uses it (OpenAI ``detail: "low"``,
+  flat 85 tokens); the others downscale to the long side their adapter names in the
+  image config (Anthropic 512 px, Google 768). Never below the size at which measured text lines
   stay legible (``min_legible_line_px``).
 - ``crop``: crop to the region the question names (quadrant, half or centre).
 - ``transcode``: OCR; the text replaces the image only when text is (nearly) all the
   image holds and the OCR is confident, otherwise the image is kept.
 - ``preserve``: unchanged.
 
-Every change must also save tokens by the provider's own sizing rules; otherwise the
-image goes through untouched ("never worse").
+Every change must also save tokens by the provider's own sizing rules (its adapter's
+``IMAGES``); otherwise the image goes through untouched ("never worse").
 """
 
 from __future__ import annotations
@@ -19,12 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..formats import image_rules
 from ..formats.model import ImageData
 from . import codec
 from .regions import crop_box, find_region
 from .siglip import ImageSignals
 from .stats import legible_long_side
-from .tokens import image_tokens
 
 MIN_CROP_SIDE = 16
 
@@ -65,8 +66,14 @@ def crop_to_region(img: Any, region: str) -> Any:
     return img.crop(crop_box(region, *img.size))
 
 
+def image_tokens(provider: str, width: int, height: int, detail: str | None = None) -> int:
+    """What the image costs ``provider`` in input tokens, by its adapter's sizing rule."""
+    return image_rules(provider).tokens(width, height, detail)
+
+
 def low_target(provider: str, cfg: Any) -> int:
-    return cfg.anthropic_max_long_side if provider == "anthropic" else cfg.google_max_long_side
+    """The long side "gist is enough" downscales to, from the field the adapter names."""
+    return getattr(cfg, image_rules(provider).downscale_field or "google_max_long_side")
 
 
 def _kept(reason: str, tokens: int, size: tuple[int, int] | None) -> Outcome:
@@ -81,7 +88,7 @@ def _encoded(img: Any, source: ImageData) -> ImageData:
 def compress_remote(technique: str, image: ImageData, provider: str) -> Outcome:
     """An image given by URL: nothing is fetched (offline by design), so its size and
     token cost are unknown (recorded as 0); only OpenAI's ``detail`` can change."""
-    if technique == "full_low" and provider == "openai" and image.detail != "low":
+    if technique == "full_low" and image_rules(provider).low_detail and image.detail != "low":
         return Outcome("low_detail", "gist is enough: detail low (remote image, size unknown)", 0, 0,
                        image=ImageData(image.media_type, image.data, image.url, "low"))
     return _kept(f"remote image not fetched (offline); technique {technique}", 0, None)
@@ -112,7 +119,7 @@ def compress_image(
         return _kept("fine detail needed: kept at full resolution", before, size)
 
     if technique == "full_low":
-        if provider == "openai":
+        if image_rules(provider).low_detail:
             if image.detail == "low":
                 return _kept("already low detail", before, size)
             if legible and legible > 512:

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..ccr.markers import format_marker
 from ..config import HeadroomConfig
-from ..formats import provider_of
+from ..formats import adapter, provider_of
 from ..formats._parts import make_data_url
 from ..formats.model import Block, BlockKind, Conversation, ImageData, content_hash
 from ..transforms.base import TransformContext
@@ -39,8 +39,6 @@ log = logging.getLogger("headroom.image")
 # OCR and SigLIP run here so a slow image can be abandoned at its deadline (the work
 # finishes in the background; the request goes on with the original image).
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="headroom-image")
-# The text-part type each format renders for a transcoded image.
-TEXT_PART_TYPE = {"openai_chat": "text", "anthropic": "text", "openai_responses": "input_text"}
 
 
 def transcoded_text(text: str, width: int, height: int, ccr_hash: str | None, ttl_seconds: int) -> str:
@@ -202,7 +200,8 @@ class ImageTransform:
             block.text = transcoded_text(outcome.text, w, h, outcome.details.get("ccr_hash"), ttl)
             block.image = None
             kept = {k: v for k, v in (block.raw or {}).items() if k == "cache_control"} if isinstance(block.raw, dict) else {}
-            block.raw = {"type": TEXT_PART_TYPE.get(conv.format, "text"), **kept}
+            part_type = adapter(conv.format).TEXT_PART_TYPE  # None: untyped parts (Gemini)
+            block.raw = {"type": part_type, **kept} if part_type else kept
             return
         if outcome.image is not None:
             block.image = ImageData(**vars(outcome.image))

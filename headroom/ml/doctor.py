@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ..version import __version__
 from .registry import DeviceUnavailable, resolve_device, status
 
 Level = Literal["ok", "warn", "fail"]
@@ -67,8 +68,6 @@ def _installed(import_name: str) -> bool:
 
 
 def check_python() -> Check:
-    from .. import __version__
-
     ok = sys.version_info >= (3, 10)
     return Check("python", "ok" if ok else "fail",
                  f"Python {platform.python_version()} ({sys.executable}); headroom {__version__}",

@@ -1,30 +1,48 @@
-"""Providers: context windows, token counting and prices per model (``prices.json``)."""
+"""Providers: prices and context windows per model (``prices.json``). What else a provider
+is (wire format, tokenizer, images, caching) lives in its adapter under ``formats/``."""
 
 from __future__ import annotations
 
+from ..formats import model_adapter, provider_of
 from .anthropic import AnthropicProvider
 from .base import CostEstimate, Provider
 from .google import GoogleProvider
 from .openai import OpenAIProvider
 from .prices import ModelPrice, lookup, price_table, reset_prices, update_prices
 
+_CLASSES: dict[str, type[Provider]] = {c.name: c for c in (AnthropicProvider, GoogleProvider, OpenAIProvider)}
+
+
+def provider_named(name: str) -> Provider:
+    """The provider called ``name`` (its key in ``prices.json``, its adapters' PROVIDER)."""
+    cls = _CLASSES.get(name)
+    return cls() if cls is not None else Provider(name)
+
+
+def provider_of_model(model: str | None, fmt: str | None = None) -> Provider:
+    """The provider whose price table lists ``model``; else the one whose adapter claims
+    its name; else the provider of the wire format ``fmt`` it is sent in (OpenAI without
+    one)."""
+    for name in price_table():
+        if lookup(name, model) is not None:
+            return provider_named(name)
+    a = model_adapter(model)
+    if a is not None:
+        return provider_named(a.PROVIDER)
+    return provider_named(provider_of(fmt) if fmt else "openai")
+
 
 def provider_for(model: str | None, client: object = None) -> Provider:
-    """Pick a provider from an SDK client's module or, failing that, the model name."""
+    """Compatibility for callers that hold no wire format (``client/``, ``exchange.py``):
+    an Anthropic SDK client means Anthropic, else :func:`provider_of_model`."""
     mod = type(client).__module__ if client is not None else ""
-    if mod.startswith("anthropic"):
-        return AnthropicProvider()
-    name = (model or "").lower().split("/")[-1]
-    if name.startswith("claude"):
-        return AnthropicProvider()
-    if name.startswith("gemini"):
-        return GoogleProvider()
-    return OpenAIProvider()
+    return AnthropicProvider() if mod.startswith("anthropic") else provider_of_model(model)
 
 
-def context_window(model: str | None) -> int:
-    """The model's context window in tokens, from the one table (``prices.json``)."""
-    return provider_for(model).context_limit(model)
+def context_window(model: str | None, fmt: str | None = None) -> int:
+    """The model's context window in tokens, from the one table (``prices.json``), else
+    the default of its provider (see :func:`provider_of_model`)."""
+    return provider_of_model(model, fmt).context_limit(model)
 
 
 __all__ = [
@@ -38,6 +56,8 @@ __all__ = [
     "lookup",
     "price_table",
     "provider_for",
+    "provider_named",
+    "provider_of_model",
     "reset_prices",
     "update_prices",
 ]

@@ -1,4 +1,4 @@
-"""Anthropic: Messages format; token counts are cl100k estimates (see headroom.tokens)."""
+"""Anthropic's prices (the rest of the provider is ``formats/anthropic.py``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,3 @@ from .base import Provider
 
 class AnthropicProvider(Provider):
     name = "anthropic"
-    wire_format = "anthropic"
-    default_context = 200_000
-    # Anthropic accepts at most this many cache_control breakpoints per request.
-    max_cache_breakpoints = 4

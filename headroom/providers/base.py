@@ -1,14 +1,18 @@
-"""What headroom needs to know about a provider: context windows, token counts, prices.
+"""Prices and context windows of one provider, from ``prices.json``.
 
-A provider is plain data plus lookups; it never talks to the network. Token counts come
-from :mod:`headroom.tokens` (offline tiktoken), prices and windows from ``prices.json``.
+A provider is plain data plus lookups; it never talks to the network. Everything else
+about a provider (its wire format, tokenizer correction, default window, image rules,
+prompt caching) is its adapter's, under ``headroom/formats/``; token counts come from
+:mod:`headroom.token_accounting` (offline tiktoken times the adapter's correction).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..tokens import TokenCounter, counter_for
+from ..formats import provider_adapter
+from ..token_accounting import model_counter
+from ..tokens import TokenCounter
 from .prices import ModelPrice, lookup
 
 _MILLION = 1_000_000
@@ -24,13 +28,28 @@ class CostEstimate:
     total_usd: float | None
 
 
+# The window of a model neither the price table nor any adapter knows.
+FALLBACK_CONTEXT = 128_000
+
+
 class Provider:
-    """Base class: subclasses set ``name``, ``wire_format`` and ``default_context``."""
+    """The prices of the provider ``name`` (a key of ``prices.json`` and an adapter's
+    ``PROVIDER``)."""
 
     name = "generic"
-    wire_format = "openai_chat"
-    # Used when a model is not in the price table, so budgets still have a bound.
-    default_context = 128_000
+
+    def __init__(self, name: str | None = None):
+        if name is not None:
+            self.name = name
+
+    @property
+    def default_context(self) -> int:
+        """The window of a model not in the price table (the adapter's), so budgets still
+        have a bound."""
+        try:
+            return provider_adapter(self.name).DEFAULT_CONTEXT
+        except ValueError:
+            return FALLBACK_CONTEXT
 
     def price(self, model: str | None) -> ModelPrice | None:
         return lookup(self.name, model)
@@ -40,7 +59,7 @@ class Provider:
         return p.context if p else self.default_context
 
     def counter(self, model: str | None) -> TokenCounter:
-        return counter_for(model)
+        return model_counter(model)
 
     def count_tokens(self, text: str, model: str | None = None) -> int:
         return self.counter(model).count(text)
@@ -77,4 +96,4 @@ class Provider:
         return None if p is None else round(tokens_saved * p.input / _MILLION, 8)
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
+        return f"{type(self).__name__}()" if type(self) is not Provider else f"Provider({self.name!r})"

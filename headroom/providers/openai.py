@@ -1,4 +1,5 @@
-"""OpenAI: o200k/cl100k tokenizers (exact), Chat Completions and Responses formats."""
+"""OpenAI's prices (the rest of the provider is ``formats/openai_chat.py`` and
+``formats/openai_responses.py``)."""
 
 from __future__ import annotations
 
@@ -7,5 +8,3 @@ from .base import Provider
 
 class OpenAIProvider(Provider):
     name = "openai"
-    wire_format = "openai_chat"
-    default_context = 128_000

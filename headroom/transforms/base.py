@@ -13,6 +13,16 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..formats.model import Block, Conversation
+from ..token_accounting import block_tokens
+
+# Re-exported for transforms/router.py, which still imports them from here; the memo and
+# the counts themselves live in headroom/token_accounting.py.
+from ..token_accounting import (  # noqa: F401
+    COUNT_ALONGSIDE_CHARS,
+    known_tokens,
+    remember_tokens,
+    set_block_text,
+)
 
 if TYPE_CHECKING:
     from ..ccr.store import CompressionStore
@@ -87,78 +97,6 @@ class TransformContext:
 
     def tokens(self, block: Block) -> int:
         return block_tokens(block, self.counter)
-
-
-# Texts at least this long (a few hundred tokens and up) are counted while their
-# compressor runs (transforms/router.py) rather than before the transforms: BPE releases
-# the GIL, so the count overlaps detection and compression; shorter texts cost less to
-# count than to hand over. The pipeline's input total and the cache aligner's size check
-# leave them for last for the same reason.
-COUNT_ALONGSIDE_CHARS = 1024
-
-# Key in ``Block.meta`` of the block's last token count: (counter, text object, tokens).
-_TOKENS_KEY = "_tokens"
-# The same for the text the block arrived with, once a stage has replaced it: the
-# pipeline's "tokens before" total reads it instead of counting the original again.
-_ORIGINAL_KEY = "_tokens_original"
-
-
-def block_tokens(block: Block, counter: TokenCounter) -> int:
-    """Tokens of one block. The count is remembered on the block for as long as its text
-    is the very same string object, so the stages that each need it (input total,
-    router, context budget, output total) count a large tool output once instead of
-    re-hashing megabytes for the counter's cache every time."""
-    if block.text is not None:
-        n = known_tokens(block, counter)
-        if n is None:
-            n = counter.count(block.text)
-            remember_tokens(block, counter, n)
-        return n
-    tok = block.meta.get("token_text")
-    if tok:
-        return counter.count(tok)
-    est = block.meta.get("tokens")
-    return int(est) if est else 0
-
-
-def known_tokens(block: Block, counter: TokenCounter) -> int | None:
-    """The block's token count if some stage already took it for its current text."""
-    cached = block.meta.get(_TOKENS_KEY)
-    if cached is not None and cached[0] is counter and cached[1] is block.text:
-        return cached[2]
-    return None
-
-
-def counted_later(block: Block, counter: TokenCounter) -> bool:
-    """A long text not counted yet: left for the router to take alongside compression
-    (COUNT_ALONGSIDE_CHARS) rather than counted up front. Its count is one BPE call, exact
-    or the sampled estimate's, so it overlaps the compressor's Python work."""
-    text = block.text
-    return text is not None and len(text) >= COUNT_ALONGSIDE_CHARS and known_tokens(block, counter) is None
-
-
-def remember_tokens(block: Block, counter: TokenCounter, tokens: int) -> None:
-    """Record a count of the block's current text taken (or known) elsewhere."""
-    block.meta[_TOKENS_KEY] = (counter, block.text, tokens)
-
-
-def original_tokens(block: Block, text: str, counter: TokenCounter) -> int:
-    """Tokens of ``text``, the block's text before any stage replaced it: the count a
-    stage took of it on the way, else counted now."""
-    for key in (_ORIGINAL_KEY, _TOKENS_KEY):
-        cached = block.meta.get(key)
-        if cached is not None and cached[0] is counter and cached[1] is text:
-            return cached[2]
-    return counter.count(text)
-
-
-def set_block_text(block: Block, text: str, tokens: int, counter: TokenCounter) -> None:
-    """Replace a block's text with one whose token count the caller already knows."""
-    old = block.meta.get(_TOKENS_KEY)
-    if old is not None and old[1] is block.text and _ORIGINAL_KEY not in block.meta:
-        block.meta[_ORIGINAL_KEY] = old
-    block.text = text
-    block.meta[_TOKENS_KEY] = (counter, text, tokens)
 
 
 class Transform(Protocol):

@@ -14,8 +14,8 @@ import hashlib
 import re
 
 from ..formats import BlockKind, Conversation, Role
+from ..token_accounting import tokens_at_least
 from .base import TransformContext
-from .context_units import tokens_at_least
 
 NAME = "cache_aligner"
 
@@ -87,7 +87,7 @@ class CacheAligner:
         # The request's size matters only when something would move, and then only
         # whether it reaches the threshold: long tool outputs are not counted for it
         # when the rest already does (the router counts them alongside compression).
-        if any(found for _, _, found in aligned) and not tokens_at_least(conv, ctx, cfg.min_request_tokens):
+        if any(found for _, _, found in aligned) and not tokens_at_least(conv, ctx.counter, cfg.min_request_tokens):
             ctx.decide(NAME, "skipped", f"request below {cfg.min_request_tokens} tokens: provider caches do not apply")
             return conv
         tokens_before = sum(ctx.tokens(b) for b in blocks)

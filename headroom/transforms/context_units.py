@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 
 from ..ccr.markers import format_marker
 from ..formats import (
-    ANTHROPIC,
-    OPENAI_RESPONSES,
     Block,
     BlockKind,
     Conversation,
@@ -26,9 +24,10 @@ from ..formats import (
     content_hash,
 )
 from ..providers import context_window
+from ..token_accounting import conversation_tokens, message_tokens
 from ..query.anchors import extract_anchors
 from ..tokens import MESSAGE_OVERHEAD
-from .base import TransformContext, block_tokens, counted_later
+from .base import TransformContext
 from .dropped_excerpts import dropped_excerpts
 
 
@@ -40,13 +39,13 @@ def token_budget(conv: Conversation, ctx: TransformContext) -> int:
     body = conv.body
     requested = body.get("max_tokens") or body.get("max_completion_tokens") or body.get("max_output_tokens")
     reserve = max(cfg.rolling_window.output_buffer_tokens, requested if isinstance(requested, int) else 0)
-    return max(1, context_window(ctx.model or conv.model) - reserve)
+    return max(1, context_window(ctx.model or conv.model, conv.format) - reserve)
 
 
 def over_budget(conv: Conversation, ctx: TransformContext, transform: str) -> tuple[int, int] | None:
     """(budget, total) when the conversation is over budget; else records "kept", None."""
     budget = token_budget(conv, ctx)
-    total = conversation_tokens(conv, ctx)
+    total = conversation_tokens(conv, ctx.counter)
     if total <= budget:
         ctx.decide(transform, "kept", f"within budget ({total} <= {budget} tokens)")
         return None
@@ -60,35 +59,10 @@ def report_if_still_over(conv: Conversation, ctx: TransformContext, units: list[
     Counts again rather than trusting the caller's running total: ``drop_units`` may
     refuse a drop whose marker would cost more than it frees.
     """
-    if conversation_tokens(conv, ctx) > budget:
+    if conversation_tokens(conv, ctx.counter) > budget:
         protected = sum(u.tokens for u in units if u.protected)
         ctx.decide(transform, "skipped", f"still over budget: {protected} tokens are protected "
                    f"(system, last turns, frozen prefix) and cannot be dropped")
-
-
-def message_tokens(m: Message, ctx: TransformContext) -> int:
-    return MESSAGE_OVERHEAD + sum(block_tokens(b, ctx.counter) for b in m.blocks)
-
-
-def conversation_tokens(conv: Conversation, ctx: TransformContext) -> int:
-    return sum(block_tokens(b, ctx.counter) for b in conv.system) + sum(message_tokens(m, ctx) for m in conv.messages)
-
-
-def tokens_at_least(conv: Conversation, ctx: TransformContext, threshold: int) -> bool:
-    """Whether the conversation holds at least ``threshold`` tokens, counting long texts
-    not counted yet only while the rest falls short (exact, like conversation_tokens)."""
-    total = len(conv.messages) * MESSAGE_OVERHEAD
-    long_texts = []
-    for b in [*conv.system, *(b for m in conv.messages for b in m.blocks)]:
-        if counted_later(b, ctx.counter):
-            long_texts.append(b)
-        else:
-            total += block_tokens(b, ctx.counter)
-    for b in long_texts:
-        if total >= threshold:
-            break
-        total += block_tokens(b, ctx.counter)
-    return total >= threshold
 
 
 @dataclass
@@ -127,7 +101,7 @@ def group_units(conv: Conversation, ctx: TransformContext) -> list[Unit]:
         calls, results = m.tool_call_ids(), m.tool_result_ids()
         u = next((owner[r] for r in results if r in owner), None)
         if u is None and calls and units and units[-1].kind == "tool" and units[-1].indices[-1] == i - 1 \
-                and conv.format == OPENAI_RESPONSES and not msgs[i - 1].tool_result_ids():
+                and adapter(conv.format).CALLS_SPAN_ITEMS and not msgs[i - 1].tool_result_ids():
             u = units[-1]
         if u is None:
             if calls:
@@ -150,7 +124,7 @@ def group_units(conv: Conversation, ctx: TransformContext) -> list[Unit]:
     first_kept_turn = max(1, turn - keep_turns + 1) if keep_turns else turn + 1
     frozen = ctx.config.frozen_prefix_messages
     for u in units:
-        u.tokens = sum(message_tokens(msgs[i], ctx) for i in u.indices)
+        u.tokens = sum(message_tokens(msgs[i], ctx.counter) for i in u.indices)
         if u.protected:
             continue
         if u.turn >= first_kept_turn:
@@ -213,11 +187,12 @@ def drop_units(conv: Conversation, ctx: TransformContext, drop: list[Unit], tran
 def _insert_marker(conv: Conversation, msgs: list[Message], at: int, text: str) -> None:
     """Put the marker where the provider accepts it without rewriting anyone's text.
 
-    Anthropic wants user/assistant alternation, so the marker joins a neighbouring user
-    message as an extra text block when there is one; other formats get a user message.
+    Where roles must alternate (the adapter's ALTERNATING_ROLES: Anthropic), the marker
+    joins a neighbouring user message as an extra text block when there is one; other
+    formats get a user message.
     """
     block = Block(BlockKind.TEXT, text=text, added=True)
-    if conv.format == ANTHROPIC:
+    if adapter(conv.format).ALTERNATING_ROLES:
         nxt = msgs[at] if at < len(msgs) else None
         prev = msgs[at - 1] if at > 0 else None
         if nxt is not None and nxt.role is Role.USER:

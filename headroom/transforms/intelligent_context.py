@@ -34,12 +34,12 @@ from ..compressors.detect import detect_content_type
 from ..formats import BlockKind, Conversation
 from ..relevance.bm25 import BM25, tokenize
 from ..toin.signals import UnitSignals, unit_signals
+from ..token_accounting import message_tokens
 from .base import TransformContext
 from .context_units import (
     Unit,
     drop_units,
     group_units,
-    message_tokens,
     over_budget,
     report_if_still_over,
 )
@@ -379,7 +379,7 @@ class IntelligentContext:
                     ctx.decide(NAME, "compressed", f"over budget; low score {v.score:.2f}", message_index=i,
                                tool_name=b.tool_name, strategy="squeeze", tokens_before=before,
                                tokens_after=after, ccr_hash=h)
-            v.unit.tokens = sum(message_tokens(conv.messages[i], ctx) for i in v.unit.indices)
+            v.unit.tokens = sum(message_tokens(conv.messages[i], ctx.counter) for i in v.unit.indices)
         return saved
 
     @staticmethod

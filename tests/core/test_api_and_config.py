@@ -12,6 +12,7 @@ from pydantic import ValidationError
 import headroom
 from headroom import HeadroomConfig, compress, retrieve
 from headroom.cli import main
+from headroom.token_accounting import model_counter
 from headroom.tokens import TokenCounter, count_tokens, encoding_name_for
 
 BIG_LOG = "\n".join(
@@ -94,7 +95,7 @@ def test_config_fingerprint_changes_with_values():
 def test_tokens_offline_and_cached(tmp_path, monkeypatch):
     assert encoding_name_for("gpt-4o") == "o200k_base" and encoding_name_for("gpt-4") == "cl100k_base"
     assert count_tokens("hello world", "gpt-4o") == 2
-    c = TokenCounter("claude-sonnet-4-5")
+    c = model_counter("claude-sonnet-4-5")
     text = "def f(x):\n    return x * 2\n" * 20
     n = c.count(text)
     assert n == c.count(text) and n > TokenCounter("gpt-4").count(text)  # Claude estimate is cl100k * 1.1

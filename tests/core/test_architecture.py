@@ -1,5 +1,6 @@
 """The folders are the architecture (docs/architecture.md): no import cycle, and no lower
-layer imports a higher one — lazy imports inside functions included."""
+layer imports a higher one — lazy imports inside functions and modules loaded by name
+(``importlib.import_module(".toin", __package__)``, or a helper handed that name) included."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ ROOT = Path(__file__).resolve().parents[2] / "headroom"
 
 # Lowest first. Units of one layer do not import each other; imports go strictly down.
 LAYERS: list[set[str]] = [
-    {"modes", "config", "tokens", "formats", "query", "py.typed"},  # data and vocabulary
+    {"modes", "config", "tokens", "formats", "query", "version", "py.typed"},  # data and vocabulary
+    {"token_accounting"},  # a conversation's token counts (formats' blocks, tokens' counter)
     {"ml", "providers", "metrics", "cache"},  # model loading, prices, metric rows, provider caches
     {"relevance"},  # bm25 / embeddings
     {"ccr"},  # store, markers, the retrieve tool
@@ -25,8 +27,14 @@ LAYERS: list[set[str]] = [
     {"__main__", "__init__"},  # `python -m headroom`, and the package's public surface
 ]
 LAYER_OF = {unit: i for i, units in enumerate(LAYERS) for unit in units}
-# `from .. import __version__` reads a constant of the package root, allowed anywhere.
-ANYWHERE = {"__version__"}
+# Upward imports in folders other branches are changing now (`from .. import __version__`,
+# to become `from ..version import __version__`). Each must still exist, so the list only
+# shrinks; an import not listed here fails the test.
+KNOWN_UPWARD = {
+    ("headroom.cli", "headroom"),
+    ("headroom.eval.compression", "headroom"),
+    ("headroom.proxy.app", "headroom"),
+}
 
 
 def _modules() -> dict[str, Path]:
@@ -40,8 +48,42 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
+IMPORTERS = {"import_module", "find_spec", "__import__"}
+
+
+def _named_module(arg: ast.expr, pkg: str, importer: bool) -> str | None:
+    """The headroom module a string argument names: ``".x.y"``, resolved against ``pkg``
+    as ``importlib.import_module(name, __package__)`` would, or ``"headroom.x.y"`` given
+    straight to an importer (elsewhere that spelling is a logger's name)."""
+    if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+        return None
+    name = arg.value
+    if not name.startswith(".") and not importer:
+        return None
+    if name.startswith("."):
+        dots = len(name) - len(name.lstrip("."))
+        base = pkg.split(".")[: len(pkg.split(".")) - (dots - 1)]
+        name = ".".join(base + [name[dots:]]) if name[dots:] else ""
+    return name if name in MODULES else None
+
+
+def _loaded_by_name(tree: ast.AST, pkg: str) -> set[str]:
+    """Modules loaded through importlib: any call given a string that names a headroom
+    module (``import_module(".toin", __package__)``, ``_optional(".relevance", "x")``,
+    ``_LazyTransform("image", ".image.transform", ...)``), since the name may travel
+    through a helper before it reaches ``importlib``."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            fn = node.func
+            importer = (fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", "")) in IMPORTERS
+            out |= {m for arg in node.args if (m := _named_module(arg, pkg, importer))}
+    return out
+
+
 def _imports(mod: str, path: Path, top_level_only: bool) -> set[str]:
-    """headroom modules that ``mod`` imports (module-level statements only, if asked)."""
+    """headroom modules that ``mod`` imports (module-level statements only, if asked;
+    otherwise modules it loads by name through importlib too)."""
     pkg = mod if path.name == "__init__.py" else mod.rsplit(".", 1)[0]
     tree = ast.parse(path.read_text(encoding="utf-8"))
     nodes = []
@@ -68,9 +110,11 @@ def _imports(mod: str, path: Path, top_level_only: bool) -> set[str]:
                 continue
             for alias in node.names:
                 sub = f"{target}.{alias.name}"
-                out.add(sub if sub in MODULES or alias.name in ANYWHERE else target)
+                out.add(sub if sub in MODULES else target)
         elif isinstance(node, ast.Import):
             out |= {a.name for a in node.names if a.name.split(".")[0] == "headroom"}
+    if not top_level_only:
+        out |= _loaded_by_name(tree, pkg)
     return out - {mod}
 
 
@@ -81,21 +125,25 @@ def _unit(mod: str) -> str:
 
 def test_every_unit_has_a_layer():
     units = {_unit(m) for m in MODULES} | {p.name for p in ROOT.iterdir() if p.is_dir() and p.name != "__pycache__"}
-    assert sorted(units - set(LAYER_OF) - ANYWHERE) == []
+    assert sorted(units - set(LAYER_OF)) == []
 
 
-def test_no_lower_layer_imports_a_higher_one():
-    offences = []
+def _upward_imports() -> dict[tuple[str, str], str]:
+    offences = {}
     for mod, path in MODULES.items():
         here = _unit(mod)
         for target in _imports(mod, path, top_level_only=False):
             there = _unit(target)
-            if there in ANYWHERE or target.endswith(".__version__") or there == here:
-                continue
-            if LAYER_OF[there] >= LAYER_OF[here]:
-                offences.append(f"{mod} imports {target} ({here} is layer {LAYER_OF[here]}, "
-                                f"{there} layer {LAYER_OF[there]})")
-    assert offences == []
+            if there != here and LAYER_OF[there] >= LAYER_OF[here]:
+                offences[(mod, target)] = (f"{mod} imports {target} ({here} is layer {LAYER_OF[here]}, "
+                                           f"{there} layer {LAYER_OF[there]})")
+    return offences
+
+
+def test_no_lower_layer_imports_a_higher_one():
+    offences = _upward_imports()
+    assert sorted(v for k, v in offences.items() if k not in KNOWN_UPWARD) == []
+    assert sorted(KNOWN_UPWARD - offences.keys()) == [], "fixed: remove from KNOWN_UPWARD"
 
 
 def test_no_import_cycle():
@@ -136,3 +184,18 @@ def test_no_import_cycle():
 def test_the_checker_sees_lazy_imports():
     found = _imports("headroom.cli.cmd_compress", MODULES["headroom.cli.cmd_compress"], top_level_only=False)
     assert "headroom.api" in found  # imported inside run()
+
+
+def test_the_checker_sees_importlib_loads():
+    found = _imports("headroom.pipeline", MODULES["headroom.pipeline"], top_level_only=False)
+    # _optional(".toin", ...), _optional(".transforms.cache_aligner", ...), and the image
+    # stage's module name handed to _LazyTransform: all reach importlib.import_module.
+    assert {"headroom.toin", "headroom.transforms.cache_aligner", "headroom.image.transform"} <= found
+
+
+def test_a_module_loaded_by_name_from_below_is_an_offence(tmp_path):
+    src = tmp_path / "m.py"
+    src.write_text("import importlib\n\ndef f():\n    return importlib.import_module('.proxy.app', 'headroom')\n")
+    mod = "headroom.tokens"  # layer 0: loading the proxy by name runs up every floor
+    found = _imports(mod, src, top_level_only=False)
+    assert "headroom.proxy.app" in found and LAYER_OF[_unit("headroom.proxy.app")] > LAYER_OF["tokens"]

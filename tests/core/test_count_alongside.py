@@ -13,9 +13,8 @@ from hypothesis import strategies as st
 from headroom.compressors.base import Compressed
 from headroom.compressors.detect import ContentType
 from headroom.formats import parse
-from headroom.pipeline import conversation_tokens
+from headroom.token_accounting import COUNT_ALONGSIDE_CHARS, conversation_tokens
 from headroom.tokens import counter_for
-from headroom.transforms.base import COUNT_ALONGSIDE_CHARS
 from headroom.transforms.deadline import start_with_deadline
 from headroom.transforms.router import ContentRouter
 

@@ -12,8 +12,7 @@ from packaging.requirements import Requirement
 from headroom import HeadroomConfig, compress, retrieve
 from headroom.cli import main
 from headroom.formats import parse
-from headroom.pipeline import conversation_tokens
-from headroom.tokens import counter_for
+from headroom.token_accounting import conversation_tokens, model_counter
 
 ROOT = Path(__file__).resolve().parents[2]
 BIG_LOG = "\n".join(
@@ -34,9 +33,9 @@ def anthropic_body(model: str = "claude-sonnet-4-5") -> dict:
 def test_bug1_a_claude_body_is_counted_with_its_own_model():
     body = anthropic_body()
     r = compress(body)
-    expected = conversation_tokens(parse(body, "anthropic"), counter_for("claude-sonnet-4-5"))
+    expected = conversation_tokens(parse(body, "anthropic"), model_counter("claude-sonnet-4-5"))
     assert r.tokens_before == expected
-    assert expected != conversation_tokens(parse(body, "anthropic"), counter_for("gpt-4o"))
+    assert expected != conversation_tokens(parse(body, "anthropic"), model_counter("gpt-4o"))
     # An explicit model still wins over the body's.
     assert compress(body, model="gpt-4o").tokens_before != expected
 
