@@ -32,6 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--llmlingua-model", help="directory of an LLMLingua-2 checkpoint (enables llmlingua2)")
     run.add_argument("--out", default="eval-results", help="output directory (default: eval-results)")
     run.add_argument("--quiet", action="store_true", help="no progress bars")
+    run.add_argument("-v", "--verbose", action="store_true", help="let the local reader (llama.cpp) log to the console")
     run.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     llm = run.add_argument_group("reader-backed runner (a local model in-process, or any OpenAI-compatible server)")
     llm.add_argument("--reader", metavar="PATH",
@@ -44,7 +45,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     llm.add_argument("--llm-api-key-env", default=None,
                      help="env var holding the key (default: HEADROOM_EVAL_API_KEY, then OPENAI_API_KEY)")
     llm.add_argument("--llm-config", default="deterministic", help="configuration for the compressed arm")
-    llm.add_argument("--llm-max-tokens", type=int, default=256)
+    llm.add_argument("--llm-max-tokens", type=int, default=256,
+                     help="ceiling on answer tokens; each question asks for what its answer needs (default: 256)")
+    llm.add_argument("--limit", type=int, metavar="N",
+                     help="ask the reader at most N questions per family (every family still asked)")
     llm.add_argument("--proxy-url", help="a running headroom proxy's OpenAI base URL, adds the proxy arm")
     llm.add_argument("--price-in", type=float, default=0.0, help="USD per million prompt tokens")
     llm.add_argument("--price-out", type=float, default=0.0, help="USD per million completion tokens")
@@ -65,6 +69,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     gate.add_argument("--min-savings", type=float)
     gate.add_argument("--max-lost", type=float)
     gate.add_argument("--max-latency-ms-median", type=float)
+    gate.add_argument("--min-reader-delta", type=float,
+                      help="floor on the lower 95%% CI bound of the reader's accuracy delta (compressed - original)")
+    gate.add_argument("--allow-skip", metavar="CONFIGS",
+                      help="comma-separated configurations whose skip is accepted (a skip fails otherwise)")
+    gate.add_argument("--allow-missing", metavar="NAMES",
+                      help="comma-separated required families/corpus splits whose absence is accepted "
+                           "(e.g. independent)")
     gate.set_defaults(func=cmd_gate)
 
 
@@ -104,14 +115,14 @@ def _run_reader(args: argparse.Namespace, scenarios: list, config, device: str) 
 
         from ..eval.reader import load_reader
 
-        endpoint = load_reader(args.reader, device, context=args.reader_context)
+        endpoint = load_reader(args.reader, device, context=args.reader_context, verbose=args.verbose)
         lo = LLMOptions(f"local:{args.reader}", args.llm_model or Path(args.reader).name, None, **common)
-        return run_llm(scenarios, lo, config=config, endpoint=endpoint, progress=not args.quiet)
+        return run_llm(scenarios, lo, config=config, endpoint=endpoint, progress=not args.quiet, limit=args.limit)
     if not args.llm_model:
         raise ValueError("--llm-model is required with --llm-base-url")
     key = os.environ.get(args.llm_api_key_env) if args.llm_api_key_env else LLMOptions.key_from_env()
     lo = LLMOptions(args.llm_base_url, args.llm_model, key, **common)
-    return run_llm(scenarios, lo, config=config, progress=not args.quiet)
+    return run_llm(scenarios, lo, config=config, progress=not args.quiet, limit=args.limit)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -128,11 +139,15 @@ def cmd_gate(args: argparse.Namespace) -> int:
     from ..eval.gate import evaluate, format_checks, load_thresholds
     from ..eval.report import load_results
 
-    checks = evaluate(load_results(args.dir), load_thresholds(args.gate_config), {
+    thresholds = load_thresholds(args.gate_config)
+    if args.min_reader_delta is not None:
+        thresholds = {**thresholds, "reader": {**thresholds.get("reader", {}), "min_reader_delta": args.min_reader_delta}}
+    checks = evaluate(load_results(args.dir), thresholds, {
         "min_in_view_retention": args.min_in_view_retention, "max_recoverable_only": args.max_recoverable_only,
         "min_savings": args.min_savings,
-        "max_lost": args.max_lost, "max_latency_ms_median": args.max_latency_ms_median})
-    failed = [c for c in checks if not c.passed]
+        "max_lost": args.max_lost, "max_latency_ms_median": args.max_latency_ms_median},
+        allow_skip=_csv(args.allow_skip) or (), allow_missing=_csv(args.allow_missing) or ())
+    failed = [c for c in checks if c.fails_gate]
     print(format_checks(checks))
     if failed:
         print(f"\ngate FAILED: {len(failed)} of {len(checks)} checks", file=sys.stderr)

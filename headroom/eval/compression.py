@@ -24,7 +24,7 @@ from ..config import HeadroomConfig
 from ..pipeline import Pipeline
 from ..transforms.router import CompressionMemo
 from .configs import CONFIGS, EvalConfig, EvalOptions, with_context_budget
-from .evidence import check_evidence, recoverable_text, visible_text, with_image_evidence
+from .evidence import by_basis, check_evidence, recoverable_text, visible_text, with_image_evidence
 from .scenarios import Probe, Scenario
 
 FORMATS = ("openai_chat", "anthropic")
@@ -58,6 +58,8 @@ class CaseResult:
     error: str | None = None
     # Real-output corpus cases: "dev" or "heldout" (sources nobody tunes on); else None.
     split: str | None = None
+    # Per fact basis ("template" | "independent"): {"kept", "recoverable", "lost"} counts.
+    by_basis: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
     def never_worse(self) -> bool:
@@ -127,7 +129,8 @@ class _ConfigRun:
             return CaseResult(**base, tokens_before=0, tokens_after=0, latency_ms=0.0,
                               evidence_total=len(probe.evidence), kept=0, recoverable=0,
                               lost=len(probe.evidence), lost_strings=list(probe.evidence), markers=0,
-                              error=f"{type(exc).__name__}: {exc}")
+                              error=f"{type(exc).__name__}: {exc}",
+                              by_basis=by_basis(probe.evidence, probe.basis, "", ""))
         latency = (time.perf_counter() - t0) * 1000
         visible = visible_text(result.conversation, probe.question)
         rec = recoverable_text(visible, self.store)
@@ -144,7 +147,8 @@ class _ConfigRun:
         return CaseResult(**base, tokens_before=before, tokens_after=after,
                           latency_ms=latency, evidence_total=ev.total, kept=ev.kept, recoverable=ev.recoverable,
                           lost=ev.lost, lost_strings=ev.lost_strings, markers=len(find_hashes(visible)),
-                          transforms=_transform_stats(result.decisions))
+                          transforms=_transform_stats(result.decisions),
+                          by_basis=by_basis(probe.evidence, probe.basis, visible, rec))
 
 
 def summarize(cases: list[CaseResult]) -> dict[str, Any]:
@@ -177,6 +181,25 @@ def summarize(cases: list[CaseResult]) -> dict[str, Any]:
     }
 
 
+def summarize_basis(cases: list[CaseResult], basis: str) -> dict[str, Any]:
+    """The facts of one basis across cases (the independent-fact split): retention over
+    those facts only; tokens and latency of the cases that carry at least one."""
+    mine = [c for c in cases if sum(c.by_basis.get(basis, {}).values())]
+    if not mine:
+        return {}
+    out = summarize(mine)
+    kept = sum(c.by_basis[basis]["kept"] for c in mine)
+    rec = sum(c.by_basis[basis]["recoverable"] for c in mine)
+    ev = sum(sum(c.by_basis[basis].values()) for c in mine)
+    out.update(evidence=ev, kept=kept, recoverable=rec, lost=ev - kept - rec, in_view_retention=kept / ev,
+               recoverable_only=rec / ev)
+    return out
+
+
+# The corpus split made of facts (not cases): those defined independently of the compressor.
+INDEPENDENT_SPLIT = "independent"
+
+
 def summarize_transforms(cases: list[CaseResult]) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for c in cases:
@@ -200,6 +223,8 @@ def run_compression(
     first format only); return the results document."""
     options = options or EvalOptions()
     formats = list(formats)
+    for s in scenarios:  # a fact the request carries outside the tool outputs cannot be lost
+        s.check_evidence_placement()
     known = {**CONFIGS, **(extra_configs or {})}
     started = time.time()
     configs_out: list[dict[str, Any]] = []
@@ -257,7 +282,9 @@ def run_compression(
             # Which kind of fact suffers first: spikes, errors, anomalies, looked-up items.
             "probe_kinds": {k: summarize(cs) for k, cs in sorted(kinds.items())},
             # The real-output corpus per split; "heldout" sources are never tuned on.
-            "corpus_splits": {k: summarize(cs) for k, cs in sorted(splits.items())},
+            # The independent-fact split: facts defined from a signal the compressor never sees.
+            "corpus_splits": {**{k: summarize(cs) for k, cs in sorted(splits.items())},
+                              **({INDEPENDENT_SPLIT: ind} if (ind := summarize_basis(mine, "independent")) else {})},
             "transforms": summarize_transforms(mine),
         }
     return {
@@ -270,6 +297,7 @@ def run_compression(
             "formats": formats,
             "scenarios": len(scenarios),
             "families": sorted({s.family for s in scenarios}),
+            **_corpus_loader_notes(scenarios),
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
             "duration_s": round(time.time() - started, 2),
         },
@@ -277,6 +305,18 @@ def run_compression(
         "summary": by_config,
         "cases": [{**asdict(c), "never_worse": c.never_worse} for c in cases],
     }
+
+
+def _corpus_loader_notes(scenarios: list[Scenario]) -> dict[str, Any]:
+    """What the corpus loader left out, so a report says which facts were not judged."""
+    sources = sorted({s.meta["source"] for s in scenarios if s.meta.get("split")})
+    if not sources:
+        return {}
+    from .corpus import available_sources, rejected_cases
+
+    sources = [s for s in sources if s in set(available_sources())]  # a case built in memory has no file
+    dropped = {s.meta["case_id"]: s.meta["dropped_facts"] for s in scenarios if s.meta.get("dropped_facts")}
+    return {"corpus_rejected_cases": rejected_cases(sources), "corpus_dropped_facts": dropped}
 
 
 def _progress(items: list, desc: str, enabled: bool):

@@ -75,15 +75,22 @@ class EvidenceCheck:
         return self.kept + self.recoverable + self.lost
 
 
+def status_of(e: str, visible: str, recoverable: str) -> str:
+    """"kept" (in view), "recoverable" (only behind a marker) or "lost"."""
+    return "kept" if e in visible else "recoverable" if e in recoverable else "lost"
+
+
 def check_evidence(evidence: tuple[str, ...], visible: str, recoverable: str) -> EvidenceCheck:
-    kept = rec = lost = 0
-    lost_strings = []
-    for e in evidence:
-        if e in visible:
-            kept += 1
-        elif e in recoverable:
-            rec += 1
-        else:
-            lost += 1
-            lost_strings.append(e)
-    return EvidenceCheck(kept, rec, lost, lost_strings)
+    status = [status_of(e, visible, recoverable) for e in evidence]
+    return EvidenceCheck(status.count("kept"), status.count("recoverable"), status.count("lost"),
+                         [e for e, s in zip(evidence, status) if s == "lost"])
+
+
+def by_basis(evidence: tuple[str, ...], basis: tuple[str, ...], visible: str,
+             recoverable: str) -> dict[str, dict[str, int]]:
+    """Per fact basis ("template" | "independent"): how many facts are kept, recoverable, lost."""
+    out: dict[str, dict[str, int]] = {}
+    for e, b in zip(evidence, basis):
+        counts = out.setdefault(b, {"kept": 0, "recoverable": 0, "lost": 0})
+        counts[status_of(e, visible, recoverable)] += 1
+    return out

@@ -16,8 +16,10 @@ these arms:
 Scores: exact match, contains, token F1; the accuracy delta of each arm against
 ``original`` with a paired bootstrap CI; tokens and cost. A reader must first answer from
 the originals: below :data:`COMPETENCE_FLOOR` original-context accuracy its deltas are
-marked "reader not competent" and the gate ignores them. Probes without an expected
-answer (the real-output corpus judges facts, not answers) are not asked.
+marked "reader not competent" and the gate ignores them. Every family is asked, the
+real-output corpus included: its answers are the facts themselves, scored by the share
+the reader states (:func:`~headroom.eval.scoring.fact_recall`). Each question asks for
+what its answer needs (:func:`answer_budget`), so short answers stop early.
 """
 
 from __future__ import annotations
@@ -39,7 +41,11 @@ from ..transforms.router import CompressionMemo
 from .compression import PipelineFactory, default_pipeline_factory
 from .configs import with_context_budget
 from .scenarios import Probe, Scenario
-from .scoring import bootstrap_delta, contains, exact_match, token_f1
+from .scoring import bootstrap_delta, contains, exact_match, fact_recall, token_f1
+
+# Appended to the system prompt in every arm alike: short extractive answers are what the
+# scoring reads, and they stop generation early.
+ANSWER_STYLE = "Answer in one short line: quote only the exact values or lines the question asks for."
 
 
 @dataclass(frozen=True)
@@ -131,17 +137,35 @@ def ask(endpoint: ChatEndpoint, body: dict[str, Any], store: CompressionStore | 
         return out
 
 
-def _body(options: LLMOptions, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    body: dict[str, Any] = {"model": options.model, "messages": messages, "temperature": 0,
-                            "max_tokens": options.max_tokens}
+def answer_budget(probe: Probe, ceiling: int) -> int:
+    """Tokens a question's answer needs: its answer text (about 3 characters a token) plus
+    room for a short lead-in, never above ``ceiling``."""
+    need = sum(len(a) for a in probe.reader_answers) // 3 + 24
+    return max(16, min(ceiling, need))
+
+
+def _styled(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The same messages with :data:`ANSWER_STYLE` in the system prompt (added when absent)."""
+    if messages and messages[0].get("role") == "system" and isinstance(messages[0].get("content"), str):
+        return [{**messages[0], "content": f"{messages[0]['content']}\n{ANSWER_STYLE}"}, *messages[1:]]
+    return [{"role": "system", "content": ANSWER_STYLE}, *messages]
+
+
+def _body(options: LLMOptions, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
+          max_tokens: int | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"model": options.model, "messages": _styled(messages), "temperature": 0,
+                            "max_tokens": max_tokens or options.max_tokens}
     if tools:
         body["tools"] = tools
     return body
 
 
-def _scores(ans: Answer, expected: str) -> dict[str, float]:
-    return {"exact": float(exact_match(ans.text, expected)), "contains": float(contains(ans.text, expected)),
-            "f1": token_f1(ans.text, expected)}
+def _scores(ans: Answer, probe: Probe) -> dict[str, float]:
+    if probe.answers:  # facts: the share stated, whole and normalised; exact when all are
+        recall = fact_recall(ans.text, probe.answers)
+        return {"exact": float(recall == 1.0), "contains": recall, "f1": token_f1(ans.text, " ".join(probe.answers))}
+    return {"exact": float(exact_match(ans.text, probe.expected)), "contains": float(contains(ans.text, probe.expected)),
+            "f1": token_f1(ans.text, probe.expected)}
 
 
 def _arm_summary(rows: list[dict[str, Any]], options: LLMOptions) -> dict[str, Any]:
@@ -171,6 +195,11 @@ def summarize_arms(cases: list[dict[str, Any]], options: LLMOptions, metric: str
     for c in cases:
         arms.setdefault(c["arm"], []).append(c)
     out = {arm: _arm_summary(rows, options) for arm, rows in arms.items()}
+    for arm, rows in arms.items():  # every family is asked: say how each fared
+        fams: dict[str, list[float]] = {}
+        for r in rows:
+            fams.setdefault(r["family"], []).append(r[metric])
+        out[arm]["families"] = {f: {"n": len(v), metric: sum(v) / len(v)} for f, v in sorted(fams.items())}
     base = {r["case"]: r[metric] for r in arms.get("original", [])}
     for arm, rows in arms.items():
         if arm == "original" or not base:
@@ -191,11 +220,13 @@ def run_llm(
     proxy_transport: Any = None,
     endpoint: Any = None,
     progress: bool = True,
+    limit: int | None = None,
 ) -> dict[str, Any]:
     """Ask every probe in every arm; return the ``llm`` section of a results document.
 
     ``endpoint`` (anything with ``complete(body)`` and ``close()``, e.g. a local reader)
-    replaces the HTTP endpoint at ``options.base_url``."""
+    replaces the HTTP endpoint at ``options.base_url``; ``limit`` asks at most that many
+    questions per family (the first ones, in suite order)."""
     config = config or HeadroomConfig()
     store = CompressionStore(max_entries=1_000_000, ttl_seconds=config.ccr.store_ttl_seconds)
     pipelines: dict[int | None, Any] = {}
@@ -209,7 +240,7 @@ def run_llm(
     proxy = ChatEndpoint(options.proxy_url, options.api_key, options.timeout_s, proxy_transport) if options.proxy_url else None
     started = time.time()
     cases: list[dict[str, Any]] = []
-    work = [(s, p) for s in scenarios for p in s.probes if p.expected]
+    work = reader_work(scenarios, limit)
     try:
         for s, probe in _progress(work, "llm", progress):
             cases.extend(_ask_probe(s, probe, options, llm, proxy, pipeline_for(s.context_budget), store))
@@ -233,6 +264,19 @@ def run_llm(
     }
 
 
+def reader_work(scenarios: list[Scenario], limit: int | None = None) -> list[tuple[Scenario, Probe]]:
+    """Every (scenario, probe) a reader is asked, at most ``limit`` per family."""
+    taken: dict[str, int] = {}
+    out = []
+    for s in scenarios:
+        for p in s.probes:
+            if not p.reader_answers or (limit is not None and taken.get(s.family, 0) >= limit):
+                continue
+            taken[s.family] = taken.get(s.family, 0) + 1
+            out.append((s, p))
+    return out
+
+
 def _ask_probe(s: Scenario, probe: Probe, options: LLMOptions, llm: ChatEndpoint, proxy: ChatEndpoint | None,
                pipeline: Any, store: CompressionStore) -> list[dict[str, Any]]:
     case_id = f"{s.id}/{probe.kind}/{probe.question}"
@@ -241,10 +285,12 @@ def _ask_probe(s: Scenario, probe: Probe, options: LLMOptions, llm: ChatEndpoint
 
     def record(arm: str, ans: Answer) -> None:
         rows.append({"arm": arm, "case": case_id, "family": s.family, "question": probe.question,
-                     "expected": probe.expected, **_scores(ans, probe.expected),
+                     "expected": probe.expected or list(probe.answers), "split": s.meta.get("split"),
+                     **_scores(ans, probe),
                      **{k: v for k, v in asdict(ans).items() if k != "tool_calls"}})
 
-    record("original", ask(llm, _body(options, messages)))
+    budget = answer_budget(probe, options.max_tokens)
+    record("original", ask(llm, _body(options, messages, max_tokens=budget)))
     pipeline.memo = CompressionMemo(read_store=False)  # judge each question on its own compressed form
     try:
         compressed = compress(messages, model=options.model, pipeline=pipeline).messages
@@ -255,14 +301,18 @@ def _ask_probe(s: Scenario, probe: Probe, options: LLMOptions, llm: ChatEndpoint
         compressed = None
     if compressed is None:
         if proxy is not None:
-            record("proxy", ask(proxy, _body(options, messages)))
+            record("proxy", ask(proxy, _body(options, messages, max_tokens=budget)))
         return rows
     has_markers = any(find_hashes(m.get("content")) for m in compressed if isinstance(m.get("content"), str))
     tools = [retrieve_tool_definition(OPENAI_CHAT)] if has_markers else None
-    record("compressed", ask(llm, _body(options, compressed)))
-    record("compressed_retrieve", ask(llm, _body(options, compressed, tools), store, options.max_retrieve_rounds))
+    plain = ask(llm, _body(options, compressed, max_tokens=budget))
+    record("compressed", plain)
+    # Without markers no tool is offered: the request is the compressed arm's, byte for byte,
+    # and a temperature-0 reader answers it the same, so it is not asked twice.
+    record("compressed_retrieve", ask(llm, _body(options, compressed, tools, budget), store,
+                                      options.max_retrieve_rounds) if tools else plain)
     if proxy is not None:
-        record("proxy", ask(proxy, _body(options, messages)))
+        record("proxy", ask(proxy, _body(options, messages, max_tokens=budget)))
     return rows
 
 

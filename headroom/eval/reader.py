@@ -34,11 +34,12 @@ class ReaderContextExceeded(RuntimeError):
     pass
 
 
-def load_reader(path: str | Path, device: str = "cpu", *, context: int | None = None) -> Any:
-    """A local reader for ``path`` (a .gguf file or a transformers model directory)."""
+def load_reader(path: str | Path, device: str = "cpu", *, context: int | None = None, verbose: bool = False) -> Any:
+    """A local reader for ``path`` (a .gguf file or a transformers model directory);
+    llama.cpp logs only when ``verbose``."""
     p = Path(path)
     if p.is_file() and p.suffix.lower() == ".gguf":
-        return GGUFReader(p, device, context or DEFAULT_GGUF_CONTEXT)
+        return GGUFReader(p, device, context or DEFAULT_GGUF_CONTEXT, verbose=verbose)
     if p.is_dir() and (p / "config.json").exists():
         return TransformersReader(p, device, context)
     raise ValueError(f"--reader {p}: expected a .gguf file or a transformers model directory with config.json")
@@ -180,7 +181,7 @@ class TransformersReader:
 class GGUFReader:
     """A GGUF file run by llama.cpp in-process (xllamacpp); its OpenAI handler does the rest."""
 
-    def __init__(self, path: Path, device: str, context: int):
+    def __init__(self, path: Path, device: str, context: int, *, verbose: bool = False):
         try:
             import xllamacpp
         except ImportError as exc:  # pragma: no cover - depends on the optional extra
@@ -191,6 +192,10 @@ class GGUFReader:
         params.use_jinja = True  # the model's own chat template, tool calls included
         params.n_gpu_layers = -1 if device == "cuda" else 0
         params.warmup = False
+        if not verbose:
+            # llama.cpp's load report and per-request slot timings would bury the progress bar.
+            params.verbosity = -1
+            params.show_timings = False
         self.name = path.name
         self.context = context
         self._server = xllamacpp.Server(params)

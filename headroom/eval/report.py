@@ -132,6 +132,29 @@ def reader_headline(results: dict[str, Any]) -> str:
     return f"Original-context accuracy of {llm.get('model', 'the reader')}: **{_pct(acc)}** — {verdict}."
 
 
+def reader_gate_line(results: dict[str, Any]) -> str | None:
+    """A report's first line when the reader failed its competence floor: the gate's
+    ``min_reader_delta`` was then not applied, and nothing below should be read as if it were."""
+    llm = results.get("llm")
+    if not llm or llm.get("reader_competent"):
+        return None
+    return (f"READER NOT COMPETENT: original-context accuracy {_pct(llm.get('original_accuracy', 0.0))} < "
+            f"{_pct(llm.get('competence_floor', 0.7))} floor, so the gate did not apply min_reader_delta.")
+
+
+def skipped_table(results: dict[str, Any]) -> Table:
+    """What was not judged: skipped configurations, corpus cases and facts the loader left out."""
+    head = ["what", "why"]
+    rows = [[f"configuration {c['name']}", f"skipped: {c.get('reason')}"]
+            for c in results.get("configs", []) if c["status"] != "ok"]
+    meta = results.get("meta", {})
+    rows += [["corpus case " + r.split(":", 1)[0], "rejected: " + r.split(":", 1)[1].strip()]
+             for r in meta.get("corpus_rejected_cases", [])]
+    rows += [[f"facts of {cid}", "dropped, also outside the tool output: " + ", ".join(facts)]
+             for cid, facts in meta.get("corpus_dropped_facts", {}).items()]
+    return head, rows
+
+
 def markdown(table: Table) -> str:
     head, rows = table
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
@@ -152,6 +175,8 @@ def _sections(results: dict[str, Any]) -> list[tuple[str, Table]]:
         out.append((f"Reader accuracy — {results['llm'].get('model', '')}", llm_table(results)))
     if results.get("configs"):
         out.append(("Configurations", config_table(results)))
+        if skipped_table(results)[1]:
+            out.append(("Not judged", skipped_table(results)))
         for name in results.get("summary", {}):
             out.append((f"Per family — {name}", family_table(results, name)))
             if results["summary"][name].get("corpus_splits"):
@@ -170,7 +195,8 @@ def _meta_line(results: dict[str, Any]) -> str:
 
 
 def render_markdown(results: dict[str, Any], plots: list[Path] | None = None) -> str:
-    parts = ["# headroom eval report", "", _meta_line(results), ""]
+    first = reader_gate_line(results)
+    parts = [*([first, ""] if first else []), "# headroom eval report", "", _meta_line(results), ""]
     if results.get("llm"):
         parts += [reader_headline(results), ""]
     for title, table in _sections(results):
@@ -188,7 +214,9 @@ _CSS = ("body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{borde
 def render_html(results: dict[str, Any], plots: list[Path] | None = None) -> str:
     head = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>headroom eval report</title><style>{_CSS}</style>"
             "</head><body><h1>headroom eval report</h1>")
-    parts = [head, f"<p>{html.escape(_meta_line(results))}</p>"]
+    first = reader_gate_line(results)
+    parts = [head, *([f"<p><strong>{html.escape(first)}</strong></p>"] if first else []),
+             f"<p>{html.escape(_meta_line(results))}</p>"]
     if results.get("llm"):
         parts.append(f"<p>{html.escape(reader_headline(results)).replace('**', '')}</p>")
     for title, table in _sections(results):

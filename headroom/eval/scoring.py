@@ -15,8 +15,8 @@ def normalize(text: str) -> str:
     """Lowercase, drop punctuation except the characters that live inside values
     (``.`` in numbers, ``-`` in ids, ``:`` in timestamps), collapse whitespace."""
     text = _PUNCT.sub(" ", (text or "").lower())
-    # A trailing sentence full stop is not part of a value.
-    return " ".join(t.rstrip(".") for t in text.split())
+    # A trailing full stop or colon ("error:") ends a sentence or a label, not a value.
+    return " ".join(t.rstrip(".:") for t in text.split())
 
 
 def exact_match(answer: str, expected: str) -> bool:
@@ -27,6 +27,20 @@ def contains(answer: str, expected: str) -> bool:
     """Every token of the expected answer appears in the answer (order-free)."""
     ans = normalize(answer)
     return all(tok in ans for tok in normalize(expected).split())
+
+
+def fact_recall(answer: str, facts: Sequence[str]) -> float:
+    """Share of ``facts`` the answer states, each matched as a whole after normalisation
+    (a fact is a value or a line from the tool output, so its words must stay together)."""
+    if not facts:
+        return 0.0
+    ans = f" {normalize(answer)} "
+
+    def said(fact: str) -> bool:
+        n = normalize(fact)
+        return f" {n} " in ans if n else fact in (answer or "")  # all punctuation: verbatim
+
+    return sum(said(f) for f in facts) / len(facts)
 
 
 def token_f1(answer: str, expected: str) -> float:

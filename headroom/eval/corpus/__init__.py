@@ -55,6 +55,21 @@ class CorpusCase:
     intent: str  # one of INTENTS
     content: str  # the exact tool output
     facts: tuple[Fact, ...] = field(default=())
+    # Facts the stored record had but the loader dropped: they also stand outside the tool
+    # output (the command line, the system prompt), so no compressor could lose them.
+    dropped: tuple[Fact, ...] = field(default=())
+
+
+class EvidenceOutsideOutput(ValueError):
+    """Every fact of a case also stands outside the tool output: the case measures nothing."""
+
+
+def outside_output_text(tool_arguments: dict[str, Any]) -> str:
+    """What the request carries besides the tool output: the system prompt and the tool
+    call's arguments, in every spelling a wire shape may use."""
+    from ..scenarios.base import arguments_text
+
+    return f"{SYSTEM_PROMPT}\n{arguments_text(tool_arguments)}"
 
 
 def split_of(source: str) -> str:
@@ -73,13 +88,22 @@ def available_sources() -> list[str]:
 
 
 def case_from_record(rec: dict[str, Any]) -> CorpusCase:
-    """A case from its stored form, checked: facts are in the content, never in the question."""
-    facts = tuple(Fact(**f) for f in rec["facts"])
+    """A case from its stored form, checked: facts are in the content, never in the question.
+
+    A fact that also stands in the tool arguments or the system prompt is dropped (kept in
+    ``dropped``); a case left with none raises :class:`EvidenceOutsideOutput`."""
+    if not rec["facts"]:
+        raise ValueError(f"{rec['id']}: no facts")
+    outside = outside_output_text(rec["tool_arguments"])
+    every = [Fact(**f) for f in rec["facts"]]
+    facts = tuple(f for f in every if f.text not in outside)
+    dropped = tuple(f for f in every if f.text in outside)
     case = CorpusCase(id=rec["id"], source=rec["source"], form=rec["form"], split=split_of(rec["source"]),
                       tool_name=rec["tool_name"], tool_arguments=rec["tool_arguments"], question=rec["question"],
-                      intent=rec["intent"], content=rec["content"], facts=facts)
+                      intent=rec["intent"], content=rec["content"], facts=facts, dropped=dropped)
     if not facts:
-        raise ValueError(f"{case.id}: no facts")
+        raise EvidenceOutsideOutput(f"{case.id}: every fact also stands outside the tool output (tool arguments or "
+                                    f"system prompt): {[f.text for f in dropped]}")
     for f in facts:
         if f.kind not in FACT_KINDS:
             raise ValueError(f"{case.id}: unknown fact kind {f.kind!r}")
@@ -95,10 +119,22 @@ def case_from_record(rec: dict[str, Any]) -> CorpusCase:
 
 
 @lru_cache(maxsize=64)
-def _load_source(source: str) -> tuple[CorpusCase, ...]:
+def _load_source(source: str) -> tuple[tuple[CorpusCase, ...], tuple[str, ...]]:
+    """(cases, reasons for the stored cases the loader rejected)."""
     raw = (_data_dir() / f"{source}{DATA_SUFFIX}").read_bytes()
     doc = json.loads(lzma.decompress(raw))
-    return tuple(case_from_record(r) for r in doc["cases"])
+    cases, rejected = [], []
+    for r in doc["cases"]:
+        try:
+            cases.append(case_from_record(r))
+        except EvidenceOutsideOutput as exc:
+            rejected.append(str(exc))
+    return tuple(cases), tuple(rejected)
+
+
+def rejected_cases(sources: list[str] | None = None) -> list[str]:
+    """Why stored cases were not loaded (every fact stands outside the tool output)."""
+    return [r for s in (sources or available_sources()) for r in _load_source(s)[1]]
 
 
 def load_cases(split: str | None = None, sources: list[str] | None = None) -> list[CorpusCase]:
@@ -109,7 +145,7 @@ def load_cases(split: str | None = None, sources: list[str] | None = None) -> li
     unknown = sorted(set(sources or ()) - set(known))
     if unknown:
         raise ValueError(f"unknown corpus sources {unknown}; expected some of {', '.join(known)}")
-    out = [c for s in (sources or known) for c in _load_source(s)]
+    out = [c for s in (sources or known) for c in _load_source(s)[0]]
     return [c for c in out if split is None or c.split == split]
 
 
@@ -117,13 +153,17 @@ def case_scenario(case: CorpusCase) -> Scenario:
     """One eval scenario for a case: the question, the agent's tool call, its real output."""
     from ..scenarios.base import Probe, Scenario, ToolCall, Turn
 
-    probe = Probe(question=case.question, expected="", evidence=tuple(f.text for f in case.facts), kind=case.intent)
+    # The reader's answer is scored on the facts themselves (normalised); no invented answer text.
+    texts = tuple(f.text for f in case.facts)
+    probe = Probe(question=case.question, expected="", evidence=texts, kind=case.intent, answers=texts,
+                  basis=tuple(f.basis for f in case.facts))
     call = ToolCall(name=case.tool_name, arguments=case.tool_arguments, output=case.content)
     return Scenario(family=FAMILY, size=len(case.content.splitlines()),
                     seed=int(hashlib.sha256(case.id.encode()).hexdigest()[:8], 16),  # a distinct Scenario.id per case
                     system=SYSTEM_PROMPT,
                     turns=[Turn(user=case.question, calls=(call,))], probes=[probe],
-                    meta={"source": case.source, "split": case.split, "form": case.form, "case_id": case.id})
+                    meta={"source": case.source, "split": case.split, "form": case.form, "case_id": case.id,
+                          "dropped_facts": [f.text for f in case.dropped]})
 
 
 def corpus_scenarios(split: str | None = None) -> list[Scenario]:
@@ -131,5 +171,6 @@ def corpus_scenarios(split: str | None = None) -> list[Scenario]:
     return [case_scenario(c) for c in load_cases(split)]
 
 
-__all__ = ["FACT_BASES", "FACT_KINDS", "FAMILY", "INTENTS", "CorpusCase", "Fact", "available_sources", "case_scenario",
-           "corpus_scenarios", "load_cases", "split_of"]
+__all__ = ["FACT_BASES", "FACT_KINDS", "FAMILY", "INTENTS", "CorpusCase", "EvidenceOutsideOutput", "Fact",
+           "available_sources", "case_scenario", "corpus_scenarios", "load_cases", "outside_output_text",
+           "rejected_cases", "split_of"]

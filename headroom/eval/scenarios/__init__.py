@@ -98,7 +98,9 @@ def build_suite(name: str = "standard", families: list[str] | None = None, seeds
             continue
         for size in sizes.get(fam, sizes["default"]):
             for seed in seeds or _SEEDS[name]:
-                out.append(FAMILIES[fam](size, seed))
+                scenario = FAMILIES[fam](size, seed)
+                scenario.check_evidence_placement()
+                out.append(scenario)
     return out
 
 

@@ -31,12 +31,26 @@ class Probe:
     evidence: tuple[str, ...]
     key: str = ""
     kind: str = "lookup"  # lookup | spike | error | count — for per-kind reporting
+    # What a reader's answer must contain, each matched after normalisation (see
+    # headroom.eval.scoring.fact_recall); the real-output corpus asks for its facts here
+    # and leaves ``expected`` empty. Empty: ``expected`` is the answer.
+    answers: tuple[str, ...] = ()
+    # Per evidence string, how the fact was defined ("template" | "independent", see
+    # headroom.eval.corpus.FACT_BASES); empty for generated scenarios.
+    basis: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         inside = [e for e in self.evidence if e.lower() in self.question.lower()]
         if inside:
             raise ValueError(f"evidence {inside} appears in the question {self.question!r}; ask by another "
                              "attribute or a paraphrase")
+        if self.basis and len(self.basis) != len(self.evidence):
+            raise ValueError("basis must name one basis per evidence string")
+
+    @property
+    def reader_answers(self) -> tuple[str, ...]:
+        """What a reader must say: the facts themselves, or the one expected answer."""
+        return self.answers or ((self.expected,) if self.expected else ())
 
 
 @dataclass(frozen=True)
@@ -78,6 +92,31 @@ class Scenario:
 
     def tool_outputs(self) -> list[str]:
         return [c.output for t in self.turns for c in t.calls]
+
+    def uncompressed_text(self, probe: Probe) -> str:
+        """Everything the request carries besides the tool outputs (which are what headroom
+        compresses): system prompt, earlier user turns and replies, tool-call arguments."""
+        *past, _ = self._turns_for(probe)
+        parts = [self.system, *(t.user for t in past), *(t.reply or "" for t in self.turns)]
+        for t in self.turns:
+            for c in t.calls:
+                parts.append(arguments_text(c.arguments))
+        return "\n".join(parts)
+
+    def evidence_outside_outputs(self, probe: Probe) -> list[str]:
+        """Evidence that also stands outside the tool outputs: it counts as in view whatever
+        the compressor does, so it proves nothing about compression."""
+        outside = self.uncompressed_text(probe)
+        return [e for e in probe.evidence if e in outside]
+
+    def check_evidence_placement(self) -> None:
+        """Refuse a probe whose evidence the request carries outside the compressed blocks."""
+        for probe in self.probes:
+            outside = self.evidence_outside_outputs(probe)
+            if outside:
+                raise ValueError(f"{self.id}: evidence {outside} of {probe.question!r} also stands outside the tool "
+                                 "outputs (system prompt, earlier turns or tool arguments): the compressor cannot "
+                                 "lose it, so it measures nothing")
 
     # -- wire shapes -------------------------------------------------------------------
     def openai_messages(self, probe: Probe) -> list[dict[str, Any]]:
@@ -142,6 +181,20 @@ class Scenario:
         """History with the probe's question as the user text of the final turn."""
         *past, last = self.turns
         return [*past, Turn(user=probe.question, calls=last.calls, reply=None)]
+
+
+def _leaves(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [x for k, v in value.items() for x in (str(k), *_leaves(v))]
+    if isinstance(value, (list, tuple)):
+        return [x for v in value for x in _leaves(v)]
+    return [str(value)]
+
+
+def arguments_text(arguments: Any) -> str:
+    """Tool-call arguments in every spelling a request may carry them: escaped JSON (the
+    OpenAI string), unescaped JSON, and each key and value raw (an Anthropic ``input``)."""
+    return "\n".join([json.dumps(arguments), json.dumps(arguments, ensure_ascii=False), *_leaves(arguments)])
 
 
 def as_lines(rows: list[str]) -> str:
