@@ -13,7 +13,8 @@ import pkgutil
 import sys
 
 from .. import __version__
-from ..ml.registry import DeviceUnavailable, ModelNotFound
+from ..config import check_env
+from .errors import USER_ERRORS, deepest_parser, report, unknown_arguments
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,19 +52,31 @@ def _register(sub: argparse._SubParsersAction, module: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        # A mistyped flag belongs to the command it was typed for: that command's usage,
+        # a "did you mean", not the top-level usage argparse would print.
+        sub = deepest_parser(parser, args)
+        sub.error(unknown_arguments(sub, extras))
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
     try:
+        check_env()
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         return 130
-    except (ValueError, FileNotFoundError, ModelNotFound, DeviceUnavailable) as exc:
-        # Bad input, a missing optional model or an unusable device: the message says
-        # what to fix; a traceback would only bury it.
-        print(f"headroom {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+    except USER_ERRORS as exc:
+        # Bad input, a bad HEADROOM_* value, an unreachable store, a missing optional
+        # model or an unusable device: the message says what to fix; a traceback would
+        # only bury it.
+        return report(_command(args), exc)
+
+
+def _command(args: argparse.Namespace) -> str:
+    """``compress``, ``mcp serve``, ``toin stats``: what the user ran, for error lines."""
+    words = [args.command] + [getattr(args, k) for k in ("mcp_command", "eval_command") if getattr(args, k, None)]
+    return " ".join(w for w in words if isinstance(w, str))
 
 
 if __name__ == "__main__":  # pragma: no cover
