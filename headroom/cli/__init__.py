@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 
 from .. import __version__
 from ..config import check_env
-from .errors import USER_ERRORS, deepest_parser, report, unknown_arguments
+from .errors import deepest_parser, is_user_error, report, unknown_arguments
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -66,10 +67,16 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         return 130
-    except USER_ERRORS as exc:
+    except BrokenPipeError:
+        # `headroom compress -o - | head`: the reader left; not an error worth a traceback.
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stays open until exit
+        return 0
+    except Exception as exc:
         # Bad input, a bad HEADROOM_* value, an unreachable store, a missing optional
         # model or an unusable device: the message says what to fix; a traceback would
-        # only bury it.
+        # only bury it. Anything else is a bug and keeps its traceback.
+        if not is_user_error(exc):
+            raise
         return report(_command(args), exc)
 
 

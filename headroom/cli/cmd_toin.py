@@ -34,7 +34,15 @@ def _open(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    toin = _open(args)
+    try:
+        toin = _open(args)
+    except FileNotFoundError as exc:
+        if args.action != "stats":
+            raise
+        # Nothing learned yet is an answer, not a failure; and reading made no file.
+        print(f"0 signatures: no TOIN store at {exc.filename} yet (the proxy creates it when it first compresses "
+              "a tool output; pass --ccr-path or --toin-path to read another)")
+        return 0
     try:
         if args.action == "stats":
             stats = toin.stats()

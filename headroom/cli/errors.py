@@ -20,6 +20,15 @@ USER_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
+def is_user_error(exc: BaseException) -> bool:
+    """A failure the user can fix: USER_ERRORS, or the redis package's own connection
+    errors (not subclasses of the builtin ConnectionError) from a store opened lazily."""
+    if isinstance(exc, USER_ERRORS):
+        return True
+    return type(exc).__module__.startswith("redis") and type(exc).__name__ in ("ConnectionError", "TimeoutError",
+                                                                                "AuthenticationError")
+
+
 def one_line(exc: BaseException) -> str:
     """The exception's message on one line, with the fix where the message lacks one."""
     errors = getattr(exc, "errors", None)
@@ -29,11 +38,14 @@ def one_line(exc: BaseException) -> str:
         except Exception:  # noqa: BLE001 - fall back to the plain message
             text = str(exc)
     elif isinstance(exc, OSError) and exc.strerror and exc.filename:
-        text = f"{exc.filename}: {exc.strerror.lower()}"
+        text = f"{exc.filename}: {exc.strerror[:1].lower()}{exc.strerror[1:]}"
     else:
         text = str(exc) or type(exc).__name__
-    text = " ".join(text.split())
-    if isinstance(exc, ConnectionError) and "redis" in text.lower() and "redis-server" not in text:
+    text = " ".join(text.split()).rstrip(".")
+    redis_down = isinstance(exc, ConnectionError) or type(exc).__module__.startswith("redis")
+    if redis_down and ("redis" in text.lower() or type(exc).__module__.startswith("redis")):
+        if "redis" not in text.lower():
+            text = f"cannot reach Redis: {text}"
         text += "; start redis-server there, pass the right --redis-url, or use --ccr-backend sqlite"
     return text
 

@@ -178,7 +178,8 @@ def write_report(db: str | Path | MetricsStore, out: str | Path, *, title: str =
     store = db if isinstance(db, MetricsStore) else None
     if store is None:
         if not Path(db).exists():
-            raise FileNotFoundError(f"metrics database {db} does not exist")
+            raise FileNotFoundError(f"metrics database {db} does not exist: the proxy writes it (headroom proxy "
+                                    "--metrics-db PATH, default headroom.db), or pass --metrics-db PATH")
         store = MetricsStore(db)
     try:
         rows = store.query(**query)
