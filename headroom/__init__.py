@@ -5,7 +5,7 @@
 >>> result.messages, result.tokens_saved, result.ccr_hashes
 """
 
-from .api import CompressResult, compress, default_pipeline, default_store, retrieve
+from .api import CompressResult, QueryResult, RetrievalNotFound, compress, default_pipeline, default_store, retrieve
 from .ccr import CompressionStore
 from .config import (
     CCRConfig,
@@ -29,7 +29,9 @@ __all__ = [
     "ImageConfig",
     "LLMLinguaConfig",
     "Pipeline",
+    "QueryResult",
     "RelevanceConfig",
+    "RetrievalNotFound",
     "RouterConfig",
     "SmartCrusherConfig",
     "__version__",

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import threading
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from .ccr.store import CompressionStore, Retrieved
 from .config import CCRConfig, HeadroomConfig
@@ -78,22 +79,74 @@ def compress(
     return p.compress_body(body, format, model=model, query=query)
 
 
+class RetrievalNotFound(KeyError):
+    """No live original for this hash: never stored here, evicted, or past its TTL."""
+
+    def __init__(self, hash: str, ttl_seconds: int | None, where: str):
+        super().__init__(hash)
+        self.hash, self.ttl_seconds, self.where = hash, ttl_seconds, where
+
+    def __str__(self) -> str:  # KeyError would print only the quoted hash
+        kept = f"originals are kept {self.ttl_seconds} s (ccr.store_ttl_seconds / HEADROOM_CCR_TTL_SECONDS)" \
+            if self.ttl_seconds else "no store was searched"
+        return (f"no original for hash {self.hash!r} in {self.where}: unknown, evicted or expired; {kept}. "
+                "A marker made in another process is found only in a shared store: pass config= with its "
+                "SQLite path or Redis URL")
+
+
+@dataclass
+class QueryResult(Retrieved):
+    """What ``retrieve(hash, query=...)`` returns: the matching items of the original.
+
+    ``matches`` says how many items matched (``results`` lists them, ``content`` joins
+    them with newlines). When nothing matched, ``no_match`` is True and ``content`` is
+    empty, unless the call asked for the whole original instead
+    (``if_no_match="original"``; then ``full`` is True as well).
+    """
+
+    query: str = ""
+    no_match: bool = False
+
+
 def retrieve(hash: str, query: str | None = None, *, store: CompressionStore | None = None,
-             config: HeadroomConfig | None = None) -> Retrieved | None:
+             config: HeadroomConfig | None = None,
+             if_no_match: Literal["empty", "original"] = "empty") -> Retrieved:
     """The original content behind a retrieval marker (or its items matching ``query``).
 
     Looks in ``store``, else the store of ``config``'s CCR settings, else every store
     ``compress()`` has used in this process (so a marker made under a custom config or the
     SQLite backend is found without repeating the config).
+
+    Without ``query``: a :class:`~headroom.ccr.store.Retrieved` whose ``content`` is the
+    exact original. With ``query``: a :class:`QueryResult` (``matches``, ``results``,
+    ``no_match``). Raises :class:`RetrievalNotFound` (a ``KeyError``) naming the hash and
+    the TTL when no store holds it.
     """
+    if if_no_match not in ("empty", "original"):
+        raise ValueError(f"if_no_match must be 'empty' or 'original', not {if_no_match!r}")
     if store is not None:
-        return store.retrieve(hash, query)
-    if config is not None:
-        return default_store(config.ccr).retrieve(hash, query)
-    with _default_lock:
-        stores = list(_stores.values()) or None
-    for s in stores or [default_store()]:
+        stores = [store]
+    elif config is not None:
+        stores = [default_store(config.ccr)]
+    else:
+        with _default_lock:
+            stores = list(_stores.values()) or [default_store()]
+    for s in stores:
         found = s.retrieve(hash, query)
         if found is not None:
-            return found
-    return None
+            return found if not query else _query_result(found, query, if_no_match)
+    ttls = sorted({s.ttl_seconds for s in stores})
+    where = "the given store" if store is not None else f"{len(stores)} store(s) this process used"
+    raise RetrievalNotFound(hash, ttls[-1] if ttls else None, where)
+
+
+def _query_result(found: Retrieved, query: str, if_no_match: str) -> QueryResult:
+    # The store answers a query that matched nothing with the whole original (what a
+    # model's tool call wants); a library caller asked for matches and gets none, marked.
+    no_match = found.full
+    if no_match and if_no_match == "empty":
+        return QueryResult(found.hash, "", False, found.tool_name, matches=0, item_count=found.item_count,
+                           results=[], query=query, no_match=True)
+    return QueryResult(found.hash, found.content, found.full, found.tool_name, matches=found.matches,
+                       item_count=found.item_count, results=found.results if not no_match else [],
+                       query=query, no_match=no_match)

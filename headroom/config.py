@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,17 +22,55 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
 
 
-def _env_ttl() -> int:
-    raw = os.environ.get("HEADROOM_CCR_TTL_SECONDS")
-    if raw is None:
+class EnvValueError(ValueError):
+    """A ``HEADROOM_*`` environment variable holds a value headroom cannot use.
+
+    The message is one line naming the variable, the value and the fix, for the CLI to
+    print as is."""
+
+
+def _ttl_from(raw: str | None) -> int:
+    if raw is None or raw.strip() == "":
         return 1800
+    fix = "set a whole number of seconds, e.g. HEADROOM_CCR_TTL_SECONDS=7200 for two hours, or unset it (default 1800)"
     try:
         value = int(raw)
     except ValueError:
-        raise ValueError(f"HEADROOM_CCR_TTL_SECONDS must be an integer number of seconds, got {raw!r}") from None
+        raise EnvValueError(f"HEADROOM_CCR_TTL_SECONDS={raw!r} is not a number of seconds: {fix}") from None
     if value <= 0:
-        raise ValueError(f"HEADROOM_CCR_TTL_SECONDS must be positive, got {value}")
+        raise EnvValueError(f"HEADROOM_CCR_TTL_SECONDS={raw!r} must be positive: {fix}")
     return value
+
+
+def _env_ttl() -> int:
+    return _ttl_from(os.environ.get("HEADROOM_CCR_TTL_SECONDS"))
+
+
+_FLAG_WORDS = ("", "0", "1", "true", "false", "yes", "no", "on", "off")
+
+
+def check_env(environ: Mapping[str, str] | None = None) -> None:
+    """Raise :class:`EnvValueError` for the first ``HEADROOM_*`` value that cannot be used.
+
+    Read lazily everywhere else (a bad value must never break ``import headroom`` or
+    ``--help``); the CLI calls this first so a bad value is one line, not a traceback
+    deep inside a command.
+    """
+    env = os.environ if environ is None else environ
+    _ttl_from(env.get("HEADROOM_CCR_TTL_SECONDS"))
+    exact = env.get("HEADROOM_EXACT_TOKENS")
+    if exact is not None and exact.strip().lower() not in _FLAG_WORDS:
+        raise EnvValueError(f"HEADROOM_EXACT_TOKENS={exact!r} is not a switch: set it to 1 (exact counts) or 0, "
+                            "or unset it")
+    for name in ("HEADROOM_PRICES_FILE",):
+        value = env.get(name)
+        if value and not os.path.isfile(value):
+            raise EnvValueError(f"{name}={value!r} is not a file: point it at a JSON price table or unset it")
+    for name in ("HEADROOM_MODEL_DIR",):
+        value = env.get(name)
+        if value and not os.path.isdir(value):
+            raise EnvValueError(f"{name}={value!r} is not a directory: create it (one sub-directory per model, "
+                                "see `headroom models`) or unset it")
 
 
 class CCRConfig(_Section):
@@ -212,7 +251,9 @@ class ToinConfig(_Section):
 class HeadroomConfig(_Section):
     """Everything ``compress()``, the proxy and the client read."""
 
-    ccr: CCRConfig = CCRConfig()
+    # Built per config, not at import: its TTL default reads HEADROOM_CCR_TTL_SECONDS, and a
+    # bad value must fail where a config is made (one line in the CLI), not `import headroom`.
+    ccr: CCRConfig = Field(default_factory=CCRConfig)
     smart_crusher: SmartCrusherConfig = SmartCrusherConfig()
     router: RouterConfig = RouterConfig()
     cache_aligner: CacheAlignerConfig = CacheAlignerConfig()

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 
 from .. import __version__
-from ..ml.registry import DeviceUnavailable, ModelNotFound
+from ..config import check_env
+from .errors import deepest_parser, is_user_error, report, unknown_arguments
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,19 +53,37 @@ def _register(sub: argparse._SubParsersAction, module: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        # A mistyped flag belongs to the command it was typed for: that command's usage,
+        # a "did you mean", not the top-level usage argparse would print.
+        sub = deepest_parser(parser, args)
+        sub.error(unknown_arguments(sub, extras))
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
     try:
+        check_env()
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         return 130
-    except (ValueError, FileNotFoundError, ModelNotFound, DeviceUnavailable) as exc:
-        # Bad input, a missing optional model or an unusable device: the message says
-        # what to fix; a traceback would only bury it.
-        print(f"headroom {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+    except BrokenPipeError:
+        # `headroom compress -o - | head`: the reader left; not an error worth a traceback.
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stays open until exit
+        return 0
+    except Exception as exc:
+        # Bad input, a bad HEADROOM_* value, an unreachable store, a missing optional
+        # model or an unusable device: the message says what to fix; a traceback would
+        # only bury it. Anything else is a bug and keeps its traceback.
+        if not is_user_error(exc):
+            raise
+        return report(_command(args), exc)
+
+
+def _command(args: argparse.Namespace) -> str:
+    """``compress``, ``mcp serve``, ``toin stats``: what the user ran, for error lines."""
+    words = [args.command] + [getattr(args, k) for k in ("mcp_command", "eval_command") if getattr(args, k, None)]
+    return " ".join(w for w in words if isinstance(w, str))
 
 
 if __name__ == "__main__":  # pragma: no cover

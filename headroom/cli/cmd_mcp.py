@@ -6,6 +6,8 @@ import argparse
 import logging
 import sys
 
+from .store_flags import add_log_level, add_store_flags, check_redis_flag
+
 
 def register(subparsers) -> None:
     mcp = subparsers.add_parser("mcp", help="MCP server exposing headroom_retrieve.")
@@ -14,29 +16,10 @@ def register(subparsers) -> None:
         "serve",
         help="Serve headroom_retrieve over stdio against the proxy's CCR store.",
         description="Serve the headroom_retrieve tool over MCP stdio. Point it at the same "
-        "store the proxy uses: its SQLite file (--ccr-db) or its Redis (--ccr-backend redis).",
+        "store the proxy uses: its SQLite file (--ccr-path) or its Redis (--ccr-backend redis).",
     )
-    serve.add_argument(
-        "--ccr-backend",
-        choices=["sqlite", "redis"],
-        default="sqlite",
-        help="where the proxy keeps originals (default: sqlite)",
-    )
-    serve.add_argument(
-        "--ccr-db",
-        metavar="PATH",
-        default=None,
-        help="SQLite CCR store file (default: the proxy's default path)",
-    )
-    serve.add_argument(
-        "--redis-url",
-        metavar="URL",
-        default=None,
-        help="Redis URL for --ccr-backend redis (default: redis://127.0.0.1:6379/0)",
-    )
-    serve.add_argument(
-        "--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
-    )
+    add_store_flags(serve, backends=("sqlite", "redis"), hidden_path_aliases=("--ccr-db",))
+    add_log_level(serve, "warning")
     serve.set_defaults(func=_serve)
     mcp.set_defaults(func=lambda args: _usage(mcp))
 
@@ -50,9 +33,7 @@ def store_config(args: argparse.Namespace):
     """The CCRConfig the flags describe (defaults, including the TTL, as the proxy's)."""
     from ..config import CCRConfig
 
-    fields: dict = {"backend": args.ccr_backend}
-    if args.ccr_db:
-        fields["sqlite_path"] = args.ccr_db
+    fields: dict = {"backend": args.ccr_backend, "sqlite_path": args.ccr_path}
     if args.redis_url:
         fields["redis_url"] = args.redis_url
     return CCRConfig(**fields)
@@ -63,14 +44,10 @@ def _serve(args: argparse.Namespace) -> int:
     from ..mcp_server import serve_stdio
 
     # stdout carries the protocol; anything else goes to stderr.
-    logging.basicConfig(stream=sys.stderr, level=args.log_level)
-    if args.ccr_backend == "sqlite" and args.redis_url:
-        raise ValueError("--redis-url needs --ccr-backend redis")
-    try:
-        store = CompressionStore.from_config(store_config(args))
-    except ConnectionError as exc:  # Redis unreachable: say so, no traceback
-        print(f"headroom mcp serve: error: {exc}", file=sys.stderr)
-        return 1
+    logging.basicConfig(stream=sys.stderr, level=args.log_level.upper())
+    check_redis_flag(args)
+    # An unreachable Redis raises ConnectionError: the CLI prints it as one line.
+    store = CompressionStore.from_config(store_config(args))
     try:
         serve_stdio(store)
     finally:

@@ -14,7 +14,11 @@ def _when(value: str) -> float:
     v = value.strip().lower()
     if v[-1:] in ("h", "d") and v[:-1].replace(".", "", 1).isdigit():
         return time.time() - float(v[:-1]) * (3600 if v.endswith("h") else 86400)
-    dt = datetime.fromisoformat(value)
+    try:
+        dt = datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"{value!r} is not a time: give an ISO date/time (2026-11-27, 2026-11-27T09:00) "
+                         "or an age like 24h or 7d") from None
     return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).timestamp()
 
 
@@ -28,14 +32,18 @@ def run(args: argparse.Namespace) -> int:
         model=args.model, mode=args.mode,
     )
     t = summary["totals"]
+    potential = f", {t['potential_saved']:,} potential (audit/simulate)" if t["potential_saved"] else ""
     print(f"wrote {args.out}: {t['requests']:,} requests, {t['tokens_saved']:,} tokens saved "
-          f"({t['savings_pct']:.1f}% of {t['tokens_before']:,})")
+          f"({t['savings_pct']:.1f}% of {t['tokens_before']:,}){potential}")
     return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="write an HTML savings report from the metrics database")
-    p.add_argument("--db", default="headroom.db", help="metrics database: SQLite file or .jsonl (default: headroom.db)")
+    # --metrics-db as in `headroom proxy`; --db was this command's first spelling.
+    p.add_argument("--metrics-db", dest="db", default="headroom.db",
+                   help="metrics database: SQLite file or .jsonl (default: headroom.db)")
+    p.add_argument("--db", dest="db", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.add_argument("--out", default="report.html", help="HTML file to write (default: report.html)")
     p.add_argument("--since", help="only requests at or after this time: ISO date/time (UTC) or an age like 24h, 7d")
     p.add_argument("--until", help="only requests before this time (same forms as --since)")

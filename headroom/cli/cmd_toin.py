@@ -10,18 +10,39 @@ import argparse
 import json
 from pathlib import Path
 
+from .store_flags import add_store_flags, check_redis_flag
+
+
+READ_ONLY = ("stats", "show", "export")
+
 
 def _open(args: argparse.Namespace):
     from ..config import CCRConfig, HeadroomConfig, ToinConfig
-    from ..toin import toin_from_config
+    from ..toin import SQLiteToinBackend, Toin, toin_from_config
+    from ..toin.backends import sibling_sqlite_path
 
-    cfg = HeadroomConfig(ccr=CCRConfig(backend=args.ccr_backend, sqlite_path=args.ccr_path, redis_url=args.redis_url),
-                         toin=ToinConfig(sqlite_path=args.toin_path))
+    check_redis_flag(args)
+    ccr = CCRConfig(backend=args.ccr_backend, sqlite_path=args.ccr_path,
+                    **({"redis_url": args.redis_url} if args.redis_url else {}))
+    cfg = HeadroomConfig(ccr=ccr, toin=ToinConfig(sqlite_path=args.toin_path))
+    if args.action in READ_ONLY and args.ccr_backend == "sqlite":
+        # Reading must not leave a new database behind in the current directory.
+        path = args.toin_path or sibling_sqlite_path(args.ccr_path)
+        backend = SQLiteToinBackend(path, read_only=True)
+        return Toin(backend, cfg.toin, max_budget=4 * cfg.smart_crusher.max_items_after_crush)
     return toin_from_config(cfg)
 
 
 def run(args: argparse.Namespace) -> int:
-    toin = _open(args)
+    try:
+        toin = _open(args)
+    except FileNotFoundError as exc:
+        if args.action != "stats":
+            raise
+        # Nothing learned yet is an answer, not a failure; and reading made no file.
+        print(f"0 signatures: no TOIN store at {exc.filename} yet (the proxy creates it when it first compresses "
+              "a tool output; pass --ccr-path or --toin-path to read another)")
+        return 0
     try:
         if args.action == "stats":
             stats = toin.stats()
@@ -57,10 +78,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("toin", help="learned tool-output patterns: stats, show, export, import")
     p.add_argument("action", choices=["stats", "show", "export", "import"])
     p.add_argument("target", nargs="?", help="signature (prefix) for show; file for export/import")
-    p.add_argument("--ccr-backend", choices=["memory", "sqlite", "redis"], default="sqlite",
-                   help="the proxy's CCR backend; TOIN lives beside it (default: sqlite)")
-    p.add_argument("--ccr-path", default="headroom_ccr.sqlite3", help="the proxy's CCR SQLite file")
-    p.add_argument("--redis-url", default="redis://127.0.0.1:6379/0", help="Redis URL for --ccr-backend redis")
+    add_store_flags(p, backends=("memory", "sqlite", "redis"))
     p.add_argument("--toin-path", default=None, help="TOIN SQLite file (default: next to --ccr-path)")
     p.add_argument("--json", action="store_true", help="stats as JSON")
 

@@ -96,14 +96,16 @@ def retrieve_tool(store: Any = None) -> Any:
     """``headroom_retrieve`` as a LangChain tool, answering from the CCR store."""
     from langchain_core.tools import StructuredTool
 
-    from ..api import retrieve
+    from ..api import RetrievalNotFound, retrieve
     from ..ccr.tool import TOOL_DESCRIPTION
 
     def headroom_retrieve(hash: str, query: str | None = None) -> str:
-        found = retrieve(hash, query, store=store)
-        if found is None:
+        try:
+            # A model asking with a query that matches nothing is better served by the
+            # whole original than by an empty answer it would have to ask again for.
+            return retrieve(hash, query, store=store, if_no_match="original").content
+        except RetrievalNotFound:
             return f"headroom_retrieve: unknown or expired hash={hash}."
-        return found.content
 
     return StructuredTool.from_function(headroom_retrieve, name="headroom_retrieve", description=TOOL_DESCRIPTION)
 

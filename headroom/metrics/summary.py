@@ -34,6 +34,10 @@ def _add(b: dict[str, Any], r: RequestMetrics) -> None:
         b["potential_saved"] += r.tokens_saved
 
 
+def _part(table: dict[str, dict[str, int]], name: str) -> dict[str, int]:
+    return table.setdefault(name, {"requests": 0, "tokens_saved": 0, "potential_saved": 0})
+
+
 def _finish(b: dict[str, Any]) -> dict[str, Any]:
     b["savings_pct"] = round(100.0 * b["tokens_saved"] / b["tokens_before"], 2) if b["tokens_before"] else 0.0
     b["cost_saved_usd"] = round(b["cost_saved_usd"], 6)
@@ -56,14 +60,17 @@ def summarize(rows: Iterable[RequestMetrics]) -> dict[str, Any]:
         latency += r.latency_ms
         compression += r.compression_ms
         with_ccr += 1 if r.ccr_hashes else 0
+        # Audit and simulate rows forwarded nothing compressed: what they would have
+        # saved is potential, in these breakdowns as in the totals.
+        column = "tokens_saved" if r.mode == OPTIMIZE else "potential_saved"
         for name in r.transforms_applied:
-            by_transform.setdefault(name, {"requests": 0, "tokens_saved": 0})["requests"] += 1
+            _part(by_transform, name)["requests"] += 1
         for name, saved in r.transform_savings.items():
-            by_transform.setdefault(name, {"requests": 0, "tokens_saved": 0})["tokens_saved"] += saved
+            _part(by_transform, name)[column] += saved
         for name in r.tool_names:
-            by_tool.setdefault(name, {"requests": 0, "tokens_saved": 0})["requests"] += 1
+            _part(by_tool, name)["requests"] += 1
         for name, saved in r.tool_savings.items():
-            by_tool.setdefault(name, {"requests": 0, "tokens_saved": 0})["tokens_saved"] += saved
+            _part(by_tool, name)[column] += saved
     n = len(rows)
     total.update(
         avg_latency_ms=round(latency / n, 2) if n else 0.0,
@@ -74,7 +81,8 @@ def summarize(rows: Iterable[RequestMetrics]) -> dict[str, Any]:
         first_timestamp=rows[0].timestamp if rows else None,
         last_timestamp=rows[-1].timestamp if rows else None,
     )
-    by_saving = lambda d: dict(sorted(d.items(), key=lambda kv: (-kv[1]["tokens_saved"], kv[0])))
+    by_saving = lambda d: dict(sorted(d.items(), key=lambda kv: (-kv[1]["tokens_saved"], -kv[1].get("potential_saved", 0),
+                                                                 kv[0])))
     return {
         "totals": _finish(total),
         "by_model": by_saving({k: _finish(v) for k, v in by_model.items()}),

@@ -122,7 +122,10 @@ def _missing_message(spec: ModelSpec) -> str:
     if spec.repo_dir:
         ways.append(f"or restore the repository folder models/{spec.repo_dir}")
     if spec.hf_ids:
-        ways.append(f"(a local Hugging Face cache of {spec.hf_ids[0]} is also used; nothing is downloaded)")
+        # Where to get it: nothing is downloaded at run time, so say where a person can.
+        ways.append(f"get it from https://huggingface.co/{spec.hf_ids[0]} (e.g. `huggingface-cli download "
+                    f"{spec.hf_ids[0]} --local-dir $HEADROOM_MODEL_DIR/{spec.name}` on a machine with access; "
+                    "a local Hugging Face cache of it is also used; nothing is downloaded at run time)")
     return f"model {spec.name!r} ({spec.description}) not found locally: " + "; ".join(ways)
 
 

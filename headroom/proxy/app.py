@@ -29,6 +29,7 @@ from ..pipeline import UNAVAILABLE, Pipeline
 from .config import ProxyConfig
 from .forward import error_response, handle_llm, handle_passthrough
 from .jsonio import BadJSON, SafeJSONResponse, parse_json
+from .not_found import register as register_not_found
 from .security import SecurityMiddleware
 from .state import ProxyState
 from .upstream import make_client
@@ -101,6 +102,7 @@ def create_app(
                   docs_url=None, redoc_url=None, openapi_url=None)
     app.state.headroom = state
     app.add_middleware(SecurityMiddleware, config=cfg)
+    register_not_found(app)  # unknown paths: a JSON 404 naming the likely fix (not_found.py)
 
     @app.post("/v1/chat/completions")
     async def chat_completions(request: Request) -> Response:

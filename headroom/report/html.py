@@ -84,22 +84,27 @@ def render_report(rows: Sequence[RequestMetrics], *, title: str = "Headroom savi
 
     top_model = max((m["tokens_saved"] for m in s["by_model"].values()), default=0)
     by_model = _table(
-        ["Model", "Requests", "Tokens before", "Tokens saved", "Savings", "Est. $ saved", "Retrievals", ""],
+        ["Model", "Requests", "Tokens before", "Tokens saved", "Savings", "Potential saved", "Est. $ saved",
+         "Retrievals", ""],
         [[escape(k), fmt_int(m["requests"]), fmt_int(m["tokens_before"]), fmt_int(m["tokens_saved"]),
-          f'{m["savings_pct"]:.1f}%', f'${m["cost_saved_usd"]:,.4f}', fmt_int(m["retrievals"]),
-          hbar(m["tokens_saved"], top_model)] for k, m in s["by_model"].items()], "by-model")
+          f'{m["savings_pct"]:.1f}%', fmt_int(m["potential_saved"]), f'${m["cost_saved_usd"]:,.4f}',
+          fmt_int(m["retrievals"]), hbar(m["tokens_saved"], top_model)] for k, m in s["by_model"].items()], "by-model")
     by_mode = _table(["Mode", "Requests", "Tokens before", "Tokens saved", "Potential saved"],
                      [[escape(k), fmt_int(m["requests"]), fmt_int(m["tokens_before"]), fmt_int(m["tokens_saved"]),
                        fmt_int(m["potential_saved"])] for k, m in s["by_mode"].items()], "by-mode")
-    all_saved = sum(v["tokens_saved"] for v in s["by_transform"].values())
-    top_tr = max((v["tokens_saved"] for v in s["by_transform"].values()), default=0)
-    by_transform = _table(["Transform", "Requests", "Tokens saved", "Share", ""],
-                          [[escape(k), fmt_int(v["requests"]), fmt_int(v["tokens_saved"]), _pct(v["tokens_saved"], all_saved),
-                            hbar(v["tokens_saved"], top_tr)] for k, v in s["by_transform"].items()], "by-transform")
-    top_tool = max((v["tokens_saved"] for v in s["by_tool"].values()), default=0)
-    tools = _table(["Tool", "Requests", "Tokens saved", ""],
-                   [[escape(k), fmt_int(v["requests"]), fmt_int(v["tokens_saved"]), hbar(v["tokens_saved"], top_tool)]
-                    for k, v in list(s["by_tool"].items())[:15]], "by-tool")
+    transforms = reconcile(s["by_transform"], t, rest="(not attributed to one transform: retrieval markers, "
+                                                        "message overhead, cache-alignment trailer)")
+    top_tr = max((v["tokens_saved"] for v in transforms.values()), default=0)
+    by_transform = _table(["Transform", "Requests", "Tokens saved", "Share", "Potential saved", ""],
+                          [[escape(k), fmt_int(v["requests"]), fmt_int(v["tokens_saved"]),
+                            _pct(v["tokens_saved"], t["tokens_saved"]), fmt_int(v["potential_saved"]),
+                            hbar(max(v["tokens_saved"], 0), top_tr)] for k, v in transforms.items()], "by-transform")
+    tool_rows = reconcile(s["by_tool"], t, keep=15, others="(other tools)",
+                          rest="(not from a tool output: system prompt, arguments, dropped turns)")
+    top_tool = max((v["tokens_saved"] for v in tool_rows.values()), default=0)
+    tools = _table(["Tool", "Requests", "Tokens saved", "Potential saved", ""],
+                   [[escape(k), fmt_int(v["requests"]), fmt_int(v["tokens_saved"]), fmt_int(v["potential_saved"]),
+                     hbar(max(v["tokens_saved"], 0), top_tool)] for k, v in tool_rows.items()], "by-tool")
     retrieval = _table(
         ["Model", "Requests with markers", "Retrievals", "Retrieval rate"],
         [[escape(model), fmt_int(n_ccr), fmt_int(n_ret), _pct(n_ret, n_ccr)]
@@ -132,6 +137,30 @@ requests show what optimize would have saved.</footer>
 """
 
 
+def reconcile(parts: dict[str, dict[str, int]], totals: dict[str, Any], *, rest: str, keep: int | None = None,
+              others: str = "") -> dict[str, dict[str, int]]:
+    """A breakdown whose rows add up to the top-line figures, saved and potential alike.
+
+    Transforms and tools record what each of them removed; the request totals also carry
+    what no single one owns (markers, message overhead, the cache aligner's trailer), so
+    that difference gets its own row instead of leaving the table to disagree with the
+    cards. ``keep``: show that many rows and fold the rest into ``others``.
+    """
+    rows = dict(parts)
+    if keep is not None and len(rows) > keep:
+        names = list(rows)
+        folded = {"requests": 0, "tokens_saved": 0, "potential_saved": 0}
+        for name in names[keep:]:
+            for k in ("tokens_saved", "potential_saved"):
+                folded[k] += rows[name].get(k, 0)
+            del rows[name]
+        rows[others] = folded
+    gap = {k: totals[k] - sum(r.get(k, 0) for r in rows.values()) for k in ("tokens_saved", "potential_saved")}
+    if any(gap.values()):
+        rows[rest] = {"requests": 0, **gap}
+    return rows
+
+
 def _retrievals_by_model(rows: Sequence[RequestMetrics]) -> dict[str, tuple[int, int]]:
     out: dict[str, list[int]] = {}
     for r in rows:
@@ -149,7 +178,8 @@ def write_report(db: str | Path | MetricsStore, out: str | Path, *, title: str =
     store = db if isinstance(db, MetricsStore) else None
     if store is None:
         if not Path(db).exists():
-            raise FileNotFoundError(f"metrics database {db} does not exist")
+            raise FileNotFoundError(f"metrics database {db} does not exist: the proxy writes it (headroom proxy "
+                                    "--metrics-db PATH, default headroom.db), or pass --metrics-db PATH")
         store = MetricsStore(db)
     try:
         rows = store.query(**query)

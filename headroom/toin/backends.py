@@ -86,15 +86,25 @@ CREATE TABLE IF NOT EXISTS toin_settings (name TEXT PRIMARY KEY, value BLOB NOT 
 class SQLiteToinBackend:
     """One SQLite file (WAL); survives restarts; several processes may share it."""
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, *, read_only: bool = False):
+        """``read_only``: open an existing file without creating, migrating or writing it
+        (``headroom toin stats``/``show``/``export``); a missing file is FileNotFoundError."""
         self.path = str(path)
+        self.read_only = read_only
+        self._lock = threading.Lock()
+        if read_only:
+            if not Path(self.path).is_file():
+                raise FileNotFoundError(2, "no TOIN store here yet (the proxy creates it when it first compresses "
+                                           "a tool output; pass --ccr-path or --toin-path to read another)", self.path)
+            uri = Path(self.path).resolve().as_uri() + "?mode=ro"
+            self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None, timeout=10)
+            return
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10)
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.executescript(_SCHEMA)
-        self._lock = threading.Lock()
 
     def add(self, deltas: Deltas, meta: dict[str, dict[str, str]]) -> None:
         rows = [(sig, k, n) for sig, d in deltas.items() for k, n in d.items() if n]
@@ -133,6 +143,11 @@ class SQLiteToinBackend:
 
     def key(self) -> bytes:
         with self._lock:
+            if self.read_only:
+                row = self._conn.execute("SELECT value FROM toin_settings WHERE name = 'key'").fetchone()
+                if row is None:
+                    raise ValueError(f"{self.path} holds no TOIN key yet: nothing learned to export")
+                return bytes(row[0])
             # INSERT OR IGNORE then read: two processes opening a new file agree on one key.
             self._conn.execute("INSERT OR IGNORE INTO toin_settings (name, value) VALUES ('key', ?)",
                                (secrets.token_bytes(32),))

@@ -75,7 +75,9 @@ def test_summary_totals_by_model_mode_transform_and_tool(store):
     assert s["by_model"]["gpt-4o"]["tokens_saved"] == 600
     assert s["by_model"]["claude-sonnet-4"]["tokens_saved"] == 0
     assert set(s["by_mode"]) == {"optimize", "audit"}
-    assert s["by_transform"]["router:json"] == {"requests": 1, "tokens_saved": 600}
+    assert s["by_transform"]["router:json"] == {"requests": 1, "tokens_saved": 600, "potential_saved": 0}
+    # The audit row's transform saving is potential, never saved (issue 29).
+    assert s["by_transform"]["router:log"] == {"requests": 0, "tokens_saved": 0, "potential_saved": 600}
     assert s["by_tool"]["search"]["tokens_saved"] == 600
     assert store.summary(model="claude-sonnet-4")["totals"]["requests"] == 1
 
