@@ -18,6 +18,7 @@ from typing import Any
 from .diagnostics.parse import is_diagnostic_line, parse_report
 from .tables.aligned import infer as aligned_table
 from .tables.sniff import sniff as sniff_table
+from .templates import keys_of, mine
 from .text_tree import is_text_tree
 
 
@@ -39,6 +40,7 @@ class ContentType(str, enum.Enum):
 _SAMPLE_LINES = 200
 _SAMPLE_CHARS = 65_536  # where the sample lines are looked for first (a 600 kB log splits in ~1 ms)
 _SEARCH_LINE = re.compile(r"^(?:\./)?[\w./\\-]+\.[\w]+[:-]\d+[:-]")
+_GREP_N = re.compile(r"^(?:\./)?[\w./\\-]+\.\w+:\d+:")  # grep -n / rg: "path:line:" with colons
 # rg/grep without line numbers: "path:text". The path needs a slash or a known source
 # extension, so "server.port: 8080" (YAML, properties) does not count, and a single colon,
 # so pytest node ids ("tests/test_a.py::test_x PASSED") and URLs do not either.
@@ -159,6 +161,9 @@ class Detected:
     # What detection learned about a text's structure that its compressor would work out
     # again (a delimited table's dialect), else None.
     hint: Any = None
+    # Why the text got its type where its plain shape does not say (a log whose lines
+    # start with a file name), for the decision record; "" otherwise.
+    why: str = ""
 
 
 def detect(text: str) -> Detected:
@@ -170,6 +175,8 @@ def detect(text: str) -> Detected:
             return Detected(ContentType.JSON_OBJECT, data)
     found: dict[str, Any] = {}
     ctype = _detect_text(text, found)
+    if "why" in found:
+        return Detected(ctype, why=found["why"])
     dialect = found.get("dialect")
     # The table compressor sniffs the first 64 lines of ``text.split("\n")``; detection
     # sniffed ``splitlines()``: the same lines unless another line break occurs there.
@@ -247,7 +254,12 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
     if _is_diagnostics(lines, nonblank):
         return ContentType.DIAGNOSTICS  # compiler/linter diagnostics: a report, not grep hits
     if _at_least(nonblank, _is_search_line, max(2, 0.6 * n)):
-        return ContentType.SEARCH
+        # A file name before each line's timestamp ("worker.log.2.2024-03-02_10:00:00
+        # 2024-03-02 10:00:01.120 …") reads like grep's "path:line:"; repeated templates say
+        # log. Real "path:line:" hits (grep -n, even over a log) stay search hits.
+        if _at_least(nonblank, _GREP_N.match, 0.5 * n):
+            return ContentType.SEARCH
+        return _log_by_templates(nonblank, found) or ContentType.SEARCH
     if is_listing(nonblank):
         return ContentType.LISTING
     heading_hits = sum(1 for ln in nonblank if _HEADING_HIT.match(ln))
@@ -272,7 +284,9 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
         return ContentType.LOG
     if _repetitive_lines(nonblank):
         return ContentType.LOG
-    return ContentType.TEXT
+    # A log whose lines start with something other than their timestamp (a dash, an alert
+    # category, a long host and node id) has its marks past where _has_log_mark looks.
+    return _log_by_templates(nonblank, found) or ContentType.TEXT
 
 
 def _sample_lines(text: str) -> list[str]:
@@ -334,6 +348,37 @@ def _is_sourced_log_line(line: str) -> bool:
         return False
     rest = line[m.end():]
     return bool(_LOG_LINE.match(rest)) or _has_log_mark(rest)
+
+
+# A time or level mark anywhere in a line's first _ANY_MARK_SPAN characters: a date (dashes,
+# dots or slashes), a clock time, a Unix time of this century, an upper-case level word.
+_ANY_MARK = re.compile(
+    r"\b(?:\d{4}[-./]\d{2}[-./]\d{2}|\d{1,2}:\d{2}:\d{2}|1[4-9]\d{8}(?:\.\d+)?)(?!\d)|"
+    r"\b(?:TRACE|DEBUG|INFO|NOTICE|WARN(?:ING)?|ERROR|FATAL|CRITICAL|SEVERE)\b"
+)
+_ANY_MARK_SPAN = 200
+_MARKED_SHARE = 0.6  # lines that must carry a mark
+_TEMPLATED_SHARE = 0.5  # lines that must fall into templates seen more than once
+_TEMPLATED_MIN_LINES = 8
+
+
+def _log_by_templates(nonblank: list[str], found: dict[str, Any] | None) -> ContentType | None:
+    """LOG when most lines carry a time or level mark somewhere near their start and a
+    template miner puts most of them into repeated templates (whatever precedes the
+    timestamp: a file name, a dash, a category), else None. The reason goes to ``found``."""
+    n = len(nonblank)
+    if n < _TEMPLATED_MIN_LINES:
+        return None
+    if not _at_least(nonblank, lambda ln: _ANY_MARK.search(ln, 0, _ANY_MARK_SPAN), _MARKED_SHARE * n):
+        return None
+    _, miner = mine(keys_of(nonblank))
+    repeated = sum(c.count for c in miner.clusters if c.count > 1)
+    if repeated < _TEMPLATED_SHARE * n:
+        return None
+    if found is not None:
+        found["why"] = (f"log: {repeated} of {n} sampled lines fall into {sum(c.count > 1 for c in miner.clusters)}"
+                        " repeated templates, with a time or level mark after a prefix")
+    return ContentType.LOG
 
 
 _LEAD = re.compile(r"[^\W\d_]+")

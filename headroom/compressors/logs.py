@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..query.intent import content_lemmas, intents_of, names_content_word
@@ -49,6 +50,14 @@ _GAP_COST = 4  # tokens of the "… N lines omitted" line a kept line may bring 
 # The token ceiling of the kept lines: this share of the log, at least the floor, at most
 # the cap (the cap scales with router.log_max_lines against its default).
 _CEILING_SHARE, _CEILING_FLOOR, _CEILING_CAP = 0.2, 600, 6000
+# When one-off templates are the information (a desktop or system log with hundreds of
+# them), the budget follows them: one-offs may use up to this share of the log (so the
+# output still saves about two thirds), at most this many tokens, before any is left out.
+_ONE_OFF_SHARE, _ONE_OFF_CAP = 0.3, 24_000
+# Severity of a one-off line by its level word: what a ranking of one-offs that cannot all
+# fit looks at first (then rarity of its cluster, then words no other template uses).
+_SEVERITY = re.compile(r"\b(?:(EMERG|ALERT|FATAL|PANIC|CRIT(?:ICAL)?)|(ERR(?:OR)?|SEVERE)|(WARN(?:ING)?)|(NOTICE))\b",
+                       re.IGNORECASE)
 _DEFAULT_MAX_LINES = 60
 _VITAL_CEILING = 2  # priorities up to 1 (one-offs, exemplars, warnings) may use this x the ceiling
 _VITAL_MAX_SHARE = 0.25  # … while one-off lines are at most this share of the log
@@ -230,6 +239,7 @@ class _Selection:
         self.n = n
         self.keep: dict[int, float] = {}
         self.notes: dict[int, str] = {}
+        self.members: dict[int, list[int]] = {}  # a noted line -> the rows its note counts
 
     def mark(self, i: int, prio: float) -> None:
         if 0 <= i < self.n and (i not in self.keep or self.keep[i] > prio):
@@ -348,12 +358,16 @@ def _select_by_kind(lines: list[_Line], in_trace, anchored: set[int], text_count
     for tpl, i in error_first.items():
         if error_counts[tpl] > 1:
             sel.notes[i] = _count_note(text_counts, lines[i].text, error_counts[tpl])
+            sel.members[i] = [k for k, ln in enumerate(lines) if ln.template == tpl and ln.kind == "error"]
 
 
 @dataclass
 class _TemplateStats:
     templates: int = 0
     one_offs: list[int] = field(default_factory=list)  # line indices of one-off templates
+    # one-off line -> its key, for ranking them when not all fit (``rank_one_offs``)
+    key_of_one_off: dict[int, str] = field(default_factory=dict)
+    miner: TemplateMiner | None = None
     summarised: int = 0  # frequent clusters shown as one exemplar
     folded_lines: int = 0  # lines those exemplars stand for
 
@@ -382,11 +396,13 @@ def _select_templates(lines: list[_Line], in_trace, text_counts: Counter[str], s
     miner = TemplateMiner(header=header_tokens(list(rows_of)))
     for key, rows in rows_of.items():
         miner.add(key, len(rows))
+    stats.miner = miner
     for key, rows in rows_of.items():
         if len(rows) > rare_max:
             continue
         if len(rows) == 1:
             stats.one_offs.append(rows[0])
+            stats.key_of_one_off[rows[0]] = key
         # A question about rare events lifts templates seen a few times too. Variants of
         # bigger clusters go later (3.1 … 3.3): "Creating group polkitd" (a cluster of 5)
         # before "Setting up libfoo" (a cluster of 400).
@@ -436,9 +452,30 @@ def _select_templates(lines: list[_Line], in_trace, text_counts: Counter[str], s
                 sel.mark(rows[k], 1)
         stats.summarised += 1
         stats.folded_lines += len(rows)
+        sel.members[first] = rows
         sel.notes[first] = _template_note(c.tokens, [lines[i].text for i in _spread_rows(rows)], rows,
                                           text_counts, lines[first].text)
     return stats
+
+
+def rank_one_offs(stats: _TemplateStats, raw: list[str]) -> dict[int, tuple]:
+    """Where each one-off line stands when not all of them fit (lower first): the most
+    severe level word first, then the rarest cluster (a template unlike any other before a
+    variant of a frequent one), then the most words no other template uses (novelty).
+    Computed only when needed: most logs' one-offs all fit."""
+    miner = stats.miner
+    assert miner is not None
+    word_keys: Counter[str] = Counter()  # distinct keys each word occurs in
+    for c in miner.clusters:
+        for k in c.keys:
+            word_keys.update(set(k.split()))
+    out: dict[int, tuple] = {}
+    for i, key in stats.key_of_one_off.items():
+        m = _SEVERITY.search(raw[i], 0, 200)
+        severity = next((k for k, g in enumerate(m.groups()) if g), 4) if m else 4
+        novel = sum(1 for w in set(key.split()) if word_keys[w] == 1 and "#" not in w)
+        out[i] = (severity, miner.cluster_of(key).count, -novel)
+    return out
 
 
 _ISO_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
@@ -526,6 +563,80 @@ def _template_note(tokens: list[str], texts: list[str], rows: list[int], text_co
     return f"  … {len(rows)} similar lines: \"{tpl}\""
 
 
+@dataclass
+class LogSelection:
+    """What :func:`select_lines` chose: line indices in order, the count notes shown after
+    some of them (with the rows each note stands for), the header and the marker summary."""
+
+    chosen: list[int]
+    notes: dict[int, str]
+    members: dict[int, list[int]]
+    trace_of: dict[int, int]
+    header: str
+    summary: str
+
+
+def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None = None,
+                 must: set[int] = frozenset()) -> LogSelection | None:  # type: ignore[assignment]
+    """The lines of a log worth keeping in view (None when that is all of them).
+
+    ``costs`` are the tokens each line will cost as rendered (a JSON record costs more than
+    the line it is selected by; default: the line itself); ``must`` are lines kept first
+    (a question's anchors found outside the line, in a record's other fields)."""
+    lowered = _Lowered.of(raw)
+    lines, levels = _classify_lines(raw)
+    n = len(lines)
+    intents = intents_of(inp.query)
+    sel = _Selection(n)
+    traces = _trace_spans(raw)
+    trace_of = _select_traces(raw, traces, sel)
+    text_counts = Counter(raw)
+    _select_by_kind(lines, trace_of.keys(), lowered.anchored(inp.anchors, max(_ANCHOR_LIMIT, n // 50)),
+                    text_counts, sel)
+    for i in must:
+        sel.mark(i, 0)
+    head, tail = (_INTENT_EDGE if "first" in intents else _HEAD), (_INTENT_EDGE if "last" in intents else _TAIL)
+    for i in range(min(head, n)):
+        sel.mark(i, 0 if "first" in intents else 2)
+    for i in range(max(0, n - tail), n):
+        sel.mark(i, 0 if "last" in intents else 2)
+    stats = _select_templates(lines, trace_of.keys(), text_counts, sel, intents, inp.query)
+    # What the question names or asks to rank comes right after errors and anchors.
+    for i in _lines_naming_content_words(lowered, inp.query, n):
+        sel.mark(i, 0.5)
+    if "extreme" in intents:
+        for i in _top_value_lines(raw, trace_of.keys()):
+            sel.mark(i, 0.5)
+
+    if costs is None:
+        cost_of = lambda i: _line_cost(raw[i])
+        total = _total_cost(raw)
+    else:
+        cost_of, total = costs.__getitem__, sum(costs)
+    ceiling = _ceiling(inp, total)
+    # One-off lines are anomalies only while they are a minority; in a listing where
+    # every line is unique (du, ls) they are the content and get no extra room.
+    vital = _VITAL_CEILING if len(stats.one_offs) <= _VITAL_MAX_SHARE * n else 1
+    extra = max(0, min(round(_ONE_OFF_SHARE * total), _ONE_OFF_CAP) - vital * ceiling) if vital > 1 else 0
+    chosen = _fit_to_ceiling(sel.keep, cost_of, ceiling, vital, extra=extra,
+                             rank=(lambda: rank_one_offs(stats, raw)) if vital > 1 else None)
+    if len(chosen) >= n:
+        return None
+    # A note whose line was cut would describe nothing.
+    notes = {i: t for i, t in sel.notes.items() if i in chosen}
+    kinds = Counter(ln.kind for ln in lines)
+    kept_one_offs = len(set(stats.one_offs).intersection(chosen))
+    left_out = len(stats.one_offs) - kept_one_offs
+    return LogSelection(
+        chosen=chosen, notes=notes, members={i: sel.members[i] for i in notes if i in sel.members},
+        trace_of=trace_of, header=_header(n, kinds, levels, len(traces), stats),
+        # The header already counts errors, warnings, traces and templates; the marker
+        # says only what was kept of them.
+        summary=(f"{kept_one_offs} of {len(stats.one_offs)} one-off lines kept"
+                 + (f" ({left_out} left out, ranked by severity, rarity, novelty)" if left_out and vital > 1 else "")
+                 + f", {stats.summarised} frequent templates shown once with counts"))
+
+
 class LogCompressor:
     name = "log"
 
@@ -533,50 +644,16 @@ class LogCompressor:
         raw = inp.text.splitlines()
         if len(raw) < _MIN_LINES:
             return None
-        lowered = _Lowered.of(raw)
-        lines, levels = _classify_lines(raw)
-        n = len(lines)
-        intents = intents_of(inp.query)
-        sel = _Selection(n)
-        traces = _trace_spans(raw)
-        trace_of = _select_traces(raw, traces, sel)
-        text_counts = Counter(raw)
-        _select_by_kind(lines, trace_of.keys(), lowered.anchored(inp.anchors, max(_ANCHOR_LIMIT, n // 50)),
-                        text_counts, sel)
-        head, tail = (_INTENT_EDGE if "first" in intents else _HEAD), (_INTENT_EDGE if "last" in intents else _TAIL)
-        for i in range(min(head, n)):
-            sel.mark(i, 0 if "first" in intents else 2)
-        for i in range(max(0, n - tail), n):
-            sel.mark(i, 0 if "last" in intents else 2)
-        stats = _select_templates(lines, trace_of.keys(), text_counts, sel, intents, inp.query)
-        # What the question names or asks to rank comes right after errors and anchors.
-        for i in _lines_naming_content_words(lowered, inp.query, n):
-            sel.mark(i, 0.5)
-        if "extreme" in intents:
-            for i in _top_value_lines(raw, trace_of.keys()):
-                sel.mark(i, 0.5)
-
-        ceiling = _ceiling(inp, raw)
-        # One-off lines are anomalies only while they are a minority; in a listing where
-        # every line is unique (du, ls) they are the content and get no extra room.
-        vital = _VITAL_CEILING if len(stats.one_offs) <= _VITAL_MAX_SHARE * n else 1
-        chosen = _fit_to_ceiling(sel.keep, raw, ceiling, vital)
-        if len(chosen) >= n:
+        picked = select_lines(raw, inp)
+        if picked is None:
             return None
-        # A note whose line was cut would describe nothing.
-        notes = {i: t for i, t in sel.notes.items() if i in chosen}
-        kinds = Counter(ln.kind for ln in lines)
-        kept_one_offs = len(set(stats.one_offs).intersection(chosen))
         return Compressed(
-            text=f"{_header(n, kinds, levels, len(traces), stats)}\n{_render(raw, chosen, notes, trace_of)}",
-            items_before=n,
-            items_after=len(chosen),
+            text=f"{picked.header}\n{_render(raw, picked.chosen, picked.notes, picked.trace_of)}",
+            items_before=len(raw),
+            items_after=len(picked.chosen),
             strategy="log_templates",
             lossy=True,
-            # The header above already counts errors, warnings, traces and templates;
-            # the marker says only what was kept of them.
-            summary=(f"{kept_one_offs} of {len(stats.one_offs)} one-off lines kept, "
-                     f"{stats.summarised} frequent templates shown once with counts"),
+            summary=picked.summary,
         )
 
 
@@ -606,10 +683,10 @@ def _line_cost(line: str) -> int:
     return min(len(line), _MAX_LINE_CHARS) // 4 + 1
 
 
-def _ceiling(inp: CompressInput, raw: list[str]) -> int:
-    """The most tokens the kept lines may cost: a share of the log, between a floor (a
-    short log may keep most of itself) and a cap, scaled by the tool's aggressiveness."""
-    total = _total_cost(raw)
+def _ceiling(inp: CompressInput, total: int) -> int:
+    """The most tokens the kept lines may cost: a share of the log (``total`` tokens),
+    between a floor (a short log may keep most of itself) and a cap, scaled by the tool's
+    aggressiveness."""
     share = _CEILING_SHARE * (1.5 - _clamp(inp.aggressiveness))
     scale = inp.config.router.log_max_lines / _DEFAULT_MAX_LINES
     # A learned line budget (headroom.toin) larger than the configured line count raises
@@ -627,7 +704,8 @@ def _spread_order(m: int) -> list[int]:
     return sorted(range(m), key=lambda k: (int(format(k, f"0{bits}b")[::-1], 2), k))
 
 
-def _fit_to_ceiling(keep: dict[int, float], raw: list[str], ceiling: int, vital: float = _VITAL_CEILING) -> list[int]:
+def _fit_to_ceiling(keep: dict[int, float], cost_of, ceiling: int, vital: float = _VITAL_CEILING, *,
+                    extra: float = 0, rank: Callable[[], dict[int, tuple]] | None = None) -> list[int]:
     """Whole priority classes while they fit, then an even spread of the first class
     that does not; lower classes are dropped. What a reader cannot ask for unless it is
     in view — one-off events, one exemplar per frequent template (each frequent key of
@@ -636,7 +714,12 @@ def _fit_to_ceiling(keep: dict[int, float], raw: list[str], ceiling: int, vital:
     stays, unless it alone costs more than twice the ceiling (a log of thousands of
     distinct errors): then its first and last lines stay, half the ceiling each, as the
     first failure and the final state are what explain a run, and the header still
-    counts them all."""
+    counts them all.
+
+    ``extra`` is more room for priorities up to 1 (one-offs), on top of theirs, that does
+    not count against the later classes; ``rank`` (called only when needed) orders the
+    first class of priority up to 1 that does not fit (its unranked members, exemplars,
+    first; then by rank) instead of an even spread."""
     by_prio: dict[float, list[int]] = {}
     for i, p in keep.items():
         by_prio.setdefault(p, []).append(i)
@@ -644,30 +727,36 @@ def _fit_to_ceiling(keep: dict[int, float], raw: list[str], ceiling: int, vital:
     spent = 0
     for p in sorted(by_prio):
         members = sorted(by_prio[p])
-        cost = sum(_line_cost(raw[i]) + _GAP_COST for i in members)
+        cost = sum(cost_of(i) + _GAP_COST for i in members)
         if p == 0 and cost > 2 * ceiling:
-            chosen += _ends_within(members, raw, ceiling // 2)
+            chosen += _ends_within(members, cost_of, ceiling // 2)
             break
-        room = (vital if p <= 1 else _CONTEXT_CEILING) * ceiling - spent
+        base = (vital if p <= 1 else _CONTEXT_CEILING) * ceiling - spent
+        room = base + (extra if p <= 1 else 0)
         if cost <= room or p == 0:
             chosen += members
-            spent += cost
+            over = max(0.0, cost - max(base, 0.0)) if p <= 1 else 0.0  # paid from the extra room
+            extra -= over
+            spent += cost - over
             continue
-        for k in _spread_order(len(members)):
-            c = _line_cost(raw[members[k]]) + _GAP_COST
+        ranks = rank() if rank is not None and p <= 1 else {}
+        order = sorted(members, key=lambda i: (i in ranks, ranks.get(i, ()), i)) \
+            if any(i in ranks for i in members) else [members[k] for k in _spread_order(len(members))]
+        for i in order:
+            c = cost_of(i) + _GAP_COST
             if c <= room:
-                chosen.append(members[k])
+                chosen.append(i)
                 room -= c
         break
     return sorted(chosen)
 
 
-def _ends_within(members: list[int], raw: list[str], ceiling: int) -> list[int]:
+def _ends_within(members: list[int], cost_of, ceiling: int) -> list[int]:
     out: set[int] = set()
     for seq in (members, members[::-1]):
         spent = 0
         for i in seq:
-            spent += _line_cost(raw[i])
+            spent += cost_of(i)
             if spent > ceiling:
                 break
             out.add(i)

@@ -17,6 +17,8 @@ from typing import Any
 from ..ccr.markers import format_marker
 from ..compressors.base import CompressInput, Compressor, PendingTokens
 from ..compressors.detect import ContentType, detect
+from ..compressors.log_records import LogRecordsCompressor
+from ..compressors.log_records import layout_of as log_records_layout
 from ..compressors.sections import HOSTS as SECTION_HOSTS
 from ..compressors.sections import SectionsCompressor
 from ..compressors.sections import plan as plan_sections
@@ -134,6 +136,12 @@ class ContentRouter:
         text_compressor_override: Compressor | None = None,
     ):
         self.compressors = compressors if compressors is not None else default_compressors()
+        # A JSON array of log records is selected like a text log, not by SmartCrusher
+        # (compressors/log_records.py); only with the default compressors, so a caller's
+        # own JSON compressor sees every array.
+        self.log_records: Compressor | None = None
+        if compressors is None:
+            self.log_records = LogRecordsCompressor()
         # LLMLingua-2 (when enabled) replaces the prose compressor, and is the second try
         # for logs, code and JSON that their deterministic compressor left as they were:
         # that is where its per-type rates (log_rate, code_rate, json_rate) apply.
@@ -277,9 +285,9 @@ class ContentRouter:
         h = key[0] if result.lossy else None
         if out_tokens > tokens * (1 - cfg.router.min_savings):
             return kept(f"{compressor.name}: saved too little ({tokens} -> {out_tokens} tokens)"), tokens
+        why = "; ".join(w for w in (first.why, hints.reason() if hints else "") if w)
         entry = MemoEntry(out, tokens, out_tokens, f"{compressor.name}:{result.strategy}", ctype.value, h,
-                          result.items_before, result.items_after,
-                          f"compressed; {hints.reason()}" if hints else "compressed")
+                          result.items_before, result.items_after, f"compressed; {why}" if why else "compressed")
         if h is not None:
             meta = memo_meta(key, entry)
             if prof is not None:
@@ -307,6 +315,7 @@ class _FirstTry:
         self.inp: CompressInput | None = None
         self.hints = None
         self.prof = None
+        self.why = ""  # why the output went to its compressor, when detection says (a log's shape)
         # (the compressor's result, its text as sent, that text's tokens), once rendered below
         self.rendered: tuple[Any, str, int] | None = None
 
@@ -314,8 +323,13 @@ class _FirstTry:
         ctx, cfg, block = self.ctx, self.ctx.config, self.block
         detected = detect(self.text)
         self.ctype = ctype = detected.type
+        self.why = detected.why
         parts = plan_sections(self.text) if ctype in SECTION_HOSTS else None
         self.compressor = compressor = self.router.sections if parts else self.router.compressors.get(ctype)
+        records = self.router.log_records
+        if records is not None and ctype is ContentType.JSON_ARRAY and not parts \
+                and (layout := log_records_layout(detected.parsed)) is not None:
+            self.compressor, compressor, self.why = records, records, layout.reason
         if compressor is None:
             return f"no compressor for {ctype.value}"
         self.prof, hints = toin_hooks.steer(ctx.toin, detected.parsed, ctype.value, block.tool_name)
@@ -341,6 +355,11 @@ class _FirstTry:
             toin=hints,
         )
         result = compressor.compress(inp, parts) if parts else compressor.compress(inp)  # type: ignore[call-arg]
+        if result is None and compressor is self.router.log_records and ctype in self.router.compressors:
+            # Every record worth keeping: the JSON compressor's lossless forms may still save.
+            self.compressor = compressor = self.router.compressors[ctype]
+            self.why = ""
+            result = compressor.compress(inp)
         if result is not None and not isinstance(result, str):
             # Rendered and counted here, while the router's thread may still be counting
             # the input: both counts release the GIL, so on a table that compresses faster
