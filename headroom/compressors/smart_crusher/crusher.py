@@ -27,6 +27,7 @@ from ...tokens import QUICK_EXACT_CHARS, QUICK_WINDOW_CHARS, QUICK_WINDOWS
 from ..base import Compressed, CompressInput
 from ..detect import first_visible_char, parse_json
 from ..tables.records import select_records
+from .asked_extreme import AskedExtreme, asked_extreme, plan_asked_extreme
 from .compact import dumps, index_text, index_texts
 from .keep_plan import KeepPlan, plan_records, plan_scalars, summarize
 from .maps import extreme_positions, map_rows, map_shape, omitted_note, row_texts
@@ -100,9 +101,13 @@ def item_texts(items: list[Any]) -> list[str]:
     return index_texts([list(it.values()) if isinstance(it, dict) else it for it in items])
 
 
-def lossy_min_items(inp: CompressInput) -> int:
+def lossy_min_items(inp: CompressInput, asked: AskedExtreme | None = None) -> int:
     """Arrays shorter than this are never cut: below ``ccr.min_items_to_cache`` the
-    retrieval round trip a cut invites costs more than the items it saves."""
+    retrieval round trip a cut invites costs more than the items it saves. Not so when
+    the question asks an extreme of a field (``asked``): the marker lists that field of
+    every item, so the reader has what it asked for without a round trip."""
+    if asked is not None:
+        return inp.config.smart_crusher.min_items_to_analyze
     return max(inp.config.smart_crusher.min_items_to_analyze, inp.config.ccr.min_items_to_cache)
 
 
@@ -217,26 +222,28 @@ class SmartCrusher:
     def _compress_array(self, data: list, sections: list[Section] | None, tokens: int, inp: CompressInput,
                         cfg: SmartCrusherConfig) -> Compressed | None:
         bar = tokens * (1 - cfg.lossless_min_savings)
-        if len(data) >= lossy_min_items(inp) and self._lossless_clearly_misses(data, sections, bar, inp):
+        asked = asked_extreme(data, inp.query)
+        if len(data) >= lossy_min_items(inp, asked) and self._lossless_clearly_misses(data, sections, bar, inp):
             # Lossless cannot win: skip rendering it. Table-shaped rows are still the
             # items' search text, rendered by the fast encoder (search only, not output).
             texts = ([r for sec in sections for r in section_rows(data, sec, encode=index_text)]
                      if sections is not None else item_texts(data))
-            return self._crush_top_level(data, texts, tokens, inp, cfg)
+            return self._crush_top_level(data, texts, tokens, inp, cfg, asked)
         table = render_sections(data, sections) if sections is not None else None
         lossless_text = table.text if table is not None else dumps(data)
         lossless_tokens = inp.counter.quick_count(lossless_text)
         lossless = Compressed(lossless_text, len(data), len(data), "table" if table else "minify", lossy=False)
         if lossless_tokens <= bar:
             return lossless
-        if len(data) < lossy_min_items(inp):
+        if len(data) < lossy_min_items(inp, asked):
             # Too short to cut at this level: long arrays inside the items may still go;
             # failing that, the lossless form if it saves enough for the router at all.
             nested = self._compress_nested(data, tokens, inp, cfg, lossless_tried=True)
             if nested is None and lossless_tokens <= tokens * (1 - inp.config.router.min_savings):
                 return lossless
             return nested
-        return self._crush_top_level(data, table.rows if table is not None else item_texts(data), tokens, inp, cfg)
+        return self._crush_top_level(data, table.rows if table is not None else item_texts(data), tokens, inp, cfg,
+                                     asked)
 
     def _lossless_clearly_misses(self, data: list, sections: list[Section] | None, bar: float,
                                  inp: CompressInput) -> bool:
@@ -251,13 +258,13 @@ class SmartCrusher:
         return rough is not None and rough > bar * _CLEAR_MISS
 
     def _crush_top_level(self, data: list, texts: list[str], tokens: int, inp: CompressInput,
-                         cfg: SmartCrusherConfig) -> Compressed | None:
-        numeric = select_records(data, texts, tokens, inp)  # mostly numeric records: a table
+                         cfg: SmartCrusherConfig, asked: AskedExtreme | None) -> Compressed | None:
+        numeric = select_records(data, texts, tokens, inp) if asked is None else None  # mostly numeric: a table
         if numeric is not None:
             summary = "; ".join(p for p in (numeric.summary(), f"column ranges: {numeric.columns}") if p)
             return Compressed(render_array([data[i] for i in numeric.kept]), len(data), len(numeric.kept),
                               "numeric_table", lossy=True, summary=summary)
-        crushed = self.crush_array(data, texts, inp, cfg)
+        crushed = self.crush_array(data, texts, inp, cfg, asked)
         if len(crushed.items) >= len(data):
             # Nothing can go at this level; long arrays inside the items still might.
             return self._compress_nested(data, tokens, inp, cfg, lossless_tried=True)
@@ -265,14 +272,19 @@ class SmartCrusher:
         strategy = crushed.pattern.value + ("+constants" if factored else "")
         return Compressed(text, len(data), len(crushed.items), strategy, lossy=True, summary=crushed.plan.summary())
 
-    def crush_array(self, data: list, texts: list[str], inp: CompressInput, cfg: SmartCrusherConfig) -> CrushedArray:
-        """Apply the keep plan to one array (already long enough to analyse)."""
+    def crush_array(self, data: list, texts: list[str], inp: CompressInput, cfg: SmartCrusherConfig,
+                    asked: AskedExtreme | None = None) -> CrushedArray:
+        """Apply the keep plan to one array (already long enough to analyse); ``asked``:
+        the extreme the question asks of a field of its items, when known."""
         common: dict[str, Any] = {
             "first": cfg.first_items, "last": cfg.last_items,
             "max_items": toin_steer.budget(inp.toin, cfg.max_items_after_crush),
             "aggressiveness": inp.aggressiveness, "anchors": inp.anchors, "query": inp.query,
             "score": inp.relevance_scores,
         }
+        if asked is not None:  # "which item has the most comments?" of a nested listing
+            plan = plan_asked_extreme(data, texts, asked, inp.anchors)
+            return CrushedArray([data[i] for i in plan.kept], plan, Pattern.GENERIC)
         if all(_is_scalar(v) for v in data):
             plan = plan_scalars(data, texts, threshold=cfg.variance_threshold, **common)
             return CrushedArray([data[i] for i in plan.kept], plan, Pattern.GENERIC)
@@ -355,11 +367,12 @@ class SmartCrusher:
             return {k: self._crush_inner(v, inp, cfg, totals, plans, depth + 1, notes, k) for k, v in value.items()}
         if not isinstance(value, list):
             return value
-        if len(value) >= lossy_min_items(inp):
+        asked = asked_extreme(value, inp.query) if len(value) >= cfg.min_items_to_analyze else None
+        if len(value) >= lossy_min_items(inp, asked):
             texts = item_texts(value)
             # Rough size check (4 characters per token): tiny arrays are not worth a marker.
             if sum(len(t) for t in texts) >= 4 * cfg.min_tokens_to_crush:
-                crushed = self.crush_array(value, texts, inp, cfg)
+                crushed = self.crush_array(value, texts, inp, cfg, asked)
                 if len(crushed.items) < len(value):
                     totals["before"] += len(value)
                     totals["after"] += len(crushed.items)
@@ -396,4 +409,4 @@ def _merge_summaries(plans: list[KeepPlan]) -> str:
     for p in plans:
         for reason, n in p.counts().items():
             totals[reason] = totals.get(reason, 0) + n
-    return summarize(totals)
+    return "; ".join(p for p in (summarize(totals), *(p.note for p in plans)) if p)

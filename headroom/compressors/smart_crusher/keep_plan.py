@@ -78,6 +78,8 @@ class KeepPlan:
     must: dict[str, set[int]] = field(default_factory=dict)
     # Level shifts found (each one keeps two items).
     shifts: int = 0
+    # What the marker adds after the counts (the asked field's column, see .asked_extreme).
+    note: str = ""
 
     def counts(self) -> dict[str, int]:
         out = {reason: len(self.must.get(reason, ())) for reason in (ERRORS, ANOMALIES, ANCHORS, ONE_OFFS)}
@@ -85,7 +87,7 @@ class KeepPlan:
         return out
 
     def summary(self) -> str:
-        return summarize(self.counts())
+        return "; ".join(p for p in (summarize(self.counts()), self.note) if p)
 
 
 def summarize(counts: dict[str, int]) -> str:

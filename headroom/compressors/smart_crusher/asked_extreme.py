@@ -1,0 +1,281 @@
+"""An extreme asked of a field of a nested listing ("Which issue has the most comments?",
+"Which file was uploaded most recently?").
+
+An API listing (issues with user/label sub-objects, release files with digests, test
+reports with setup/call phases) is an array of objects holding objects. A question that
+asks for the item with the largest, smallest, newest or oldest value of one field needs
+three things, and the generic keep plan (rare values, change points, filler) gives none
+of them reliably: the extreme item(s) whole, the field's value of *every* item (so the
+reader can check the ranking, or answer "the second largest"), and the rest behind the
+retrieval marker.
+
+The field is matched loosely against the question: a field path's words (split at dots,
+underscores, dashes and camelCase) must all be words of the question in some inflection
+("updated at" → ``updated_at``, "comments" → ``comments`` or ``comments_count``,
+"uploaded" → ``upload-time``), except for generic words (``count``, ``at``, ``time``,
+``iso`` …) that add nothing; words of the parent object (``call`` in ``call.duration``)
+break ties. A superlative that names no field implies one ("largest" → a size,
+"newest" → a date, "slowest" → a duration). Values are numbers, ISO-8601 dates, or the
+length of an array field ("most labels").
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from ...query.anchors import Anchors
+from ...query.intent import content_lemmas, intents_of, names_content_word
+from .keep_plan import ANCHORS, EXTREMES, KeepPlan, anchor_indices
+from .rows import RowIndex
+
+# Words that only qualify a field name ("comments_count", "updated_at", "upload_time_iso_8601").
+_GENERIC = frozenset({"at", "on", "count", "counts", "num", "number", "total", "n", "no", "value", "val", "iso",
+                      "time", "date", "ms", "sec", "secs", "seconds", "in", "of", "the", "utc", "ts"})
+_MAX_WORDS = frozenset({"most", "max", "maximum", "largest", "biggest", "highest", "greatest", "longest", "slowest",
+                        "latest", "newest", "recent", "recently", "last", "heaviest", "top", "more", "largest",
+                        "big", "large", "high", "long", "slow", "new", "late"})
+_MIN_WORDS = frozenset({"least", "fewest", "min", "minimum", "smallest", "lowest", "shortest", "fastest", "oldest",
+                        "earliest", "first", "lightest", "quickest", "small", "low", "short", "fast", "old",
+                        "early", "less", "fewer"})
+# A superlative that names no field implies one: the field words it stands for.
+_IMPLIED = (
+    (frozenset({"largest", "biggest", "smallest", "heaviest", "lightest", "large", "big", "small", "heavy", "light"}),
+     ("size", "bytes", "length", "filesize")),
+    (frozenset({"latest", "newest", "oldest", "earliest", "recent", "recently", "new", "old"}),
+     ("created", "published", "upload", "uploaded", "date", "time", "timestamp", "updated", "modified")),
+    (frozenset({"longest", "slowest", "fastest", "shortest", "quickest", "slow", "fast", "long"}),
+     ("duration", "elapsed", "took", "latency", "seconds", "time")),
+)
+# Fields that name an item, in order of preference (else the most distinct short string).
+_NAME_FIELDS = ("title", "name", "filename", "full_name", "nodeid", "slug", "key", "login", "path", "id", "number",
+                "version", "_id", "uuid")
+_SAMPLE = 64  # items read to find the fields
+_MAX_DEPTH = 3  # nesting levels followed into sub-objects
+_MAX_SUBKEYS = 32  # a sub-object with more keys is a map keyed by data, not named fields
+_MAX_FIELDS = 3  # equally good fields kept side by side ("duration" of setup, call and teardown)
+_TIES = 5  # items sharing the extreme value kept whole
+_NAME_CHARS = 80
+_STEM = 6
+_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z])(?=[A-Z])")
+_WORD = re.compile(r"[a-z]+")
+_ISO_DATE = re.compile(r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?(?:Z|[+-]\d\d:?\d\d)?")
+
+
+@dataclass(frozen=True)
+class AskedExtreme:
+    paths: tuple[tuple[str, ...], ...]  # the asked fields, as key paths
+    direction: int  # +1 largest/latest, -1 smallest/oldest, 0 both ends
+    name_path: tuple[str, ...] | None  # the field that names an item
+
+
+def is_nested_listing(items: list[Any]) -> bool:
+    """Objects of which at least half hold a sub-object or an array (sampled)."""
+    head = items[:_SAMPLE]
+    if not head or not all(isinstance(it, dict) for it in head):
+        return False
+    return sum(any(isinstance(v, (dict, list)) for v in it.values()) for it in head) * 2 >= len(head)
+
+
+def _field_paths(items: list[dict]) -> dict[tuple[str, ...], None]:
+    """Key paths to scalar or array values in the sampled items, in first-seen order."""
+    out: dict[tuple[str, ...], None] = {}
+
+    def walk(obj: dict, prefix: tuple[str, ...]) -> None:
+        for k, v in obj.items():
+            if not isinstance(k, str):
+                continue
+            path = (*prefix, k)
+            out.setdefault(path)  # an object counts by its entries ("most dependencies")
+            # Into sub-objects with named fields, not into maps keyed by data (a version → time map).
+            if isinstance(v, dict) and len(path) < _MAX_DEPTH and len(v) <= _MAX_SUBKEYS:
+                walk(v, path)
+
+    for it in items[:_SAMPLE]:
+        walk(it, ())
+    return out
+
+
+def _words_of(name: str) -> list[str]:
+    return [w.lower() for w in _SPLIT.split(name) if w]
+
+
+def sort_key(value: Any) -> float | None:
+    """A comparable number for a field value: numbers as they are, ISO dates as epoch
+    seconds, arrays and objects by their length; None for anything else."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, (list, dict)):
+        return float(len(value))
+    if isinstance(value, str) and 10 <= len(value) <= 40 and _ISO_DATE.fullmatch(value):
+        try:
+            dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        if dt.tzinfo is None:
+            dt = dt.replace(tzinfo=timezone.utc)
+        return dt.timestamp()
+    return None
+
+
+def value_at(item: Any, path: tuple[str, ...]) -> Any:
+    for k in path:
+        if not isinstance(item, dict):
+            return None
+        item = item.get(k)
+    return item
+
+
+def _direction(words: set[str]) -> int:
+    up, down = bool(words & _MAX_WORDS), bool(words & _MIN_WORDS)
+    return 1 if up and not down else -1 if down and not up else 0
+
+
+def _named(word: str, asked: frozenset[str]) -> bool:
+    """A field word the question names, in any inflection, or sharing a stem of at least
+    _STEM letters with a question word ("depends" and ``dependencies``)."""
+    if names_content_word(word, asked):
+        return True
+    return len(word) >= _STEM and any(len(a) >= _STEM and (word.startswith(a) or a.startswith(word)) for a in asked)
+
+
+def _score(path: tuple[str, ...], asked: frozenset[str],
+           implied: tuple[str, ...]) -> tuple[int, int, int, int, int] | None:
+    """How well a field path answers the question, or None when it does not match: its
+    leaf words must all be named by the question, implied by its superlative, or generic.
+
+    Ranked by: words the question names (a field named only by a generic word, such as
+    ``number`` in "the highest number of labels", comes after), words the superlative
+    implies, the rank of the first implied word ("the oldest issue": ``created_at``
+    before ``updated_at``), fewer words. So "latest updated at" picks ``updated_at``,
+    not ``created_at``."""
+    words = _words_of(path[-1])
+    leaf = [w for w in words if w not in _GENERIC and not w.isdigit()]
+    only_generic = not leaf
+    leaf = leaf or words[:1]  # a field named "time" or "number"
+    named = [w for w in leaf if _named(w, asked)]
+    implied_hits = [w for w in leaf if w not in named and w in implied]
+    parent = [w for p in path[:-1] for w in _words_of(p)]
+    named_parent = sum(1 for w in parent if _named(w, asked))
+    # A generic leaf under a named parent ("published" → ``published.at``) matches too.
+    if len(named) + len(implied_hits) < len(leaf) and not (only_generic and named_parent):
+        return None
+    rank = min((implied.index(w) for w in implied_hits), default=0)
+    strong = 0 if only_generic else len(named) + named_parent
+    weak = len(named) if only_generic else 0
+    return strong, len(implied_hits), weak, -rank, -(len(parent) + len(words))
+
+
+def _name_path(items: list[dict], paths: dict[tuple[str, ...], None]) -> tuple[str, ...] | None:
+    """The top-level field that names an item: a conventional name whose values are mostly
+    distinct, else the most distinct short string field."""
+    head = items[:_SAMPLE]
+    distinct: dict[str, int] = {}
+    for p in paths:
+        if len(p) != 1:
+            continue
+        vals = [it.get(p[0]) for it in head]
+        if all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in vals) and \
+                all(len(str(v)) <= 200 for v in vals):
+            distinct[p[0]] = len(set(vals))
+    for k in _NAME_FIELDS:
+        if distinct.get(k, 0) * 10 >= 9 * len(head):
+            return (k,)
+    strings = [k for k in distinct if all(isinstance(it.get(k), str) for it in head)]
+    best = max(strings, key=lambda k: distinct[k], default=None)
+    return (best,) if best is not None and distinct[best] * 10 >= 9 * len(head) else None
+
+
+def asked_extreme(items: list[Any], query: str) -> AskedExtreme | None:
+    """The field(s) and direction a question asks an extreme of, when ``items`` is a nested
+    listing holding such a field; None otherwise (the usual keep plan then applies)."""
+    if not query or not intents_of(query) & {"extreme", "last", "first"} or not is_nested_listing(items):
+        return None
+    words = set(_WORD.findall(query.lower()))
+    asked = content_lemmas(query)
+    implied = tuple(w for trigger, fields in _IMPLIED if words & trigger for w in fields)
+    paths = _field_paths(items)
+    scored: list[tuple[tuple[int, ...], tuple[str, ...]]] = []
+    for p in paths:
+        s = _score(p, asked, implied)
+        if s is None:
+            continue
+        # The field must hold comparable values (a number, a date, an array) in most items.
+        col = [sort_key(value_at(it, p)) for it in items[:_SAMPLE]]
+        if sum(v is not None for v in col) * 2 < len(col) or len({v for v in col if v is not None}) < 2:
+            continue
+        scored.append((s, p))
+    if not scored:
+        return None
+    best = max(s for s, _ in scored)
+    chosen = tuple(p for s, p in scored if s == best)[:_MAX_FIELDS]
+    return AskedExtreme(chosen, _direction(words), _name_path(items, paths))
+
+
+def ranked(items: list[Any], path: tuple[str, ...], direction: int) -> list[int]:
+    """Positions of items holding a comparable value, best first (ties by position)."""
+    keyed = [(k, i) for i, it in enumerate(items) if (k := sort_key(value_at(it, path))) is not None]
+    keyed.sort(key=lambda kv: (-kv[0] if direction >= 0 else kv[0], kv[1]))
+    return [i for _, i in keyed]
+
+
+def extreme_positions(items: list[Any], asked: AskedExtreme) -> set[int]:
+    """The items holding each asked field's extreme (ties up to a cap), at both ends when
+    the question gives no direction. The runners-up need not be whole: the column ranks
+    every item."""
+    out: set[int] = set()
+    for path in asked.paths:
+        for direction in ((1, -1) if asked.direction == 0 else (asked.direction,)):
+            order = ranked(items, path, direction)
+            if not order:
+                continue
+            top = sort_key(value_at(items[order[0]], path))
+            ties = [i for i in order[:_TIES] if sort_key(value_at(items[i], path)) == top]
+            out.update(ties)
+    return out
+
+
+def _label(item: Any, asked: AskedExtreme, i: int) -> str:
+    v = value_at(item, asked.name_path) if asked.name_path else None
+    s = f"#{i}" if v is None else str(v)
+    return s if len(s) <= _NAME_CHARS else s[: _NAME_CHARS - 1] + "…"
+
+
+def _shown(v: Any) -> str:
+    """A column cell: an array's length, a float to 6 significant digits (the kept items
+    and the original carry the exact value), anything else as written."""
+    if isinstance(v, (list, dict)):
+        return str(len(v))
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v)
+
+
+def column_note(items: list[Any], asked: AskedExtreme) -> str:
+    """Every item's value of the asked field(s), by the item's name, ranked in the asked
+    direction (largest first when none): the compact column the reader ranks by."""
+    direction = asked.direction or 1
+    order = ranked(items, asked.paths[0], direction)
+    ranked_set = set(order)
+    order += [i for i in range(len(items)) if i not in ranked_set]  # no comparable value: last
+    fields = ", ".join(".".join(p) for p in asked.paths)
+    if any(isinstance(value_at(items[order[0]], p), (list, dict)) for p in asked.paths):
+        fields += " (entries)"
+    by = f"by {'.'.join(asked.name_path)}" if asked.name_path else "by position"
+    first = "largest/latest first" if direction > 0 else "smallest/earliest first"
+    cells = ("{}={}".format(_label(items[i], asked, i), "/".join(_shown(value_at(items[i], p)) for p in asked.paths))
+             for i in order)
+    return f"{fields} of all {len(items)} items {by}, {first}: " + "; ".join(cells)
+
+
+def plan_asked_extreme(items: list[Any], texts: list[str], asked: AskedExtreme, anchors: Anchors) -> KeepPlan:
+    """Keep plan: the extreme items whole, items the question names, and the column of
+    the asked field in the marker; everything else behind the marker."""
+    named = anchor_indices(RowIndex(texts), anchors) if anchors else set()
+    must = {EXTREMES: extreme_positions(items, asked), ANCHORS: named}
+    return KeepPlan(sorted(must[EXTREMES] | named), must, note=column_note(items, asked))
