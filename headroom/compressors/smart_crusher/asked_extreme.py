@@ -36,8 +36,8 @@ from .rows import RowIndex
 _GENERIC = frozenset({"at", "on", "count", "counts", "num", "number", "total", "n", "no", "value", "val", "iso",
                       "time", "date", "ms", "sec", "secs", "seconds", "in", "of", "the", "utc", "ts"})
 _MAX_WORDS = frozenset({"most", "max", "maximum", "largest", "biggest", "highest", "greatest", "longest", "slowest",
-                        "latest", "newest", "recent", "recently", "last", "heaviest", "top", "more", "largest",
-                        "big", "large", "high", "long", "slow", "new", "late"})
+                        "latest", "newest", "recent", "recently", "last", "heaviest", "top", "more", "big", "large",
+                        "high", "long", "slow", "new", "late"})
 _MIN_WORDS = frozenset({"least", "fewest", "min", "minimum", "smallest", "lowest", "shortest", "fastest", "oldest",
                         "earliest", "first", "lightest", "quickest", "small", "low", "short", "fast", "old",
                         "early", "less", "fewer"})
@@ -59,7 +59,7 @@ _MAX_SUBKEYS = 32  # a sub-object with more keys is a map keyed by data, not nam
 _MAX_FIELDS = 3  # equally good fields kept side by side ("duration" of setup, call and teardown)
 _TIES = 5  # items sharing the extreme value kept whole
 _NAME_CHARS = 80
-_STEM = 6
+_STEM = 6  # letters a question word and a field word must share to match as one stem
 _SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z])(?=[A-Z])")
 _WORD = re.compile(r"[a-z]+")
 _ISO_DATE = re.compile(r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?(?:Z|[+-]\d\d:?\d\d)?")
