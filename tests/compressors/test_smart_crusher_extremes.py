@@ -70,6 +70,20 @@ def test_count_suffixes_dots_and_camel_case_match():
     assert asked_extreme(items, "Which one has the fewest dev dependencies?").paths == (("devDependencies",),)
 
 
+@pytest.mark.parametrize("question, path", [
+    ("Which repo has the largest number of stars?", ("stars",)),  # named next to it, though "largest" implies size
+    ("What is the biggest file anyone ever uploaded?", ("size",)),  # the superlative's kind, not a far-off verb
+    ("Which dev-tools release has the fewest dependencies?", ("dependencies",)),  # "dev" is far off
+    ("Which release has the fewest dev dependencies?", ("devDependencies",)),
+    ("Which file was uploaded most recently?", ("upload_time",)),
+])
+def test_the_superlative_decides_between_fields(question, path):
+    items = [{"name": f"r{i}", "stars": (i * 13) % 29, "size": (i * 7) % 31, "upload_time": f"2024-01-{i % 28 + 1:02d}",
+              "dependencies": {str(k): 1 for k in range(i % 4)}, "devDependencies": {str(k): 1 for k in range(i % 6)},
+              "owner": {"login": f"u{i % 3}"}} for i in range(30)]
+    assert asked_extreme(items, question).paths == (path,)
+
+
 def test_no_extreme_no_nesting_no_field_means_no_plan():
     assert asked_extreme(_issues(), "What does issue 12 say about the cache?") is None  # not an extreme
     flat = [{"name": f"r{i}", "size": i} for i in range(30)]
@@ -120,6 +134,32 @@ def test_real_listings_keep_the_asked_item_in_view_with_paraphrases(case_id):
             assert f.text in view, (question, f.text)
         # >= 65 % saved on every wording (an ambiguous "longest to run" lists three phase durations)
         assert COUNTER.count(view) <= 0.35 * before, question
+
+
+GROUPED = {
+    "pypi_project_json/requests_size_max": ("Which file across all releases is the largest?",
+                                            "What is the biggest file requests ever uploaded?"),
+    "pypi_project_json/idna_upload_min": ("Which idna file was uploaded first?",
+                                          "What is the oldest release file, by upload time?"),
+}
+
+
+@pytest.mark.parametrize("case_id", sorted(GROUPED))
+def test_a_listing_grouped_by_version_is_one_listing(case_id):
+    """PyPI's ``releases`` (version → files): the extreme over every group's files, with
+    only the group holding it left in the map; the rest of the document stays."""
+    case = _case(case_id)
+    doc = json.loads(case.content)
+    files = [f for group in doc["releases"].values() for f in group]
+    for question in (case.question, *GROUPED[case_id]):
+        result = _compress(case.content, question)
+        assert result.strategy == "nested"
+        out = json.loads(result.text)
+        assert set(out) == set(doc) and out["info"]["version"] == doc["info"]["version"]
+        assert all(f.text in result.text for f in case.facts), question
+        assert f"of all {len(files)} items by filename" in result.summary
+        assert f"of {len(doc['releases'])} groups omitted" in result.summary
+        assert COUNTER.count(result.text + result.summary) <= 0.3 * COUNTER.count(case.content)
 
 
 def test_real_report_column_names_every_test():

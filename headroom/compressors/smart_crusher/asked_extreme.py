@@ -59,6 +59,7 @@ _MAX_SUBKEYS = 32  # a sub-object with more keys is a map keyed by data, not nam
 _MAX_FIELDS = 3  # equally good fields kept side by side ("duration" of setup, call and teardown)
 _TIES = 5  # items sharing the extreme value kept whole
 _NAME_CHARS = 80
+_NEAR = 3  # words between a superlative and the field it ranks by ("the largest number of stars")
 _STEM = 6  # letters a question word and a field word must share to match as one stem
 _SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z])(?=[A-Z])")
 _WORD = re.compile(r"[a-z]+")
@@ -144,31 +145,55 @@ def _named(word: str, asked: frozenset[str]) -> bool:
     return len(word) >= _STEM and any(len(a) >= _STEM and (word.startswith(a) or a.startswith(word)) for a in asked)
 
 
-def _score(path: tuple[str, ...], asked: frozenset[str],
-           implied: tuple[str, ...]) -> tuple[int, int, int, int, int] | None:
+@dataclass(frozen=True)
+class _Question:
+    asked: frozenset[str]  # content words, every inflection (camelCase and snake_case split)
+    near: frozenset[str]  # those within _NEAR words of a superlative ("the most *comments*")
+    implied: tuple[str, ...]  # field words the superlatives imply, in order of preference
+    direction: int
+
+
+def _question(query: str) -> _Question:
+    split = _SPLIT.sub(" ", query)  # "devDependencies" -> "dev Dependencies", "updated_at" -> "updated at"
+    words = _WORD.findall(split.lower())
+    ranking = _MAX_WORDS | _MIN_WORDS | {w for trigger, _ in _IMPLIED for w in trigger}
+    marks = [i for i, w in enumerate(words) if w in ranking or (w.endswith("est") and len(w) > 5)]
+    near = [w for i, w in enumerate(words) if any(abs(i - m) <= _NEAR for m in marks)]
+    present = set(words)
+    implied = tuple(w for trigger, fields in _IMPLIED if present & trigger for w in fields)
+    return _Question(content_lemmas(query) | content_lemmas(split), content_lemmas(" ".join(near)), implied,
+                     _direction(present))
+
+
+def _score(path: tuple[str, ...], q: _Question) -> tuple[int, ...] | None:
     """How well a field path answers the question, or None when it does not match: its
     leaf words must all be named by the question, implied by its superlative, or generic.
 
-    Ranked by: words the question names (a field named only by a generic word, such as
-    ``number`` in "the highest number of labels", comes after), words the superlative
-    implies, the rank of the first implied word ("the oldest issue": ``created_at``
-    before ``updated_at``), fewer words. So "latest updated at" picks ``updated_at``,
-    not ``created_at``."""
+    Ranked by: words the question names next to its superlative ("the most comments",
+    "updated most recently"); whether the field is of the kind the superlative implies
+    ("the biggest file ... uploaded": ``size``, not ``upload_time``); fewer field words
+    not named next to it ("webpack-dev-server ... the fewest dependencies":
+    ``dependencies``, not ``devDependencies``); words named elsewhere; words implied; a field named only by a generic word (``number`` in "the
+    highest number of labels") last; then the rank of the first implied word ("the oldest
+    issue": ``created_at`` before ``updated_at``) and fewer words."""
     words = _words_of(path[-1])
     leaf = [w for w in words if w not in _GENERIC and not w.isdigit()]
     only_generic = not leaf
     leaf = leaf or words[:1]  # a field named "time" or "number"
-    named = [w for w in leaf if _named(w, asked)]
-    implied_hits = [w for w in leaf if w not in named and w in implied]
+    named = [w for w in leaf if _named(w, q.asked)]
+    implied_hits = [w for w in leaf if w in q.implied]
     parent = [w for p in path[:-1] for w in _words_of(p)]
-    named_parent = sum(1 for w in parent if _named(w, asked))
+    named_parent = [w for w in parent if _named(w, q.asked)]
     # A generic leaf under a named parent ("published" → ``published.at``) matches too.
-    if len(named) + len(implied_hits) < len(leaf) and not (only_generic and named_parent):
+    if len(set(named) | set(implied_hits)) < len(leaf) and not (only_generic and named_parent):
         return None
-    rank = min((implied.index(w) for w in implied_hits), default=0)
-    strong = 0 if only_generic else len(named) + named_parent
+    strong = [] if only_generic else named + named_parent
+    near = sum(1 for w in strong if _named(w, q.near))
+    rank = min((q.implied.index(w) for w in implied_hits), default=0)
     weak = len(named) if only_generic else 0
-    return strong, len(implied_hits), weak, -rank, -(len(parent) + len(words))
+    loose = sum(1 for w in leaf if not _named(w, q.near))  # "dev" of devDependencies, named far off
+    return (near, int(bool(implied_hits)), -loose, len(strong) - near, len(implied_hits), weak, -rank,
+            -(len(parent) + len(words)))
 
 
 def _name_path(items: list[dict], paths: dict[tuple[str, ...], None]) -> tuple[str, ...] | None:
@@ -196,13 +221,11 @@ def asked_extreme(items: list[Any], query: str) -> AskedExtreme | None:
     listing holding such a field; None otherwise (the usual keep plan then applies)."""
     if not query or not intents_of(query) & {"extreme", "last", "first"} or not is_nested_listing(items):
         return None
-    words = set(_WORD.findall(query.lower()))
-    asked = content_lemmas(query)
-    implied = tuple(w for trigger, fields in _IMPLIED if words & trigger for w in fields)
+    q = _question(query)
     paths = _field_paths(items)
     scored: list[tuple[tuple[int, ...], tuple[str, ...]]] = []
     for p in paths:
-        s = _score(p, asked, implied)
+        s = _score(p, q)
         if s is None:
             continue
         # The field must hold comparable values (a number, a date, an array) in most items.
@@ -213,8 +236,20 @@ def asked_extreme(items: list[Any], query: str) -> AskedExtreme | None:
     if not scored:
         return None
     best = max(s for s, _ in scored)
-    chosen = tuple(p for s, p in scored if s == best)[:_MAX_FIELDS]
-    return AskedExtreme(chosen, _direction(words), _name_path(items, paths))
+    direction = q.direction
+    chosen: list[tuple[str, ...]] = []
+    orders: list[list[int]] = []
+    for p in (p for s, p in scored if s == best):
+        # Two fields that rank the items alike (``upload_time`` and ``upload_time_iso_8601``)
+        # are one answer: the first is enough.
+        order = ranked(items, p, direction) if len(chosen) or len(scored) > 1 else []
+        if order and order in orders:
+            continue
+        chosen.append(p)
+        orders.append(order)
+        if len(chosen) == _MAX_FIELDS:
+            break
+    return AskedExtreme(tuple(chosen), direction, _name_path(items, paths))
 
 
 def ranked(items: list[Any], path: tuple[str, ...], direction: int) -> list[int]:
@@ -279,3 +314,15 @@ def plan_asked_extreme(items: list[Any], texts: list[str], asked: AskedExtreme, 
     named = anchor_indices(RowIndex(texts), anchors) if anchors else set()
     must = {EXTREMES: extreme_positions(items, asked), ANCHORS: named}
     return KeepPlan(sorted(must[EXTREMES] | named), must, note=column_note(items, asked))
+
+
+def grouped_items(value: dict, min_groups: int) -> list[tuple[Any, Any]] | None:
+    """A listing grouped by key (PyPI's ``releases``: version → array of files): every
+    value an array, nearly all of them non-empty arrays of objects, at least
+    ``min_groups`` keys. Its items as (key, item) pairs in order; None for anything else."""
+    if len(value) < min_groups or not all(isinstance(v, list) for v in value.values()):
+        return None
+    filled = [v for v in value.values() if v]
+    if len(filled) * 10 < 9 * len(value) or not all(isinstance(x, dict) for v in filled for x in v):
+        return None
+    return [(k, x) for k, v in value.items() for x in v]
