@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from headroom.compressors.smart_crusher import SmartCrusher
-from headroom.compressors.smart_crusher.asked_extreme import asked_extreme, column_note
+from headroom.compressors.smart_crusher.asked_field import asked_extreme
+from headroom.compressors.smart_crusher.extreme_plan import column_note
 from headroom.eval.corpus import load_cases
 from headroom.tokens import counter_for
 from tests.compressors.test_smart_crusher import LOSSY, make_input

@@ -27,8 +27,9 @@ from ...tokens import QUICK_EXACT_CHARS, QUICK_WINDOW_CHARS, QUICK_WINDOWS
 from ..base import Compressed, CompressInput
 from ..detect import first_visible_char, parse_json
 from ..tables.records import select_records
-from .asked_extreme import AskedExtreme, asked_extreme, grouped_items, plan_asked_extreme
+from .asked_field import AskedExtreme, asked_extreme
 from .compact import dumps, index_text, index_texts
+from .extreme_plan import grouped_items, plan_asked_extreme
 from .keep_plan import KeepPlan, plan_records, plan_scalars, summarize
 from .maps import extreme_positions, map_rows, map_shape, omitted_note, row_texts
 from .patterns import Pattern, detect_pattern, find_roles

@@ -1,22 +1,20 @@
-"""An extreme asked of a field of a nested listing ("Which issue has the most comments?",
-"Which file was uploaded most recently?").
+"""Which field of a nested listing a question asks an extreme of: "Which issue has the
+most comments?", "Which file was uploaded most recently?".
 
 An API listing (issues with user/label sub-objects, release files with digests, test
 reports with setup/call phases) is an array of objects holding objects. A question that
 asks for the item with the largest, smallest, newest or oldest value of one field needs
-three things, and the generic keep plan (rare values, change points, filler) gives none
-of them reliably: the extreme item(s) whole, the field's value of *every* item (so the
-reader can check the ranking, or answer "the second largest"), and the rest behind the
-retrieval marker.
+the extreme item(s) whole, the field's value of *every* item and the rest behind the
+marker (:mod:`.extreme_plan`); the generic keep plan (rare values, change points,
+filler) gives none of them reliably. This module finds the field and the direction.
 
 The field is matched loosely against the question: a field path's words (split at dots,
 underscores, dashes and camelCase) must all be words of the question in some inflection
-("updated at" → ``updated_at``, "comments" → ``comments`` or ``comments_count``,
-"uploaded" → ``upload-time``), except for generic words (``count``, ``at``, ``time``,
-``iso`` …) that add nothing; words of the parent object (``call`` in ``call.duration``)
-break ties. A superlative that names no field implies one ("largest" → a size,
-"newest" → a date, "slowest" → a duration). Values are numbers, ISO-8601 dates, or the
-length of an array field ("most labels").
+or stem ("updated at" → ``updated_at``, "comments" → ``comments_count``, "uploaded" →
+``upload-time``, "depends" → ``dependencies``), words its superlative implies
+("largest" → a size, "newest" → a date, "slowest" → a duration), or generic words
+(``count``, ``at``, ``time``, ``iso`` …) that add nothing. Values are numbers, ISO-8601
+instants, or the length of an array or object field ("most labels").
 """
 
 from __future__ import annotations
@@ -27,10 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from ...query.anchors import Anchors
 from ...query.intent import content_lemmas, intents_of, names_content_word
-from .keep_plan import ANCHORS, EXTREMES, KeepPlan, anchor_indices
-from .rows import RowIndex
 
 # Words that only qualify a field name ("comments_count", "updated_at", "upload_time_iso_8601").
 _GENERIC = frozenset({"at", "on", "count", "counts", "num", "number", "total", "n", "no", "value", "val", "iso",
@@ -57,8 +52,6 @@ _SAMPLE = 64  # items read to find the fields
 _MAX_DEPTH = 3  # nesting levels followed into sub-objects
 _MAX_SUBKEYS = 32  # a sub-object with more keys is a map keyed by data, not named fields
 _MAX_FIELDS = 3  # equally good fields kept side by side ("duration" of setup, call and teardown)
-_TIES = 5  # items sharing the extreme value kept whole
-_NAME_CHARS = 80
 _NEAR = 3  # words between a superlative and the field it ranks by ("the largest number of stars")
 _STEM = 6  # letters a question word and a field word must share to match as one stem
 _SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z])(?=[A-Z])")
@@ -257,72 +250,3 @@ def ranked(items: list[Any], path: tuple[str, ...], direction: int) -> list[int]
     keyed = [(k, i) for i, it in enumerate(items) if (k := sort_key(value_at(it, path))) is not None]
     keyed.sort(key=lambda kv: (-kv[0] if direction >= 0 else kv[0], kv[1]))
     return [i for _, i in keyed]
-
-
-def extreme_positions(items: list[Any], asked: AskedExtreme) -> set[int]:
-    """The items holding each asked field's extreme (ties up to a cap), at both ends when
-    the question gives no direction. The runners-up need not be whole: the column ranks
-    every item."""
-    out: set[int] = set()
-    for path in asked.paths:
-        for direction in ((1, -1) if asked.direction == 0 else (asked.direction,)):
-            order = ranked(items, path, direction)
-            if not order:
-                continue
-            top = sort_key(value_at(items[order[0]], path))
-            ties = [i for i in order[:_TIES] if sort_key(value_at(items[i], path)) == top]
-            out.update(ties)
-    return out
-
-
-def _label(item: Any, asked: AskedExtreme, i: int) -> str:
-    v = value_at(item, asked.name_path) if asked.name_path else None
-    s = f"#{i}" if v is None else str(v)
-    return s if len(s) <= _NAME_CHARS else s[: _NAME_CHARS - 1] + "…"
-
-
-def _shown(v: Any) -> str:
-    """A column cell: an array's length, a float to 6 significant digits (the kept items
-    and the original carry the exact value), anything else as written."""
-    if isinstance(v, (list, dict)):
-        return str(len(v))
-    if isinstance(v, float):
-        return f"{v:.6g}"
-    return str(v)
-
-
-def column_note(items: list[Any], asked: AskedExtreme) -> str:
-    """Every item's value of the asked field(s), by the item's name, ranked in the asked
-    direction (largest first when none): the compact column the reader ranks by."""
-    direction = asked.direction or 1
-    order = ranked(items, asked.paths[0], direction)
-    ranked_set = set(order)
-    order += [i for i in range(len(items)) if i not in ranked_set]  # no comparable value: last
-    fields = ", ".join(".".join(p) for p in asked.paths)
-    if any(isinstance(value_at(items[order[0]], p), (list, dict)) for p in asked.paths):
-        fields += " (entries)"
-    by = f"by {'.'.join(asked.name_path)}" if asked.name_path else "by position"
-    first = "largest/latest first" if direction > 0 else "smallest/earliest first"
-    cells = ("{}={}".format(_label(items[i], asked, i), "/".join(_shown(value_at(items[i], p)) for p in asked.paths))
-             for i in order)
-    return f"{fields} of all {len(items)} items {by}, {first}: " + "; ".join(cells)
-
-
-def plan_asked_extreme(items: list[Any], texts: list[str], asked: AskedExtreme, anchors: Anchors) -> KeepPlan:
-    """Keep plan: the extreme items whole, items the question names, and the column of
-    the asked field in the marker; everything else behind the marker."""
-    named = anchor_indices(RowIndex(texts), anchors) if anchors else set()
-    must = {EXTREMES: extreme_positions(items, asked), ANCHORS: named}
-    return KeepPlan(sorted(must[EXTREMES] | named), must, note=column_note(items, asked))
-
-
-def grouped_items(value: dict, min_groups: int) -> list[tuple[Any, Any]] | None:
-    """A listing grouped by key (PyPI's ``releases``: version → array of files): every
-    value an array, nearly all of them non-empty arrays of objects, at least
-    ``min_groups`` keys. Its items as (key, item) pairs in order; None for anything else."""
-    if len(value) < min_groups or not all(isinstance(v, list) for v in value.values()):
-        return None
-    filled = [v for v in value.values() if v]
-    if len(filled) * 10 < 9 * len(value) or not all(isinstance(x, dict) for v in filled for x in v):
-        return None
-    return [(k, x) for k, v in value.items() for x in v]
