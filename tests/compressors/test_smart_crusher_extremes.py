@@ -103,6 +103,20 @@ def test_issue_listing_keeps_the_extreme_whole_and_the_column():
     for it in issues:  # every item's title with its value
         assert f"{it['title']}={it['comments']}" in result.summary
     assert COUNTER.count(result.text) + COUNTER.count(result.summary) < 0.3 * COUNTER.count(text)
+    latest = max(issues, key=lambda it: it["updated_at"])
+    result = _compress(text, "Which item has the latest updated at?")
+    assert json.dumps(latest, separators=(",", ":")) in result.text
+    assert result.summary.startswith("updated_at of all 40 items by title, largest/latest first: "
+                                     f"{latest['title']}={latest['updated_at']}; ")
+
+
+def test_the_column_of_a_huge_listing_is_capped():
+    issues = [_issue(i, comments=i % 997, created="2024-01-01T00:00:00+00:00", updated="2024-01-02T00:00:00+00:00")
+              for i in range(2000)]
+    asked = asked_extreme(issues, "Which issue has the most comments?")
+    note = column_note(issues, asked)
+    assert note.startswith("comments of the first 500 of 2000 items in this order by title, largest/latest first: ")
+    assert note.count("=") == 500 and f"{issues[996]['title']}=996" in note
 
 
 # -- real outputs (dev sources) -------------------------------------------------------------

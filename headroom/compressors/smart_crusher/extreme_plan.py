@@ -14,6 +14,10 @@ from .rows import RowIndex
 
 _TIES = 5  # items sharing the extreme value kept whole
 _NAME_CHARS = 80
+# Column entries at most: the issue-tracker pages and release lists this is for hold 20-500
+# items; a 10 000-item listing would make the marker itself a page (the rest is in the
+# original, behind the marker).
+_COLUMN_MAX = 500
 
 
 def extreme_positions(items: list[Any], asked: AskedExtreme) -> set[int]:
@@ -50,7 +54,8 @@ def _shown(v: Any) -> str:
 
 def column_note(items: list[Any], asked: AskedExtreme) -> str:
     """Every item's value of the asked field(s), by the item's name, ranked in the asked
-    direction (largest first when none): the compact column the reader ranks by."""
+    direction (largest first when none): the compact column the reader ranks by. Past
+    _COLUMN_MAX items, the top _COLUMN_MAX in that order."""
     direction = asked.direction or 1
     order = ranked(items, asked.paths[0], direction)
     ranked_set = set(order)
@@ -61,8 +66,10 @@ def column_note(items: list[Any], asked: AskedExtreme) -> str:
     by = f"by {'.'.join(asked.name_path)}" if asked.name_path else "by position"
     first = "largest/latest first" if direction > 0 else "smallest/earliest first"
     cells = ("{}={}".format(_label(items[i], asked, i), "/".join(_shown(value_at(items[i], p)) for p in asked.paths))
-             for i in order)
-    return f"{fields} of all {len(items)} items {by}, {first}: " + "; ".join(cells)
+             for i in order[:_COLUMN_MAX])
+    scope = f"of all {len(items)} items" if len(items) <= _COLUMN_MAX else \
+        f"of the first {_COLUMN_MAX} of {len(items)} items in this order"
+    return f"{fields} {scope} {by}, {first}: " + "; ".join(cells)
 
 
 def plan_asked_extreme(items: list[Any], texts: list[str], asked: AskedExtreme, anchors: Anchors) -> KeepPlan:
