@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from headroom.compressors.smart_crusher import SmartCrusher
-from headroom.compressors.smart_crusher.asked_extreme import asked_extreme, column_note
+from headroom.compressors.smart_crusher.asked_field import asked_extreme
+from headroom.compressors.smart_crusher.extreme_plan import column_note
 from headroom.eval.corpus import load_cases
 from headroom.tokens import counter_for
 from tests.compressors.test_smart_crusher import LOSSY, make_input
@@ -70,6 +71,20 @@ def test_count_suffixes_dots_and_camel_case_match():
     assert asked_extreme(items, "Which one has the fewest dev dependencies?").paths == (("devDependencies",),)
 
 
+@pytest.mark.parametrize("question, path", [
+    ("Which repo has the largest number of stars?", ("stars",)),  # named next to it, though "largest" implies size
+    ("What is the biggest file anyone ever uploaded?", ("size",)),  # the superlative's kind, not a far-off verb
+    ("Which dev-tools release has the fewest dependencies?", ("dependencies",)),  # "dev" is far off
+    ("Which release has the fewest dev dependencies?", ("devDependencies",)),
+    ("Which file was uploaded most recently?", ("upload_time",)),
+])
+def test_the_superlative_decides_between_fields(question, path):
+    items = [{"name": f"r{i}", "stars": (i * 13) % 29, "size": (i * 7) % 31, "upload_time": f"2024-01-{i % 28 + 1:02d}",
+              "dependencies": {str(k): 1 for k in range(i % 4)}, "devDependencies": {str(k): 1 for k in range(i % 6)},
+              "owner": {"login": f"u{i % 3}"}} for i in range(30)]
+    assert asked_extreme(items, question).paths == (path,)
+
+
 def test_no_extreme_no_nesting_no_field_means_no_plan():
     assert asked_extreme(_issues(), "What does issue 12 say about the cache?") is None  # not an extreme
     flat = [{"name": f"r{i}", "size": i} for i in range(30)]
@@ -88,6 +103,20 @@ def test_issue_listing_keeps_the_extreme_whole_and_the_column():
     for it in issues:  # every item's title with its value
         assert f"{it['title']}={it['comments']}" in result.summary
     assert COUNTER.count(result.text) + COUNTER.count(result.summary) < 0.3 * COUNTER.count(text)
+    latest = max(issues, key=lambda it: it["updated_at"])
+    result = _compress(text, "Which item has the latest updated at?")
+    assert json.dumps(latest, separators=(",", ":")) in result.text
+    assert result.summary.startswith("updated_at of all 40 items by title, largest/latest first: "
+                                     f"{latest['title']}={latest['updated_at']}; ")
+
+
+def test_the_column_of_a_huge_listing_is_capped():
+    issues = [_issue(i, comments=i % 997, created="2024-01-01T00:00:00+00:00", updated="2024-01-02T00:00:00+00:00")
+              for i in range(2000)]
+    asked = asked_extreme(issues, "Which issue has the most comments?")
+    note = column_note(issues, asked)
+    assert note.startswith("comments of the first 500 of 2000 items in this order by title, largest/latest first: ")
+    assert note.count("=") == 500 and f"{issues[996]['title']}=996" in note
 
 
 # -- real outputs (dev sources) -------------------------------------------------------------
@@ -120,6 +149,32 @@ def test_real_listings_keep_the_asked_item_in_view_with_paraphrases(case_id):
             assert f.text in view, (question, f.text)
         # >= 65 % saved on every wording (an ambiguous "longest to run" lists three phase durations)
         assert COUNTER.count(view) <= 0.35 * before, question
+
+
+GROUPED = {
+    "pypi_project_json/requests_size_max": ("Which file across all releases is the largest?",
+                                            "What is the biggest file requests ever uploaded?"),
+    "pypi_project_json/idna_upload_min": ("Which idna file was uploaded first?",
+                                          "What is the oldest release file, by upload time?"),
+}
+
+
+@pytest.mark.parametrize("case_id", sorted(GROUPED))
+def test_a_listing_grouped_by_version_is_one_listing(case_id):
+    """PyPI's ``releases`` (version → files): the extreme over every group's files, with
+    only the group holding it left in the map; the rest of the document stays."""
+    case = _case(case_id)
+    doc = json.loads(case.content)
+    files = [f for group in doc["releases"].values() for f in group]
+    for question in (case.question, *GROUPED[case_id]):
+        result = _compress(case.content, question)
+        assert result.strategy == "nested"
+        out = json.loads(result.text)
+        assert set(out) == set(doc) and out["info"]["version"] == doc["info"]["version"]
+        assert all(f.text in result.text for f in case.facts), question
+        assert f"of all {len(files)} items by filename" in result.summary
+        assert f"of {len(doc['releases'])} groups omitted" in result.summary
+        assert COUNTER.count(result.text + result.summary) <= 0.3 * COUNTER.count(case.content)
 
 
 def test_real_report_column_names_every_test():

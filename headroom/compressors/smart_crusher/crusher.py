@@ -27,8 +27,9 @@ from ...tokens import QUICK_EXACT_CHARS, QUICK_WINDOW_CHARS, QUICK_WINDOWS
 from ..base import Compressed, CompressInput
 from ..detect import first_visible_char, parse_json
 from ..tables.records import select_records
-from .asked_extreme import AskedExtreme, asked_extreme, plan_asked_extreme
+from .asked_field import AskedExtreme, asked_extreme
 from .compact import dumps, index_text, index_texts
+from .extreme_plan import grouped_items, plan_asked_extreme
 from .keep_plan import KeepPlan, plan_records, plan_scalars, summarize
 from .maps import extreme_positions, map_rows, map_shape, omitted_note, row_texts
 from .patterns import Pattern, detect_pattern, find_roles
@@ -361,7 +362,9 @@ class SmartCrusher:
         if depth > _MAX_DEPTH:
             return value
         if isinstance(value, dict):
-            crushed = self._crush_map(value, inp, cfg, totals, plans, depth, notes, name)
+            crushed = self._crush_grouped(value, inp, cfg, totals, plans, notes, name)
+            if crushed is None:
+                crushed = self._crush_map(value, inp, cfg, totals, plans, depth, notes, name)
             if crushed is not None:
                 return crushed
             return {k: self._crush_inner(v, inp, cfg, totals, plans, depth + 1, notes, k) for k, v in value.items()}
@@ -379,6 +382,31 @@ class SmartCrusher:
                     plans.append(crushed.plan)
                     return CrushedList(crushed.items)
         return [self._crush_inner(v, inp, cfg, totals, plans, depth + 1, notes) for v in value]
+
+    def _crush_grouped(self, value: dict, inp: CompressInput, cfg: SmartCrusherConfig, totals: dict[str, int],
+                       plans: list[KeepPlan], notes: list[str], name: str | None) -> CrushedMap | None:
+        """A listing grouped by key (version → release files) asked for an extreme of a
+        field: the groups' items are one listing for the asked-extreme plan; the groups
+        holding a kept item stay, with only those items."""
+        groups = grouped_items(value, cfg.min_items_to_analyze)
+        if groups is None or len(groups) < cfg.min_items_to_analyze:
+            return None
+        items = [it for _, it in groups]
+        asked = asked_extreme(items, inp.query)
+        if asked is None:
+            return None
+        plan = plan_asked_extreme(items, item_texts(items), asked, inp.anchors)
+        if len(plan.kept) >= len(items):
+            return None
+        totals["before"] += len(items)
+        totals["after"] += len(plan.kept)
+        plans.append(plan)
+        kept: dict[Any, CrushedList] = {}
+        for i in plan.kept:
+            kept.setdefault(groups[i][0], CrushedList()).append(items[i])
+        where = f"{dumps(name)}: " if name is not None else ""
+        notes.append(f"{where}{len(value) - len(kept)} of {len(value)} groups omitted")
+        return CrushedMap(kept)
 
     def _crush_map(self, value: dict, inp: CompressInput, cfg: SmartCrusherConfig, totals: dict[str, int],
                    plans: list[KeepPlan], depth: int, notes: list[str], name: str | None) -> CrushedMap | None:

@@ -1,22 +1,20 @@
-"""An extreme asked of a field of a nested listing ("Which issue has the most comments?",
-"Which file was uploaded most recently?").
+"""Which field of a nested listing a question asks an extreme of: "Which issue has the
+most comments?", "Which file was uploaded most recently?".
 
 An API listing (issues with user/label sub-objects, release files with digests, test
 reports with setup/call phases) is an array of objects holding objects. A question that
 asks for the item with the largest, smallest, newest or oldest value of one field needs
-three things, and the generic keep plan (rare values, change points, filler) gives none
-of them reliably: the extreme item(s) whole, the field's value of *every* item (so the
-reader can check the ranking, or answer "the second largest"), and the rest behind the
-retrieval marker.
+the extreme item(s) whole, the field's value of *every* item and the rest behind the
+marker (:mod:`.extreme_plan`); the generic keep plan (rare values, change points,
+filler) gives none of them reliably. This module finds the field and the direction.
 
 The field is matched loosely against the question: a field path's words (split at dots,
 underscores, dashes and camelCase) must all be words of the question in some inflection
-("updated at" → ``updated_at``, "comments" → ``comments`` or ``comments_count``,
-"uploaded" → ``upload-time``), except for generic words (``count``, ``at``, ``time``,
-``iso`` …) that add nothing; words of the parent object (``call`` in ``call.duration``)
-break ties. A superlative that names no field implies one ("largest" → a size,
-"newest" → a date, "slowest" → a duration). Values are numbers, ISO-8601 dates, or the
-length of an array field ("most labels").
+or stem ("updated at" → ``updated_at``, "comments" → ``comments_count``, "uploaded" →
+``upload-time``, "depends" → ``dependencies``), words its superlative implies
+("largest" → a size, "newest" → a date, "slowest" → a duration), or generic words
+(``count``, ``at``, ``time``, ``iso`` …) that add nothing. Values are numbers, ISO-8601
+instants, or the length of an array or object field ("most labels").
 """
 
 from __future__ import annotations
@@ -27,17 +25,14 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from ...query.anchors import Anchors
 from ...query.intent import content_lemmas, intents_of, names_content_word
-from .keep_plan import ANCHORS, EXTREMES, KeepPlan, anchor_indices
-from .rows import RowIndex
 
 # Words that only qualify a field name ("comments_count", "updated_at", "upload_time_iso_8601").
 _GENERIC = frozenset({"at", "on", "count", "counts", "num", "number", "total", "n", "no", "value", "val", "iso",
                       "time", "date", "ms", "sec", "secs", "seconds", "in", "of", "the", "utc", "ts"})
 _MAX_WORDS = frozenset({"most", "max", "maximum", "largest", "biggest", "highest", "greatest", "longest", "slowest",
-                        "latest", "newest", "recent", "recently", "last", "heaviest", "top", "more", "largest",
-                        "big", "large", "high", "long", "slow", "new", "late"})
+                        "latest", "newest", "recent", "recently", "last", "heaviest", "top", "more", "big", "large",
+                        "high", "long", "slow", "new", "late"})
 _MIN_WORDS = frozenset({"least", "fewest", "min", "minimum", "smallest", "lowest", "shortest", "fastest", "oldest",
                         "earliest", "first", "lightest", "quickest", "small", "low", "short", "fast", "old",
                         "early", "less", "fewer"})
@@ -57,9 +52,8 @@ _SAMPLE = 64  # items read to find the fields
 _MAX_DEPTH = 3  # nesting levels followed into sub-objects
 _MAX_SUBKEYS = 32  # a sub-object with more keys is a map keyed by data, not named fields
 _MAX_FIELDS = 3  # equally good fields kept side by side ("duration" of setup, call and teardown)
-_TIES = 5  # items sharing the extreme value kept whole
-_NAME_CHARS = 80
-_STEM = 6
+_NEAR = 3  # words between a superlative and the field it ranks by ("the largest number of stars")
+_STEM = 6  # letters a question word and a field word must share to match as one stem
 _SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z])(?=[A-Z])")
 _WORD = re.compile(r"[a-z]+")
 _ISO_DATE = re.compile(r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?(?:Z|[+-]\d\d:?\d\d)?")
@@ -144,31 +138,55 @@ def _named(word: str, asked: frozenset[str]) -> bool:
     return len(word) >= _STEM and any(len(a) >= _STEM and (word.startswith(a) or a.startswith(word)) for a in asked)
 
 
-def _score(path: tuple[str, ...], asked: frozenset[str],
-           implied: tuple[str, ...]) -> tuple[int, int, int, int, int] | None:
+@dataclass(frozen=True)
+class _Question:
+    asked: frozenset[str]  # content words, every inflection (camelCase and snake_case split)
+    near: frozenset[str]  # those within _NEAR words of a superlative ("the most *comments*")
+    implied: tuple[str, ...]  # field words the superlatives imply, in order of preference
+    direction: int
+
+
+def _question(query: str) -> _Question:
+    split = _SPLIT.sub(" ", query)  # "devDependencies" -> "dev Dependencies", "updated_at" -> "updated at"
+    words = _WORD.findall(split.lower())
+    ranking = _MAX_WORDS | _MIN_WORDS | {w for trigger, _ in _IMPLIED for w in trigger}
+    marks = [i for i, w in enumerate(words) if w in ranking or (w.endswith("est") and len(w) > 5)]
+    near = [w for i, w in enumerate(words) if any(abs(i - m) <= _NEAR for m in marks)]
+    present = set(words)
+    implied = tuple(w for trigger, fields in _IMPLIED if present & trigger for w in fields)
+    return _Question(content_lemmas(query) | content_lemmas(split), content_lemmas(" ".join(near)), implied,
+                     _direction(present))
+
+
+def _score(path: tuple[str, ...], q: _Question) -> tuple[int, ...] | None:
     """How well a field path answers the question, or None when it does not match: its
     leaf words must all be named by the question, implied by its superlative, or generic.
 
-    Ranked by: words the question names (a field named only by a generic word, such as
-    ``number`` in "the highest number of labels", comes after), words the superlative
-    implies, the rank of the first implied word ("the oldest issue": ``created_at``
-    before ``updated_at``), fewer words. So "latest updated at" picks ``updated_at``,
-    not ``created_at``."""
+    Ranked by: words the question names next to its superlative ("the most comments",
+    "updated most recently"); whether the field is of the kind the superlative implies
+    ("the biggest file ... uploaded": ``size``, not ``upload_time``); fewer field words
+    not named next to it ("webpack-dev-server ... the fewest dependencies":
+    ``dependencies``, not ``devDependencies``); words named elsewhere; words implied; a field named only by a generic word (``number`` in "the
+    highest number of labels") last; then the rank of the first implied word ("the oldest
+    issue": ``created_at`` before ``updated_at``) and fewer words."""
     words = _words_of(path[-1])
     leaf = [w for w in words if w not in _GENERIC and not w.isdigit()]
     only_generic = not leaf
     leaf = leaf or words[:1]  # a field named "time" or "number"
-    named = [w for w in leaf if _named(w, asked)]
-    implied_hits = [w for w in leaf if w not in named and w in implied]
+    named = [w for w in leaf if _named(w, q.asked)]
+    implied_hits = [w for w in leaf if w in q.implied]
     parent = [w for p in path[:-1] for w in _words_of(p)]
-    named_parent = sum(1 for w in parent if _named(w, asked))
+    named_parent = [w for w in parent if _named(w, q.asked)]
     # A generic leaf under a named parent ("published" → ``published.at``) matches too.
-    if len(named) + len(implied_hits) < len(leaf) and not (only_generic and named_parent):
+    if len(set(named) | set(implied_hits)) < len(leaf) and not (only_generic and named_parent):
         return None
-    rank = min((implied.index(w) for w in implied_hits), default=0)
-    strong = 0 if only_generic else len(named) + named_parent
+    strong = [] if only_generic else named + named_parent
+    near = sum(1 for w in strong if _named(w, q.near))
+    rank = min((q.implied.index(w) for w in implied_hits), default=0)
     weak = len(named) if only_generic else 0
-    return strong, len(implied_hits), weak, -rank, -(len(parent) + len(words))
+    loose = sum(1 for w in leaf if not _named(w, q.near))  # "dev" of devDependencies, named far off
+    return (near, int(bool(implied_hits)), -loose, len(strong) - near, len(implied_hits), weak, -rank,
+            -(len(parent) + len(words)))
 
 
 def _name_path(items: list[dict], paths: dict[tuple[str, ...], None]) -> tuple[str, ...] | None:
@@ -196,13 +214,11 @@ def asked_extreme(items: list[Any], query: str) -> AskedExtreme | None:
     listing holding such a field; None otherwise (the usual keep plan then applies)."""
     if not query or not intents_of(query) & {"extreme", "last", "first"} or not is_nested_listing(items):
         return None
-    words = set(_WORD.findall(query.lower()))
-    asked = content_lemmas(query)
-    implied = tuple(w for trigger, fields in _IMPLIED if words & trigger for w in fields)
+    q = _question(query)
     paths = _field_paths(items)
     scored: list[tuple[tuple[int, ...], tuple[str, ...]]] = []
     for p in paths:
-        s = _score(p, asked, implied)
+        s = _score(p, q)
         if s is None:
             continue
         # The field must hold comparable values (a number, a date, an array) in most items.
@@ -213,8 +229,20 @@ def asked_extreme(items: list[Any], query: str) -> AskedExtreme | None:
     if not scored:
         return None
     best = max(s for s, _ in scored)
-    chosen = tuple(p for s, p in scored if s == best)[:_MAX_FIELDS]
-    return AskedExtreme(chosen, _direction(words), _name_path(items, paths))
+    direction = q.direction
+    chosen: list[tuple[str, ...]] = []
+    orders: list[list[int]] = []
+    for p in (p for s, p in scored if s == best):
+        # Two fields that rank the items alike (``upload_time`` and ``upload_time_iso_8601``)
+        # are one answer: the first is enough.
+        order = ranked(items, p, direction) if len(chosen) or len(scored) > 1 else []
+        if order and order in orders:
+            continue
+        chosen.append(p)
+        orders.append(order)
+        if len(chosen) == _MAX_FIELDS:
+            break
+    return AskedExtreme(tuple(chosen), direction, _name_path(items, paths))
 
 
 def ranked(items: list[Any], path: tuple[str, ...], direction: int) -> list[int]:
@@ -222,60 +250,3 @@ def ranked(items: list[Any], path: tuple[str, ...], direction: int) -> list[int]
     keyed = [(k, i) for i, it in enumerate(items) if (k := sort_key(value_at(it, path))) is not None]
     keyed.sort(key=lambda kv: (-kv[0] if direction >= 0 else kv[0], kv[1]))
     return [i for _, i in keyed]
-
-
-def extreme_positions(items: list[Any], asked: AskedExtreme) -> set[int]:
-    """The items holding each asked field's extreme (ties up to a cap), at both ends when
-    the question gives no direction. The runners-up need not be whole: the column ranks
-    every item."""
-    out: set[int] = set()
-    for path in asked.paths:
-        for direction in ((1, -1) if asked.direction == 0 else (asked.direction,)):
-            order = ranked(items, path, direction)
-            if not order:
-                continue
-            top = sort_key(value_at(items[order[0]], path))
-            ties = [i for i in order[:_TIES] if sort_key(value_at(items[i], path)) == top]
-            out.update(ties)
-    return out
-
-
-def _label(item: Any, asked: AskedExtreme, i: int) -> str:
-    v = value_at(item, asked.name_path) if asked.name_path else None
-    s = f"#{i}" if v is None else str(v)
-    return s if len(s) <= _NAME_CHARS else s[: _NAME_CHARS - 1] + "…"
-
-
-def _shown(v: Any) -> str:
-    """A column cell: an array's length, a float to 6 significant digits (the kept items
-    and the original carry the exact value), anything else as written."""
-    if isinstance(v, (list, dict)):
-        return str(len(v))
-    if isinstance(v, float):
-        return f"{v:.6g}"
-    return str(v)
-
-
-def column_note(items: list[Any], asked: AskedExtreme) -> str:
-    """Every item's value of the asked field(s), by the item's name, ranked in the asked
-    direction (largest first when none): the compact column the reader ranks by."""
-    direction = asked.direction or 1
-    order = ranked(items, asked.paths[0], direction)
-    ranked_set = set(order)
-    order += [i for i in range(len(items)) if i not in ranked_set]  # no comparable value: last
-    fields = ", ".join(".".join(p) for p in asked.paths)
-    if any(isinstance(value_at(items[order[0]], p), (list, dict)) for p in asked.paths):
-        fields += " (entries)"
-    by = f"by {'.'.join(asked.name_path)}" if asked.name_path else "by position"
-    first = "largest/latest first" if direction > 0 else "smallest/earliest first"
-    cells = ("{}={}".format(_label(items[i], asked, i), "/".join(_shown(value_at(items[i], p)) for p in asked.paths))
-             for i in order)
-    return f"{fields} of all {len(items)} items {by}, {first}: " + "; ".join(cells)
-
-
-def plan_asked_extreme(items: list[Any], texts: list[str], asked: AskedExtreme, anchors: Anchors) -> KeepPlan:
-    """Keep plan: the extreme items whole, items the question names, and the column of
-    the asked field in the marker; everything else behind the marker."""
-    named = anchor_indices(RowIndex(texts), anchors) if anchors else set()
-    must = {EXTREMES: extreme_positions(items, asked), ANCHORS: named}
-    return KeepPlan(sorted(must[EXTREMES] | named), must, note=column_note(items, asked))
