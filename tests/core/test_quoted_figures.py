@@ -7,7 +7,8 @@ the two disagree: a number edited by hand, or a results file regenerated without
 
 Key paths: dotted names into the JSON; ``name[field=value]`` picks the list item whose
 ``field`` equals ``value``; a trailing ``|len`` takes the length; ``a - b`` subtracts two
-paths (a difference the doc quotes, in points).
+paths (a difference the doc quotes, in points); ``gate:failed`` / ``gate:checks`` /
+``gate:xfail`` count the shipped gate's checks on an eval results file.
 """
 
 from __future__ import annotations
@@ -56,7 +57,18 @@ def _step(node: Any, part: str) -> Any:
     return node
 
 
+def _gate(doc: Any, what: str) -> int:
+    """The shipped gate's verdict on an eval results document: ``failed``, ``checks`` or ``xfail``."""
+    from headroom.eval.gate import evaluate, load_thresholds
+
+    checks = evaluate(doc, load_thresholds(None))
+    return {"failed": sum(c.fails_gate for c in checks), "checks": len(checks),
+            "xfail": sum(c.expected_failure for c in checks)}[what]
+
+
 def resolve(doc: Any, key: str) -> Any:
+    if key.startswith("gate:"):  # what `headroom eval gate` says about this results file
+        return _gate(doc, key.removeprefix("gate:"))
     if " - " in key:
         a, b = key.split(" - ", 1)
         return resolve(doc, a) - resolve(doc, b)
