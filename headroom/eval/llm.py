@@ -228,6 +228,8 @@ def run_llm(
     replaces the HTTP endpoint at ``options.base_url``; ``limit`` asks at most that many
     questions per family (the first ones, in suite order)."""
     config = config or HeadroomConfig()
+    for s in scenarios:  # as in the compression runner: a fact outside the outputs proves nothing
+        s.check_evidence_placement()
     store = CompressionStore(max_entries=1_000_000, ttl_seconds=config.ccr.store_ttl_seconds)
     pipelines: dict[int | None, Any] = {}
 

@@ -160,3 +160,19 @@ def test_rate_limits_are_retried_and_hard_errors_are_scored_misses():
     ans = ask(ep, {"messages": []})
     assert ans.text == "" and "HTTP 400" in ans.error
     assert len(calls) == 3
+
+
+def test_cli_limit_asks_every_family_including_the_corpus(reader, tmp_path, capsys):
+    from headroom.cli import main
+
+    out = tmp_path / "res"
+    rc = main(["eval", "run", "--suite", "smoke", "--families", "metrics,real_corpus", "--configs", "deterministic",
+               "--formats", "openai_chat", "--device", "cpu", "--out", str(out), "--quiet", "--no-plots",
+               "--llm-base-url", reader.base_url, "--llm-model", "reader", "--limit", "1"])
+    assert rc == 0
+    llm = json.loads((out / "results.json").read_text())["llm"]
+    for arm in ("original", "compressed", "compressed_retrieve"):
+        assert llm["arms"][arm]["n"] == 2 and set(llm["arms"][arm]["families"]) == {"metrics", "real_corpus"}
+    corpus = [c for c in llm["cases"] if c["family"] == "real_corpus"]
+    assert corpus and all(isinstance(c["expected"], list) and c["expected"] for c in corpus)
+    assert all(b["max_tokens"] <= 256 for b in reader.requests)

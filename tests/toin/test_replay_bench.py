@@ -21,4 +21,7 @@ def test_short_replay_meets_the_targets(tmp_path, capsys):
     assert on["in_view"] > off["in_view"]
     assert off["savings"] - on["savings"] <= 0.05
     assert on["steered"] > 0.5 and off["steered"] == 0
+    # Strict scoring is the headline; the lenient column (any one matching item) is never lower.
+    for s in (off, on):
+        assert s["in_view_lenient"] >= s["in_view"] and s["retrieval_rate_lenient"] <= s["retrieval_rate"]
     assert "retrieval rate falls" in capsys.readouterr().out
