@@ -85,7 +85,9 @@ def _cells(d: Any, tool_output: bool = False) -> tuple[str, ...]:
             strategy = f"{strategy}, +{d.tokens_after - d.tokens_before:,} tok"
             saved = "-"
         elif d.tokens_before:
-            saved = f"{d.tokens_saved / d.tokens_before:.0%}"
+            share = d.tokens_saved / d.tokens_before
+            # 99.7 % is not 100 %: something is left, and its marker says how to get the rest.
+            saved = f"{share:.1%}" if 0.995 <= share < 1 else f"{share:.0%}"
     where = "output" if tool_output and d.message_index == 2 else _where(d)
     return where, _kind(d), strategy, tokens, saved
 
