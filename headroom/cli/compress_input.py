@@ -69,9 +69,11 @@ def classify(text: str, name: str, *, as_tool_output: bool = False, fmt: str | N
                              f"or {_FORCE}") from None
         if _json_lines(text):
             return Input(name, TOOL_OUTPUT, text, "JSON lines: compressed as one tool output")
-        if _looks_like_json(text):
-            raise ValueError(f"{name} starts like JSON but is not valid JSON ({where}): fix the JSON, or {_FORCE}") \
-                from None
+        if text.lstrip()[:1] in ("{", "["):
+            # Not a body, so a tool output: npm's JS object notation, a Python repr, a
+            # truncated dump, a log of "[INFO] …" lines. Said, since it may be a typo.
+            return Input(name, TOOL_OUTPUT, text, f"starts like JSON but does not parse ({where}): compressed as one "
+                                                  "tool output (text)")
         return Input(name, TOOL_OUTPUT, text, "not JSON: compressed as one tool output (text)")
     if isinstance(data, dict):
         if any(k in data for k in _BODY_KEYS):
@@ -97,12 +99,6 @@ def classify(text: str, name: str, *, as_tool_output: bool = False, fmt: str | N
 def _is_message(x: Any) -> bool:
     return isinstance(x, dict) and isinstance(x.get("role"), str) and any(
         k in x for k in ("content", "tool_calls", "parts", "function_call"))
-
-
-def _looks_like_json(text: str) -> bool:
-    """An object or an array of objects/strings: broken JSON, not a log line like ``[INFO] …``."""
-    head = "".join(text.lstrip()[:3].split())
-    return head.startswith(("{", "[{", '["', "[["))
 
 
 def _json_lines(text: str) -> bool:
