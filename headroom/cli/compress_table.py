@@ -16,7 +16,8 @@ WIDTH = 80
 # where, kind, strategy, tokens, saved; single spaces between: 7+24+24+16+5+4 = 80.
 COLS = (7, 24, 24, 16, 5)
 CHANGED = ("compressed", "moved", "shrunk", "dropped", "expanded")
-_FAILED = re.compile(r"\b(error|fail|failed|exception|timed? ?out|deadline|budget spent|unavailable)\b", re.I)
+_FAILED = re.compile(r"\b(error|fail(ed|ure)?|exception|timed out|time-?out|deadline|budget (is )?spent|"
+                     r"unavailable)\b", re.I)
 
 
 def _cut(text: str, width: int) -> str:

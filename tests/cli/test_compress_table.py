@@ -96,7 +96,7 @@ decisions = st.builds(
     action=st.sampled_from(["compressed", "kept", "skipped", "dropped", "moved", "shrunk", "expanded"]),
     reason=st.one_of(st.text(min_size=1, max_size=300), st.sampled_from(
         ["error: RuntimeError: boom", "still over budget: 9 tokens are protected", "below 200 tokens",
-         "within budget (1 <= 2 tokens)", "compressor timed out after 2000 ms"])),
+         "within budget (1 <= 2 tokens)", "timed out after 2000 ms", "the request's compression budget is spent"])),
     message_index=st.one_of(st.none(), st.integers(-1, 100_000)),
     block_index=st.one_of(st.none(), st.integers(0, 50)),
     tool_name=st.one_of(st.none(), st.text(min_size=1, max_size=80)),
@@ -130,3 +130,11 @@ def test_every_line_fits_and_every_decision_that_matters_has_a_row(ds, verbose):
             assert matters(d, 200)
         if d.tokens_after > d.tokens_before and d in expected:
             assert any(f"+{d.tokens_after - d.tokens_before:,} tok"[:10] in line or "…" in line for line in rows)
+
+
+def test_failures_are_named():
+    for reason in ("timed out after 2000 ms", "the request's compression budget is spent", "error: ValueError: x",
+                   "compressor unavailable: no model"):
+        d = Decision("content_router", "kept", reason, message_index=3, tokens_before=5000, tokens_after=5000)
+        assert outcome(d) == "FAILED" and matters(d, 200), reason
+    assert outcome(Decision("content_router", "kept", "saved less than 10%")) == "kept"

@@ -77,6 +77,7 @@ BAD_FLAGS = [
     (("proxy", "--prot", "1"), "proxy", "did you mean --port?"),
     (("eval", "run", "--siute", "smoke"), "eval run", "did you mean --suite?"),
     (("eval", "gate", "dir", "--min-savigns", "1"), "eval gate", "did you mean --min-savings?"),
+    (("eval", "report", "dir", "--noplots"), "eval report", "did you mean --no-plots?"),
 ]
 
 
