@@ -9,7 +9,15 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-from .compress_input import BODY, MESSAGES, TOOL_OUTPUT, classify, compressed_tool_output, read_text, tool_output_body
+from .compress_input import (
+    BODY,
+    MESSAGES,
+    TOOL_OUTPUT,
+    classify,
+    compressed_tool_output,
+    read_text,
+    tool_output_body,
+)
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "data" / "examples" / "agent_session.json"
 EXIT_OVER_WINDOW = 3

@@ -17,7 +17,7 @@ WIDTH = 80
 COLS = (7, 24, 24, 16, 5)
 CHANGED = ("compressed", "moved", "shrunk", "dropped", "expanded")
 _FAILED = re.compile(r"\b(error|fail(ed|ure)?|exception|timed out|time-?out|deadline|budget (is )?spent|"
-                     r"unavailable)\b", re.I)
+                     r"unavailable)\b", re.IGNORECASE)
 
 
 def _cut(text: str, width: int) -> str:

@@ -47,7 +47,7 @@ def items(text: str | None = None) -> list[Item]:
     text = README.read_text() if text is None else text
     out: list[Item] = []
     section = ""
-    fence = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
+    fence = re.compile(r"^```(\w*)\n(.*?)^```", re.DOTALL | re.MULTILINE)
     fenced: list[tuple[int, int]] = []
     for m in fence.finditer(text):
         fenced.append((m.start(), m.end()))
@@ -71,8 +71,8 @@ def items(text: str | None = None) -> list[Item]:
 
 
 def _section(text: str, pos: int) -> str:
-    prose = re.sub(r"^```.*?^```", "", text[:pos], flags=re.S | re.M)  # a '# comment' in a block is no heading
-    heads = re.findall(r"^#+ (.+)$", prose, re.M)
+    prose = re.sub(r"^```.*?^```", "", text[:pos], flags=re.DOTALL | re.MULTILINE)  # a '# comment' in a block is no heading
+    heads = re.findall(r"^#+ (.+)$", prose, re.MULTILINE)
     return heads[-1] if heads else ""
 
 

@@ -89,7 +89,7 @@ class Session:
 
     def bash(self, cmd: str, timeout: float = 900) -> subprocess.CompletedProcess:
         return subprocess.run(["bash", "-c", cmd], cwd=self.cwd, env=self.env, capture_output=True, text=True,
-                              timeout=timeout, stdin=subprocess.DEVNULL)
+                              timeout=timeout, stdin=subprocess.DEVNULL, check=False)
 
     def start_proxy(self, cmd: str, port: int) -> subprocess.Popen:
         p = subprocess.Popen(["bash", "-c", self.proxy_command(cmd, port)], cwd=self.cwd, env=self.env,

@@ -6,7 +6,14 @@ import json
 
 import pytest
 
-from headroom import CompressionStore, HeadroomConfig, QueryResult, RetrievalNotFound, compress, retrieve
+from headroom import (
+    CompressionStore,
+    HeadroomConfig,
+    QueryResult,
+    RetrievalNotFound,
+    compress,
+    retrieve,
+)
 
 
 def _rows(n: int = 300) -> str:
