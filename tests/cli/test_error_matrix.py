@@ -195,3 +195,22 @@ def test_a_log_file_compresses_as_a_tool_output(cwd):
     small = (cwd / "small.log").read_text()
     assert len(small) < len(log) / 2 and "Full resync requested by replica" in small
     assert max(len(line) for line in r.out.splitlines()) <= 80
+
+
+def test_toin_stats_reads_a_store_without_adding_files(cwd):
+    from headroom.toin import SQLiteToinBackend
+
+    writer = SQLiteToinBackend(cwd / "headroom_ccr.toin.sqlite3")
+    writer.add({"sig-a": {"compressed": 3}}, {})
+    writer.close()  # the proxy stopped: SQLite removed its side files
+    before = sorted(p.name for p in cwd.iterdir())
+    r = headroom("toin", "stats", cwd=cwd)
+    assert r.rc == 0 and "1 signatures, 3 compressions" in r.out
+    assert sorted(p.name for p in cwd.iterdir()) == before == ["headroom_ccr.toin.sqlite3"]
+    live = SQLiteToinBackend(cwd / "headroom_ccr.toin.sqlite3")  # a running proxy: its WAL is read too
+    try:
+        live.add({"sig-b": {"compressed": 5}}, {})
+        r = headroom("toin", "stats", cwd=cwd)
+        assert r.rc == 0 and "2 signatures, 8 compressions" in r.out
+    finally:
+        live.close()
