@@ -163,6 +163,8 @@ def test_read_only_commands_create_no_files(cwd):
     line = assert_one_line_error(headroom("toin", "show", "abc", cwd=cwd), "toin")
     assert "no TOIN store here yet" in line
     assert_one_line_error(headroom("toin", "export", "out.json", cwd=cwd), "toin")
+    for argv in (("doctor",), ("models",), ("compress",), ("compress", "--json")):
+        assert headroom(*argv, cwd=cwd).rc == 0, argv
     assert list(cwd.iterdir()) == []
 
 
