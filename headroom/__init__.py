@@ -5,7 +5,15 @@
 >>> result.messages, result.tokens_saved, result.ccr_hashes
 """
 
-from .api import CompressResult, QueryResult, RetrievalNotFound, compress, default_pipeline, default_store, retrieve
+from .api import (
+    CompressResult,
+    QueryResult,
+    RetrievalNotFound,
+    compress,
+    default_pipeline,
+    default_store,
+    retrieve,
+)
 from .ccr import CompressionStore
 from .config import (
     CCRConfig,

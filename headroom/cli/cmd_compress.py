@@ -9,7 +9,15 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-from .compress_input import BODY, MESSAGES, TOOL_OUTPUT, classify, compressed_tool_output, read_text, tool_output_body
+from .compress_input import (
+    BODY,
+    MESSAGES,
+    TOOL_OUTPUT,
+    classify,
+    compressed_tool_output,
+    read_text,
+    tool_output_body,
+)
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "data" / "examples" / "agent_session.json"
 EXIT_OVER_WINDOW = 3
@@ -25,11 +33,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", default=None, help="model name (default: the body's model, else gpt-4o)")
     from ..formats import ADAPTERS
 
-    p.add_argument("--format", choices=sorted(ADAPTERS), default=None,
-                   help="wire format of a request body (default: detected)")
+    p.add_argument("--format", choices=sorted(ADAPTERS), default=None, metavar="FORMAT",
+                   help=f"wire format of a request body: {', '.join(sorted(ADAPTERS))} (default: detected)")
     p.add_argument("--as-tool-output", action="store_true",
                    help="compress the whole file as one tool output, even if it parses as a body")
-    p.add_argument("--question", "--query", dest="query", default=None,
+    p.add_argument("--question", "--query", dest="query", default=None, metavar="QUESTION",
                    help="the question to compress for (default: the latest user turn; none for a tool output)")
     p.add_argument("--tool-name", default="tool_output", help="tool name for a tool output (default: tool_output)")
     p.add_argument("--output", "-o", default=None,

@@ -12,7 +12,6 @@ from pathlib import Path
 
 from .store_flags import add_store_flags, check_redis_flag
 
-
 READ_ONLY = ("stats", "show", "export")
 
 

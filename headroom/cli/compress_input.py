@@ -63,15 +63,18 @@ def classify(text: str, name: str, *, as_tool_output: bool = False, fmt: str | N
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
+        where = f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
         if fmt or _looks_like_body(text):
-            raise ValueError(f"{name} looks like a request body but is not valid JSON ({exc.msg} at line {exc.lineno}, "
-                             f"column {exc.colno}): fix the JSON, or {_FORCE}") from None
+            raise ValueError(f"{name} looks like a request body but is not valid JSON ({where}): fix the JSON, "
+                             f"or {_FORCE}") from None
+        if _json_lines(text):
+            return Input(name, TOOL_OUTPUT, text, "JSON lines: compressed as one tool output")
         if text.lstrip()[:1] in ("{", "["):
-            note = (f"starts like JSON but does not parse ({exc.msg} at line {exc.lineno}): compressed as one "
-                    "tool output (text)")
-        else:
-            note = "not JSON: compressed as one tool output (text)"
-        return Input(name, TOOL_OUTPUT, text, note)
+            # Not a body, so a tool output: npm's JS object notation, a Python repr, a
+            # truncated dump, a log of "[INFO] …" lines. Said, since it may be a typo.
+            return Input(name, TOOL_OUTPUT, text, f"starts like JSON but does not parse ({where}): compressed as one "
+                                                  "tool output (text)")
+        return Input(name, TOOL_OUTPUT, text, "not JSON: compressed as one tool output (text)")
     if isinstance(data, dict):
         if any(k in data for k in _BODY_KEYS):
             return Input(name, BODY, data)
@@ -96,6 +99,19 @@ def classify(text: str, name: str, *, as_tool_output: bool = False, fmt: str | N
 def _is_message(x: Any) -> bool:
     return isinstance(x, dict) and isinstance(x.get("role"), str) and any(
         k in x for k in ("content", "tool_calls", "parts", "function_call"))
+
+
+def _json_lines(text: str) -> bool:
+    """Every non-empty line is a JSON value on its own (NDJSON logs, ``jq -c`` output)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) < 2:
+        return False
+    try:
+        for line in lines:
+            json.loads(line)
+    except json.JSONDecodeError:
+        return False
+    return True
 
 
 def _looks_like_body(text: str) -> bool:

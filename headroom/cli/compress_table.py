@@ -16,7 +16,8 @@ WIDTH = 80
 # where, kind, strategy, tokens, saved; single spaces between: 7+24+24+16+5+4 = 80.
 COLS = (7, 24, 24, 16, 5)
 CHANGED = ("compressed", "moved", "shrunk", "dropped", "expanded")
-_FAILED = re.compile(r"\b(error|fail|failed|exception|timed? ?out|deadline|budget spent|unavailable)\b", re.I)
+_FAILED = re.compile(r"\b(error|fail(ed|ure)?|exception|timed out|time-?out|deadline|budget (is )?spent|"
+                     r"unavailable)\b", re.IGNORECASE)
 
 
 def _cut(text: str, width: int) -> str:
@@ -85,7 +86,9 @@ def _cells(d: Any, tool_output: bool = False) -> tuple[str, ...]:
             strategy = f"{strategy}, +{d.tokens_after - d.tokens_before:,} tok"
             saved = "-"
         elif d.tokens_before:
-            saved = f"{d.tokens_saved / d.tokens_before:.0%}"
+            share = d.tokens_saved / d.tokens_before
+            # 99.7 % is not 100 %: something is left, and its marker says how to get the rest.
+            saved = f"{share:.1%}" if 0.995 <= share < 1 else f"{share:.0%}"
     where = "output" if tool_output and d.message_index == 2 else _where(d)
     return where, _kind(d), strategy, tokens, saved
 

@@ -36,7 +36,7 @@ def hint_for(path: str, host: str) -> str:
     if bare in _MISSING_V1 or bare.split("/", 1)[0] in ("chat",):
         fix = _MISSING_V1.get(bare, "OPENAI_BASE_URL=http://HOST:PORT/v1").replace("HOST:PORT", host)
         return f"the base URL is missing /v1: this request should go to /v1/{bare}; set {fix}"
-    if bare.startswith("v1beta/") or bare.startswith("models/"):
+    if bare.startswith(("v1beta/", "models/")):
         return "Gemini requests go to /v1beta/models/MODEL:generateContent (or :streamGenerateContent)"
     return f"not a route of the headroom proxy; it serves {', '.join(SERVED)}"
 

@@ -96,7 +96,12 @@ class SQLiteToinBackend:
             if not Path(self.path).is_file():
                 raise FileNotFoundError(2, "no TOIN store here yet (the proxy creates it when it first compresses "
                                            "a tool output; pass --ccr-path or --toin-path to read another)", self.path)
-            uri = Path(self.path).resolve().as_uri() + "?mode=ro"
+            # No -wal file means no connection has it open (the last one to close
+            # checkpoints and removes it): read the file as an immutable snapshot, so not
+            # even SQLite's -wal/-shm side files appear. Otherwise a writer is live and its
+            # side files exist already: read-only through them.
+            live = Path(self.path + "-wal").exists()
+            uri = Path(self.path).resolve().as_uri() + ("?mode=ro" if live else "?mode=ro&immutable=1")
             self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None, timeout=10)
             return
         if self.path != ":memory:":

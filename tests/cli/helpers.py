@@ -26,7 +26,7 @@ def headroom(*args: str, cwd: Path, env: dict[str, str] | None = None, stdin: st
              timeout: float = 120) -> Ran:
     full_env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "80", **(env or {})}
     p = subprocess.run([sys.executable, "-m", "headroom", *args], cwd=cwd, env=full_env, input=stdin,
-                       capture_output=True, text=True, timeout=timeout)
+                       capture_output=True, text=True, timeout=timeout, check=False)
     return Ran(p.returncode, p.stdout, p.stderr)
 
 

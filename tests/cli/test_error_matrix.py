@@ -77,6 +77,7 @@ BAD_FLAGS = [
     (("proxy", "--prot", "1"), "proxy", "did you mean --port?"),
     (("eval", "run", "--siute", "smoke"), "eval run", "did you mean --suite?"),
     (("eval", "gate", "dir", "--min-savigns", "1"), "eval gate", "did you mean --min-savings?"),
+    (("eval", "report", "dir", "--noplots"), "eval report", "did you mean --no-plots?"),
 ]
 
 
@@ -162,6 +163,8 @@ def test_read_only_commands_create_no_files(cwd):
     line = assert_one_line_error(headroom("toin", "show", "abc", cwd=cwd), "toin")
     assert "no TOIN store here yet" in line
     assert_one_line_error(headroom("toin", "export", "out.json", cwd=cwd), "toin")
+    for argv in (("doctor",), ("models",), ("compress",), ("compress", "--json")):
+        assert headroom(*argv, cwd=cwd).rc == 0, argv
     assert list(cwd.iterdir()) == []
 
 
@@ -194,3 +197,22 @@ def test_a_log_file_compresses_as_a_tool_output(cwd):
     small = (cwd / "small.log").read_text()
     assert len(small) < len(log) / 2 and "Full resync requested by replica" in small
     assert max(len(line) for line in r.out.splitlines()) <= 80
+
+
+def test_toin_stats_reads_a_store_without_adding_files(cwd):
+    from headroom.toin import SQLiteToinBackend
+
+    writer = SQLiteToinBackend(cwd / "headroom_ccr.toin.sqlite3")
+    writer.add({"sig-a": {"compressed": 3}}, {})
+    writer.close()  # the proxy stopped: SQLite removed its side files
+    before = sorted(p.name for p in cwd.iterdir())
+    r = headroom("toin", "stats", cwd=cwd)
+    assert r.rc == 0 and "1 signatures, 3 compressions" in r.out
+    assert sorted(p.name for p in cwd.iterdir()) == before == ["headroom_ccr.toin.sqlite3"]
+    live = SQLiteToinBackend(cwd / "headroom_ccr.toin.sqlite3")  # a running proxy: its WAL is read too
+    try:
+        live.add({"sig-b": {"compressed": 5}}, {})
+        r = headroom("toin", "stats", cwd=cwd)
+        assert r.rc == 0 and "2 signatures, 8 compressions" in r.out
+    finally:
+        live.close()

@@ -115,10 +115,15 @@ def test_cli_compress_file_and_stdin(tmp_path, capsys):
 
 
 def test_cli_compress_bad_json(tmp_path, capsys):
+    # Not a body, so a tool output (npm's JS object notation, a Python repr), and the table says so;
+    # what looks like a request body but does not parse is an error (issue 29).
     f = tmp_path / "bad.json"
     f.write_text("{not json")
+    assert main(["compress", str(f)]) == 0
+    assert "starts like JSON but does not parse" in capsys.readouterr().out
+    f.write_text('{"model": "gpt-4o", "messages": [')
     assert main(["compress", str(f)]) == 2
-    assert "is not valid JSON" in capsys.readouterr().err
+    assert "looks like a request body but is not valid JSON" in capsys.readouterr().err
 
 
 def test_cli_bundled_example_runs(capsys):
