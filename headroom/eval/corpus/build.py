@@ -26,7 +26,9 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             "headroom_proxy", "statsmodels_csv", "pylint_report",
             "gcc_warnings", "npm_view", "commander_releases", "click_releases",
             "unittest_run", "npm_install", "pipdeptree_json", "mypy_report", "penguins_csv", "aligned_tables", "node_dep_tree",
-            "python_importtime", "python_cprofile", "strace_trace", "x509_text")
+            "python_importtime", "python_cprofile", "strace_trace", "x509_text",
+            "pg_sessions_jsonlog", "postgres_multifile", "postgres_dash_prefix", "postgres_debug_log",
+            "pg_category_prefix")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 
