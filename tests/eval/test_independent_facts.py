@@ -1,5 +1,6 @@
 """Facts from a signal the compressor never sees (issue 24): the PostgreSQL sources whose
-event types come from the server's message catalogue and severity field, and the
+event types come from the server's message catalogue and severity field, uvicorn's JSON
+records whose event types are the format strings of uvicorn's own source, and the
 benchmark lines that report them apart."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from headroom.eval.corpus.captures import _catalogue
 from tests.eval.bench_scripts import load_bench
 
 INDEPENDENT = ("pg_sessions_jsonlog", "postgres_multifile", "postgres_dash_prefix", "postgres_debug_log",
-               "pg_category_prefix")
+               "pg_category_prefix", "uvicorn_json_logger")
 MO = "/usr/share/locale/de/LC_MESSAGES/postgres-15.mo"
 
 
@@ -41,6 +42,14 @@ def test_messages_match_the_most_specific_catalogue_entry() -> None:
     assert match('role "nobody" does not exist').msgid == 'role "%s" does not exist'
     assert match("checkpoint starting: immediate force wait").msgid.startswith("checkpoint starting:")
     assert match("an internal debug line no catalogue holds 0x7f") is None
+
+
+def test_uvicorn_catalogue_holds_its_startup_and_error_format_strings() -> None:
+    from headroom.eval.corpus.captures.uvicorn_json_logger import uvicorn_catalogue
+
+    fmts = uvicorn_catalogue()
+    assert "Started server process [%d]" in fmts and "Application startup complete." in fmts
+    assert any(f.startswith("Exception in ASGI application") for f in fmts)
 
 
 def _row(bench, ms: float, up_ms: float, before: int, after: int, up_after: int, count_ms: float):

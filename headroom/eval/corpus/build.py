@@ -28,7 +28,7 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             "unittest_run", "npm_install", "pipdeptree_json", "mypy_report", "penguins_csv", "aligned_tables", "node_dep_tree",
             "python_importtime", "python_cprofile", "strace_trace", "x509_text",
             "pg_sessions_jsonlog", "postgres_multifile", "postgres_dash_prefix", "postgres_debug_log",
-            "pg_category_prefix")
+            "pg_category_prefix", "uvicorn_json_logger")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 
