@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -183,6 +184,28 @@ def _constants(items: list[Any]) -> dict[str, Any]:
     return out
 
 
+_RARE_CONTEXT_MAX = 20  # records from rarely heard components or levels kept, at most
+
+
+def _rare_context(items: list[Any], lay: RecordLayout) -> list[int]:
+    """Records whose component or level value occurs at most twice in a field with a few
+    values or more (the one line a subsystem wrote, the only ``notice``): context a text
+    log shows in the line itself, kept like a warning while they are few."""
+    out: list[int] = []
+    for name in (lay.component, lay.level):
+        if not name:
+            continue
+        values = [it.get(name) if isinstance(it, dict) else None for it in items]
+        try:
+            counts = Counter(values)
+        except TypeError:  # objects or arrays as values
+            continue
+        if len(counts) < 3:
+            continue
+        out += [i for i, v in enumerate(values) if v is not None and counts[v] <= 2]
+    return sorted(set(out)) if len(set(out)) <= _RARE_CONTEXT_MAX else []
+
+
 class LogRecordsCompressor:
     name = "log_records"
 
@@ -198,9 +221,10 @@ class LogRecordsCompressor:
         shared = len(_dumps(constants)) if constants else 0
         lines = record_lines(items, lay)
         # A question's anchors (an id, a pid, a request id) may sit in any field.
-        must = {i for i, r in enumerate(full) if inp.anchors.matches(r)} if inp.anchors else set()
-        if len(must) > max(60, len(full) // 50):  # named everywhere: the search term, not a lead
-            must = set()
+        anchored = {i for i, r in enumerate(full) if inp.anchors.matches(r)} if inp.anchors else set()
+        if len(anchored) > max(60, len(full) // 50):  # named everywhere: the search term, not a lead
+            anchored = set()
+        must = dict.fromkeys(_rare_context(items, lay), 0.5) | dict.fromkeys(anchored, 0)
         picked = select_lines(lines, inp, costs=[max(1, (len(r) - shared) // 4 + 1) for r in full], must=must)
         if picked is None:
             return None

@@ -165,3 +165,12 @@ _VALUES = st.one_of(st.none(), st.text(max_size=12), st.integers(0, 9), st.lists
 def test_record_lines_column_wise_equals_one_record_at_a_time(items) -> None:
     lay = layout_of([{"level": "INFO", "logger": "a", "msg": "m", "exc_info": None}] * 12)
     assert record_lines(items, lay) == [record_line(it, lay) for it in items]
+
+
+def test_a_record_from_a_rarely_heard_component_stays_in_view() -> None:
+    rows = json.loads(_case("redis_server", "one_off").content)
+    # The one routine line a subsystem wrote: its message template is a frequent one.
+    k = next(k for k in range(len(rows) // 2, len(rows)) if "Accepted" in rows[k]["message"])
+    rows[k] = {**rows[k], "component": "sentinel"}
+    res = _compress(rows, "Summarise this log.")
+    assert res is not None and '"component":"sentinel"' in res.text
