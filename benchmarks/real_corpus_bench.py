@@ -21,7 +21,14 @@ output) is one OpenAI-chat conversation through ``headroom.compress()``:
   go to different processes (upstream caches by content), so its caches cannot answer
   either; its savings, facts in view and best-round latency.
 
-Dev and held-out sources are reported apart; PASS/FAIL lines give issue 11's targets.
+Dev and held-out sources are reported apart, and facts by how they were defined
+(``Fact.basis``): "template" facts come from the corpus' own message-template rule, which
+overlaps with the log compressor's key; "independent" ones from a signal the compressor
+never sees (a program's message catalogue, its severity field). PASS/FAIL lines give the
+targets of issues 11 and 24, "never slower than upstream" as docs/decisions.md defines it:
+where upstream passes an output through unchanged and we compress it, our call may take
+up to 2.5x the time tiktoken needs to count that output; where we leave it unchanged too,
+at most 2 ms more than upstream; everywhere else no more than upstream.
 """
 
 from __future__ import annotations
@@ -48,6 +55,10 @@ from bench_common import MODEL, UPSTREAM_PRELUDE, run_in_upstream, tokens_of
 
 # Facts a reader cannot know to ask for: issue 11's >= 95 % in-view target applies to these.
 ANOMALOUS = ("one_off", "error", "warning")
+# docs/decisions.md, "Never slower than upstream": where upstream passes an output through
+# and we compress it, up to this many times tiktoken's count time of the output; where both
+# leave it unchanged, up to this many ms more than upstream.
+COMPRESS_VS_COUNT, UNCHANGED_SLACK_MS = 2.5, 2.0
 
 
 @dataclass
@@ -60,7 +71,8 @@ class CaseRow:
     tokens_before: int
     tokens_after: int
     ms: float
-    facts: list[dict[str, Any]]  # {"text", "kind", "status": in_view | recoverable | lost}
+    facts: list[dict[str, Any]]  # {"text", "kind", "basis", "status": in_view | recoverable | lost}
+    count_ms: float = 0.0  # tiktoken's cold count of the tool output (best of the rounds)
     upstream: dict[str, Any] | None = None
 
     @property
@@ -85,7 +97,7 @@ def tool_texts(messages: list[dict[str, Any]]) -> str:
 
 
 def fact_status(case: CorpusCase, view: str, recoverable: str) -> list[dict[str, Any]]:
-    return [{"text": f.text, "kind": f.kind,
+    return [{"text": f.text, "kind": f.kind, "basis": f.basis,
              "status": "in_view" if f.text in view else "recoverable" if f.text in recoverable else "lost"}
             for f in case.facts]
 
@@ -107,7 +119,33 @@ def bench_ours(case: CorpusCase, rounds: int) -> CaseRow:
         best = min(best, (time.perf_counter() - t0) * 1000)
     view = tool_texts(result.messages)
     return CaseRow(case.id, case.source, case.split, case.form, case.intent, tokens_of(messages),
-                   tokens_of(result.messages), best, fact_status(case, view, recoverable_text(view, store)))
+                   tokens_of(result.messages), best, fact_status(case, view, recoverable_text(view, store)),
+                   count_ms=count_time(case.content, rounds))
+
+
+def count_time(text: str, rounds: int) -> float:
+    """Best-of-rounds ms tiktoken takes to count ``text`` (the o200k encoder, no cache)."""
+    enc = counter_for(MODEL).encoding
+    best = float("inf")
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        enc.encode(text, disallowed_special=())
+        best = min(best, (time.perf_counter() - t0) * 1000)
+    return best
+
+
+def slower_than_upstream(r: CaseRow) -> bool:
+    """The decided rule (docs/decisions.md, "Never slower than upstream")."""
+    up = r.upstream
+    if not up:
+        return False
+    up_unchanged = up["tokens_after"] >= r.tokens_before
+    ours_unchanged = r.tokens_after >= r.tokens_before
+    if up_unchanged and not ours_unchanged:
+        return r.ms > max(up["ms"], COMPRESS_VS_COUNT * r.count_ms)
+    if up_unchanged and ours_unchanged:
+        return r.ms > up["ms"] + UNCHANGED_SLACK_MS
+    return r.ms > up["ms"]
 
 
 # Runs inside the upstream venv: compresses each case of one batch once (no two cases of a
@@ -159,6 +197,7 @@ def bench_upstream(python: str, cases: list[CorpusCase], rounds: int) -> dict[st
         b["tokens_after"] = tokens_of(msgs)
         status = fact_status(by_id[cid], tool_texts(msgs), "")
         b["facts_in_view"] = sum(s["status"] == "in_view" for s in status)
+        b["status"] = [s["status"] for s in status]
         b["kinds_in_view"] = {k: sum(s["status"] == "in_view" for s in status if s["kind"] == k)
                               for k in {s["kind"] for s in status}}
     return best
@@ -180,12 +219,24 @@ class Summary:
     up_in_view: int = 0
     up_ms: list[float] = field(default_factory=list)
     slower_than_upstream: list[str] = field(default_factory=list)
+    # basis -> [facts, in view, recoverable only, lost, anomalous, anomalous in view, upstream in view]
+    by_basis: dict[str, list[int]] = field(default_factory=dict)
 
 
 def summarise(label: str, rows: list[CaseRow]) -> Summary:
     s = Summary(label, cases=len(rows))
     for r in rows:
-        for f in r.facts:
+        up_status = r.upstream.get("status") if r.upstream else None
+        for k, f in enumerate(r.facts):
+            b = s.by_basis.setdefault(f.get("basis", "template"), [0] * 7)
+            b[0] += 1
+            b[1] += f["status"] == "in_view"
+            b[2] += f["status"] == "recoverable"
+            b[3] += f["status"] == "lost"
+            if f["kind"] in ANOMALOUS:
+                b[4] += 1
+                b[5] += f["status"] == "in_view"
+            b[6] += bool(up_status) and up_status[k] == "in_view"
             s.facts += 1
             s.in_view += f["status"] == "in_view"
             s.recoverable += f["status"] == "recoverable"
@@ -199,7 +250,7 @@ def summarise(label: str, rows: list[CaseRow]) -> Summary:
             s.up_savings.append(1 - r.upstream["tokens_after"] / r.tokens_before)
             s.up_in_view += r.upstream["facts_in_view"]
             s.up_ms.append(r.upstream["ms"])
-            if r.ms > r.upstream["ms"]:
+            if slower_than_upstream(r):
                 s.slower_than_upstream.append(r.id)
     return s
 
@@ -264,9 +315,31 @@ def kind_table(rows: list[CaseRow]) -> str:
     return "\n".join(lines)
 
 
+def basis_table(summaries: list[Summary], upstream: bool) -> str:
+    """Facts by how they were defined, one line per split and basis: template-defined
+    facts partly measure the log compressor against its own key (docs/eval.md)."""
+    head = ["split", "fact basis", "facts", "in view", "recoverable only", "lost", "one-off/error/warning in view"]
+    if upstream:
+        head.append("upstream in view")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for s in summaries:
+        for basis, b in sorted(s.by_basis.items()):
+            cells = [s.label, basis, str(b[0]), _pct(b[1], b[0]), str(b[2]), str(b[3]), _pct(b[5], b[4])]
+            if upstream:
+                cells.append(_pct(b[6], b[0]))
+            lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def check_targets(s: Summary) -> list[str]:
-    """Issue 11's targets for one split (or all cases)."""
+    """Issues 11 and 24's targets for one split (or all cases)."""
     out = []
+    ind = s.by_basis.get("independent")
+    if ind:  # issue 24: facts the compressor never sees
+        frac = ind[5] / ind[4] if ind[4] else 1.0
+        out.append(f"{'PASS' if frac >= 0.95 else 'FAIL'} {s.label}: >= 95% of independent one-off/error/warning "
+                   f"facts in view: {_pct(ind[5], ind[4])}")
+        out.append(f"{'PASS' if ind[3] == 0 else 'FAIL'} {s.label}: no independent fact lost: lost {ind[3]} of {ind[0]}")
     frac = s.anomalous_in_view / s.anomalous if s.anomalous else 1.0
     out.append(f"{'PASS' if frac >= 0.95 else 'FAIL'} {s.label}: >= 95% of one-off/error/warning facts in view: "
                f"{_pct(s.anomalous_in_view, s.anomalous)}")
@@ -278,7 +351,8 @@ def check_targets(s: Summary) -> list[str]:
         ratio = statistics.median(s.ms) / statistics.median(s.up_ms)
         out.append(f"{'PASS' if ratio <= 0.5 else 'FAIL'} {s.label}: median latency <= 0.5x upstream: {ratio:.2f}x "
                    f"({statistics.median(s.ms):.1f} vs {statistics.median(s.up_ms):.1f} ms)")
-        out.append(f"{'PASS' if not s.slower_than_upstream else 'FAIL'} {s.label}: never slower than upstream: "
+        out.append(f"{'PASS' if not s.slower_than_upstream else 'FAIL'} {s.label}: never slower than upstream "
+                   f"(docs/decisions.md's rule): "
                    f"{len(s.slower_than_upstream)} slower" + (f" ({', '.join(s.slower_than_upstream)})"
                                                               if s.slower_than_upstream else ""))
     return out
@@ -328,6 +402,8 @@ def main(argv: list[str] | None = None) -> int:
     overall = summarise("**all**", rows)
     summaries.append(overall)
     print(markdown(summaries, upstream))
+    print()
+    print(basis_table([x for x in summaries if x.label.startswith("**")], upstream))
     print()
     print(kind_table(rows))
     if args.per_case:

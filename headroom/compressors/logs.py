@@ -577,12 +577,13 @@ class LogSelection:
 
 
 def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None = None,
-                 must: set[int] = frozenset()) -> LogSelection | None:  # type: ignore[assignment]
+                 must: dict[int, float] | None = None) -> LogSelection | None:
     """The lines of a log worth keeping in view (None when that is all of them).
 
     ``costs`` are the tokens each line will cost as rendered (a JSON record costs more than
-    the line it is selected by; default: the line itself); ``must`` are lines kept first
-    (a question's anchors found outside the line, in a record's other fields)."""
+    the line it is selected by; default: the line itself); ``must`` maps lines to the
+    priority they are kept at whatever their template (a question's anchors found in a
+    record's other fields, a record from a rarely heard component)."""
     lowered = _Lowered.of(raw)
     lines, levels = _classify_lines(raw)
     n = len(lines)
@@ -593,8 +594,8 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
     text_counts = Counter(raw)
     _select_by_kind(lines, trace_of.keys(), lowered.anchored(inp.anchors, max(_ANCHOR_LIMIT, n // 50)),
                     text_counts, sel)
-    for i in must:
-        sel.mark(i, 0)
+    for i, prio in (must or {}).items():
+        sel.mark(i, prio)
     head, tail = (_INTENT_EDGE if "first" in intents else _HEAD), (_INTENT_EDGE if "last" in intents else _TAIL)
     for i in range(min(head, n)):
         sel.mark(i, 0 if "first" in intents else 2)

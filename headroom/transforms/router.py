@@ -15,14 +15,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..ccr.markers import format_marker
+from ..compressors import long_lines
 from ..compressors.base import CompressInput, Compressor, PendingTokens
-from ..compressors.detect import ContentType, detect
+from ..compressors.detect import ContentType, detect, first_visible_char
 from ..compressors.log_records import LogRecordsCompressor
 from ..compressors.log_records import layout_of as log_records_layout
 from ..compressors.sections import HOSTS as SECTION_HOSTS
 from ..compressors.sections import SectionsCompressor
 from ..compressors.sections import plan as plan_sections
 from ..formats.model import Conversation, content_hash
+from ..providers import context_window
 from ..query.anchors import extract_anchors
 from ..toin import hooks as toin_hooks
 from .base import (
@@ -239,7 +241,7 @@ class ContentRouter:
             tokens = tokens if tokens is not None else ctx.tokens(block)
             if tokens < cfg.router.min_tokens:
                 return None, tokens
-            reason = "the request's compression budget is spent"
+            reason = "the request's compression budget is spent" + over_window(tokens, ctx)
             return MemoEntry(None, tokens, tokens, None, "unknown", None, 0, 0, reason), tokens
         count_key = counter.cache_key(text) if tokens is None else ""
         if tokens is None:
@@ -263,7 +265,8 @@ class ContentRouter:
         ctype, compressor, inp, hints, prof = first.ctype, first.compressor, first.inp, first.hints, first.prof
 
         def kept(reason: str) -> MemoEntry:
-            return MemoEntry(None, tokens, tokens, None, ctype.value if ctype else "unknown", None, 0, 0, reason)
+            return MemoEntry(None, tokens, tokens, None, ctype.value if ctype else "unknown", None, 0, 0,
+                             reason + over_window(tokens, ctx))
 
         if inp is not None:
             inp.tokens = tokens
@@ -285,7 +288,8 @@ class ContentRouter:
         h = key[0] if result.lossy else None
         if out_tokens > tokens * (1 - cfg.router.min_savings):
             return kept(f"{compressor.name}: saved too little ({tokens} -> {out_tokens} tokens)"), tokens
-        why = "; ".join(w for w in (first.why, hints.reason() if hints else "") if w)
+        why = "; ".join(w for w in (first.why, hints.reason() if hints else "", over_window(out_tokens, ctx, True)[2:])
+                        if w)
         entry = MemoEntry(out, tokens, out_tokens, f"{compressor.name}:{result.strategy}", ctype.value, h,
                           result.items_before, result.items_after, f"compressed; {why}" if why else "compressed")
         if h is not None:
@@ -321,10 +325,15 @@ class _FirstTry:
 
     def __call__(self, _arg=None):
         ctx, cfg, block = self.ctx, self.ctx.config, self.block
-        detected = detect(self.text)
+        text = self.text
+        split = long_lines.split(text) if long_lines.needs_split(text) and first_visible_char(text) not in "[{" \
+            else None
+        if split is not None:  # one enormous line: compressors select lines, so give them some
+            text = split[0]
+        detected = detect(text)
         self.ctype = ctype = detected.type
-        self.why = detected.why
-        parts = plan_sections(self.text) if ctype in SECTION_HOSTS else None
+        self.why = "; ".join(w for w in (split[1] if split else "", detected.why) if w)
+        parts = plan_sections(text) if ctype in SECTION_HOSTS else None
         self.compressor = compressor = self.router.sections if parts else self.router.compressors.get(ctype)
         records = self.router.log_records
         if records is not None and ctype is ContentType.JSON_ARRAY and not parts \
@@ -340,7 +349,7 @@ class _FirstTry:
             return "the request's compression budget is spent"
         self.inp = inp = CompressInput(
             deadline=ctx.deadline,
-            text=self.text,
+            text=text,
             config=cfg,
             counter=ctx.counter,
             query=ctx.query,
@@ -366,6 +375,18 @@ class _FirstTry:
             # than it counts, the output's count no longer follows the wait.
             self.rendered = (result, *rendered(result, self.text_hash, ctx))
         return result
+
+
+def over_window(tokens: int, ctx: TransformContext, compressed: bool = False) -> str:
+    """What a decision adds when the block, as sent, is alone larger than the model's
+    context window ("" otherwise): nobody should find that out from the provider's error."""
+    if not ctx.model:
+        return ""
+    window = context_window(ctx.model)
+    if tokens <= window:
+        return ""
+    state = "still" if compressed else "left unchanged at"
+    return f"; {state} {tokens} tokens, more than {ctx.model}'s context window ({window})"
 
 
 def rendered(result, text_hash: str, ctx: TransformContext) -> tuple[str, int]:

@@ -16,7 +16,12 @@ from hypothesis import strategies as st
 import headroom
 from headroom.ccr.markers import MARKER_RE
 from headroom.compressors.base import CompressInput
-from headroom.compressors.log_records import LogRecordsCompressor, layout_of, record_line
+from headroom.compressors.log_records import (
+    LogRecordsCompressor,
+    layout_of,
+    record_line,
+    record_lines,
+)
 from headroom.config import HeadroomConfig
 from headroom.eval.corpus import load_cases
 from headroom.query.anchors import extract_anchors
@@ -148,3 +153,24 @@ def test_output_is_json_of_original_records_in_order(rows) -> None:
     for it in kept:
         assert {**body.get("_constant", {}), **it} == records[it["seq"]]
     assert res.items_after == len(kept) and res.items_before == len(records)
+
+
+_VALUES = st.one_of(st.none(), st.text(max_size=12), st.integers(0, 9), st.lists(st.integers(0, 3), max_size=2),
+                    st.dictionaries(st.sampled_from("ab"), st.integers(0, 3), max_size=1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(["level", "logger", "msg", "exc_info", "x"]), _VALUES, max_size=5),
+                min_size=1, max_size=20))
+def test_record_lines_column_wise_equals_one_record_at_a_time(items) -> None:
+    lay = layout_of([{"level": "INFO", "logger": "a", "msg": "m", "exc_info": None}] * 12)
+    assert record_lines(items, lay) == [record_line(it, lay) for it in items]
+
+
+def test_a_record_from_a_rarely_heard_component_stays_in_view() -> None:
+    rows = json.loads(_case("redis_server", "one_off").content)
+    # The one routine line a subsystem wrote: its message template is a frequent one.
+    k = next(k for k in range(len(rows) // 2, len(rows)) if "Accepted" in rows[k]["message"])
+    rows[k] = {**rows[k], "component": "sentinel"}
+    res = _compress(rows, "Summarise this log.")
+    assert res is not None and '"component":"sentinel"' in res.text

@@ -27,7 +27,9 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             "gcc_warnings", "npm_view", "commander_releases", "click_releases",
             "unittest_run", "npm_install", "pipdeptree_json", "mypy_report", "penguins_csv", "aligned_tables", "node_dep_tree",
             "python_importtime", "python_cprofile", "strace_trace", "x509_text",
-            "pypi_simple_files", "pytest_report_json", "npm_version_docs", "pypi_project_json")
+            "pypi_simple_files", "pytest_report_json", "npm_version_docs", "pypi_project_json",
+            "pg_sessions_jsonlog", "postgres_multifile", "postgres_dash_prefix", "postgres_debug_log",
+            "pg_category_prefix", "uvicorn_json_logger")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 

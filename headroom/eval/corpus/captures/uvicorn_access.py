@@ -114,16 +114,18 @@ def _traffic(rng: random.Random, n: int) -> list[tuple[str, str, Any]]:
     return reqs
 
 
-def _capture(work: Path, n: int) -> str:
+def capture(work: Path, n: int, log_config: dict[str, Any] = LOG_CONFIG, env: dict[str, str] | None = None) -> str:
+    """What uvicorn logged while serving the app under ``n`` seeded requests (and the rare
+    ones), with ``log_config`` (and ``env`` for the server process)."""
     import httpx
 
     (work / "inventory_app.py").write_text(APP)
-    (work / "log.json").write_text(json.dumps(LOG_CONFIG))
+    (work / "log.json").write_text(json.dumps(log_config))
     port = free_port()
     with open(work / "uvicorn.log", "w") as log:
         proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "inventory_app:app", "--host", "127.0.0.1",
                                  "--port", str(port), "--log-config", str(work / "log.json"), "--no-server-header"],
-                                cwd=work, stderr=log, stdout=log)
+                                cwd=work, stderr=log, stdout=log, env=env)
         try:
             base = f"http://127.0.0.1:{port}"
             wait_for(lambda: httpx.get(f"{base}/health", timeout=1).status_code == 200)
@@ -139,7 +141,7 @@ def _capture(work: Path, n: int) -> str:
 
 
 def build(work: Path) -> list[dict[str, Any]]:
-    lines = parse(_capture(work, 1900))
+    lines = parse(capture(work, 1900))
     return log_cases(SOURCE, "api", lines, what="web server log", tool_name="bash",
                      text_args={"command": "journalctl -u inventory-api --no-pager -o cat"}, json_tool="http_get",
                      json_args={"url": "http://logs.internal/api/v1/services/inventory-api/lines?format=json"},
