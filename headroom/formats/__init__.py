@@ -52,16 +52,14 @@ def adapter(fmt: str) -> Adapter:
 
 
 def detect_format(body: dict[str, Any], model: str | None = None) -> str:
-    """Guess the wire format of a request body."""
-    if "input" in body and "messages" not in body:
-        return OPENAI_RESPONSES
-    if "contents" in body and "messages" not in body:
-        return GEMINI
+    """Guess the wire format of a request body: the adapter that owns its top-level keys,
+    else Chat or Anthropic from the messages' shapes, else from the model name."""
+    for a in ADAPTERS.values():
+        if a.owns(body):
+            return a.FORMAT
     messages = body.get("messages")
     if not isinstance(messages, list):
         raise ValueError("request body has neither 'messages' nor 'input'")
-    if "system" in body:
-        return ANTHROPIC
     for m in messages:
         if not isinstance(m, dict):
             continue

@@ -53,6 +53,10 @@ CALLS_SPAN_ITEMS = True
 ALTERNATING_ROLES = False
 
 
+def owns(body: dict[str, Any]) -> bool:
+    return "input" in body and "messages" not in body
+
+
 def prefix_view(body: dict[str, Any]) -> PrefixView:
     inp = body.get("input")
     items = [inp] if isinstance(inp, str) else list(inp or [])

@@ -13,7 +13,7 @@ import pytest
 from headroom import formats
 from headroom.cache.stability import PrefixTracker
 from headroom.config import HeadroomConfig, ImageConfig
-from headroom.formats import ADAPTERS, BlockKind, ImageRules, Role, adapter, parse, render
+from headroom.formats import ADAPTERS, BlockKind, ImageRules, Role, adapter, detect_format, parse, render
 from headroom.formats.adapter import Adapter
 from headroom.image.actions import image_tokens
 from headroom.pipeline import Pipeline
@@ -65,7 +65,8 @@ def test_declares_the_whole_contract(fmt):
 @pytest.mark.parametrize("fmt", sorted(ALL))
 def test_an_untouched_request_renders_byte_for_byte(fmt):
     _, fx = case(fmt)
-    assert render(parse(fx["request"], fmt)) == ALL[fmt]["request"]
+    assert detect_format(fx["request"]) == fmt
+    assert render(parse(fx["request"])) == ALL[fmt]["request"]
 
 
 @pytest.mark.parametrize("fmt", sorted(ALL))
