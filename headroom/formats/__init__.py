@@ -39,7 +39,12 @@ _ANTHROPIC_BLOCK_TYPES = {"tool_use", "tool_result", "thinking", "redacted_think
 
 
 def register(module: Any) -> Adapter:
-    """Add a wire-format adapter (a module or object implementing :class:`Adapter`)."""
+    """Add a wire-format adapter (a module or object implementing :class:`Adapter`);
+    one missing a member of the contract is refused here rather than failing mid-request."""
+    contract = [n for n in dir(Adapter) if not n.startswith("_")] + list(Adapter.__annotations__)
+    missing = sorted(n for n in contract if not hasattr(module, n))
+    if missing:
+        raise TypeError(f"adapter {getattr(module, 'FORMAT', module)!r} lacks {', '.join(missing)}")
     ADAPTERS[module.FORMAT] = cast(Adapter, module)
     return ADAPTERS[module.FORMAT]
 
@@ -132,31 +137,31 @@ def prefix_view(body: dict[str, Any], fmt: str | None = None) -> PrefixView:
 
 __all__ = [
     "ADAPTERS",
-    "Adapter",
     "ANTHROPIC",
     "GEMINI",
     "OPENAI_CHAT",
     "OPENAI_RESPONSES",
     "RETRIEVE_TOOL_NAME",
+    "Adapter",
     "Block",
     "BlockKind",
     "Conversation",
     "ImageData",
     "ImageRules",
-    "PrefixView",
     "Message",
+    "PrefixView",
     "Role",
     "adapter",
     "content_hash",
     "detect_format",
     "image_rules",
+    "is_retrieve_tool",
     "model_adapter",
+    "parse",
     "prefix_view",
     "provider_adapter",
-    "register",
-    "token_factor",
-    "is_retrieve_tool",
-    "parse",
     "provider_of",
+    "register",
     "render",
+    "token_factor",
 ]

@@ -12,6 +12,7 @@ import copy
 import functools
 from typing import Any
 
+from . import openai_chat
 from ._parts import (
     PartSpec,
     joined_text,
@@ -22,7 +23,6 @@ from ._parts import (
     split_data_url,
     tool_output_images,
 )
-from . import openai_chat
 from .adapter import PrefixView
 from .model import Block, BlockKind, Conversation, ImageData, Message, Role
 from .wire import (

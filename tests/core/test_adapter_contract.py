@@ -7,13 +7,23 @@ from __future__ import annotations
 
 import copy
 import json
+import types
 
 import pytest
 
 from headroom import formats
 from headroom.cache.stability import PrefixTracker
 from headroom.config import HeadroomConfig, ImageConfig
-from headroom.formats import ADAPTERS, BlockKind, ImageRules, Role, adapter, detect_format, parse, render
+from headroom.formats import (
+    ADAPTERS,
+    BlockKind,
+    ImageRules,
+    Role,
+    adapter,
+    detect_format,
+    parse,
+    render,
+)
 from headroom.formats.adapter import Adapter
 from headroom.image.actions import image_tokens
 from headroom.pipeline import Pipeline
@@ -44,6 +54,12 @@ def case(fmt: str) -> tuple[Adapter, dict]:
 
 def test_every_shipped_adapter_has_a_fixture():
     assert sorted(FIXTURES) == sorted(f for f in ADAPTERS if f != acme.FORMAT)
+
+
+def test_an_incomplete_adapter_is_refused():
+    half = types.SimpleNamespace(**{n: getattr(acme, n) for n in ("FORMAT", "PROVIDER", "parse", "render")})
+    with pytest.raises(TypeError, match="lacks .*prefix_view"):
+        formats.register(half)
 
 
 @pytest.mark.parametrize("fmt", sorted(ALL))
