@@ -12,6 +12,7 @@ import types
 import pytest
 
 from headroom import formats
+from headroom.cache import CacheOptimizer
 from headroom.cache.stability import PrefixTracker
 from headroom.config import HeadroomConfig, ImageConfig
 from headroom.formats import (
@@ -135,6 +136,20 @@ def test_the_prompt_cache_sees_every_item_and_the_next_turn_extends_it(fmt):
     [call] = a.tool_calls(fx["response"])
     second = tracker.observe(a.continue_body(fx["request"], fx["response"], {call.id: "found it"}), "s", fmt)
     assert second.extends_previous and second.elements > first.elements
+
+
+@pytest.mark.parametrize("fmt", sorted(ALL))
+def test_two_conversations_are_two_cache_sessions(fmt):
+    """The session key reads the first item through the adapter (Gemini's ``contents``
+    were unread, so every Gemini conversation with the same tools was one session)."""
+    a, fx = case(fmt)
+    other = copy.deepcopy(fx["request"])
+    items = other[a.MESSAGES_KEY]
+    items[0] = copy.deepcopy(items[1])
+    opt = CacheOptimizer()
+    opt.apply(fx["request"], fmt)
+    opt.apply(other, fmt)
+    assert len(opt.report()) == 2
 
 
 @pytest.mark.parametrize("fmt", sorted(ALL))
