@@ -39,7 +39,12 @@ _ANTHROPIC_BLOCK_TYPES = {"tool_use", "tool_result", "thinking", "redacted_think
 
 
 def register(module: Any) -> Adapter:
-    """Add a wire-format adapter (a module or object implementing :class:`Adapter`)."""
+    """Add a wire-format adapter (a module or object implementing :class:`Adapter`);
+    one missing a member of the contract is refused here rather than failing mid-request."""
+    contract = [n for n in dir(Adapter) if not n.startswith("_")] + list(Adapter.__annotations__)
+    missing = sorted(n for n in contract if not hasattr(module, n))
+    if missing:
+        raise TypeError(f"adapter {getattr(module, 'FORMAT', module)!r} lacks {', '.join(missing)}")
     ADAPTERS[module.FORMAT] = cast(Adapter, module)
     return ADAPTERS[module.FORMAT]
 
@@ -52,16 +57,14 @@ def adapter(fmt: str) -> Adapter:
 
 
 def detect_format(body: dict[str, Any], model: str | None = None) -> str:
-    """Guess the wire format of a request body."""
-    if "input" in body and "messages" not in body:
-        return OPENAI_RESPONSES
-    if "contents" in body and "messages" not in body:
-        return GEMINI
+    """Guess the wire format of a request body: the adapter that owns its top-level keys,
+    else Chat or Anthropic from the messages' shapes, else from the model name."""
+    for a in ADAPTERS.values():
+        if a.owns(body):
+            return a.FORMAT
     messages = body.get("messages")
     if not isinstance(messages, list):
         raise ValueError("request body has neither 'messages' nor 'input'")
-    if "system" in body:
-        return ANTHROPIC
     for m in messages:
         if not isinstance(m, dict):
             continue
@@ -134,31 +137,31 @@ def prefix_view(body: dict[str, Any], fmt: str | None = None) -> PrefixView:
 
 __all__ = [
     "ADAPTERS",
-    "Adapter",
     "ANTHROPIC",
     "GEMINI",
     "OPENAI_CHAT",
     "OPENAI_RESPONSES",
     "RETRIEVE_TOOL_NAME",
+    "Adapter",
     "Block",
     "BlockKind",
     "Conversation",
     "ImageData",
     "ImageRules",
-    "PrefixView",
     "Message",
+    "PrefixView",
     "Role",
     "adapter",
     "content_hash",
     "detect_format",
     "image_rules",
+    "is_retrieve_tool",
     "model_adapter",
+    "parse",
     "prefix_view",
     "provider_adapter",
-    "register",
-    "token_factor",
-    "is_retrieve_tool",
-    "parse",
     "provider_of",
+    "register",
     "render",
+    "token_factor",
 ]

@@ -91,6 +91,10 @@ class Adapter(Protocol):
     # becoming a message of its own (Anthropic).
     ALTERNATING_ROLES: bool
 
+    def owns(self, body: dict[str, Any]) -> bool:
+        """Whether ``body``'s top-level keys are a sure sign of this format (``input``
+        without ``messages``: Responses). ``detect_format`` asks every adapter first."""
+
     def prefix_view(self, body: dict[str, Any]) -> PrefixView:
         """What the provider's prompt cache sees of ``body`` (tools, system, items)."""
 

@@ -73,6 +73,11 @@ def image_tokens(width: int, height: int, detail: str | None = None) -> int:
 IMAGES = ImageRules(image_tokens, low_detail=False, downscale_field="anthropic_max_long_side")
 
 
+def owns(body: dict[str, Any]) -> bool:
+    # A top-level system prompt beside the messages (Chat keeps it as a message).
+    return isinstance(body.get("messages"), list) and "system" in body
+
+
 def prefix_view(body: dict[str, Any]) -> PrefixView:
     return PrefixView(body.get("model"), body.get("tools"), body.get("system"), list(body.get("messages") or []))
 

@@ -52,6 +52,10 @@ def image_tokens(width: int, height: int, detail: str | None = None) -> int:
 IMAGES = ImageRules(image_tokens, low_detail=False, downscale_field="google_max_long_side")
 
 
+def owns(body: dict[str, Any]) -> bool:
+    return "contents" in body and "messages" not in body
+
+
 def prefix_view(body: dict[str, Any]) -> PrefixView:
     system = body.get(_key(body, "systemInstruction", "system_instruction") or "systemInstruction")
     return PrefixView(body.get("model"), body.get("tools"), system, list(body.get("contents") or []))

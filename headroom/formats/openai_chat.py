@@ -56,6 +56,12 @@ def image_tokens(width: int, height: int, detail: str | None = None) -> int:
 IMAGES = ImageRules(image_tokens, low_detail=True)
 
 
+def owns(body: dict[str, Any]) -> bool:
+    # No top-level sign: a bare "messages" body is Chat unless its messages say otherwise
+    # (formats.detect_format decides between Chat and Anthropic from them).
+    return False
+
+
 def prefix_view(body: dict[str, Any]) -> PrefixView:
     # A system prompt is the first message here; no separate field.
     return PrefixView(body.get("model"), body.get("tools"), body.get("system"), list(body.get("messages") or []))

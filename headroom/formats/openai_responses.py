@@ -12,6 +12,7 @@ import copy
 import functools
 from typing import Any
 
+from . import openai_chat
 from ._parts import (
     PartSpec,
     joined_text,
@@ -22,7 +23,6 @@ from ._parts import (
     split_data_url,
     tool_output_images,
 )
-from . import openai_chat
 from .adapter import PrefixView
 from .model import Block, BlockKind, Conversation, ImageData, Message, Role
 from .wire import (
@@ -51,6 +51,10 @@ TEXT_PART_TYPE: str | None = "input_text"
 # kept or dropped together with their outputs.
 CALLS_SPAN_ITEMS = True
 ALTERNATING_ROLES = False
+
+
+def owns(body: dict[str, Any]) -> bool:
+    return "input" in body and "messages" not in body
 
 
 def prefix_view(body: dict[str, Any]) -> PrefixView:

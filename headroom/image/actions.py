@@ -4,8 +4,8 @@ Techniques (from the router) become provider actions:
 
 - ``full_low``: a provider with a low-detail setting uses it (OpenAI ``detail: "low"``,
   flat 85 tokens); the others downscale to the long side their adapter names in the
-  image config (Anthropic 512 px, Google 768). Never below the size at which measured text lines
-  stay legible (``min_legible_line_px``).
+  image config (Anthropic 512 px, Google 768). Never below the size at which measured
+  text lines stay legible (``min_legible_line_px``).
 - ``crop``: crop to the region the question names (quadrant, half or centre).
 - ``transcode``: OCR; the text replaces the image only when text is (nearly) all the
   image holds and the OCR is confident, otherwise the image is kept.
@@ -72,8 +72,9 @@ def image_tokens(provider: str, width: int, height: int, detail: str | None = No
 
 
 def low_target(provider: str, cfg: Any) -> int:
-    """The long side "gist is enough" downscales to, from the field the adapter names."""
-    return getattr(cfg, image_rules(provider).downscale_field or "google_max_long_side")
+    """The long side "gist is enough" downscales to, from the config field the adapter
+    names (every provider without a low-detail setting names one: the contract test)."""
+    return getattr(cfg, image_rules(provider).downscale_field)
 
 
 def _kept(reason: str, tokens: int, size: tuple[int, int] | None) -> Outcome:

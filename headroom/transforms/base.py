@@ -13,12 +13,13 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..formats.model import Block, Conversation
-from ..token_accounting import block_tokens
 
-# Re-exported for transforms/router.py, which still imports them from here; the memo and
-# the counts themselves live in headroom/token_accounting.py.
+# The counts and their memo live in headroom/token_accounting.py; all but block_tokens
+# (TransformContext.tokens) are re-exported for transforms/router.py, which still
+# imports them from here.
 from ..token_accounting import (  # noqa: F401
     COUNT_ALONGSIDE_CHARS,
+    block_tokens,
     known_tokens,
     remember_tokens,
     set_block_text,

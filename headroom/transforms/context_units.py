@@ -24,8 +24,8 @@ from ..formats import (
     content_hash,
 )
 from ..providers import context_window
-from ..token_accounting import conversation_tokens, message_tokens
 from ..query.anchors import extract_anchors
+from ..token_accounting import conversation_tokens, message_tokens
 from ..tokens import MESSAGE_OVERHEAD
 from .base import TransformContext
 from .dropped_excerpts import dropped_excerpts

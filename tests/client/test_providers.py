@@ -81,3 +81,31 @@ def test_token_counts_and_provider_choice():
     assert isinstance(provider_for("claude-3-opus"), AnthropicProvider)
     assert isinstance(provider_for("gemini-2.5-pro"), GoogleProvider)
     assert isinstance(provider_for("gpt-4o"), OpenAIProvider)
+
+
+def test_a_models_provider_comes_from_the_price_table_then_the_adapters():
+    from headroom.providers import context_window, provider_of_model
+
+    # Listed models: the table says whose they are, whatever the wire format.
+    assert provider_of_model("gemini-2.5-pro", "openai_chat").name == "google"
+    assert provider_of_model("claude-3-opus", "openai_chat").name == "anthropic"
+    # Unlisted: the adapter whose MODEL_PREFIXES claim the name (LiteLLM's path form too),
+    # else the provider of the format it is sent in, else OpenAI.
+    assert provider_of_model("claude-9-unlisted").name == "anthropic"
+    assert provider_of_model("anthropic/claude-9-unlisted").name == "anthropic"
+    assert provider_of_model("house-model", "gemini").name == "google"
+    assert provider_of_model("house-model").name == "openai"
+    assert context_window("house-model", "anthropic") == 200_000
+    assert context_window("house-model", "gemini") == 1_048_576
+    assert context_window("house-model") == 128_000
+    assert context_window("gemini-1.5-pro", "openai_chat") == 2_097_152
+
+
+def test_a_providers_tokenizer_correction_is_its_adapters():
+    from headroom.formats import anthropic
+    from headroom.token_accounting import model_counter
+
+    assert model_counter("claude-sonnet-4").factor == anthropic.TOKEN_FACTOR == 1.1
+    assert model_counter("anthropic/claude-x").factor == 1.1
+    assert model_counter("gpt-4o").factor == model_counter("gemini-2.5-pro").factor == model_counter(None).factor == 1.0
+    assert model_counter("gpt-4o") is model_counter("gpt-4o")  # shared: its cache outlives a request

@@ -7,13 +7,24 @@ from __future__ import annotations
 
 import copy
 import json
+import types
 
 import pytest
 
 from headroom import formats
+from headroom.cache import CacheOptimizer
 from headroom.cache.stability import PrefixTracker
 from headroom.config import HeadroomConfig, ImageConfig
-from headroom.formats import ADAPTERS, BlockKind, ImageRules, Role, adapter, parse, render
+from headroom.formats import (
+    ADAPTERS,
+    BlockKind,
+    ImageRules,
+    Role,
+    adapter,
+    detect_format,
+    parse,
+    render,
+)
 from headroom.formats.adapter import Adapter
 from headroom.image.actions import image_tokens
 from headroom.pipeline import Pipeline
@@ -46,6 +57,12 @@ def test_every_shipped_adapter_has_a_fixture():
     assert sorted(FIXTURES) == sorted(f for f in ADAPTERS if f != acme.FORMAT)
 
 
+def test_an_incomplete_adapter_is_refused():
+    half = types.SimpleNamespace(**{n: getattr(acme, n) for n in ("FORMAT", "PROVIDER", "parse", "render")})
+    with pytest.raises(TypeError, match="lacks .*prefix_view"):
+        formats.register(half)
+
+
 @pytest.mark.parametrize("fmt", sorted(ALL))
 def test_declares_the_whole_contract(fmt):
     a, _ = case(fmt)
@@ -65,7 +82,8 @@ def test_declares_the_whole_contract(fmt):
 @pytest.mark.parametrize("fmt", sorted(ALL))
 def test_an_untouched_request_renders_byte_for_byte(fmt):
     _, fx = case(fmt)
-    assert render(parse(fx["request"], fmt)) == ALL[fmt]["request"]
+    assert detect_format(fx["request"]) == fmt
+    assert render(parse(fx["request"])) == ALL[fmt]["request"]
 
 
 @pytest.mark.parametrize("fmt", sorted(ALL))
@@ -118,6 +136,20 @@ def test_the_prompt_cache_sees_every_item_and_the_next_turn_extends_it(fmt):
     [call] = a.tool_calls(fx["response"])
     second = tracker.observe(a.continue_body(fx["request"], fx["response"], {call.id: "found it"}), "s", fmt)
     assert second.extends_previous and second.elements > first.elements
+
+
+@pytest.mark.parametrize("fmt", sorted(ALL))
+def test_two_conversations_are_two_cache_sessions(fmt):
+    """The session key reads the first item through the adapter (Gemini's ``contents``
+    were unread, so every Gemini conversation with the same tools was one session)."""
+    a, fx = case(fmt)
+    other = copy.deepcopy(fx["request"])
+    items = other[a.MESSAGES_KEY]
+    items[0] = copy.deepcopy(items[1])
+    opt = CacheOptimizer()
+    opt.apply(fx["request"], fmt)
+    opt.apply(other, fmt)
+    assert len(opt.report()) == 2
 
 
 @pytest.mark.parametrize("fmt", sorted(ALL))

@@ -2,11 +2,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from headroom.image.regions import REGIONS, crop_box, find_region
 from headroom.formats.anthropic import image_tokens as anthropic_tokens
 from headroom.formats.gemini import image_tokens as gemini_tokens
 from headroom.formats.openai_chat import image_tokens as openai_tokens
 from headroom.image.actions import image_tokens
+from headroom.image.regions import REGIONS, crop_box, find_region
 
 
 @pytest.mark.parametrize("query,region", [

@@ -34,6 +34,10 @@ IMAGES = ImageRules(lambda w, h, detail=None: 100 + (w * h) // 1000, low_detail=
 _ROLES = {"human": Role.USER, "bot": Role.ASSISTANT}
 
 
+def owns(body: dict[str, Any]) -> bool:
+    return "turns" in body and "messages" not in body
+
+
 def prefix_view(body: dict[str, Any]) -> PrefixView:
     return PrefixView(body.get("model"), body.get("tools"), body.get("preamble"), list(body.get("turns") or []))
 
