@@ -10,10 +10,11 @@ ever sees a tool output's values: callers hand over counts and keyed hashes.
 from __future__ import annotations
 
 import secrets
-import sqlite3
 import threading
 from pathlib import Path
 from typing import Any, Protocol
+
+from .. import sqlite_files
 
 Deltas = dict[str, dict[str, int]]  # signature -> counter name -> increment
 
@@ -84,15 +85,11 @@ CREATE TABLE IF NOT EXISTS toin_settings (name TEXT PRIMARY KEY, value BLOB NOT 
 
 
 class SQLiteToinBackend:
-    """One SQLite file (WAL); survives restarts; several processes may share it."""
+    """One SQLite file; survives restarts; several processes may share it."""
 
     def __init__(self, path: str | Path):
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn = sqlite_files.connect(self.path)  # no memory-mapped files (SIGBUS), see there
         self._conn.executescript(_SCHEMA)
         self._lock = threading.Lock()
 
