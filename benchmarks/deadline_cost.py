@@ -20,7 +20,9 @@ from headroom.transforms import deadline
 
 
 def per_call(calls: int) -> tuple[float, float]:
-    fn = lambda x: x + 1  # noqa: E731
+    def fn(x: int) -> int:
+        return x + 1
+
     t0 = time.perf_counter()
     for i in range(calls):
         fn(i)
@@ -33,30 +35,33 @@ def per_call(calls: int) -> tuple[float, float]:
     return direct, (time.perf_counter() - t0) / calls
 
 
+class _Spin:
+    """A pure-Python loop that notes when its ``finally`` ran."""
+
+    def __init__(self) -> None:
+        self.spins = 0
+        self.end = 0.0
+        self.stopped = threading.Event()
+
+    def __call__(self, _: object) -> None:
+        try:
+            while True:
+                self.spins += 1
+        finally:
+            self.end = time.perf_counter()
+            self.stopped.set()
+
+
 def stop_latency(trials: int = 20, budget_ms: float = 20) -> tuple[list[float], list[int]]:
     latencies, extra = [], []
     for _ in range(trials):
-        state = {"spins": 0, "at_deadline": 0}
-        stopped = threading.Event()
-        end = [0.0]
-
-        def spin(_: object) -> None:
-            try:
-                while True:
-                    state["spins"] += 1
-            finally:
-                end[0] = time.perf_counter()
-                stopped.set()
-
-        t0 = time.perf_counter()
+        spin = _Spin()
         deadline.run_with_deadline(spin, None, budget_ms)
-        state["at_deadline"] = state["spins"]
-        gave_up = time.perf_counter()
-        if not stopped.wait(10):
+        at_deadline, gave_up = spin.spins, time.perf_counter()
+        if not spin.stopped.wait(10):
             raise SystemExit("the overdue call did not stop")
-        latencies.append((end[0] - gave_up) * 1000)
-        extra.append(state["spins"] - state["at_deadline"])
-        del t0
+        latencies.append((spin.end - gave_up) * 1000)
+        extra.append(spin.spins - at_deadline)
     return latencies, extra
 
 

@@ -41,7 +41,7 @@ class Spinner:
             while True:
                 try:
                     self.spins += 1
-                except Exception:  # a compressor's broad handler must not swallow the stop
+                except Exception:  # noqa: BLE001 - a compressor's broad handler must not swallow the stop
                     self.swallowed += 1
         finally:
             self.stopped.set()
