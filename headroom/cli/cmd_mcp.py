@@ -35,6 +35,20 @@ def register(subparsers) -> None:
         help="Redis URL for --ccr-backend redis (default: redis://127.0.0.1:6379/0)",
     )
     serve.add_argument(
+        "--api-key",
+        metavar="KEY",
+        action="append",
+        default=[],
+        help="read the originals the proxy stored for requests carrying this provider key "
+        "(repeatable; ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, GOOGLE_API_KEY from the "
+        "environment count too); untagged originals are always readable",
+    )
+    serve.add_argument(
+        "--all-tenants",
+        action="store_true",
+        help="admin override: read every tenant's originals (each such read is logged)",
+    )
+    serve.add_argument(
         "--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
     )
     serve.set_defaults(func=_serve)
@@ -60,7 +74,7 @@ def store_config(args: argparse.Namespace):
 
 def _serve(args: argparse.Namespace) -> int:
     from ..ccr.store import CompressionStore
-    from ..mcp_server import serve_stdio
+    from ..mcp_server import TenantScope, serve_stdio
 
     # stdout carries the protocol; anything else goes to stderr.
     logging.basicConfig(stream=sys.stderr, level=args.log_level)
@@ -71,8 +85,12 @@ def _serve(args: argparse.Namespace) -> int:
     except ConnectionError as exc:  # Redis unreachable: say so, no traceback
         print(f"headroom mcp serve: error: {exc}", file=sys.stderr)
         return 1
+    scope = TenantScope.from_credentials(args.api_key, all_tenants=args.all_tenants)
+    if scope.all_tenants:
+        logging.getLogger("headroom.mcp").warning(
+            "headroom mcp serve: --all-tenants: every tenant's originals are readable")
     try:
-        serve_stdio(store)
+        serve_stdio(store, scope)
     finally:
         store.close()
     return 0

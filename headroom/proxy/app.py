@@ -26,6 +26,7 @@ from .. import __version__
 from ..ccr.store import StoreError
 from ..config import CCRConfig, HeadroomConfig
 from ..pipeline import UNAVAILABLE, Pipeline
+from .admin_scope import RetrieveScope, retrieve_scope
 from .config import ProxyConfig
 from .forward import error_response, handle_llm, handle_passthrough
 from .jsonio import BadJSON, SafeJSONResponse, parse_json
@@ -150,11 +151,11 @@ def create_app(
             "decisions": [d.to_dict() for d in result.decisions], "duration_ms": round(result.duration_ms, 3),
         })
 
-    def _retrieve(hash: str, query: str | None) -> Response:
+    def _retrieve(hash: str, query: str | None, scope: RetrieveScope) -> Response:
         if state.store is None:
             return error_response(404, "CCR is disabled: nothing is stored", "not_found")
         try:
-            found = state.store.retrieve(hash, query or None)
+            found = state.store.retrieve(hash, query or None) if scope.may_read(state.store, hash) else None
         except StoreError as exc:
             return error_response(503, str(exc), "store_unavailable")
         if found is None:
@@ -170,7 +171,7 @@ def create_app(
         if not isinstance(body, dict) or not isinstance(body.get("hash"), str):
             return error_response(400, "expected a JSON object with a string 'hash' (and an optional 'query')")
         query = body.get("query") if isinstance(body.get("query"), str) else None
-        return await asyncio.to_thread(_retrieve, body["hash"], query)
+        return await asyncio.to_thread(_retrieve, body["hash"], query, retrieve_scope(request, cfg))
 
     @app.get("/v1/retrieve/stats")
     async def retrieve_stats() -> Response:
@@ -181,8 +182,8 @@ def create_app(
                              "proxy_calls_answered": state.stats.retrieve_calls})
 
     @app.get("/v1/retrieve/{hash}")
-    async def retrieve_get(hash: str, query: str | None = None) -> Response:
-        return await asyncio.to_thread(_retrieve, hash, query)
+    async def retrieve_get(request: Request, hash: str, query: str | None = None) -> Response:
+        return await asyncio.to_thread(_retrieve, hash, query, retrieve_scope(request, cfg))
 
     @app.get("/v1/feedback")
     async def feedback() -> Response:

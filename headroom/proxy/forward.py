@@ -206,7 +206,7 @@ async def _complete(state: ProxyState, url: str, headers: list[tuple[str, str]],
             ex.status, ex.error = 502, str(exc)
             _finish(state, ex, stream=False)
             return error_response(502, ex.error, "upstream_error")
-        except Exception as exc:  # an answer of a shape nobody foresaw
+        except Exception as exc:  # noqa: BLE001 - an answer of a shape nobody foresaw
             response = bad_answer(ex, resp.status_code, data, exc)
             _finish(state, ex, stream=False)
             return response
