@@ -212,7 +212,9 @@ class ToinConfig(_Section):
 class HeadroomConfig(_Section):
     """Everything ``compress()``, the proxy and the client read."""
 
-    ccr: CCRConfig = CCRConfig()
+    # A factory, not an instance: the TTL default reads HEADROOM_CCR_TTL_SECONDS, and a bad
+    # value must fail where the CLI can report it in one line, not at `import headroom`.
+    ccr: CCRConfig = Field(default_factory=CCRConfig)
     smart_crusher: SmartCrusherConfig = SmartCrusherConfig()
     router: RouterConfig = RouterConfig()
     cache_aligner: CacheAlignerConfig = CacheAlignerConfig()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -236,17 +237,18 @@ def create_app(
         # while compression occupies every worker.
         store_problem = state.store.problem() if state.store is not None else None
         return JSONResponse({"status": "degraded" if failed or store_problem else "ok", "version": __version__,
-                             "mode": cfg.mode, **({"warm_up_failed": failed} if failed else {}),
+                             "mode": cfg.mode, "worker": os.getpid(), **({"warm_up_failed": failed} if failed else {}),
                              **({"unavailable": unavailable} if unavailable else {}),
                              **({"ccr_store": store_problem} if store_problem else {})})
 
     @app.get("/stats")
     async def stats() -> Response:
-        data = state.stats.snapshot()
+        counters, memo, workers = await asyncio.to_thread(state.whole_proxy)  # every worker's, summed
+        data = counters.snapshot()
         data["mode"] = cfg.mode
+        data["workers"] = workers
         data["ccr_store"] = await asyncio.to_thread(state.store.stats) if state.store is not None else None
-        data["memo"] = {"entries": len(state.pipeline.memo), "hits": state.pipeline.memo.hits,
-                        "misses": state.pipeline.memo.misses}
+        data["memo"] = {"entries": memo["memo_entries"], "hits": memo["memo_hits"], "misses": memo["memo_misses"]}
         if state.metrics is not None:
             data["metrics_db"] = state.metrics.path
         return JSONResponse(data)
@@ -254,7 +256,8 @@ def create_app(
     @app.get("/metrics")
     async def metrics() -> Response:
         store_stats = await asyncio.to_thread(state.store.stats) if state.store is not None else None
-        return PlainTextResponse(state.stats.prometheus(store_stats), media_type="text/plain; version=0.0.4")
+        counters, _, _ = await asyncio.to_thread(state.whole_proxy)
+        return PlainTextResponse(counters.prometheus(store_stats), media_type="text/plain; version=0.0.4")
 
     @app.api_route("/v1/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
     async def other_v1(request: Request, path: str) -> Response:
