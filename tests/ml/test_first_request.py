@@ -87,10 +87,9 @@ def test_without_the_request_path_warm_up_the_first_request_misses_the_deadline(
 
 
 def test_the_proxys_first_request_is_compressed_by_llmlingua(tiny_xlm_dir, ml_device, slow_first_forward):
+    from headroom.proxy import ProxyConfig, create_app
     from tests.proxy.proxy_fakes import make_fake_upstream
     from tests.servers import ServerThread
-
-    from headroom.proxy import ProxyConfig, create_app
 
     fake_app, rec = make_fake_upstream()
     with ServerThread(fake_app) as fake:
