@@ -9,12 +9,8 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
 import httpx
 import pytest
@@ -22,46 +18,15 @@ import pytest
 from headroom.cli import build_parser
 from headroom.cli.cmd_proxy import build_configs
 from headroom.proxy.startup import banner
-
-ROOT = Path(__file__).resolve().parents[2]
-
-LAUNCH = """
-import sys, json
-from headroom.config import CCRConfig, HeadroomConfig, ImageConfig
-from headroom.proxy import ProxyConfig, serve
-port, upstream, tmp, workers = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
-serve(ProxyConfig(port=port, openai_api_url=upstream, anthropic_api_url=upstream, workers=workers,
-                  metrics_db=tmp + "/metrics.db", log_level="warning", drain_timeout_s=20),
-      HeadroomConfig(ccr=CCRConfig(backend="sqlite", sqlite_path=tmp + "/ccr.sqlite3"), image=ImageConfig(enabled=False)))
-"""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.servers import ProxyProcess
 
 
 @pytest.fixture
 def two_workers(fake, tmp_path):
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-c", LAUNCH, str(port), fake.url, str(tmp_path), "2"], cwd=ROOT,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    pids: set[int] = set()
-    deadline = time.monotonic() + 120
-    while len(pids) < 2:  # both workers answer (each accepts new connections on the shared socket)
-        assert proc.poll() is None, proc.stdout.read().decode()[-3000:]
-        assert time.monotonic() < deadline, f"only workers {pids} came up"
-        try:
-            pids.add(httpx.get(f"{url}/health", timeout=2).json()["worker"])
-        except httpx.TransportError:
-            time.sleep(0.2)
-    yield url, proc, pids
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=30)
+    with ProxyProcess({"openai_api_url": fake.url, "anthropic_api_url": fake.url, "workers": 2,
+                       "metrics_db": str(tmp_path / "metrics.db"), "drain_timeout_s": 20},
+                      {"ccr": {"backend": "sqlite", "sqlite_path": str(tmp_path / "ccr.sqlite3")}}) as proxy:
+        yield proxy.url, proxy.proc, proxy.workers
 
 
 def rows(n: int) -> str:
