@@ -26,7 +26,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ml_cuda_check import FACTS, PROSE, _free_port, _messages, _Upstream  # noqa: E402
+from ml_cuda_check import FACTS, PROSE, _free_port, _messages, _Upstream
 
 
 def run(model: Path, device: str, requests: int, workdir: Path) -> dict:
