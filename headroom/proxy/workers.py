@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from typing import Any
 
@@ -48,6 +49,7 @@ def worker_app() -> Any:
 def serve_workers(proxy: Any, headroom: Any, uvicorn_options: dict[str, Any]) -> None:
     import uvicorn
 
+    ours = proxy.stats_dir is None  # a directory of this run only: removed when it ends
     stats_dir = proxy.stats_dir or tempfile.mkdtemp(prefix="headroom-stats-")
     proxy = proxy.model_copy(update={"stats_dir": stats_dir})
     os.environ[ENV] = json.dumps({"proxy": proxy.model_dump(mode="json"),
@@ -56,3 +58,5 @@ def serve_workers(proxy: Any, headroom: Any, uvicorn_options: dict[str, Any]) ->
         uvicorn.run(f"{__name__}:worker_app", factory=True, workers=proxy.workers, **uvicorn_options)
     finally:
         os.environ.pop(ENV, None)
+        if ours:
+            shutil.rmtree(stats_dir, ignore_errors=True)
