@@ -287,6 +287,8 @@ def main() -> None:
         top = max(levels) * args.per_worker_concurrency
         direct = load(upstream, top, args.gen_procs, args.duration, args.rows, latency_s, health=False)
         report["direct"] = direct
+        if args.json:
+            Path(args.json).write_text(json.dumps(report, indent=1))
         print(f"direct to the fake, {top} clients: {direct['rps']} req/s, p50 {direct['p50_ms']} ms, "
               f"errors {direct['errors']} (the load generator's and fake's ceiling)", flush=True)
         base = None
@@ -308,13 +310,13 @@ def main() -> None:
                        scaling=round(res["rps"] / (n * base), 2) if base else None,
                        generator_bound=res["rps"] >= 0.8 * direct["rps"])
             report["levels"].append(res)
+            if args.json:  # after every level: a run cut short keeps what it measured
+                Path(args.json).write_text(json.dumps(report, indent=1))
             print(f"workers {n:3d}: {res['rps']:8.1f} req/s ({res['scaling']:.2f} of {n} x one worker), "
                   f"p50 {res['p50_ms']} ms, p99 {res['p99_ms']} ms, /health p99 {res['health_p99_ms']} ms, "
                   f"errors {res['errors']}, start {res['start_s']} s"
                   + ("  <- within 80 % of the generator's ceiling: generator-bound" if res["generator_bound"] else ""),
                   flush=True)
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=1))
 
 
 if __name__ == "__main__":
