@@ -166,6 +166,23 @@ class DeadlineExceeded(Exception):
     pass
 
 
+def _in_a_thread(fn: Any, arg: Any) -> Any:
+    """``fn(arg)`` on a new thread, as the router runs each compression (transforms/deadline.py);
+    an exception comes back as its text (warm-up reports, never raises)."""
+    out: list[Any] = []
+
+    def run() -> None:
+        try:
+            out.append(fn(arg))
+        except Exception as exc:  # noqa: BLE001 - logged by warm_up as the outcome
+            out.append(f"error: {type(exc).__name__}: {exc}")
+
+    t = threading.Thread(target=run, name="headroom-compress-warm-up", daemon=True)
+    t.start()
+    t.join()
+    return out[0] if out else "error: no result"
+
+
 _WARM_SENTENCES = (
     "the review covered why the nightly export slowed down after the schema change in week {n}",
     "several people argued that the cache should be rebuilt before anyone touched the indexes again",
@@ -207,17 +224,17 @@ class LLMLinguaCompressor:
         Loading and a two-word forward were not enough: on an H100 the proxy's first
         request still missed the router's 2 s deadline and later ones took ~35-60 ms
         (docs/gpu.md). What a first request pays beyond the load is lazy work along its
-        path: the deadline thread hand-off, the padded batch encoding, forward passes of
-        full-size shapes on the inference thread (CUDA loads kernels and picks GEMM
-        algorithms on first use of a shape), the percentile selection, the cl100k weights.
-        So warm-up runs :meth:`compress` itself, in a router deadline thread, on a full
-        batch of chunks and on a short text (two padded shapes); on a CPU one short text
-        (a full batch of XLM-R-large there takes seconds and CPUs have no lazy kernels).
+        path: the hand-off from a compression thread, the padded batch encoding, forward
+        passes of full-size shapes on the inference thread (CUDA loads kernels and picks
+        GEMM algorithms on first use of a shape), the percentile selection, the cl100k
+        weights. So warm-up runs :meth:`compress` itself, in a thread of its own (as the
+        router runs each compression), on a full batch of chunks and on a short text (two
+        padded shapes); on a CPU one short text (a full batch of XLM-R-large there takes
+        seconds, and CPUs have no lazy kernels).
         """
         self._model()
         from ..config import HeadroomConfig
         from ..tokens import counter_for, get_encoding
-        from ..transforms.deadline import run_with_deadline
 
         get_encoding("cl100k_base")  # the selection's token weights (_above_threshold); ~0.1-0.5 s on first use
         m = self._model()
@@ -226,7 +243,7 @@ class LLMLinguaCompressor:
         for words in (w for w in (full, 300) if w):
             t0 = time.perf_counter()
             inp = CompressInput(_warm_prose(words), config, counter_for("gpt-4o"), query="what was decided?")
-            got = run_with_deadline(self._warm_compress, inp, 600_000)
+            got = _in_a_thread(self._warm_compress, inp)
             log.info("llmlingua2 warm-up on %s: %d words through the request path in %.0f ms (%s)", self.device,
                      words, (time.perf_counter() - t0) * 1000, got if isinstance(got, str) else "compressed")
 
