@@ -75,7 +75,21 @@ def _check_port(proxy: Any) -> None:
             raise StartupError(f"cannot listen on {proxy.host}:{proxy.port}: {exc.strerror}; check --host") from None
 
 
+def _check_models(headroom: Any) -> None:
+    """A model the flags ask for resolves (path, device) before any worker starts: with
+    several workers a failure there would otherwise restart them in a loop."""
+    if not headroom.llmlingua.enabled:
+        return
+    from ..compressors.llmlingua import LLMLinguaCompressor
+
+    try:
+        LLMLinguaCompressor(headroom.llmlingua)  # resolves the checkpoint and the device; loads nothing
+    except (ImportError, LookupError, OSError, ValueError, RuntimeError) as exc:  # ModelNotFound, DeviceUnavailable
+        raise StartupError(str(exc)) from None
+
+
 def preflight(proxy: Any, headroom: Any) -> None:
+    _check_models(headroom)
     _check_store(headroom)
     _check_metrics(proxy)
     _check_port(proxy)

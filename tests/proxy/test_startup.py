@@ -55,3 +55,10 @@ def test_port_in_use_is_one_line(tmp_path, busy_port):
 
 def test_bad_workers_value_is_one_line(tmp_path):
     assert "--workers takes a number or 'auto'" in one_line_error(run_cli("--workers", "many", cwd=tmp_path))
+
+
+def test_a_missing_model_fails_before_the_banner_in_one_line(tmp_path):
+    proc = run_cli("--llmlingua", "--llmlingua-model-path", str(tmp_path / "nowhere"), "--workers", "2", cwd=tmp_path)
+    line = one_line_error(proc)
+    assert "llmlingua-2" in line and "does not exist" in line
+    assert "listening on" not in proc.stdout  # nothing claims to serve
