@@ -13,10 +13,10 @@ import pytest
 from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.responses import Response
-from tests.proxy.conftest import make_pipeline
-from tests.servers import ServerThread
 
 from headroom.proxy import ProxyConfig, create_app
+from tests.proxy.conftest import make_pipeline
+from tests.servers import ServerThread
 
 
 def cookie_upstream() -> tuple[FastAPI, list[dict[str, str]]]:
