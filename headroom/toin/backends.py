@@ -10,6 +10,7 @@ ever sees a tool output's values: callers hand over counts and keyed hashes.
 from __future__ import annotations
 
 import secrets
+import sqlite3
 import threading
 from pathlib import Path
 from typing import Any, Protocol
@@ -97,11 +98,14 @@ class SQLiteToinBackend:
             if not Path(self.path).is_file():
                 raise FileNotFoundError(2, "no TOIN store here yet (the proxy creates it when it first compresses "
                                            "a tool output; pass --ccr-path or --toin-path to read another)", self.path)
-            # A rollback-journal database (sqlite_files) is read without creating any side
-            # file: only writers make a -journal. A store left in WAL by an older version has a
-            # -wal file while a writer is live; read through it then, else as an immutable snapshot.
-            live = Path(self.path + "-wal").exists() or Path(self.path + "-journal").exists()
-            uri = Path(self.path).resolve().as_uri() + ("?mode=ro" if live else "?mode=ro&immutable=1")
+            # A rollback-journal database (sqlite_files) is read with mode=ro, which creates no
+            # side file (only writers make a -journal). A store an older version left in WAL
+            # mode needs its -shm to be read: through it while a writer is live (its -wal
+            # exists), else as an immutable snapshot, so no -wal/-shm appears.
+            with open(self.path, "rb") as fh:
+                wal_mode = fh.read(20)[18:20] == b"\x02\x02"  # file format versions 2 = WAL
+            snapshot = wal_mode and not Path(self.path + "-wal").exists()
+            uri = Path(self.path).resolve().as_uri() + ("?mode=ro&immutable=1" if snapshot else "?mode=ro")
             self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None, timeout=10)
             return
         self._conn = sqlite_files.connect(self.path)  # no memory-mapped files (SIGBUS), see there
