@@ -29,16 +29,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .ccr.responses import RetrieveCall, answer, continue_body, retrieve_calls, unknown_hash_message
-from .ccr.scope import may_read
-from .ccr.store import CompressionStore, StoreError
-from .ccr.tool import inject_retrieve_tool
-from .formats import adapter, provider_of
-from .formats.wire import Usage
-from .metrics.row import RequestMetrics
-from .modes import AUDIT, OPTIMIZE, PASSTHROUGH
-from .pipeline import Pipeline, PipelineResult
-from .providers import provider_for
+from ..ccr.responses import RetrieveCall, answer, continue_body, retrieve_calls, unknown_hash_message
+from ..ccr.scope import may_read
+from ..ccr.store import CompressionStore, StoreError
+from ..ccr.tool import inject_retrieve_tool
+from ..formats import adapter, provider_of
+from ..formats.wire import Usage
+from ..metrics.row import RequestMetrics
+from ..modes import AUDIT, OPTIMIZE, PASSTHROUGH
+from ..pipeline import Pipeline, PipelineResult
+from ..providers import provider_for
 
 log = logging.getLogger("headroom.exchange")
 
