@@ -10,8 +10,8 @@ from ..exchange import arun, run
 from ..formats import ANTHROPIC
 from ..modes import AUDIT, OPTIMIZE, PASSTHROUGH, SIMULATE
 from .engine import Call, Engine
-from .transport import AsyncSDKTransport, SDKTransport
 from .streams import AsyncLiveStream, LiveStream, alive_chunks, live_chunks, message_stream_manager
+from .transport import AsyncSDKTransport, SDKTransport
 
 
 class _Wrapped:

@@ -2,7 +2,18 @@
 over a transport (:mod:`.driver`)."""
 
 from .core import Exchange, ExchangeCore, Unanswerable, retrieve_round
-from .driver import AsyncTransport, Reader, Transport, arun, arun_stream, astart, open_exchange, run, run_stream, start
+from .driver import (
+           AsyncTransport,
+           Reader,
+           Transport,
+           arun,
+           arun_stream,
+           astart,
+           open_exchange,
+           run,
+           run_stream,
+           start,
+)
 
 __all__ = ["AsyncTransport", "Exchange", "ExchangeCore", "Reader", "Transport", "Unanswerable", "arun",
            "arun_stream", "astart", "open_exchange", "retrieve_round", "run", "run_stream", "start"]

@@ -29,7 +29,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ccr.responses import RetrieveCall, answer, continue_body, retrieve_calls, unknown_hash_message
+from ..ccr.responses import (
+    RetrieveCall,
+    answer,
+    continue_body,
+    retrieve_calls,
+    unknown_hash_message,
+)
 from ..ccr.scope import may_read
 from ..ccr.store import CompressionStore, StoreError
 from ..ccr.tool import inject_retrieve_tool
