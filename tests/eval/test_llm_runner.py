@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from headroom.config import HeadroomConfig
 from headroom.eval.llm import LLMOptions, run_llm
 from headroom.eval.scenarios import build_suite
 from tests.servers import ServerThread
@@ -56,7 +57,8 @@ def test_answer_only_recoverable_through_headroom_retrieve(reader):
 
 
 def test_without_the_retrieve_loop_the_answer_is_lost(reader):
-    res = run_llm(_definition_scenario(), LLMOptions(reader.base_url, "reader", max_retrieve_rounds=0),
+    no_loop = HeadroomConfig(ccr={"inject_tool": False})
+    res = run_llm(_definition_scenario(), LLMOptions(reader.base_url, "reader"), config=no_loop,
                   pipeline_factory=head_keeper_factory(5), progress=False)
     rows = {r["arm"]: r for r in res["cases"]}
     assert rows["original"]["contains"] == 1.0
