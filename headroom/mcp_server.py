@@ -10,11 +10,15 @@ The ``mcp`` package is imported lazily so ``import headroom`` never needs it.
 
 from __future__ import annotations
 
+import logging
+import os
 import re
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from pydantic import Field
 
+from .ccr.scope import credential_tags, owned_by, owner
 from .ccr.store import CompressionStore
 from .ccr.tool import TOOL_DESCRIPTION
 from .formats.model import RETRIEVE_TOOL_NAME
@@ -23,19 +27,54 @@ SERVER_NAME = "headroom"
 _HASH = re.compile(r"^[0-9a-f]{24}$")
 
 
+log = logging.getLogger("headroom.mcp")
+# Provider keys in the server's environment are the tenant it reads as (an agent that
+# starts it usually has its own key there): the proxy tagged that key's entries.
+CREDENTIAL_ENV = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
+
+
 class RetrieveError(Exception):
     """A retrieval the caller can fix (bad or unknown hash); shown to the model as is."""
 
 
-def retrieve_text(store: CompressionStore, hash: str, query: str | None = None) -> str:
-    """The text ``headroom_retrieve`` returns: the exact original, or its matching items."""
+@dataclass(frozen=True)
+class TenantScope:
+    """Whose originals this server reads: entries stored with one of ``tenants`` (tags
+    of the credentials it was given) and untagged ones; every entry when ``all_tenants``
+    (the admin override, logged on each read of another tenant's entry)."""
+
+    tenants: frozenset[str] = field(default_factory=frozenset)
+    all_tenants: bool = False
+
+    @classmethod
+    def from_credentials(cls, credentials: list[str], *, all_tenants: bool = False,
+                         environ: dict[str, str] | None = None) -> TenantScope:
+        env = os.environ if environ is None else environ
+        keys = [c for c in credentials if c.strip()] + [env[k] for k in CREDENTIAL_ENV if env.get(k, "").strip()]
+        return cls(frozenset(t for k in keys for t in credential_tags(k)), all_tenants)
+
+    def may_read(self, store: CompressionStore, hash: str) -> bool:
+        if owned_by(owner(store, hash), self.tenants):
+            return True
+        if self.all_tenants:
+            log.warning("admin override (--all-tenants): read hash=%s of another tenant", hash)
+            return True
+        return False
+
+
+def retrieve_text(store: CompressionStore, hash: str, query: str | None = None,
+                  scope: TenantScope | None = None) -> str:
+    """The text ``headroom_retrieve`` returns: the exact original, or its matching items.
+
+    ``scope`` None reads every entry (library use); the CLI always passes one."""
     h = hash.strip().lower()
     if not _HASH.match(h):
         raise RetrieveError(
             f"invalid hash {hash!r}: expected the 24 hex digits after 'hash=' "
             "in a compression marker"
         )
-    found = store.retrieve(h, query.strip() if query and query.strip() else None)
+    readable = scope is None or scope.may_read(store, h)
+    found = store.retrieve(h, query.strip() if query and query.strip() else None) if readable else None
     if found is None:
         raise RetrieveError(
             f"unknown or expired hash={h}: the original is no longer stored (originals live "
@@ -56,8 +95,8 @@ def _server_classes() -> tuple[type, type[Exception]]:
     return MCPServer, ToolError
 
 
-def build_server(store: CompressionStore) -> Any:
-    """An MCP server with one tool, ``headroom_retrieve``, reading ``store``."""
+def build_server(store: CompressionStore, scope: TenantScope | None = None) -> Any:
+    """An MCP server with one tool, ``headroom_retrieve``, reading ``store`` as ``scope``."""
     server_cls, tool_error = _server_classes()
     server = server_cls(SERVER_NAME, instructions=TOOL_DESCRIPTION)
 
@@ -77,7 +116,7 @@ def build_server(store: CompressionStore) -> Any:
         ] = None,
     ) -> str:
         try:
-            return retrieve_text(store, hash, query)
+            return retrieve_text(store, hash, query, scope)
         except RetrieveError as exc:
             raise tool_error(str(exc)) from None
 
@@ -90,6 +129,6 @@ def build_server(store: CompressionStore) -> Any:
     return server
 
 
-def serve_stdio(store: CompressionStore) -> None:
+def serve_stdio(store: CompressionStore, scope: TenantScope | None = None) -> None:
     """Serve ``headroom_retrieve`` on stdin/stdout until the client disconnects."""
-    build_server(store).run("stdio")
+    build_server(store, scope).run("stdio")

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import threading
 from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
+
+from .. import sqlite_files
 
 
 @dataclass
@@ -187,7 +188,7 @@ def _from_db(value: str | bytes | None) -> str | None:
 
 
 class SQLiteBackend:
-    """Durable store in one SQLite file (WAL mode); survives proxy restarts.
+    """Durable store in one SQLite file; survives proxy restarts; processes may share it.
 
     One connection shared under a lock: SQLite serialises writers anyway, and the
     connection is created with ``check_same_thread=False`` so worker threads can use it.
@@ -196,17 +197,9 @@ class SQLiteBackend:
     def __init__(self, path: str | Path):
         self.path = str(path)
         self._inode: int | None = None
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            # Originals are user data: owner-only. SQLite gives its -wal and -shm files
-            # the database file's permissions, so creating this one 0600 covers all three.
-            os.close(os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600))
-        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        # The main file is read with plain I/O, never mmap: a file truncated or made
-        # unwritable under a mapping kills the process with SIGBUS instead of raising.
-        self._conn.execute("PRAGMA mmap_size=0")
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
+        # Owner-only, nothing memory-mapped (no SIGBUS from a file cut under us), a
+        # damaged file replaced at open: headroom.sqlite_files.
+        self._conn = sqlite_files.connect(self.path)
         self._conn.executescript(_SCHEMA)
         self._lock = threading.Lock()
         if self.path != ":memory:":
@@ -302,7 +295,7 @@ class SQLiteBackend:
             return f"the CCR database {self.path} was deleted while in use; originals are lost at restart"
         if st.st_ino != self._inode:
             return f"the CCR database {self.path} was replaced while in use"
-        for f in (self.path, self.path + "-wal", self.path + "-shm"):
+        for f in (self.path, self.path + "-journal", self.path + "-wal", self.path + "-shm"):
             if os.path.exists(f) and not os.access(f, os.W_OK):
                 return f"{f} is not writable"
         return None

@@ -60,6 +60,26 @@ class ScopedStore:
         return getattr(self._store, name)
 
 
+def credential_tags(credential: str, key: bytes | None = None) -> set[str]:
+    """The tags a request carrying ``credential`` gets, however it sends it (``x-api-key:
+    KEY`` or ``Authorization: Bearer KEY``): what a reader outside a request (the MCP
+    server) compares entries against."""
+    credential = credential.strip()
+    return {t for t in (tenant_tag([("x-api-key", credential)], key),
+                        tenant_tag([("authorization", f"Bearer {credential}")], key)) if t}
+
+
+def owner(store: Any, hash: str) -> str | None:
+    """The tenant tag ``hash`` was stored under; None for an untagged or unknown entry."""
+    entry = store.get(hash)
+    return None if entry is None else (entry.meta or {}).get(TENANT_META_KEY)
+
+
+def owned_by(entry_owner: str | None, tenants: Iterable[str]) -> bool:
+    """Whether an entry of ``entry_owner`` is readable by a caller holding ``tenants``."""
+    return entry_owner is None or any(hmac.compare_digest(entry_owner, t) for t in tenants)
+
+
 def may_read(store: Any, hash: str, tenant: str | None, conversation: Callable[[], str]) -> bool:
     """Whether a request with ``tenant`` may read ``hash``; ``conversation()`` gives the
     request's text (built only when the tenant alone does not decide)."""

@@ -13,7 +13,7 @@ import os
 import pkgutil
 import sys
 
-from .. import __version__
+from ..version import __version__
 from ..config import check_env
 from .errors import deepest_parser, is_user_error, report, unknown_arguments
 

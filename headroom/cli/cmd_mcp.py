@@ -18,6 +18,20 @@ def register(subparsers) -> None:
         description="Serve the headroom_retrieve tool over MCP stdio. Point it at the same "
         "store the proxy uses: its SQLite file (--ccr-path) or its Redis (--ccr-backend redis).",
     )
+    serve.add_argument(
+        "--api-key",
+        metavar="KEY",
+        action="append",
+        default=[],
+        help="read the originals the proxy stored for requests carrying this provider key "
+        "(repeatable; ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, GOOGLE_API_KEY from the "
+        "environment count too); untagged originals are always readable",
+    )
+    serve.add_argument(
+        "--all-tenants",
+        action="store_true",
+        help="admin override: read every tenant's originals (each such read is logged)",
+    )
     add_store_flags(serve, backends=("sqlite", "redis"), hidden_path_aliases=("--ccr-db",))
     add_log_level(serve, "warning")
     serve.set_defaults(func=_serve)
@@ -41,15 +55,19 @@ def store_config(args: argparse.Namespace):
 
 def _serve(args: argparse.Namespace) -> int:
     from ..ccr.store import CompressionStore
-    from ..mcp_server import serve_stdio
+    from ..mcp_server import TenantScope, serve_stdio
 
     # stdout carries the protocol; anything else goes to stderr.
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper())
     check_redis_flag(args)
     # An unreachable Redis raises ConnectionError: the CLI prints it as one line.
     store = CompressionStore.from_config(store_config(args))
+    scope = TenantScope.from_credentials(args.api_key, all_tenants=args.all_tenants)
+    if scope.all_tenants:
+        logging.getLogger("headroom.mcp").warning(
+            "headroom mcp serve: --all-tenants: every tenant's originals are readable")
     try:
-        serve_stdio(store)
+        serve_stdio(store, scope)
     finally:
         store.close()
     return 0

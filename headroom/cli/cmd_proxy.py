@@ -56,7 +56,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--log-bodies", action="store_true", help="log request bodies at debug level (they hold user data)")
     p.add_argument("--no-toin", action="store_true",
                    help="do not learn tool-output patterns (TOIN) nor steer compression with them")
+    p.add_argument("--workers", default="1", metavar="N|auto",
+                   help="processes serving the port; auto: one per usable core (default: 1). They share the CCR "
+                        "store, TOIN, metrics and /stats")
+    p.add_argument("--drain-timeout", type=float, default=30.0, metavar="S",
+                   help="on shutdown, seconds in-flight requests and streams get to finish (default: 30)")
     p.set_defaults(func=run)
+
+
+def parse_workers(value: str) -> int:
+    from ..proxy.workers import usable_cores
+
+    if value.strip().lower() == "auto":
+        return usable_cores()
+    try:
+        n = int(value)
+    except ValueError:
+        raise ValueError(f"--workers takes a number or 'auto', got {value!r}") from None
+    if n < 1:
+        raise ValueError(f"--workers must be at least 1, got {n}")
+    return n
 
 
 def build_configs(args: argparse.Namespace):
@@ -72,6 +91,7 @@ def build_configs(args: argparse.Namespace):
         compression_timeout_s=args.compression_timeout, upstream_read_timeout_s=args.upstream_timeout,
         upstream_connect_timeout_s=args.upstream_connect_timeout, metrics_db=None if args.no_metrics else args.metrics_db,
         log_level=args.log_level, log_bodies=args.log_bodies, cache_optimizer=args.cache_optimizer,
+        workers=parse_workers(args.workers), drain_timeout_s=args.drain_timeout,
     )
     ccr = CCRConfig(backend=args.ccr_backend, sqlite_path=args.ccr_path, redis_url=args.redis_url,
                     inject_tool=not args.no_ccr_inject_tool)
@@ -82,9 +102,16 @@ def build_configs(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     from ..proxy import serve
+    from ..proxy.startup import StartupError, banner, preflight, settings_error
 
-    proxy, headroom = build_configs(args)
-    if proxy.host not in ("127.0.0.1", "localhost", "::1") and not proxy.admin_token:
-        print(f"headroom proxy: listening on {proxy.host}; admin routes stay loopback-only without --admin-token")
+    try:
+        proxy, headroom = build_configs(args)
+    except ValueError as exc:  # pydantic's errors are several lines: one, naming the setting
+        raise ValueError(settings_error(exc)) from None
+    try:
+        preflight(proxy, headroom)
+    except StartupError as exc:
+        raise ValueError(str(exc)) from None
+    print(banner(proxy, headroom), flush=True)
     serve(proxy, headroom)
     return 0

@@ -17,6 +17,7 @@ lets the deadline be checked between batches.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import threading
 import time
@@ -33,6 +34,8 @@ from .detect import ContentType, detect_content_type
 if TYPE_CHECKING:
     from ..config import LLMLinguaConfig
     from ..query.anchors import Anchors
+
+log = logging.getLogger("headroom.llmlingua")
 
 XLM_ROBERTA = "llmlingua-2-xlm-roberta-large"
 MBERT = "llmlingua-2-bert-base-multilingual"
@@ -163,6 +166,41 @@ class DeadlineExceeded(Exception):
     pass
 
 
+def _in_a_thread(fn: Any, arg: Any) -> Any:
+    """``fn(arg)`` on a new thread, as the router runs each compression (transforms/deadline.py);
+    an exception comes back as its text (warm-up reports, never raises)."""
+    out: list[Any] = []
+
+    def run() -> None:
+        try:
+            out.append(fn(arg))
+        except Exception as exc:  # noqa: BLE001 - logged by warm_up as the outcome
+            out.append(f"error: {type(exc).__name__}: {exc}")
+
+    t = threading.Thread(target=run, name="headroom-compress-warm-up", daemon=True)
+    t.start()
+    t.join()
+    return out[0] if out else "error: no result"
+
+
+_WARM_SENTENCES = (
+    "the review covered why the nightly export slowed down after the schema change in week {n}",
+    "several people argued that the cache should be rebuilt before anyone touched the indexes again",
+    "in the end the group agreed to roll back on thursday and to measure the export for {n} more days",
+    "a note was added that customers in the second region had seen timeouts during the same window",
+)
+
+
+def _warm_prose(words: int) -> str:
+    """Meeting-note prose of about ``words`` words (numbers vary, so no two lines are equal)."""
+    out: list[str] = []
+    n = 0
+    while sum(len(s.split()) for s in out) < words:
+        out.append(_WARM_SENTENCES[n % len(_WARM_SENTENCES)].format(n=n).capitalize() + ".")
+        n += 1
+    return " ".join(out)
+
+
 class LLMLinguaCompressor:
     """The ContentRouter's prose compressor when ``config.llmlingua.enabled``."""
 
@@ -181,10 +219,37 @@ class LLMLinguaCompressor:
         return get_model(self.family, _load, self.device, self.location.path)
 
     def warm_up(self) -> None:
+        """Load the model, then compress prose through the path a request takes.
+
+        Loading and a two-word forward were not enough: on an H100 the proxy's first
+        request still missed the router's 2 s deadline and later ones took ~35-60 ms
+        (docs/gpu.md). What a first request pays beyond the load is lazy work along its
+        path: the hand-off from a compression thread, the padded batch encoding, forward
+        passes of full-size shapes on the inference thread (CUDA loads kernels and picks
+        GEMM algorithms on first use of a shape), the percentile selection, the cl100k
+        weights. So warm-up runs :meth:`compress` itself, in a thread of its own (as the
+        router runs each compression), on a full batch of chunks and on a short text (two
+        padded shapes); on a CPU one short text (a full batch of XLM-R-large there takes
+        seconds, and CPUs have no lazy kernels).
+        """
         self._model()
-        from ..tokens import get_encoding
+        from ..config import HeadroomConfig
+        from ..tokens import counter_for, get_encoding
 
         get_encoding("cl100k_base")  # the selection's token weights (_above_threshold); ~0.1-0.5 s on first use
+        m = self._model()
+        config = HeadroomConfig(llmlingua=self.config.model_copy(update={"min_tokens": 0}))
+        full = self.config.batch_size * m.max_tokens if self.device.startswith("cuda") else 0
+        for words in (w for w in (full, 300) if w):
+            t0 = time.perf_counter()
+            inp = CompressInput(_warm_prose(words), config, counter_for("gpt-4o"), query="what was decided?")
+            got = _in_a_thread(self._warm_compress, inp)
+            log.info("llmlingua2 warm-up on %s: %d words through the request path in %.0f ms (%s)", self.device,
+                     words, (time.perf_counter() - t0) * 1000, got if isinstance(got, str) else "compressed")
+
+    def _warm_compress(self, inp: CompressInput) -> Compressed | None:
+        """``compress`` without the router's deadline (warm-up may take what it needs)."""
+        return self.compress(inp, budget_ms=600_000)
 
     def keep_probabilities(self, words: list[str], deadline: float | None = None) -> list[float]:
         """P(keep) per word: label-1 probability averaged over the word's sub-tokens."""
@@ -304,12 +369,12 @@ class LLMLinguaCompressor:
             return out
         return data
 
-    def compress(self, inp: CompressInput) -> Compressed | None:
+    def compress(self, inp: CompressInput, budget_ms: float | None = None) -> Compressed | None:
         if inp.text_tokens() < self.config.min_tokens:
             return None
         router_ms = inp.config.router.timeout_ms
         # Leave a quarter of the router's deadline for the deterministic fallback.
-        budget_ms = min(self.config.timeout_ms, router_ms * 0.75)
+        budget_ms = budget_ms or min(self.config.timeout_ms, router_ms * 0.75)
         deadline = time.perf_counter() + budget_ms / 1000
         ctype = detect_content_type(inp.text)
         rate = self._rate(ctype, inp.aggressiveness)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .. import __version__
+from ..version import __version__
 from ..api import compress
 from ..ccr.markers import find_hashes
 from ..ccr.store import CompressionStore

@@ -1,8 +1,8 @@
 """Where request metrics go: SQLite by default, JSON Lines when the path ends in ``.jsonl``.
 
 Recording is one INSERT (or one appended line) under a lock, so the proxy can call it on
-every request. SQLite runs in WAL mode so ``headroom report`` can read while the proxy
-writes.
+every request. ``headroom report`` and other proxy workers share the SQLite file
+(headroom.sqlite_files: a rollback journal, nothing memory-mapped).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .. import sqlite_files
 from .row import COLUMNS, JSON_COLUMNS, RequestMetrics
 from .summary import summarize
 
@@ -65,10 +66,7 @@ class MetricsStore:
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         if self.kind == "sqlite":
-            self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            if self.path != ":memory:":
-                self._conn.execute("PRAGMA journal_mode=WAL")
-                self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn = sqlite_files.connect(self.path)  # no memory-mapped files (SIGBUS), see there
             self._ensure_schema()
 
     # -- schema -------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -26,6 +27,7 @@ from .. import __version__
 from ..ccr.store import StoreError
 from ..config import CCRConfig, HeadroomConfig
 from ..pipeline import UNAVAILABLE, Pipeline
+from .admin_scope import RetrieveScope, retrieve_scope
 from .config import ProxyConfig
 from .forward import error_response, handle_llm, handle_passthrough
 from .jsonio import BadJSON, SafeJSONResponse, parse_json
@@ -152,11 +154,11 @@ def create_app(
             "decisions": [d.to_dict() for d in result.decisions], "duration_ms": round(result.duration_ms, 3),
         })
 
-    def _retrieve(hash: str, query: str | None) -> Response:
+    def _retrieve(hash: str, query: str | None, scope: RetrieveScope) -> Response:
         if state.store is None:
             return error_response(404, "CCR is disabled: nothing is stored", "not_found")
         try:
-            found = state.store.retrieve(hash, query or None)
+            found = state.store.retrieve(hash, query or None) if scope.may_read(state.store, hash) else None
         except StoreError as exc:
             return error_response(503, str(exc), "store_unavailable")
         if found is None:
@@ -172,7 +174,7 @@ def create_app(
         if not isinstance(body, dict) or not isinstance(body.get("hash"), str):
             return error_response(400, "expected a JSON object with a string 'hash' (and an optional 'query')")
         query = body.get("query") if isinstance(body.get("query"), str) else None
-        return await asyncio.to_thread(_retrieve, body["hash"], query)
+        return await asyncio.to_thread(_retrieve, body["hash"], query, retrieve_scope(request, cfg))
 
     @app.get("/v1/retrieve/stats")
     async def retrieve_stats() -> Response:
@@ -183,8 +185,8 @@ def create_app(
                              "proxy_calls_answered": state.stats.retrieve_calls})
 
     @app.get("/v1/retrieve/{hash}")
-    async def retrieve_get(hash: str, query: str | None = None) -> Response:
-        return await asyncio.to_thread(_retrieve, hash, query)
+    async def retrieve_get(request: Request, hash: str, query: str | None = None) -> Response:
+        return await asyncio.to_thread(_retrieve, hash, query, retrieve_scope(request, cfg))
 
     @app.get("/v1/feedback")
     async def feedback() -> Response:
@@ -237,17 +239,18 @@ def create_app(
         # while compression occupies every worker.
         store_problem = state.store.problem() if state.store is not None else None
         return JSONResponse({"status": "degraded" if failed or store_problem else "ok", "version": __version__,
-                             "mode": cfg.mode, **({"warm_up_failed": failed} if failed else {}),
+                             "mode": cfg.mode, "worker": os.getpid(), **({"warm_up_failed": failed} if failed else {}),
                              **({"unavailable": unavailable} if unavailable else {}),
                              **({"ccr_store": store_problem} if store_problem else {})})
 
     @app.get("/stats")
     async def stats() -> Response:
-        data = state.stats.snapshot()
+        counters, memo, workers = await asyncio.to_thread(state.whole_proxy)  # every worker's, summed
+        data = counters.snapshot()
         data["mode"] = cfg.mode
+        data["workers"] = workers
         data["ccr_store"] = await asyncio.to_thread(state.store.stats) if state.store is not None else None
-        data["memo"] = {"entries": len(state.pipeline.memo), "hits": state.pipeline.memo.hits,
-                        "misses": state.pipeline.memo.misses}
+        data["memo"] = {"entries": memo["memo_entries"], "hits": memo["memo_hits"], "misses": memo["memo_misses"]}
         if state.metrics is not None:
             data["metrics_db"] = state.metrics.path
         return JSONResponse(data)
@@ -255,7 +258,8 @@ def create_app(
     @app.get("/metrics")
     async def metrics() -> Response:
         store_stats = await asyncio.to_thread(state.store.stats) if state.store is not None else None
-        return PlainTextResponse(state.stats.prometheus(store_stats), media_type="text/plain; version=0.0.4")
+        counters, _, _ = await asyncio.to_thread(state.whole_proxy)
+        return PlainTextResponse(counters.prometheus(store_stats), media_type="text/plain; version=0.0.4")
 
     @app.api_route("/v1/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
     async def other_v1(request: Request, path: str) -> Response:

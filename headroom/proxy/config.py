@@ -48,6 +48,13 @@ class ProxyConfig(BaseModel):
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     # Request bodies are never logged unless this is set (they hold user data).
     log_bodies: bool = False
+    # Processes serving the port (headroom.proxy.workers); they share the CCR store,
+    # TOIN, metrics DB and, through ``stats_dir``, the /stats and /metrics counters.
+    workers: int = Field(1, ge=1)
+    # Where each worker publishes its counters; None with one worker (nothing to share).
+    stats_dir: str | None = None
+    # On shutdown, in-flight requests and streams get this long to finish.
+    drain_timeout_s: float = Field(30.0, gt=0)
 
     @property
     def max_body_bytes(self) -> int:

@@ -135,7 +135,7 @@ async def handle_llm(request: Request, state: ProxyState, fmt: str, base_url: st
     try:
         out = await prepare(state, body, original, fmt, bypass, request.headers.get("x-headroom-session-id"), model,
                             tenant_tag(request.headers.items()))
-    except Exception as exc:  # noqa: BLE001 - prepare already forwards the original on compression errors
+    except Exception as exc:  # prepare already forwards the original on compression errors
         log.error("%s request could not be prepared", fmt, exc_info=exc)
         return error_response(502, _cause(exc), "proxy_error")
     ex = out.ex
@@ -159,7 +159,7 @@ async def handle_llm(request: Request, state: ProxyState, fmt: str, base_url: st
         ex.status, ex.error = 502, f"upstream unreachable: {type(exc).__name__}"
         _finish(state, ex, stream=stream)
         return error_response(502, ex.error, "upstream_error")
-    except Exception as exc:  # noqa: BLE001 - never a bare 500: the client gets a JSON error naming the cause
+    except Exception as exc:  # never a bare 500: the client gets a JSON error naming the cause
         log.error("%s request failed in headroom", fmt, exc_info=exc)
         ex.status, ex.error = 502, _cause(exc)
         _finish(state, ex, stream=stream)
@@ -301,7 +301,7 @@ async def _ccr_stream(state: ProxyState, url: str, headers: list[tuple[str, str]
     except httpx.HTTPError as exc:
         ex.error = f"upstream stream failed: {type(exc).__name__}"
         yield sse_error_event(fmt, ex.error, "upstream_error")
-    except Exception as exc:  # noqa: BLE001 - the client has a 200 stream: end it with an error event
+    except Exception as exc:  # the client has a 200 stream: end it with an error event
         log.error("%s: could not handle the upstream's stream", fmt, exc_info=exc)
         ex.error = _cause(exc, "headroom could not handle the upstream's stream")
         yield sse_error_event(fmt, ex.error, "upstream_error")
@@ -353,7 +353,7 @@ async def handle_passthrough(request: Request, state: ProxyState, base_url: str)
         return error_response(504, f"upstream timed out: {type(exc).__name__}", "upstream_timeout")
     except httpx.HTTPError as exc:
         return error_response(502, f"upstream unreachable: {type(exc).__name__}", "upstream_error")
-    except Exception as exc:  # noqa: BLE001 - never a bare 500
+    except Exception as exc:  # never a bare 500
         log.error("pass-through request failed in headroom", exc_info=exc)
         return error_response(502, _cause(exc), "proxy_error")
     is_sse = resp.headers.get("content-type", "").startswith("text/event-stream")

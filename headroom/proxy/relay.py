@@ -34,7 +34,7 @@ async def relay_chunks(resp: httpx.Response, fmt: str | None) -> AsyncIterator[b
     except httpx.HTTPError as exc:
         if fmt is not None:
             yield sse_error_event(fmt, f"upstream stream failed: {type(exc).__name__}", "upstream_error")
-    except Exception as exc:  # noqa: BLE001 - end the stream with an error event, never silently
+    except Exception as exc:  # end the stream with an error event, never silently
         log.error("relaying the upstream stream failed", exc_info=exc)
         if fmt is not None:
             yield sse_error_event(fmt, f"headroom could not relay the upstream's stream: {type(exc).__name__}",

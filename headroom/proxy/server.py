@@ -11,13 +11,9 @@ from ..config import HeadroomConfig
 from .config import ProxyConfig
 
 
-def serve(proxy_config: ProxyConfig, headroom_config: HeadroomConfig | None = None) -> None:
-    import uvicorn
-
-    from .app import create_app
-
-    # A fatal signal (SIGBUS from a shared-memory file yanked away under SQLite, say)
-    # would otherwise kill the proxy without a line in the log.
+def setup_process(proxy_config: ProxyConfig) -> None:
+    """Logging and fatal-signal reports for a process that serves (the only one, or a worker)."""
+    # A fatal signal would otherwise kill the proxy without a line in the log.
     if sys.__stderr__ is not None:
         faulthandler.enable(file=sys.__stderr__)  # the real stderr: a captured one has no fd
         if hasattr(signal, "SIGUSR1"):  # `kill -USR1 <pid>` prints every thread's stack (a hang)
@@ -26,6 +22,21 @@ def serve(proxy_config: ProxyConfig, headroom_config: HeadroomConfig | None = No
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # httpx logs every upstream URL at INFO; keep that for debugging only.
     logging.getLogger("httpx").setLevel(logging.DEBUG if level == "DEBUG" else logging.WARNING)
-    app = create_app(proxy_config, headroom_config)
-    uvicorn.run(app, host=proxy_config.host, port=proxy_config.port, log_level=proxy_config.log_level,
-                access_log=level == "DEBUG", server_header=False)
+
+
+def serve(proxy_config: ProxyConfig, headroom_config: HeadroomConfig | None = None) -> None:
+    import uvicorn
+
+    from .app import create_app, default_headroom_config
+
+    setup_process(proxy_config)
+    options = {"host": proxy_config.host, "port": proxy_config.port, "log_level": proxy_config.log_level,
+               "access_log": proxy_config.log_level == "debug", "server_header": False,
+               # In-flight requests and streams finish before the process exits.
+               "timeout_graceful_shutdown": proxy_config.drain_timeout_s}
+    if proxy_config.workers > 1:
+        from .workers import serve_workers
+
+        serve_workers(proxy_config, headroom_config or default_headroom_config(), options)
+        return
+    uvicorn.run(create_app(proxy_config, headroom_config), **options)

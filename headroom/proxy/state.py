@@ -38,6 +38,27 @@ class ProxyState:
     # One writer thread keeps metrics rows in order and SQLite off the event loop.
     _writer: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, thread_name_prefix="headroom-metrics"))
 
+    # Publishes this worker's counters for the others when several serve one port.
+    publisher: Any = None
+
+    def __post_init__(self) -> None:
+        if self.config.stats_dir:
+            from .shared_stats import StatsPublisher
+
+            self.publisher = StatsPublisher(self.stats, self.config.stats_dir, extra=self._memo_counts)
+
+    def _memo_counts(self) -> dict[str, int]:
+        memo = self.pipeline.memo
+        return {"memo_entries": len(memo), "memo_hits": memo.hits, "memo_misses": memo.misses}
+
+    def whole_proxy(self) -> tuple[ProxyStats, dict[str, int], int]:
+        """(counters, memo counts, workers) of the whole proxy, every worker summed."""
+        if self.publisher is None:
+            return self.stats, self._memo_counts(), 1
+        from .shared_stats import whole_proxy
+
+        return whole_proxy(self.publisher)
+
     @property
     def store(self) -> Any:
         return self.pipeline.store
@@ -62,6 +83,8 @@ class ProxyState:
         self._writer.submit(write)
 
     def close(self) -> None:
+        if self.publisher is not None:
+            self.publisher.close()
         self.compress_pool.shutdown(wait=False, cancel_futures=True)
         self._writer.shutdown(wait=True)
         if self.metrics is not None and hasattr(self.metrics, "close"):

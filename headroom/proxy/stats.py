@@ -41,6 +41,12 @@ class _Histogram:
 
 
 class ProxyStats:
+    """One process's counters; :meth:`raw` and :meth:`merged` carry them between the
+    workers of one proxy (headroom.proxy.shared_stats)."""
+
+    _SUMS = ("tokens_before", "tokens_after", "tokens_saved", "potential_saved", "bypassed",
+             "compression_failures", "retrieve_rounds", "retrieve_calls", "upstream_errors")
+
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.started_at = time.time()
@@ -80,6 +86,38 @@ class ProxyStats:
             self.latency.observe(latency_ms)
             if compression_ms is not None:
                 self.compression.observe(compression_ms)
+
+    def raw(self) -> dict[str, Any]:
+        """Every counter as JSON-able data (what a worker publishes)."""
+        with self._lock:
+            return {
+                "started_at": self.started_at,
+                "requests": [[a, m, s, n] for (a, m, s), n in self.requests.items()],
+                "by_transform": dict(self.by_transform),
+                **{k: getattr(self, k) for k in self._SUMS},
+                **{name: {"counts": h.counts, "total": h.total, "n": h.n}
+                   for name, h in (("latency", self.latency), ("compression", self.compression))},
+            }
+
+    @classmethod
+    def merged(cls, raws: list[dict[str, Any]]) -> ProxyStats:
+        """The whole proxy: counters and histogram buckets summed over workers (counters
+        of a worker that exited stay counted, as Prometheus' multi-process mode does)."""
+        out = cls()
+        if raws:
+            out.started_at = min(r["started_at"] for r in raws)
+        for r in raws:
+            for a, m, s, n in r["requests"]:
+                out.requests[(a, m, int(s))] += n
+            out.by_transform.update(r["by_transform"])
+            for k in cls._SUMS:
+                setattr(out, k, getattr(out, k) + r[k])
+            for name in ("latency", "compression"):
+                h, src = getattr(out, name), r[name]
+                h.counts = [x + y for x, y in zip(h.counts, src["counts"])]
+                h.total += src["total"]
+                h.n += src["n"]
+        return out
 
     def snapshot(self) -> dict[str, Any]:
         with self._lock:

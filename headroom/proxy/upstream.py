@@ -2,7 +2,7 @@
 
 The client is shared by every caller of the proxy, so it must hold nothing per caller:
 no cookie jar (an upstream ``set-cookie`` is relayed to the client that got it and never
-sent again by us), no default auth, no ``.netrc``/environment credentials, HTTP/1.1 only
+sent again by us), no default auth, no ``.netrc`` credentials, HTTP/1.1 only
 (a pooled connection carries no headers from one request to the next). Everything a
 request needs upstream comes from that request's own headers.
 
@@ -37,16 +37,17 @@ class _RefuseAll(CookiePolicy):
     rfc2965 = False
     hide_cookie2 = True
 
-    def set_ok(self, cookie, request) -> bool:  # noqa: ANN001 (http.cookiejar's signature)
+    # http.cookiejar's signatures (untyped there).
+    def set_ok(self, cookie, request) -> bool:
         return False
 
-    def return_ok(self, cookie, request) -> bool:  # noqa: ANN001
+    def return_ok(self, cookie, request) -> bool:
         return False
 
-    def domain_return_ok(self, domain, request) -> bool:  # noqa: ANN001
+    def domain_return_ok(self, domain, request) -> bool:
         return False
 
-    def path_return_ok(self, path, request) -> bool:  # noqa: ANN001
+    def path_return_ok(self, path, request) -> bool:
         return False
 
 
@@ -61,10 +62,12 @@ def make_client(config: ProxyConfig, transport: httpx.AsyncBaseTransport | None 
         max_connections=config.upstream_max_connections,
         max_keepalive_connections=min(100, config.upstream_max_connections),
     )
-    # trust_env=False: proxy credentials or a .netrc on the host must not be attached to
-    # tenants' requests; http2 stays off so no connection-level state spans requests.
+    # trust_env stays on: HTTPS_PROXY / SSL_CERT_FILE are the operator's egress settings, the
+    # same for every tenant (corporate proxies and CAs need them); httpx >= 0.24 reads no
+    # .netrc, so no host credential is attached to a request (tested). http2 stays off so no
+    # connection-level state spans requests.
     return httpx.AsyncClient(transport=transport, timeout=timeout, limits=limits, follow_redirects=False,
-                             cookies=CookieJar(policy=_RefuseAll()), trust_env=False, http2=False)
+                             cookies=CookieJar(policy=_RefuseAll()), http2=False)
 
 
 def request_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -10,10 +10,11 @@ ever sees a tool output's values: callers hand over counts and keyed hashes.
 from __future__ import annotations
 
 import secrets
-import sqlite3
 import threading
 from pathlib import Path
 from typing import Any, Protocol
+
+from .. import sqlite_files
 
 Deltas = dict[str, dict[str, int]]  # signature -> counter name -> increment
 
@@ -84,7 +85,7 @@ CREATE TABLE IF NOT EXISTS toin_settings (name TEXT PRIMARY KEY, value BLOB NOT 
 
 
 class SQLiteToinBackend:
-    """One SQLite file (WAL); survives restarts; several processes may share it."""
+    """One SQLite file; survives restarts; several processes may share it."""
 
     def __init__(self, path: str | Path, *, read_only: bool = False):
         """``read_only``: open an existing file without creating, migrating or writing it
@@ -96,19 +97,14 @@ class SQLiteToinBackend:
             if not Path(self.path).is_file():
                 raise FileNotFoundError(2, "no TOIN store here yet (the proxy creates it when it first compresses "
                                            "a tool output; pass --ccr-path or --toin-path to read another)", self.path)
-            # No -wal file means no connection has it open (the last one to close
-            # checkpoints and removes it): read the file as an immutable snapshot, so not
-            # even SQLite's -wal/-shm side files appear. Otherwise a writer is live and its
-            # side files exist already: read-only through them.
-            live = Path(self.path + "-wal").exists()
+            # A rollback-journal database (sqlite_files) is read without creating any side
+            # file: only writers make a -journal. A store left in WAL by an older version has a
+            # -wal file while a writer is live; read through it then, else as an immutable snapshot.
+            live = Path(self.path + "-wal").exists() or Path(self.path + "-journal").exists()
             uri = Path(self.path).resolve().as_uri() + ("?mode=ro" if live else "?mode=ro&immutable=1")
             self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None, timeout=10)
             return
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn = sqlite_files.connect(self.path)  # no memory-mapped files (SIGBUS), see there
         self._conn.executescript(_SCHEMA)
 
     def add(self, deltas: Deltas, meta: dict[str, dict[str, str]]) -> None:

@@ -9,6 +9,16 @@ needs. Stragglers are counted, and past ``MAX_STRAGGLERS`` new calls are refused
 once, so hostile inputs cannot pile up threads without bound. Compressors that can stop
 early read ``CompressInput.deadline`` (cooperative cancellation).
 
+An overdue call is also *stopped* when it runs Python code: :meth:`Pending.wait` raises
+:class:`DeadlineExceeded` in its thread (``PyThreadState_SetAsyncExc``), which CPython
+delivers at the thread's next bytecode boundary, so a compressor spinning in a pure-Python
+loop is abandoned within milliseconds instead of holding a core (and half the GIL) until
+it ends. Nothing is paid on calls that finish in time. A call blocked inside one C
+function (a regular expression backtracking, a tokenizer, a lock wait) stops only when
+that function returns; until then it stays a straggler, counted as above. The exception
+derives from BaseException, so a compressor's ``except Exception`` cannot swallow it;
+``finally`` blocks and ``with`` statements still run (locks are released).
+
 A thread whose call is done waits a while for the next call instead of exiting
 (:class:`_Worker`): starting a thread costs 30-70 us on a quiet machine and, on a loaded
 one, milliseconds (the caller blocks until the new thread is scheduled), which is most of
@@ -18,6 +28,7 @@ it, so "every call has a thread of its own" still holds.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import queue
 import threading
@@ -34,6 +45,16 @@ IDLE_EXIT_S = 60.0
 _lock = threading.Lock()
 _stragglers = 0
 _idle: list[_Worker] = []
+
+
+class DeadlineExceeded(BaseException):
+    """Raised inside a compressor call that ran past its deadline (see the module docstring)."""
+
+
+def _interrupt(thread_id: int) -> bool:
+    """Ask CPython to raise DeadlineExceeded in thread ``thread_id`` at its next bytecode."""
+    done = ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id), ctypes.py_object(DeadlineExceeded))
+    return done == 1
 
 
 class _Worker(threading.Thread):
@@ -53,7 +74,10 @@ class _Worker(threading.Thread):
                         _idle.remove(self)
                         return
                 continue  # taken off the idle list just now: its call is on the way
-            job()
+            try:
+                job()
+            except DeadlineExceeded:
+                pass  # delivered after the call's own handler (see _Call.settle): nothing to do
             del job  # an idle worker must not keep the last call's input (megabytes) alive
             with _lock:
                 if len(_idle) >= MAX_IDLE:
@@ -81,6 +105,20 @@ class _Call:
         self.overdue = False
         self.result: Any = None
         self.error: BaseException | None = None
+        # The worker's thread id while fn runs (0 otherwise): only then may it be interrupted.
+        self.running_in = 0
+        self.interrupted = False
+
+    def settle(self) -> None:
+        """The call is over (once, whatever path got here): count it out, wake the waiter."""
+        global _stragglers
+        with _lock:
+            self.running_in = 0
+            if not self.finished:
+                self.finished = True
+                if self.overdue:
+                    _stragglers -= 1
+        self.done.set()
 
 
 def stragglers() -> int:
@@ -112,6 +150,9 @@ class Pending:
                 if not call.overdue:
                     call.overdue = True
                     _stragglers += 1
+                if call.running_in and not call.interrupted:
+                    # Under the lock that settle() takes first: fn has not returned yet.
+                    call.interrupted = _interrupt(call.running_in)
                 return f"timed out after {timeout_ms:.0f} ms"
         if call.error is not None:
             # A compressor bug must never break the request.
@@ -128,17 +169,24 @@ def start_with_deadline(fn: Callable[[Any], Any], arg: Any, timeout_ms: float) -
     call = _Call()
 
     def work() -> None:
-        global _stragglers
         try:
-            call.result = fn(arg)
-        except Exception as exc:  # noqa: BLE001 - reported to the caller as a reason
-            call.error = exc
-        finally:
-            with _lock:
-                call.finished = True
-                if call.overdue:
-                    _stragglers -= 1
-            call.done.set()
+            try:
+                with _lock:
+                    call.running_in = threading.get_ident()
+                    late = call.overdue  # the caller gave up before this thread even started
+                if late:
+                    raise DeadlineExceeded
+                call.result = fn(arg)
+            except DeadlineExceeded:
+                call.error = TimeoutError("stopped past its deadline")
+            except Exception as exc:  # noqa: BLE001 - reported to the caller as a reason
+                call.error = exc
+            finally:
+                call.settle()
+        except DeadlineExceeded:
+            # The interruption landed after fn returned, before settle() cleared running_in
+            # (CPython delivers it at its next check, not at once): settle once more, idempotent.
+            call.settle()
 
     pending = Pending(call, timeout_ms)
     _worker().inbox.put(work)

@@ -286,7 +286,7 @@ def test_warm_up_also_loads_the_selection_tokenizer(xlm_compressor, monkeypatch)
     original = headroom.tokens.get_encoding
     monkeypatch.setattr(headroom.tokens, "get_encoding", lambda name: names.append(name) or original(name))
     xlm_compressor.warm_up()
-    assert names == ["cl100k_base"]
+    assert "cl100k_base" in names  # (warm-up's own compression counts its text in the model's encoding too)
 
 
 def test_forward_passes_run_on_one_long_lived_thread_whoever_calls(tiny_xlm_dir, ml_device):
@@ -326,7 +326,8 @@ def test_forward_passes_run_on_one_long_lived_thread_whoever_calls(tiny_xlm_dir,
         llmlingua._forward = original
         llmlingua._warm_forward = orig_warm
     assert results == [expected] * 3
-    assert len(names) == 4 and len(set(names + warm)) == 1, (names, warm)
+    # warm-up's request-path compression (one forward on the CPU), then 1 + 3 callers
+    assert len(names) == 5 and len(set(names + warm)) == 1, (names, warm)
     assert names[0].startswith(f"llmlingua-{comp.device}") and names[0] != threading.current_thread().name
 
 

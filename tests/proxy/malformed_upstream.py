@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import strategies as st
+
 from tests.proxy.proxy_fakes import anthropic_stream, chat_stream, responses_stream
 
 CHAT, RESPONSES, MESSAGES = "/v1/chat/completions", "/v1/responses", "/v1/messages"

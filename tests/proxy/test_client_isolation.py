@@ -13,10 +13,10 @@ import pytest
 from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.responses import Response
-from tests.proxy.conftest import make_pipeline
-from tests.servers import ServerThread
 
 from headroom.proxy import ProxyConfig, create_app
+from tests.proxy.conftest import make_pipeline
+from tests.servers import ServerThread
 
 
 def cookie_upstream() -> tuple[FastAPI, list[dict[str, str]]]:
@@ -86,9 +86,28 @@ def test_a_clients_own_cookie_header_goes_with_its_request_only(cookie_proxy):
     assert seen[0]["authorization"] == "Bearer a" and seen[1]["authorization"] == "Bearer b"
 
 
-def test_upstream_client_ignores_environment_credentials(monkeypatch, tmp_path):
-    # A .netrc or HTTP(S)_PROXY of the host must not be attached to tenants' requests.
+def test_upstream_client_attaches_no_host_credentials(monkeypatch, tmp_path):
+    # A .netrc on the host must not put its credentials on tenants' requests; the host's
+    # egress proxy settings (HTTPS_PROXY, SSL_CERT_FILE) stay honoured (trust_env on).
+    import asyncio
+
     from headroom.proxy.upstream import make_client
 
-    client = make_client(ProxyConfig())
-    assert client.trust_env is False
+    (tmp_path / ".netrc").write_text("machine upstream.test login tenant-a password s3cret\n")
+    (tmp_path / ".netrc").chmod(0o600)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("NETRC", str(tmp_path / ".netrc"))
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json={})
+
+    async def go() -> None:
+        client = make_client(ProxyConfig(), transport=httpx.MockTransport(handler))
+        assert client.trust_env is True
+        async with client:
+            await client.post("http://upstream.test/v1/chat/completions", json={})
+
+    asyncio.run(go())
+    assert "authorization" not in seen[0].headers and "cookie" not in seen[0].headers

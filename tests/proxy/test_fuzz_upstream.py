@@ -18,11 +18,11 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.proxy.conftest import make_pipeline
-from tests.proxy.malformed_upstream import APIS, CHAT, MESSAGES, RESPONSES, Answer, answers, turn
 
 from headroom.ccr.markers import format_marker
 from headroom.proxy import ProxyConfig, create_app
+from tests.proxy.conftest import make_pipeline
+from tests.proxy.malformed_upstream import APIS, CHAT, MESSAGES, RESPONSES, Answer, answers, turn
 
 ORIGINAL = "\n".join(f"row {i}: status=ok latency={i * 7 % 90}ms" for i in range(40))
 EXAMPLES = 300  # per API and streaming flag: 600 drawn requests, 600+ answers per API

@@ -1,0 +1,99 @@
+"""``--workers N``: N processes on one port, sharing the store, /stats and /metrics; drained on SIGTERM.
+
+The proxy runs as a real process tree (uvicorn's supervisor and its workers) in front of
+the loopback fake provider; the image stage is off so the workers start in seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+
+import httpx
+import pytest
+
+from headroom.cli import build_parser
+from headroom.cli.cmd_proxy import build_configs
+from headroom.proxy.startup import banner
+from tests.servers import ProxyProcess
+
+
+@pytest.fixture
+def two_workers(fake, tmp_path):
+    with ProxyProcess({"openai_api_url": fake.url, "anthropic_api_url": fake.url, "workers": 2,
+                       "metrics_db": str(tmp_path / "metrics.db"), "drain_timeout_s": 20},
+                      {"ccr": {"backend": "sqlite", "sqlite_path": str(tmp_path / "ccr.sqlite3")}}) as proxy:
+        yield proxy.url, proxy.proc, proxy.workers
+
+
+def rows(n: int) -> str:
+    return json.dumps([{"id": i, "host": f"web-{i}.prod", "status": "down" if i % 37 == 5 else "up",
+                        "latency_ms": (i * 13) % 97} for i in range(n)])
+
+
+def test_workers_share_the_store_and_the_counters(two_workers):
+    url, _, pids = two_workers
+    hashes, served = [], set()
+    for k in range(12):
+        body = {"model": "gpt-4o", "messages": [{"role": "user", "content": "which hosts are down?"},
+                {"role": "tool", "tool_call_id": "t", "content": rows(120 + k)}]}
+        with httpx.Client() as one_connection:  # a fresh connection: any worker may take it
+            r = one_connection.post(f"{url}/v1/compress", json=body, timeout=60)
+        assert r.status_code == 200, r.text
+        hashes += r.json()["ccr_hashes"]
+    assert len(hashes) >= 12
+    for h in hashes:  # each read on a new connection: many land on the worker that did not store it
+        for _ in range(2):
+            got = httpx.get(f"{url}/v1/retrieve/{h}", timeout=10)
+            assert got.status_code == 200, (h, got.text)
+        served.add(httpx.get(f"{url}/health", timeout=5).json()["worker"])
+    assert served == pids
+
+    for k in range(10):
+        r = httpx.post(f"{url}/v1/chat/completions", json={"model": "gpt-4o", "messages": [
+            {"role": "user", "content": f"hello {k}"}]}, timeout=30)
+        assert r.status_code == 200
+    time.sleep(1.2)  # workers publish their counters twice a second
+    for _ in range(4):  # whichever worker answers, it describes the whole proxy
+        stats = httpx.get(f"{url}/stats", timeout=10).json()
+        assert stats["workers"] == 2 and stats["requests"]["total"] == 10, stats["requests"]
+        metrics = httpx.get(f"{url}/metrics", timeout=10).text
+        assert 'headroom_requests_total{api="openai_chat",mode="optimize",status="200"} 10' in metrics
+        assert "headroom_request_latency_ms_count 10" in metrics
+
+
+def test_sigterm_drains_an_in_flight_stream(two_workers):
+    url, proc, _ = two_workers
+    got: dict = {}
+
+    def stream() -> None:
+        with httpx.stream("POST", f"{url}/v1/chat/completions", timeout=60, json={
+                "model": "gpt-4o", "stream": True, "messages": [{"role": "user", "content": "drain me"}]},
+                headers={"x-fake-chunks": "20", "x-fake-delay-ms": "100"}) as r:
+            got["status"] = r.status_code
+            got["body"] = b"".join(r.iter_bytes()).decode()
+
+    t = threading.Thread(target=stream)
+    t.start()
+    time.sleep(0.6)  # the stream is under way
+    proc.send_signal(signal.SIGTERM)
+    t.join(30)
+    assert got.get("status") == 200
+    assert got["body"].rstrip().endswith("data: [DONE]")  # every chunk, then the end
+    assert proc.wait(timeout=30) == 0
+
+
+def test_workers_flag_and_banner(tmp_path):
+    proxy, hc = build_configs(build_parser().parse_args(
+        ["proxy", "--workers", "3", "--ccr-path", str(tmp_path / "c.sqlite3"), "--metrics-db", str(tmp_path / "m.db")]))
+    text = banner(proxy, hc)
+    assert proxy.workers == 3 and "3 workers" in text and "mode optimize" in text
+    assert "export OPENAI_BASE_URL=http://127.0.0.1:8787/v1" in text
+    assert "export ANTHROPIC_BASE_URL=http://127.0.0.1:8787\n" in text
+    assert str(tmp_path / "c.sqlite3") in text and str(tmp_path / "m.db") in text
+    auto = build_configs(build_parser().parse_args(["proxy", "--workers", "auto"]))[0]
+    assert auto.workers == len(os.sched_getaffinity(0))
+    assert len(text.splitlines()) <= 7
