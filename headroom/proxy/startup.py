@@ -13,7 +13,7 @@ import os
 import socket
 from typing import Any
 
-from .. import __version__
+from ..version import __version__
 
 WILDCARD_HOSTS = ("0.0.0.0", "::", "")
 
