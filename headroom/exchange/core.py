@@ -1,10 +1,10 @@
 """One call to an LLM, IO-free: prepare → next round → finish.
 
-Everything headroom does around a provider call lives here once; the proxy
-(:mod:`headroom.proxy.forward`), :class:`~headroom.client.HeadroomClient` (sync and async),
-the eval runner and the integrations are IO shells that send what :meth:`ExchangeCore.prepare`
-says, feed each answer to :meth:`ExchangeCore.next_round`, and book the call with
-:meth:`ExchangeCore.finish`.
+Everything headroom decides around a provider call lives here once. The loop that sends
+what :meth:`ExchangeCore.prepare` says and feeds each answer to
+:meth:`ExchangeCore.next_round` is :mod:`headroom.exchange.driver`, over each shell's
+transport (the proxy, :class:`~headroom.client.HeadroomClient` sync and async, the eval's
+LLM mode, the integrations); the shell books the call with :meth:`ExchangeCore.finish`.
 
 - **prepare**: the mode decides what is sent (optimize: the compressed body, with the
   ``headroom_retrieve`` tool when it carries markers and the prompt-cache optimiser's
