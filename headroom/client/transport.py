@@ -33,8 +33,8 @@ class SDKReader:
     def turn(self, reply: Any) -> dict[str, Any] | None:
         return response_dict(reply)
 
-    def event(self, item: Any) -> Event:
-        return response_dict(item), item, functools.partial(_rebuilt, item)
+    def events(self, item: Any) -> list[Event]:
+        return [(response_dict(item), item, functools.partial(_rebuilt, item))]
 
 
 class SDKTransport(SDKReader):

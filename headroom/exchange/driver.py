@@ -31,7 +31,7 @@ from .core import Exchange, ExchangeCore
 
 # -- transports -------------------------------------------------------------------------------
 
-# One stream item as the loop reads it: its JSON (None when it has none, e.g. ``[DONE]``),
+# One stream event as the loop reads it: its JSON (None when it has none, e.g. ``[DONE]``),
 # the item to relay, and how to rebuild the item for an event a later round rewrote.
 Event = tuple[dict[str, Any] | None, Any, Callable[[dict[str, Any]], Any]]
 
@@ -43,8 +43,9 @@ class Reader(Protocol):
         """A whole answer as the turn dict the retrieve check reads; None when it is not a
         turn to look into (an error status, unreadable JSON): it then goes to the caller."""
 
-    def event(self, item: Any) -> Event:
-        """One streamed item as an :data:`Event`."""
+    def events(self, item: Any) -> Iterable[Event]:
+        """The events in one streamed item (an SDK chunk is one; a network read of an SSE
+        stream may hold several, and what they release is handed over together)."""
 
 
 class Transport(Reader, Protocol):
@@ -126,8 +127,8 @@ def live_rounds(core: ExchangeCore, ex: Exchange, reader: Reader, gate: LiveTurn
     gate = gate or LiveTurn(ex.fmt)
     while True:
         while (item := (yield PULL)) is not END:
-            data, relayed, reencode = reader.event(item)
-            if out := gate.feed(data, relayed, reencode):
+            out = [x for data, relayed, reencode in reader.events(item) for x in gate.feed(data, relayed, reencode)]
+            if out:
                 yield Emit(out)
         yield CLOSE
         turn = gate.turn()
@@ -300,8 +301,10 @@ def run_stream(core: ExchangeCore, ex: Exchange, transport: Transport, first: An
         runner.close()  # also when the caller stops reading: the upstream stream is closed
 
 
-async def arun_stream(core: ExchangeCore, ex: Exchange, transport: AsyncTransport, first: Any) -> AsyncIterator[Any]:
-    """The async twin of :func:`run_stream` (the last turn is in ``ex.usage`` only)."""
+async def arun_stream(core: ExchangeCore, ex: Exchange, transport: AsyncTransport, first: Any, *,
+                      batched: bool = False) -> AsyncIterator[Any]:
+    """The async twin of :func:`run_stream` (the last turn is in ``ex.usage`` only);
+    ``batched`` yields lists, each what one streamed item released (one write for the proxy)."""
     loop, runner, value = live_rounds(core, ex, transport), _Async(transport, first), None
     try:
         while True:
@@ -311,8 +314,11 @@ async def arun_stream(core: ExchangeCore, ex: Exchange, transport: AsyncTranspor
                 return
             if isinstance(effect, Emit):
                 value = None
-                for item in effect.items:
-                    yield item
+                if batched:
+                    yield effect.items
+                else:
+                    for item in effect.items:
+                        yield item
             else:
                 value = await runner.perform(effect)
     finally:

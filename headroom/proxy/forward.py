@@ -230,8 +230,8 @@ async def _ccr_stream(state: ProxyState, upstream: Upstream, ex: Exchange, resp:
     """
     fmt = ex.fmt
     try:
-        async for raw in arun_stream(state.core, ex, upstream, sse_events(resp)):
-            yield raw
+        async for released in arun_stream(state.core, ex, upstream, sse_events(resp), batched=True):
+            yield b"".join(released)
     except Unanswerable as exc:
         ex.error = str(exc)
         yield sse_error_event(fmt, ex.error, "upstream_error")

@@ -4,7 +4,7 @@ Every round of one client request goes to the same URL with the client's own hea
 The first round sends the bytes :func:`~headroom.proxy.forward.prepare` made (the
 client's own bytes when nothing changed); later rounds send the loop's next body.
 Whole answers come back as :class:`Reply` (status, headers, bytes); streams as SSE
-events, each relayed as its own bytes.
+events, relayed as the bytes of each network read that they release.
 """
 
 from __future__ import annotations
@@ -49,16 +49,16 @@ def event_data(event: SSEEvent) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-async def sse_events(resp: httpx.Response) -> AsyncIterator[tuple[SSEEvent, bytes]]:
-    """The stream's events with their bytes; the last one ended for the client even when
-    the upstream left off its blank line (F9)."""
+async def sse_events(resp: httpx.Response) -> AsyncIterator[list[tuple[SSEEvent, bytes]]]:
+    """The stream's events with their bytes, one list per network read; the last event
+    ended for the client even when the upstream left off its blank line (F9)."""
     decoder = SSEDecoder()
     try:
         async for chunk in resp.aiter_bytes():
-            for pair in decoder.feed(chunk):
-                yield pair
-        for pair in SSEDecoder().feed(decoder.flush() + b"\n\n"):
-            yield pair
+            if events := decoder.feed(chunk):
+                yield events
+        if tail := SSEDecoder().feed(decoder.flush() + b"\n\n"):
+            yield tail
     finally:
         await resp.aclose()
 
@@ -92,7 +92,7 @@ class Upstream:
         self.last = Reply(resp.status_code, resp.headers, data)
         return self.last
 
-    async def stream(self, body: dict[str, Any]) -> AsyncIterator[tuple[SSEEvent, bytes]]:
+    async def stream(self, body: dict[str, Any]) -> AsyncIterator[list[tuple[SSEEvent, bytes]]]:
         resp = await self.open(body)
         if resp.status_code >= 400:
             detail = (await resp.aread()).decode("utf-8", errors="replace")[:2000]
@@ -109,6 +109,5 @@ class Upstream:
         except ValueError:
             return None
 
-    def event(self, item: tuple[SSEEvent, bytes]) -> Event:
-        event, raw = item
-        return event_data(event), raw, functools.partial(encode_event, event.event)
+    def events(self, item: list[tuple[SSEEvent, bytes]]) -> list[Event]:
+        return [(event_data(event), raw, functools.partial(encode_event, event.event)) for event, raw in item]

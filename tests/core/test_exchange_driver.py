@@ -10,7 +10,6 @@ import asyncio
 import copy
 import json
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -56,8 +55,8 @@ class Recording:
     def turn(self, reply):
         return reply
 
-    def event(self, item):
-        return item, item, lambda data: data
+    def events(self, item):
+        return [(item, item, lambda data: data)]
 
 
 class SyncFake(Recording):
