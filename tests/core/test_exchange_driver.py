@@ -146,7 +146,7 @@ def test_the_last_round_forbids_tools_and_a_call_after_it_never_reaches_the_call
 
 
 def test_a_stream_holds_the_retrieve_call_back_and_continues_with_the_next_round():
-    fake, ex, items = _sync([RETRIEVE, TEXT], 3, streamed=True)
+    _, ex, items = _sync([RETRIEVE, TEXT], 3, streamed=True)
     assert "headroom_retrieve" not in json.dumps(items)
     text = "".join(c["choices"][0]["delta"].get("content") or "" for c in items if c.get("choices"))
     assert text.strip() == "locked db" and ex.usage.output_tokens == 3 and ex.rounds == 1
