@@ -110,8 +110,9 @@ def _message(resp: dict[str, Any]) -> dict[str, Any]:
 
 
 class EndpointTransport:
-    """A chat endpoint as the exchange loop's transport; every round's usage is added to
-    ``answer`` (the loop hands only the last reply back)."""
+    """A chat endpoint as the exchange loop's transport (whole answers: the eval never
+    streams); every round's usage is added to ``answer`` (the loop hands back only the
+    last reply)."""
 
     def __init__(self, endpoint: Any, answer: Answer):
         self.endpoint = endpoint

@@ -135,9 +135,10 @@ def test_litellm_failure_and_sdk_use_and_audit():
 
 
 def test_langchain_compression_error_sends_the_original_messages(fake_model):
-    from headroom.api import default_pipeline
+    from headroom.config import HeadroomConfig
+    from headroom.pipeline import Pipeline
 
-    pipeline = default_pipeline()
+    pipeline = Pipeline(HeadroomConfig())  # its own: the shared default pipeline stays whole
 
     def broken(*args, **kwargs):
         raise ValueError("a pipeline bug")
