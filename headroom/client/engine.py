@@ -2,8 +2,8 @@
 
 A call is: split the SDK keyword arguments into the request body and request options,
 run the pipeline (the same one ``compress()`` uses), decide what to send for the mode,
-and afterwards record one metrics row. The CCR retrieval loop reuses
-:mod:`headroom.ccr.responses` exactly as the proxy does.
+and afterwards record one metrics row. The retrieval loop is the proxy's own
+(:mod:`headroom.exchange.driver`, with the SDK as its transport: :mod:`.transport`).
 """
 
 from __future__ import annotations
