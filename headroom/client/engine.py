@@ -2,8 +2,8 @@
 
 A call is: split the SDK keyword arguments into the request body and request options,
 run the pipeline (the same one ``compress()`` uses), decide what to send for the mode,
-and afterwards record one metrics row. The CCR retrieval loop reuses
-:mod:`headroom.ccr.responses` exactly as the proxy does.
+and afterwards record one metrics row. The retrieval loop is the proxy's own
+(:mod:`headroom.exchange.driver`, with the SDK as its transport: :mod:`.transport`).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from typing import Any
 
 from ..cache import CacheOptimizer
 from ..ccr.tool import inject_retrieve_tool
-from ..exchange import Exchange, ExchangeCore
+from ..exchange import Exchange, ExchangeCore, open_exchange, start
 from ..formats import adapter
 from ..metrics import MetricsStore, RequestMetrics
-from ..modes import CLIENT_MODES, OPTIMIZE, PASSTHROUGH, SIMULATE
+from ..modes import CLIENT_MODES, PASSTHROUGH, SIMULATE
 from ..pipeline import Pipeline, PipelineResult
 from ..providers import Provider
 
@@ -136,12 +136,12 @@ class Engine:
         original = {k: v for k, v in kwargs.items() if k not in REQUEST_OPTIONS}
         if mode == SIMULATE:
             # Simulation has nothing to fall back to: an unparseable request is the caller's error.
-            result, error = self.pipeline.compress_body(copy.deepcopy(body), fmt, model=model or None), None
+            result = self.pipeline.compress_body(copy.deepcopy(body), fmt, model=model or None)
+            ex = open_exchange(self.core, body, fmt, mode, result=result, session_id=session)
         else:
-            # The pipeline works on a copy: audit mode must send the caller's exact request.
-            result, error = self.core.compress(body, fmt, model=model, copy_body=True)
-        ex = self.core.prepare(body, fmt, PASSTHROUGH if result is None else mode, result=result, error=error,
-                               session_id=session)
+            # Every mode is measured; the pipeline works on a copy (audit mode must send the
+            # caller's exact request), and a failure sends the original, as pass-through.
+            ex = start(self.core, body, fmt, mode, copy_body=True, session_id=session, fallback_mode=PASSTHROUGH)
         if ex.send is body:
             ex.send = original  # nothing of ours to send: the caller's own objects go out
         return Call(fmt, ex.mode, model, kwargs, options, ex, stream=bool(body.get("stream")))
@@ -157,15 +157,6 @@ class Engine:
         self.record(call, None, simulated=True)
         return SimulationResult(SIMULATE, call.model, r.tokens_before, r.tokens_after, r.tokens_saved,
                                 r.transforms_applied, body, [d.to_dict() for d in r.decisions], before, after)
-
-    # -- the retrieval loop -----------------------------------------------------------------
-
-    def retrieve_round(self, call: Call, resp: Any) -> bool:
-        """If ``resp`` is a turn that only calls headroom_retrieve, answer it and set up the
-        next request in ``call.send``; True when another round must be sent."""
-        if call.mode != OPTIMIZE:
-            return False
-        return self.core.next_round(call.ex, response_dict(resp)) is not None
 
     # -- after the call ---------------------------------------------------------------------
 

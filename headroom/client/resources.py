@@ -6,10 +6,12 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from ..exchange import arun, run
 from ..formats import ANTHROPIC
 from ..modes import AUDIT, OPTIMIZE, PASSTHROUGH, SIMULATE
 from .engine import Call, Engine
 from .streams import AsyncLiveStream, LiveStream, alive_chunks, live_chunks, message_stream_manager
+from .transport import AsyncSDKTransport, SDKTransport
 
 
 class _Wrapped:
@@ -38,18 +40,17 @@ class Creates(_Wrapped):
                 resp = create(**call.kwargs)
                 eng.record(call, None if call.stream else resp)
                 return resp
-            while True:
-                resp = create(**call.send_kwargs())
-                if call.stream and not call.injected_tool:
+            transport = SDKTransport(create, call.options)
+            if call.stream:
+                resp = transport.stream(call.send)
+                if not call.injected_tool:
                     eng.record(call, None)
                     return resp  # the SDK's own stream, untouched
-                if call.stream:
-                    # Live: the text as it comes; rounds and the metrics row happen as it is read.
-                    return LiveStream(live_chunks(eng, call, create, resp), resp)
-                if eng.retrieve_round(call, resp):
-                    continue
-                eng.record(call, resp)
-                return resp
+                # Live: the text as it comes; rounds and the metrics row happen as it is read.
+                return LiveStream(live_chunks(eng, call, transport, resp), resp)
+            resp = run(eng.core, call.ex, transport)
+            eng.record(call, resp)
+            return resp
         except Exception as exc:
             eng.record(call, None, error=exc, status_code=getattr(exc, "status_code", None))
             raise
@@ -87,17 +88,16 @@ class AsyncCreates(_Wrapped):
                 resp = await create(**call.kwargs)
                 eng.record(call, None if call.stream else resp)
                 return resp
-            while True:
-                resp = await create(**call.send_kwargs())
-                if call.stream and not call.injected_tool:
+            transport = AsyncSDKTransport(create, call.options)
+            if call.stream:
+                resp = await transport.stream(call.send)
+                if not call.injected_tool:
                     eng.record(call, None)
                     return resp
-                if call.stream:
-                    return AsyncLiveStream(alive_chunks(eng, call, create, resp), resp)
-                if eng.retrieve_round(call, resp):
-                    continue
-                eng.record(call, resp)
-                return resp
+                return AsyncLiveStream(alive_chunks(eng, call, transport, resp), resp)
+            resp = await arun(eng.core, call.ex, transport)
+            eng.record(call, resp)
+            return resp
         except Exception as exc:
             eng.record(call, None, error=exc, status_code=getattr(exc, "status_code", None))
             raise

@@ -10,60 +10,26 @@ not touched: the caller gets the SDK's stream object itself.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-from ..exchange_stream import LiveTurn
-from .engine import Call, Engine, response_dict
-
-
-def _rebuilt(chunk: Any, data: dict[str, Any]) -> Any:
-    """A rewritten event (a later round's) as the same SDK type as the chunk it replaces.
-
-    The SDKs' own ``construct`` builds nested models as leniently as their stream decoder
-    does (strict validation rejects fields a provider leaves out)."""
-    return data if isinstance(chunk, dict) else type(chunk).construct(**data)
-
-
-def _feed(gate: LiveTurn[Any], chunk: Any) -> list[Any]:
-    return gate.feed(response_dict(chunk), chunk, functools.partial(_rebuilt, chunk))
+from ..exchange import arun_stream, run_stream
+from .engine import Call, Engine
+from .transport import AsyncSDKTransport, SDKTransport
 
 
 def _record_error(eng: Engine, call: Call, exc: BaseException) -> None:
     eng.record(call, None, error=exc, status_code=getattr(exc, "status_code", None))
 
 
-def _round_ended(eng: Engine, call: Call, gate: LiveTurn[Any]) -> list[Any] | None:
-    """None when the round was a retrieve call, answered (``call.send`` is the next
-    request); otherwise the held chunks to hand over last, the call's row recorded."""
-    turn = gate.turn()
-    if gate.may_retrieve and turn is not None and eng.retrieve_round(call, turn):
-        gate.next_round()
-        return None
-    rest = gate.end()
-    eng.record(call, turn)
-    return rest
-
-
-def live_chunks(eng: Engine, call: Call, create: Callable[..., Any], raw: Any) -> Iterator[Any]:
-    """The caller's chunks, round after round, starting with the stream ``raw``."""
-    gate: LiveTurn[Any] = LiveTurn(call.fmt)
+def live_chunks(eng: Engine, call: Call, transport: SDKTransport, raw: Any) -> Iterator[Any]:
+    """The caller's chunks, round after round (:func:`headroom.exchange.run_stream`),
+    starting with the stream ``raw``; the call's row once it ends, however it ends."""
     done = False
     try:
-        while True:
-            try:
-                for chunk in raw:
-                    yield from _feed(gate, chunk)
-            finally:
-                _close(raw)
-            rest = _round_ended(eng, call, gate)
-            if rest is None:
-                raw = create(**call.send_kwargs())
-                continue
-            done = True
-            yield from rest
-            return
+        yield from run_stream(eng.core, call.ex, transport, raw)
+        done = True
+        eng.record(call, None)  # the loop put the last turn's usage on the exchange
     except Exception as exc:
         done = True
         _record_error(eng, call, exc)
@@ -73,26 +39,14 @@ def live_chunks(eng: Engine, call: Call, create: Callable[..., Any], raw: Any) -
             eng.record(call, None)
 
 
-async def alive_chunks(eng: Engine, call: Call, create: Callable[..., Any], raw: Any) -> AsyncIterator[Any]:
+async def alive_chunks(eng: Engine, call: Call, transport: AsyncSDKTransport, raw: Any) -> AsyncIterator[Any]:
     """The async twin of :func:`live_chunks`."""
-    gate: LiveTurn[Any] = LiveTurn(call.fmt)
     done = False
     try:
-        while True:
-            try:
-                async for chunk in raw:
-                    for out in _feed(gate, chunk):
-                        yield out
-            finally:
-                await _aclose(raw)
-            rest = _round_ended(eng, call, gate)
-            if rest is None:
-                raw = await create(**call.send_kwargs())
-                continue
-            done = True
-            for out in rest:
-                yield out
-            return
+        async for chunk in arun_stream(eng.core, call.ex, transport, raw):
+            yield chunk
+        done = True
+        eng.record(call, None)
     except Exception as exc:
         done = True
         _record_error(eng, call, exc)
@@ -100,20 +54,6 @@ async def alive_chunks(eng: Engine, call: Call, create: Callable[..., Any], raw:
     finally:
         if not done:
             eng.record(call, None)
-
-
-def _close(raw: Any) -> None:
-    close = getattr(raw, "close", None)
-    if callable(close):
-        close()
-
-
-async def _aclose(raw: Any) -> None:
-    close = getattr(raw, "close", None)
-    if callable(close):
-        res = close()
-        if hasattr(res, "__await__"):
-            await res
 
 
 class LiveStream:

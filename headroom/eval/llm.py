@@ -7,9 +7,10 @@ these arms:
 
 - ``original``: the uncompressed conversation;
 - ``compressed``: compressed by headroom, no tool offered (what the reader sees in view);
-- ``compressed_retrieve``: the same, with the ``headroom_retrieve`` tool offered when
-  markers are present; retrieve calls are answered from the CCR store with
-  :mod:`headroom.ccr.responses` (the proxy's own logic) and the call continues;
+- ``compressed_retrieve``: the conversation through headroom's own exchange loop
+  (:func:`headroom.exchange.run`, the one the proxy runs): compressed, the
+  ``headroom_retrieve`` tool offered when markers are present, retrieve calls answered
+  from the CCR store, the last round without tools, the config's round cap;
 - ``proxy``: the original conversation sent through a running headroom proxy
   (``--proxy-url``), so compression and the retrieve loop happen there.
 
@@ -30,13 +31,11 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..api import compress
-from ..ccr.markers import find_hashes
 from ..ccr.store import CompressionStore
-from ..ccr.tool import retrieve_tool_definition
 from ..config import HeadroomConfig
-from ..exchange import retrieve_round
+from ..exchange import Exchange, ExchangeCore, run, start
 from ..formats import OPENAI_CHAT, openai_chat
+from ..modes import OPTIMIZE, PASSTHROUGH
 from ..transforms.router import CompressionMemo
 from .compression import PipelineFactory, default_pipeline_factory
 from .configs import with_context_budget
@@ -58,7 +57,7 @@ class LLMOptions:
     max_tokens: int = 256
     price_in_per_mtok: float = 0.0
     price_out_per_mtok: float = 0.0
-    max_retrieve_rounds: int = 3
+    max_retrieve_rounds: int | None = None  # None: the config's ccr.max_retrieve_rounds (the proxy's)
     bootstrap_rounds: int = 2000
     competence_floor: float = 0.70  # see COMPETENCE_FLOOR
 
@@ -110,31 +109,44 @@ def _message(resp: dict[str, Any]) -> dict[str, Any]:
     return (resp.get("choices") or [{}])[0].get("message") or {}
 
 
-def ask(endpoint: ChatEndpoint, body: dict[str, Any], store: CompressionStore | None = None,
-        max_rounds: int = 3) -> Answer:
-    """Send ``body``; while the model calls only ``headroom_retrieve`` (and a store is
-    given), answer from the store and continue, at most ``max_rounds`` times."""
+class EndpointTransport:
+    """A chat endpoint as the exchange loop's transport (whole answers: the eval never
+    streams); every round's usage is added to ``answer`` (the loop hands back only the
+    last reply)."""
+
+    def __init__(self, endpoint: Any, answer: Answer):
+        self.endpoint = endpoint
+        self.answer = answer
+
+    def send(self, body: dict[str, Any]) -> dict[str, Any]:
+        resp = self.endpoint.complete(body)
+        usage = openai_chat.usage(resp)
+        self.answer.rounds += 1
+        self.answer.prompt_tokens += usage.input_tokens
+        self.answer.completion_tokens += usage.output_tokens
+        return resp
+
+    def turn(self, reply: Any) -> dict[str, Any] | None:
+        return reply if isinstance(reply, dict) else None
+
+
+def ask_exchange(endpoint: Any, ex: Exchange, core: ExchangeCore) -> Answer:
+    """Send the exchange ``ex`` through headroom's exchange loop: while the model calls
+    only ``headroom_retrieve`` (when the exchange offered it) the loop answers and goes on."""
     out = Answer()
     try:
-        while True:
-            resp = endpoint.complete(body)
-            out.rounds += 1
-            usage = openai_chat.usage(resp)
-            out.prompt_tokens += usage.input_tokens
-            out.completion_tokens += usage.output_tokens
-            step = retrieve_round(store, OPENAI_CHAT, body, resp) \
-                if store is not None and out.retrieve_calls < max_rounds else None
-            if step is not None:
-                out.retrieve_calls += 1
-                body = step[0]
-                continue
-            msg = _message(resp)
-            out.text = msg.get("content") or ""
-            out.tool_calls = msg.get("tool_calls") or []
-            return out
+        msg = _message(run(core, ex, EndpointTransport(endpoint, out)))
+        out.text = msg.get("content") or ""
+        out.tool_calls = msg.get("tool_calls") or []
     except Exception as exc:  # noqa: BLE001 (one failing request is a scored miss, not a crashed run)
         out.error = f"{type(exc).__name__}: {exc}"
-        return out
+    out.retrieve_calls = ex.rounds
+    return out
+
+
+def ask(endpoint: Any, body: dict[str, Any]) -> Answer:
+    """Send ``body`` as it is: one round, nothing of headroom's offered (so no core is needed)."""
+    return ask_exchange(endpoint, Exchange(OPENAI_CHAT, PASSTHROUGH, body, body), None)  # type: ignore[arg-type]
 
 
 def answer_budget(probe: Probe, ceiling: int) -> int:
@@ -151,13 +163,17 @@ def _styled(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"role": "system", "content": ANSWER_STYLE}, *messages]
 
 
-def _body(options: LLMOptions, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
-          max_tokens: int | None = None) -> dict[str, Any]:
-    body: dict[str, Any] = {"model": options.model, "messages": _styled(messages), "temperature": 0,
-                            "max_tokens": max_tokens or options.max_tokens}
-    if tools:
-        body["tools"] = tools
-    return body
+def _body(options: LLMOptions, messages: list[dict[str, Any]], max_tokens: int | None = None) -> dict[str, Any]:
+    return {"model": options.model, "messages": _styled(messages), "temperature": 0,
+            "max_tokens": max_tokens or options.max_tokens}
+
+
+def loop_config(config: HeadroomConfig, options: LLMOptions) -> HeadroomConfig:
+    """``config`` with the options' retrieve-round cap, when they set one."""
+    if options.max_retrieve_rounds is None:
+        return config
+    ccr = config.ccr.model_copy(update={"max_retrieve_rounds": options.max_retrieve_rounds})
+    return config.model_copy(update={"ccr": ccr})
 
 
 def _scores(ans: Answer, probe: Probe) -> dict[str, float]:
@@ -227,16 +243,16 @@ def run_llm(
     ``endpoint`` (anything with ``complete(body)`` and ``close()``, e.g. a local reader)
     replaces the HTTP endpoint at ``options.base_url``; ``limit`` asks at most that many
     questions per family (the first ones, in suite order)."""
-    config = config or HeadroomConfig()
+    config = loop_config(config or HeadroomConfig(), options)
     for s in scenarios:  # as in the compression runner: a fact outside the outputs proves nothing
         s.check_evidence_placement()
     store = CompressionStore(max_entries=1_000_000, ttl_seconds=config.ccr.store_ttl_seconds)
-    pipelines: dict[int | None, Any] = {}
+    cores: dict[int | None, ExchangeCore] = {}
 
-    def pipeline_for(budget: int | None):
-        if budget not in pipelines:
-            pipelines[budget] = pipeline_factory(with_context_budget(config, budget), store)
-        return pipelines[budget]
+    def core_for(budget: int | None) -> ExchangeCore:
+        if budget not in cores:
+            cores[budget] = ExchangeCore(pipeline_factory(with_context_budget(config, budget), store))
+        return cores[budget]
 
     llm = endpoint or ChatEndpoint(options.base_url, options.api_key, options.timeout_s, transport)
     proxy = ChatEndpoint(options.proxy_url, options.api_key, options.timeout_s, proxy_transport) if options.proxy_url else None
@@ -245,7 +261,7 @@ def run_llm(
     work = reader_work(scenarios, limit)
     try:
         for s, probe in _progress(work, "llm", progress):
-            cases.extend(_ask_probe(s, probe, options, llm, proxy, pipeline_for(s.context_budget), store))
+            cases.extend(_ask_probe(s, probe, options, llm, proxy, core_for(s.context_budget)))
     finally:
         llm.close()
         if proxy:
@@ -279,10 +295,9 @@ def reader_work(scenarios: list[Scenario], limit: int | None = None) -> list[tup
     return out
 
 
-def _ask_probe(s: Scenario, probe: Probe, options: LLMOptions, llm: ChatEndpoint, proxy: ChatEndpoint | None,
-               pipeline: Any, store: CompressionStore) -> list[dict[str, Any]]:
+def _ask_probe(s: Scenario, probe: Probe, options: LLMOptions, llm: Any, proxy: ChatEndpoint | None,
+               core: ExchangeCore) -> list[dict[str, Any]]:
     case_id = f"{s.id}/{probe.kind}/{probe.question}"
-    messages = s.openai_messages(probe)
     rows = []
 
     def record(arm: str, ans: Answer) -> None:
@@ -291,30 +306,23 @@ def _ask_probe(s: Scenario, probe: Probe, options: LLMOptions, llm: ChatEndpoint
                      **_scores(ans, probe),
                      **{k: v for k, v in asdict(ans).items() if k != "tool_calls"}})
 
-    budget = answer_budget(probe, options.max_tokens)
-    record("original", ask(llm, _body(options, messages, max_tokens=budget)))
-    pipeline.memo = CompressionMemo(read_store=False)  # judge each question on its own compressed form
-    try:
-        compressed = compress(messages, model=options.model, pipeline=pipeline).messages
-    except Exception as exc:  # noqa: BLE001 (a compression crash is a scored failure of that arm)
-        failed = Answer(error=f"compress failed: {type(exc).__name__}: {exc}")
+    body = _body(options, s.openai_messages(probe), answer_budget(probe, options.max_tokens))
+    record("original", ask(llm, body))
+    core.pipeline.memo = CompressionMemo(read_store=False)  # judge each question on its own compressed form
+    ex = start(core, body, OPENAI_CHAT, OPTIMIZE, copy_body=True)
+    if ex.result is None:  # a compression crash is a scored failure of both compressed arms
+        failed = Answer(error=f"compress failed: {ex.compression_error}")
         record("compressed", failed)
         record("compressed_retrieve", failed)
-        compressed = None
-    if compressed is None:
-        if proxy is not None:
-            record("proxy", ask(proxy, _body(options, messages, max_tokens=budget)))
-        return rows
-    has_markers = any(find_hashes(m.get("content")) for m in compressed if isinstance(m.get("content"), str))
-    tools = [retrieve_tool_definition(OPENAI_CHAT)] if has_markers else None
-    plain = ask(llm, _body(options, compressed, max_tokens=budget))
-    record("compressed", plain)
-    # Without markers no tool is offered: the request is the compressed arm's, byte for byte,
-    # and a temperature-0 reader answers it the same, so it is not asked twice.
-    record("compressed_retrieve", ask(llm, _body(options, compressed, tools, budget), store,
-                                      options.max_retrieve_rounds) if tools else plain)
+    else:
+        # What the reader sees in view: the compressed body, no tool offered.
+        plain = ask(llm, ex.result.body)
+        record("compressed", plain)
+        # Without markers no tool is offered: the request is the compressed arm's, byte for
+        # byte, and a temperature-0 reader answers it the same, so it is not asked twice.
+        record("compressed_retrieve", ask_exchange(llm, ex, core) if ex.injected else plain)
     if proxy is not None:
-        record("proxy", ask(proxy, _body(options, messages, max_tokens=budget)))
+        record("proxy", ask(proxy, body))
     return rows
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from ..exchange import Exchange, ExchangeCore
+from ..exchange import Exchange, ExchangeCore, start
 from ..formats import OPENAI_CHAT, openai_chat
 from ..metrics import MetricsStore
 from ..modes import AUDIT, OPTIMIZE
@@ -56,14 +56,15 @@ class HeadroomLiteLLMCallback(_Base):  # type: ignore[misc,valid-type]
         name = model.split("/")[-1]
         body = {"model": name, "messages": messages}
         core = self.core()
-        result, error = core.compress(body, OPENAI_CHAT, model=name)
-        ex = core.prepare(body, OPENAI_CHAT, self.mode, result=result, error=error)
+        # The exchange loop's opening (a compression error sends the original messages);
+        # LiteLLM sends the request itself, so the loop's rounds are not ours to run here.
+        ex = start(core, body, OPENAI_CHAT, self.mode, model=name)
         if call_id:
             with self._lock:
                 self._pending[call_id] = (ex, model)
         else:
             self.metrics.record(core.finish(ex, status_code=None, stream=False, provider="litellm", model=model))
-        return result.body["messages"] if result is not None and self.mode == OPTIMIZE else messages
+        return ex.result.body["messages"] if ex.compressed else messages
 
     # -- LiteLLM proxy hook ---------------------------------------------------------------
 

@@ -7,7 +7,6 @@ the adapter (headroom.formats) and the response shape (headroom.ccr.responses).
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import logging
 from dataclasses import dataclass
@@ -17,18 +16,17 @@ import httpx
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..ccr.responses import SSEDecoder, SSEEvent
 from ..ccr.scope import tenant_tag
-from ..exchange import Exchange, Unanswerable
-from ..exchange_stream import LiveTurn
+from ..exchange import Exchange, Unanswerable, arun, arun_stream, astart, open_exchange
 from ..formats import adapter
-from ..formats.wire import Usage, encode_event
+from ..formats.wire import Usage
 from ..modes import PASSTHROUGH
 from .disconnect import ClientDisconnected, until_disconnect
 from .jsonio import BadJSON, SafeJSONResponse, dumps, parse_json
 from .paths import UnsafePath, raw_path, upstream_url
 from .relay import RelayResponse, relay_chunks, sse_error_event
 from .state import ProxyState
+from .transport import RoundRefused, Upstream, sse_events
 from .upstream import request_headers, response_headers
 
 log = logging.getLogger("headroom.proxy")
@@ -95,21 +93,15 @@ async def prepare(state: ProxyState, body: dict[str, Any], raw: bytes | None, fm
     core, mode = state.core, state.config.mode
     if bypass or mode == PASSTHROUGH:
         assert raw is not None, "pass-through requests keep their bytes"
-        return Outgoing(raw, core.prepare(body, fmt, BYPASS if bypass else mode, model=model))
+        return Outgoing(raw, open_exchange(core, body, fmt, BYPASS if bypass else mode, model=model))
     large = raw is None
     timeout = state.config.compression_timeout_s
-    try:
-        # Its own workers (not the loop's default executor, which serialises bodies and
-        # answers retrieve calls), and a budget inside the deadline: blocks compressed in
-        # time are kept, the rest go through unchanged, instead of all-or-nothing.
-        work = functools.partial(core.compress, body, fmt, model=model, tenant=tenant,
-                                 budget_s=timeout * COMPRESSION_BUDGET_SHARE)
-        result, error = await asyncio.wait_for(
-            asyncio.get_running_loop().run_in_executor(state.compress_pool, work), timeout)
-    except asyncio.TimeoutError:
-        result, error = None, f"timed out after {timeout:g} s"
-    ex = core.prepare(body, fmt, mode, result=result, error=error, session_id=session_id, model=model)
-    ex.tenant = tenant
+    # Its own workers (not the loop's default executor, which serialises bodies and
+    # answers retrieve calls), and a budget inside the deadline: blocks compressed in
+    # time are kept, the rest go through unchanged, instead of all-or-nothing.
+    ex = await astart(core, body, fmt, mode, executor=state.compress_pool, timeout_s=timeout,
+                      budget_s=timeout * COMPRESSION_BUDGET_SHARE, tenant=tenant, session_id=session_id,
+                      model=model)
     # Unchanged requests go out byte for byte as they came (large ones: the same JSON).
     content = (raw or await _serialise(body, large)) if ex.send == body else await _serialise(ex.send, large)
     return Outgoing(content, ex)
@@ -180,49 +172,34 @@ def bad_answer(ex: Exchange, status: int, data: bytes, exc: Exception) -> Respon
                             status_code=502)
 
 
-async def _send(state: ProxyState, url: str, headers: list[tuple[str, str]], content: bytes) -> httpx.Response:
-    req = state.client.build_request("POST", url, content=content, headers=headers)
-    return await state.client.send(req, stream=True)
-
-
 async def _complete(state: ProxyState, url: str, headers: list[tuple[str, str]], out: Outgoing) -> Response:
-    ex, content = out.ex, out.content
-    while True:
-        resp = await _send(state, url, headers, content)
-        try:
-            data = await resp.aread()
-        finally:
-            await resp.aclose()
-        if not (ex.injected and resp.status_code == 200):
-            break
-        try:
-            turn = json.loads(data)
-        except ValueError:
-            break
-        # A retrieve-only turn: answered from the store (off the loop), and carried on here.
-        try:
-            nxt = await asyncio.to_thread(state.core.next_round, ex, turn)
-        except Unanswerable as exc:
-            ex.status, ex.error = 502, str(exc)
-            _finish(state, ex, stream=False)
-            return error_response(502, ex.error, "upstream_error")
-        except Exception as exc:  # noqa: BLE001 - an answer of a shape nobody foresaw
-            response = bad_answer(ex, resp.status_code, data, exc)
-            _finish(state, ex, stream=False)
-            return response
-        if nxt is None:
-            break
-        content = dumps(nxt)
-    ex.status = resp.status_code
-    if resp.status_code == 200:
-        ex.usage = _usage(ex.fmt, data)
+    ex = out.ex
+    upstream = Upstream(state, url, headers, out.content)
+    try:
+        reply = await arun(state.core, ex, upstream)
+    except Unanswerable as exc:
+        ex.status, ex.error = 502, str(exc)
+        _finish(state, ex, stream=False)
+        return error_response(502, ex.error, "upstream_error")
+    except httpx.HTTPError:
+        raise  # handle_llm reports the upstream's failure
+    except Exception as exc:  # an answer of a shape nobody foresaw
+        if upstream.last is None:
+            raise
+        response = bad_answer(ex, upstream.last.status_code, upstream.last.data, exc)
+        _finish(state, ex, stream=False)
+        return response
+    ex.status = reply.status_code
+    if reply.status_code == 200:
+        ex.usage = _usage(ex.fmt, reply.data)
     _finish(state, ex, stream=False)
-    return Response(data, status_code=resp.status_code, headers=response_headers(resp.headers, out.headers()))
+    return Response(reply.data, status_code=reply.status_code, headers=response_headers(reply.headers, out.headers()))
 
 
 async def _stream(state: ProxyState, url: str, headers: list[tuple[str, str]], out: Outgoing) -> Response:
     ex = out.ex
-    resp = await _send(state, url, headers, out.content)
+    upstream = Upstream(state, url, headers, out.content)
+    resp = await upstream.open(ex.send)
     ex.status = resp.status_code
     if resp.status_code >= 400:
         # Errors are JSON, not a stream: pass them through whole, with their status.
@@ -230,7 +207,7 @@ async def _stream(state: ProxyState, url: str, headers: list[tuple[str, str]], o
         await resp.aclose()
         _finish(state, ex, stream=True)
         return Response(data, status_code=resp.status_code, headers=response_headers(resp.headers, out.headers()))
-    chunks = _ccr_stream(state, url, headers, ex, resp) if ex.injected else relay_chunks(resp, ex.fmt)
+    chunks = _ccr_stream(state, upstream, ex, resp) if ex.injected else relay_chunks(resp, ex.fmt)
 
     def on_close(disconnected: bool) -> None:
         if disconnected:
@@ -240,64 +217,27 @@ async def _stream(state: ProxyState, url: str, headers: list[tuple[str, str]], o
     return RelayResponse(chunks, resp.status_code, response_headers(resp.headers, out.headers()), on_close)
 
 
-def _event_data(event: SSEEvent) -> dict[str, Any] | None:
-    try:
-        data = json.loads(event.data)
-    except ValueError:
-        return None  # "[DONE]" and the like
-    return data if isinstance(data, dict) else None
-
-
-async def _ccr_stream(state: ProxyState, url: str, headers: list[tuple[str, str]], ex: Exchange,
-                      resp: httpx.Response):
-    """Relay a streamed turn live, holding back only what may turn out to be a retrieve call.
+async def _ccr_stream(state: ProxyState, upstream: Upstream, ex: Exchange, resp: httpx.Response):
+    """Relay a streamed turn live through the exchange loop (:func:`headroom.exchange.arun_stream`).
 
     Text reaches the client as it comes. From the first event that may belong to a
     ``headroom_retrieve`` call (a tool call, the end of the turn) the rest of the turn is
     held until its fate is known: a turn of the client's (it calls another tool, or no
     tool) is released at once; a retrieve-only turn is answered from the store and the
     next round continues the same stream (the adapter's ``LiveRelay`` drops the second
-    stream-start and shifts block indices, so the client sees one answer).
+    stream-start and shifts block indices, so the client sees one answer). The client
+    already has a 200 stream, so whatever goes wrong ends it with an error event.
     """
     fmt = ex.fmt
-    gate: LiveTurn[bytes] = LiveTurn(fmt)
     try:
-        while True:
-            decoder = SSEDecoder()
-            async for chunk in resp.aiter_bytes():
-                live: list[bytes] = []
-                for event, raw in decoder.feed(chunk):
-                    live.extend(gate.feed(_event_data(event), raw, functools.partial(encode_event, event.event)))
-                if live:
-                    yield b"".join(live)
-            await resp.aclose()
-            # The last event may lack its blank line (F9): read it, and end it for the client.
-            tail = [raw for _, raw in SSEDecoder().feed(decoder.flush() + b"\n\n")]
-            for event, _ in SSEDecoder().feed(b"".join(tail)):
-                data = _event_data(event)
-                if data is not None:
-                    gate.note(data)
-            turn = gate.turn()
-            if turn is not None:
-                ex.usage = adapter(fmt).usage(turn)
-            try:
-                nxt = await asyncio.to_thread(state.core.next_round, ex, turn) if gate.may_retrieve and turn else None
-            except Unanswerable as exc:
-                ex.error = str(exc)
-                yield sse_error_event(fmt, ex.error, "upstream_error")
-                return
-            if nxt is None:
-                yield b"".join(gate.end() + tail)
-                return
-            gate.next_round()
-            resp = await _send(state, url, headers, dumps(nxt))
-            if resp.status_code >= 400:
-                # The client already has a 200 stream: report the failure inside it.
-                detail = (await resp.aread()).decode("utf-8", errors="replace")[:2000]
-                ex.status = resp.status_code
-                yield sse_error_event(fmt, f"upstream returned {resp.status_code} while headroom answered "
-                                      f"headroom_retrieve: {detail}", "upstream_error", resp.status_code)
-                return
+        async for released in arun_stream(state.core, ex, upstream, sse_events(resp), batched=True):
+            yield b"".join(released)
+    except Unanswerable as exc:
+        ex.error = str(exc)
+        yield sse_error_event(fmt, ex.error, "upstream_error")
+    except RoundRefused as exc:
+        ex.status = exc.status
+        yield sse_error_event(fmt, str(exc), "upstream_error", exc.status)
     except httpx.HTTPError as exc:
         ex.error = f"upstream stream failed: {type(exc).__name__}"
         yield sse_error_event(fmt, ex.error, "upstream_error")

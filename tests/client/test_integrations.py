@@ -132,3 +132,23 @@ def test_litellm_failure_and_sdk_use_and_audit():
     assert audit.metrics.query()[0].tokens_saved > 0
     with pytest.raises(ValueError):
         HeadroomLiteLLMCallback(mode="simulate")
+
+
+def test_langchain_compression_error_sends_the_original_messages(fake_model):
+    from headroom.config import HeadroomConfig
+    from headroom.pipeline import Pipeline
+
+    pipeline = Pipeline(HeadroomConfig())  # its own: the shared default pipeline stays whole
+
+    def broken(*args, **kwargs):
+        raise ValueError("a pipeline bug")
+
+    pipeline.compress_body = broken
+    metrics = MetricsStore(":memory:")
+    llm = HeadroomChatModel(inner=fake_model, pipeline=pipeline, metrics=metrics)
+    convo = _conversation()
+    assert llm.invoke(convo).content == "fine"  # the error never reaches the caller
+    (sent,) = RecordingFake.seen
+    assert all(s is c for s, c in zip(sent, convo)) and len(sent) == len(convo)
+    (row,) = metrics.query()
+    assert row.error == "compression: ValueError: a pipeline bug" and row.tokens_saved == 0

@@ -21,7 +21,8 @@ LAYERS: list[set[str]] = [
     {"transforms"},  # conversation stages
     {"image"},  # the image stage
     {"pipeline"},  # parse -> transforms -> render
-    {"api", "exchange", "exchange_stream", "report", "data", "models"},  # front door, call core, reports
+    {"exchange_stream"},  # which streamed events reach the caller now (read by the exchange loop)
+    {"api", "exchange", "report", "data", "models"},  # front door, call core and its loop, reports
     {"client", "proxy", "integrations", "mcp_server", "eval"},  # IO shells
     {"cli"},
     {"__main__", "__init__"},  # `python -m headroom`, and the package's public surface

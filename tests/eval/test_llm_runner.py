@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from headroom.config import HeadroomConfig
 from headroom.eval.llm import LLMOptions, run_llm
 from headroom.eval.scenarios import build_suite
 from tests.servers import ServerThread
@@ -56,7 +57,8 @@ def test_answer_only_recoverable_through_headroom_retrieve(reader):
 
 
 def test_without_the_retrieve_loop_the_answer_is_lost(reader):
-    res = run_llm(_definition_scenario(), LLMOptions(reader.base_url, "reader", max_retrieve_rounds=0),
+    no_loop = HeadroomConfig(ccr={"inject_tool": False})
+    res = run_llm(_definition_scenario(), LLMOptions(reader.base_url, "reader"), config=no_loop,
                   pipeline_factory=head_keeper_factory(5), progress=False)
     rows = {r["arm"]: r for r in res["cases"]}
     assert rows["original"]["contains"] == 1.0
@@ -176,3 +178,30 @@ def test_cli_limit_asks_every_family_including_the_corpus(reader, tmp_path, caps
     corpus = [c for c in llm["cases"] if c["family"] == "real_corpus"]
     assert corpus and all(isinstance(c["expected"], list) and c["expected"] for c in corpus)
     assert all(b["max_tokens"] <= 256 for b in reader.requests)
+
+
+def test_the_eval_and_the_proxy_send_the_same_upstream_requests(reader):
+    """The eval's LLM mode measures the proxy's own loop: for the same conversation, its
+    compressed_retrieve arm and the proxy send the reader byte-identical rounds."""
+    pytest.importorskip("fastapi")
+    from headroom.ccr.store import CompressionStore
+    from headroom.proxy.app import create_app
+    from headroom.proxy.config import ProxyConfig
+
+    # No retrieve round allowed after the first: the one answer goes back in a round
+    # that forbids tool calls (the proxy's rule; the eval once had its own cap).
+    config = HeadroomConfig(ccr={"max_retrieve_rounds": 0})
+    upstream = reader.base_url.removesuffix("/v1")
+    pipeline = head_keeper_factory(5)(config, CompressionStore())
+    app = create_app(ProxyConfig(openai_api_url=upstream, metrics_db=None), pipeline=pipeline)
+    with ServerThread(app) as server:
+        res = run_llm(_definition_scenario()[:1], LLMOptions(reader.base_url, "reader", proxy_url=server.url + "/v1"),
+                      config=config, pipeline_factory=head_keeper_factory(5), progress=False, limit=1)
+    original, compressed, *loop = reader.requests
+    half = len(loop) // 2
+    eval_rounds, proxy_rounds = loop[:half], loop[half:]
+    assert len(eval_rounds) == 2 and "tools" in eval_rounds[0] and "tools" not in compressed
+    assert eval_rounds[1]["tool_choice"] == "none"
+    assert eval_rounds == proxy_rounds
+    rows = {r["arm"]: r for r in res["cases"]}
+    assert rows["compressed_retrieve"]["contains"] == rows["proxy"]["contains"] == 1.0

@@ -1,10 +1,10 @@
 """One call to an LLM, IO-free: prepare → next round → finish.
 
-Everything headroom does around a provider call lives here once; the proxy
-(:mod:`headroom.proxy.forward`), :class:`~headroom.client.HeadroomClient` (sync and async),
-the eval runner and the integrations are IO shells that send what :meth:`ExchangeCore.prepare`
-says, feed each answer to :meth:`ExchangeCore.next_round`, and book the call with
-:meth:`ExchangeCore.finish`.
+Everything headroom decides around a provider call lives here once. The loop that sends
+what :meth:`ExchangeCore.prepare` says and feeds each answer to
+:meth:`ExchangeCore.next_round` is :mod:`headroom.exchange.driver`, over each shell's
+transport (the proxy, :class:`~headroom.client.HeadroomClient` sync and async, the eval's
+LLM mode, the integrations); the shell books the call with :meth:`ExchangeCore.finish`.
 
 - **prepare**: the mode decides what is sent (optimize: the compressed body, with the
   ``headroom_retrieve`` tool when it carries markers and the prompt-cache optimiser's
@@ -29,16 +29,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .ccr.responses import RetrieveCall, answer, continue_body, retrieve_calls, unknown_hash_message
-from .ccr.scope import may_read
-from .ccr.store import CompressionStore, StoreError
-from .ccr.tool import inject_retrieve_tool
-from .formats import adapter, provider_of
-from .formats.wire import Usage
-from .metrics.row import RequestMetrics
-from .modes import AUDIT, OPTIMIZE, PASSTHROUGH
-from .pipeline import Pipeline, PipelineResult
-from .providers import provider_for
+from ..ccr.responses import (
+    RetrieveCall,
+    answer,
+    continue_body,
+    retrieve_calls,
+    unknown_hash_message,
+)
+from ..ccr.scope import may_read
+from ..ccr.store import CompressionStore, StoreError
+from ..ccr.tool import inject_retrieve_tool
+from ..formats import adapter, provider_of
+from ..formats.wire import Usage
+from ..metrics.row import RequestMetrics
+from ..modes import AUDIT, OPTIMIZE, PASSTHROUGH
+from ..pipeline import Pipeline, PipelineResult
+from ..providers import provider_for
 
 log = logging.getLogger("headroom.exchange")
 
