@@ -79,8 +79,11 @@ def test_stragglers_are_capped():
     _drain()  # earlier tests' stuck calls finish by themselves
     before = deadline.stragglers()
     release = threading.Event()
+    # 100 ms, not 1: a call its caller gave up on before it started never runs (and is no
+    # straggler), so on a loaded machine a 1 ms deadline left fewer stragglers than the cap.
+    # release.wait blocks in C, so the overdue calls stay stuck past their deadline.
     for _ in range(deadline.MAX_STRAGGLERS + 2):
-        deadline.run_with_deadline(lambda _: release.wait(10), None, 1)
+        deadline.run_with_deadline(lambda _: release.wait(10), None, 100)
     assert deadline.stragglers() <= max(before, deadline.MAX_STRAGGLERS)
     refused = deadline.run_with_deadline(lambda _: "ran", None, 100)
     assert isinstance(refused, str) and refused.startswith("skipped")
