@@ -20,6 +20,15 @@ from headroom.tokens import counter_for
 MODEL = "gpt-4o"  # o200k: one counter for both packages, so the numbers compare
 
 
+def stop_process(proc: subprocess.Popen, timeout: float) -> None:
+    """Terminate a server the benchmark started; kill it if it does not exit in ``timeout`` s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
 def tokens_of(messages: list[dict[str, Any]]) -> int:
     conv = parse({"model": MODEL, "messages": messages}, "openai_chat")
     return conversation_tokens(conv, counter_for(MODEL))

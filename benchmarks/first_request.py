@@ -26,6 +26,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_common import stop_process
 from ml_cuda_check import FACTS, PROSE, _free_port, _messages, _Upstream
 
 
@@ -67,11 +68,7 @@ def run(model: Path, device: str, requests: int, workdir: Path) -> dict:
                              "fallback": "deterministic fallback" in forwarded,
                              "tokens_saved": int(r.headers.get("x-headroom-tokens-saved") or 0)})
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop_process(proc, 30)
             upstream.shutdown()
     warm = [ln for ln in log_path.read_text().splitlines() if "warm-up" in ln]
     return {"device": device, "model": str(model), "startup_s": round(startup_s, 2), "requests": rows,

@@ -27,6 +27,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_common import stop_process  # noqa: E402
+
 PROSE = (
     "The on-call engineer looked at the dashboards for quite a while and eventually decided that the "
     "most sensible thing to do was to roll back the latest change, because the error rate had climbed "
@@ -361,11 +364,7 @@ def proxy(path: Path, device: str, workdir: Path) -> dict[str, Any]:
                 "fallback_in_forwarded": "deterministic fallback" in forwarded,
                 "response_headers": {k: v for k, v in r.headers.items() if k.lower().startswith("x-headroom")}}
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_process(proc, 15)
         upstream.shutdown()
         log.close()
 
