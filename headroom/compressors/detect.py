@@ -229,6 +229,8 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
     nonblank = [ln for ln in lines if ln.strip()]
     if not nonblank:
         return ContentType.TEXT
+    if _is_script_or_numbered_code(text):
+        return ContentType.CODE
     n = len(nonblank)
     if _diff_starts(lines) >= 2:
         return ContentType.DIFF
@@ -265,14 +267,60 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
     # spaces somewhere on nearly every row, which rules prose out cheaply.
     if n > _ALIGNED_MIN_ROWS and _at_least(nonblank, _has_double_space, 0.9 * n) and aligned_table(lines) is not None:
         return ContentType.TABLE
-    if _at_least(nonblank, _CODE_LINE.match, max(3, 0.2 * n)):
-        return ContentType.CODE
+    if _at_least(nonblank, _CODE_LINE.match, max(3, 0.2 * n)) or \
+            (nonblank[0].lstrip().startswith(_HEADER_START) and _is_code_by_family(text)):
+        return ContentType.CODE  # (after a long module docstring or licence header too)
     # JSON lines (one object per line) behave like a log.
     if n >= 3 and _at_least(nonblank, _is_json_line, 0.8 * n):
         return ContentType.LOG
     if _repetitive_lines(nonblank):
         return ContentType.LOG
+    if _is_code_by_family(text):
+        return ContentType.CODE  # code behind a long docstring or licence header, or with few keyword lines
     return ContentType.TEXT
+
+
+# -- Source code ---------------------------------------------------------------------------------
+# What opens a source file before its code: a module docstring, a licence or doc comment.
+_HEADER_START = ('"""', "'''", '/*', '//', '#', 'r"""', '<?php')
+# Tool outputs whose detected type a source-file path in the call does not override: they
+# are structured the way the tool printed them (grep hits over a file, a diff of it).
+_NOT_OVERRIDDEN = frozenset(("json_array", "json_object", "diff", "search", "diagnostics", "git_log"))
+
+
+def _is_script_or_numbered_code(text: str) -> bool:
+    """A script with an interpreter shebang, or a ``cat -n`` listing of code."""
+    from .code.languages import guess_language
+    from .code.numbered import is_numbered, split_numbers
+
+    if text.startswith("#!"):
+        return guess_language(text[:200]) is not None
+    if text[:12].lstrip()[:1].isdigit() and is_numbered(text):
+        split = split_numbers(text[:40_000].rsplit("\n", 1)[0] if len(text) > 40_000 else text)
+        return split is not None and guess_language(split[0]) is not None
+    return False
+
+
+def _is_code_by_family(text: str) -> bool:
+    """Code the first lines do not show as such (a long module docstring or licence header,
+    or statements without keywords): judged on a 40 kB sample by each language family's
+    telltale lines (def/class/import lines, lines ending in braces or semicolons, ...)."""
+    from .code.languages import guess_language
+
+    lang = guess_language(text)
+    # YAML and TOML only by their path: a Markdown page opens with "#" and has "key: value" lines.
+    return lang is not None and lang.blocks not in ("yaml", "toml")
+
+
+def is_source_file(tool_arguments: Any, detected: ContentType) -> bool:
+    """Whether the tool call names a source file by path (``path``, ``file``, ``filename``,
+    ``file_path``) whose output the detector did not recognise as structured output."""
+    if detected.value in _NOT_OVERRIDDEN or not tool_arguments:
+        return False
+    from .code.languages import language_for_path, path_argument
+
+    path = path_argument(tool_arguments)
+    return path is not None and language_for_path(path) is not None
 
 
 def _sample_lines(text: str) -> list[str]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..ccr.markers import format_marker
 from ..compressors.base import CompressInput, Compressor, PendingTokens
-from ..compressors.detect import ContentType, detect
+from ..compressors.detect import ContentType, Detected, detect, is_source_file
 from ..compressors.sections import HOSTS as SECTION_HOSTS
 from ..compressors.sections import SectionsCompressor
 from ..compressors.sections import plan as plan_sections
@@ -313,6 +313,8 @@ class _FirstTry:
     def __call__(self, _arg=None):
         ctx, cfg, block = self.ctx, self.ctx.config, self.block
         detected = detect(self.text)
+        if is_source_file(block.tool_arguments, detected.type):  # read_file {"path": "app.py"}: code
+            detected = Detected(ContentType.CODE)
         self.ctype = ctype = detected.type
         parts = plan_sections(self.text) if ctype in SECTION_HOSTS else None
         self.compressor = compressor = self.router.sections if parts else self.router.compressors.get(ctype)
@@ -358,8 +360,9 @@ def rendered(result, text_hash: str, ctx: TransformContext) -> tuple[str, int]:
     # than compressing it did.
     out_tokens = ctx.counter.quick_count(out)
     if result.lossy and ctx.config.ccr.inject_retrieval_marker and ctx.store is not None:
-        marker = "\n" + format_marker(result.items_before, result.items_after, text_hash, ctx.store.ttl_seconds,
-                                      result.summary)
+        marker = format_marker(result.items_before, result.items_after, text_hash, ctx.store.ttl_seconds,
+                               result.summary)
+        marker = f"\n{result.comment} {marker}" if result.comment else "\n" + marker
         out += marker
         out_tokens += ctx.counter.count(marker)
     return out, out_tokens

@@ -26,7 +26,8 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             "headroom_proxy", "statsmodels_csv", "pylint_report",
             "gcc_warnings", "npm_view", "commander_releases", "click_releases",
             "unittest_run", "npm_install", "pipdeptree_json", "mypy_report", "penguins_csv", "aligned_tables", "node_dep_tree",
-            "python_importtime", "python_cprofile", "strace_trace", "x509_text")
+            "python_importtime", "python_cprofile", "strace_trace", "x509_text",
+            "read_python", "python_site_packages", "read_js", "read_cpp", "read_shell")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 
