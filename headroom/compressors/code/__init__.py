@@ -16,12 +16,14 @@ much as counting its tokens.
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from ..base import Compressed, CompressInput
-from .blocks import Unit, brace_units, python_units, toml_units, yaml_units
+from .blocks import Unit, brace_units, doc_spans, python_units, toml_units, yaml_units
 from .languages import Language, guess_language, language_for_path, path_argument
 from .mask import mask
 from .numbered import is_numbered, split_numbers
-from .render import render
+from .render import body_cut, doc_cut, render
 from .select import keep_whole
 
 MIN_LINES = 10
@@ -63,6 +65,35 @@ def choose_elided(units: list[Unit], whole: set[int], max_lines: int) -> list[Un
     return elided
 
 
+def _doc_cuts(units: list[Unit], whole: set[int], elided: list[Unit], lines: list[str], spans_of_docs):
+    """Long descriptions (doc comments, docstrings) outside what is kept whole or elided,
+    shortened to their summary: signatures plus docstring first lines."""
+    taken = sorted([(u.doc_start if u.doc_start >= 0 else u.header, u.body_end) for i, u in enumerate(units)
+                    if i in whole] + [(e.body_start, e.body_end) for e in elided])
+    heads = [a for a, _ in taken]
+    cuts = []
+    for a, b in spans_of_docs:
+        k = bisect_right(heads, a) - 1
+        if k >= 0 and taken[k][1] >= a:
+            continue  # kept whole, or inside an elided body
+        c = doc_cut(lines, a, b)
+        if c is not None:
+            cuts.append(c)
+    return cuts
+
+
+def _hidden(units: list[Unit], elided: list[Unit]) -> int:
+    """Units (containers aside) that an elision hides: the elided ones and those inside them."""
+    spans = sorted((e.header, e.body_end) for e in elided)
+    hidden, k = 0, 0
+    for u in units:  # sorted by header
+        while k < len(spans) and spans[k][1] < u.header:
+            k += 1
+        if u.kind != "container" and k < len(spans) and spans[k][0] <= u.header:
+            hidden += 1
+    return hidden
+
+
 def _inside(u: Unit, units: list[Unit], whole: set[int]) -> bool:
     p = u.parent
     while p >= 0:
@@ -96,18 +127,21 @@ class CodeCompressor:
         max_lines = max(0, round(inp.config.router.code_body_max_lines * scale))
         whole = keep_whole(units, lines, inp.query, inp.anchors, inp.relevance)
         elided = choose_elided(units, whole, max_lines)
-        if not elided:
-            return None
-        counted = [u for u in units if u.kind != "container"]
-        hidden = sum(1 for u in counted if any(e.body_start <= u.header <= e.body_end for e in elided) or u in elided)
+        counted = sum(1 for u in units if u.kind != "container")
+        hidden = _hidden(units, elided)
         dropped = sum(u.size - len(u.keep) for u in elided)
+        cuts = [body_cut(u) for u in elided] + _doc_cuts(units, whole, elided, lines,
+                                                         doc_spans(text, lines, units, lang.blocks))
+        if not cuts:
+            return None
         return Compressed(
-            text=render(lines, elided, lang, numbers),
-            items_before=len(counted),
-            items_after=len(counted) - hidden,
+            text=render(lines, cuts, lang, numbers),
+            items_before=counted,
+            items_after=counted - hidden,
             strategy=f"{lang.name}_outline",
             lossy=True,
-            summary=(f"{len(elided)} bodies elided ({dropped} lines); headroom_retrieve with this hash returns "
+            summary=(f"{len(elided)} bodies elided ({dropped} lines), {len(cuts) - len(elided)} descriptions "
+                     f"shortened; headroom_retrieve with this hash returns "
                      f"the file, with a query the matching lines"),
             comment=lang.comment,
         )

@@ -18,7 +18,7 @@ from itertools import accumulate, repeat
 from operator import sub
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity: units are positions in one file
 class Unit:
     name: str
     kind: str  # "function" (body elidable), "container" (class, impl, namespace: never elided), "block"
@@ -61,9 +61,17 @@ def _indent_of(line: str) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
-def _leading_comments(lines: list[str], header: int, prefixes: tuple[str, ...]) -> int:
-    """First line of the comment/decorator run right above ``header``."""
+def _leading_comments(lines: list[str], header: int, prefixes: tuple[str, ...], declaration: int = 0) -> int:
+    """First line of the comment/decorator run right above ``header``; with ``declaration``,
+    first passing up to that many lines of the declaration itself (a C++ template line, a
+    return type, parameters on lines of their own) that are no statement or block end."""
     j = header
+    while declaration and j > 0:
+        s = lines[j - 1].strip()
+        if not s or s.endswith((";", "}", "{")) or s.startswith(prefixes):
+            break
+        j -= 1
+        declaration -= 1
     while j > 0 and j > header - 60:
         s = lines[j - 1].lstrip()
         if not s or not s.startswith(prefixes):
@@ -72,20 +80,43 @@ def _leading_comments(lines: list[str], header: int, prefixes: tuple[str, ...]) 
     return j
 
 
+# A block comment standing on its own lines: "*/" only where it ends (so no code shares them).
+_BLOCK_COMMENT = re.compile(r"^[ \t]*/\*(?:[^*\n]|\*(?!/))*(?:\n(?:[^*\n]|\*(?!/))*)*?\*/[ \t]*$", re.M)
+
+
+def doc_spans(text: str, lines: list[str], units: list[Unit], lang_blocks: str) -> list[tuple[int, int]]:
+    """Line spans (first, last) of the descriptions in the file: block comments standing on
+    their own lines (brace languages), function and class docstrings (Python)."""
+    if lang_blocks == "python":
+        return [(u.keep[0], u.keep[-1]) for u in units if len(u.keep) >= 2]
+    if lang_blocks != "brace":
+        return []
+    starts = line_starts(text)
+    return [(_line_of(starts, m.start()), _line_of(starts, m.end() - 1)) for m in _BLOCK_COMMENT.finditer(text)]
+
+
 def _link_parents(units: list[Unit]) -> list[Unit]:
+    """Units in file order with their parents linked, without those inside a function:
+    a function is kept whole or elided whole, so what it holds is never a choice."""
     units.sort(key=lambda u: (u.header, -u.body_end))
-    stack: list[int] = []
-    for i, u in enumerate(units):
-        while stack and units[stack[-1]].body_end < u.header:
+    out: list[Unit] = []
+    stack: list[int] = []  # indices into out
+    for u in units:
+        while stack and out[stack[-1]].body_end < u.header:
             stack.pop()
+        if stack and out[stack[-1]].kind == "function":
+            continue
         u.parent = stack[-1] if stack else -1
-        stack.append(i)
-    return units
+        stack.append(len(out))
+        out.append(u)
+    return out
 
 
 # -- Python ------------------------------------------------------------------------------------
 
-_PY_DEF = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.M)
+# Searched without "^": a literal-led pattern lets the engine skip to each "def"/"class" in C
+# (an anchored one is tried at every character); the line start is checked per match.
+_PY_DEF = re.compile(r"(def|class)[ \t]+(\w+)")
 _DOC_OPEN = re.compile(r"[ \t]*[rRuU]?(\"\"\"|''')")
 
 
@@ -103,8 +134,13 @@ def python_units(text: str, masked: str, lines: list[str]) -> list[Unit]:
     n = len(mlines)
     units: list[Unit] = []
     for m in _PY_DEF.finditer(masked):
+        line_start = masked.rfind("\n", 0, m.start()) + 1
+        lead = masked[line_start:m.start()]
+        stripped = lead.strip()
+        if stripped and (stripped != "async" or not lead[-1:].isspace()):
+            continue  # "undef x", "subclass y": not a definition
         first = _line_of(mstarts, m.start())
-        k = len(m.group(1))
+        k = len(lead) - len(lead.lstrip(" \t"))
         # The header ends on the first line where its brackets close; it must end with ":"
         # (else a one-line def: nothing to elide).
         base = depth[first]
@@ -157,7 +193,7 @@ def python_units(text: str, masked: str, lines: list[str]) -> list[Unit]:
         if keep and keep[-1] >= body_end:
             body_start = body_end + 1
         units.append(Unit(
-            name=m.group(3), kind="function" if m.group(2) == "def" else "container", header=first,
+            name=m.group(2), kind="function" if m.group(1) == "def" else "container", header=first,
             body_start=body_start, body_end=body_end,
             indent=_indent_of(lines[j] if j <= body_end and lines[j].strip() else lines[body_start]) or " " * (k + 4),
             keep=keep, needs_statement=not keep, doc_start=_leading_comments(lines, first, ("#", "@"))))
@@ -176,11 +212,25 @@ _CONTAINER_START = re.compile(
     r"^\s*(?:template\s*<[^{]*>\s*)?(?:(?:export|public|private|protected|internal|abstract|static|final|sealed|"
     r"partial|data|open|pub(?:\([^)]*\))?|unsafe|default|declare)\s+)*"
     r"(?:namespace|extern|class|struct|union|enum|interface|impl|trait|mod|module|object|record|protocol|extension)\b")
-_FUNCTION_TAIL = re.compile(
-    r"(?:\)\s*(?:const|noexcept(?:\([^)]*\))?|override|final|volatile|mutable|throws\s+[\w.,\s]+|->\s*[^{;]+|"
-    r"where\s+[^{;]+|:\s*[\w<>\[\].|, ]+|&|&&|\s)*|=>\s*|\bfunction\b[^;]*|\bfn\b[^;]*|^\s*func\b[^;]*)$")
+# What may follow a parameter list before a body: qualifiers, a return type, a where clause.
+_AFTER_PARAMS = re.compile(r"(?:\s*(?:const|noexcept(?:\([^)]*\))?|override|final|volatile|mutable|&&?|"
+                           r"[A-Z_][A-Z0-9_]{2,}(?:\([^)]*\))?|"  # a qualifier macro (_GLIBCXX_NOEXCEPT)
+                           r"throws\s+[\w.,\s]+|->\s*[^{;]+|where\s+[^{;]+|:\s*[\w<>\[\].|,? ]+))*\s*")
+_FUNCTION_KEYWORD = re.compile(r"\b(?:function|fn|func)\b")
+
+
+def _looks_like_function(header: str) -> bool:
+    """A header that ends in a parameter list (and its qualifiers), or an arrow/keyword function."""
+    t = header.rstrip()
+    if t.endswith((")", "=>")) or _FUNCTION_KEYWORD.search(t):
+        return True
+    i = t.rfind(")")
+    return i >= 0 and _AFTER_PARAMS.fullmatch(t, i + 1) is not None
+
+
 _SHELL_FUNCTION = re.compile(r"^\s*(?:function\s+[\w.:-]+(?:\s*\(\))?|[\w.:-]+\s*\(\))\s*$")
-_CALL_NAME = re.compile(r"([~\w$]+)\s*(?:<[^()]*>)?\s*\(")
+# A name before a parameter list; JS methods may be computed ("[kName] (") or private ("#name(").
+_CALL_NAME = re.compile(r"\[?([~\w$#]+)\]?\s*(?:<[^()]*>)?\s*\(")
 _ASSIGNED_NAME = re.compile(r"([\w$]+)\s*[:=]\s*(?:async\s*)?(?:function\b|\(|[\w$]+\s*=>)")
 _CONTAINER_NAME = re.compile(r"\b(?:class|struct|interface|namespace|impl|trait|enum|union|object|module|mod)\s+"
                              r"(?:<[^>]*>\s*)?([\w:$]+)")
@@ -203,26 +253,39 @@ def brace_units(masked: str, lines: list[str], *, shell: bool = False) -> list[U
     mstarts = line_starts(masked)
     stack: list[int] = []
     pairs: list[tuple[int, int]] = []
-    for m in _BRACES.finditer(masked):
-        if m.group() == "{":
-            stack.append(m.start())
+    for p in [m.start() for m in _BRACES.finditer(masked)]:
+        if masked[p] == "{":
+            stack.append(p)
         elif stack:
-            pairs.append((stack.pop(), m.start()))
+            pairs.append((stack.pop(), p))
+    pairs.sort()  # outer blocks first, so what a function holds is skipped unread
     comment_prefixes = ("#",) if shell else ("//", "/*", "*", "@", "#[", "[[")
     units: list[Unit] = []
+    function_until = -1
     for o, c in pairs:
+        if o < function_until:
+            continue
+        # Whole lines only: "{" ends its line, "}" starts its own, at least one line between.
+        nl = masked.find("\n", o, c)
+        if nl < 0 or masked[o + 1:nl].strip():
+            continue
+        prev = masked.rfind("\n", o, c)
+        if prev == nl or masked[prev + 1:c].strip():
+            continue
         lo, lc = _line_of(mstarts, o), _line_of(mstarts, c)
-        if lc - lo < 2:
-            continue
-        open_line, close_line = mlines[lo], mlines[lc]
-        # Whole lines only: "{" ends its line and "}" starts its own.
-        if not open_line.rstrip().endswith("{") or not close_line.lstrip().startswith("}"):
-            continue
+        open_line = mlines[lo]
         header = open_line.rstrip()[:-1]
         head_line = lo
         if not header.strip() and lo > 0:  # Allman style: the header is the line above
             head_line = lo - 1
             header = mlines[head_line]
+        if not shell and header.rstrip().endswith((")", ",")) and "(" not in header:
+            # Parameters on lines of their own: read the declaration from its name on.
+            top = head_line
+            while top > 0 and head_line - top < 8 and "(" not in mlines[top] and mlines[top - 1].strip() \
+                    and not mlines[top - 1].rstrip().endswith((";", "}", "{")):
+                top -= 1
+            header = " ".join(mlines[top:head_line + 1])
         if shell:
             kind = "function" if _SHELL_FUNCTION.match(header) else "block"
             name = header.replace("function", "").replace("()", "").strip() if kind == "function" else ""
@@ -232,17 +295,20 @@ def brace_units(masked: str, lines: list[str], *, shell: bool = False) -> list[U
             kind = "container"
             cm = _CONTAINER_NAME.search(header)
             name = cm.group(1) if cm else ""
-        elif _FUNCTION_TAIL.search(header) and (name := _function_name(header)) or "=>" in header:
-            kind, name = "function", _function_name(header)
+        elif _looks_like_function(header) and ((name := _function_name(header)) or "=>" in header):
+            kind = "function"
         elif _CONTAINER.search(header):
             kind = "container"
             cm = _CONTAINER_NAME.search(header)
             name = cm.group(1) if cm else ""
         else:
             kind, name = "block", ""
+        if kind == "function":
+            function_until = c
+        doc_start = _leading_comments(lines, head_line, comment_prefixes, 0 if shell else 8)
         units.append(Unit(name=name, kind=kind, header=head_line, body_start=lo + 1, body_end=lc - 1,
                           indent=_indent_of(lines[lo + 1]) if lines[lo + 1].strip() else _indent_of(lines[lo]) + "  ",
-                          needs_statement=shell, doc_start=_leading_comments(lines, head_line, comment_prefixes)))
+                          needs_statement=shell, doc_start=doc_start))
     return _link_parents(units)
 
 

@@ -86,7 +86,7 @@ def path_argument(tool_arguments: str | dict | None) -> str | None:
     return None
 
 
-_SHEBANG = re.compile(r"#![ \t]*\S*?(?:env[ \t]+(?:-\S+[ \t]+)*)?(\w+)")
+_SHEBANG = re.compile(r"#![ \t]*(?:\S*/)?(?:env[ \t]+(?:-\S+[ \t]+)*)?(\w+)")
 _SHEBANG_LANG = {"python": PYTHON, "python3": PYTHON, "python2": PYTHON, "node": JAVASCRIPT, "bash": SHELL,
                  "sh": SHELL, "zsh": SHELL, "ksh": SHELL, "dash": SHELL, "deno": TYPESCRIPT}
 

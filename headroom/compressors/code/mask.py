@@ -5,9 +5,9 @@ string or comment never counts. Two whole-text substitutions, both mostly in C:
 
 1. one regex matches every string and comment of the language in a left-to-right pass
    (so a ``#`` inside a string, or a quote inside a comment, is consumed by the right
-   token); tokens that cannot hold a line break are replaced by nothing with a template
-   (no Python call per token), tokens that can (triple-quoted strings, block comments,
-   template literals, heredocs) are kept as they are;
+   token), splitting the text at them in C; tokens that cannot hold a line break are
+   dropped, tokens that can (triple-quoted strings, block comments, template literals,
+   heredocs) are kept as they are;
 2. the multi-line tokens left are replaced by as many line breaks as they held (a Python
    call per such token; files have tens to hundreds).
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import chain
 
 # Tokens that may span lines, per string syntax (group "keep" in the first pass).
 _MULTI = {
@@ -34,7 +35,11 @@ _MULTI = {
 # Tokens confined to one line (removed by the first pass).
 _SINGLE = {
     "python": r"""\#[^\n]*|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|'[^'\\\n]*(?:\\.[^'\\\n]*)*'""",
-    "js": r"""//[^\n]*|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|'[^'\\\n]*(?:\\.[^'\\\n]*)*'""",
+    # A regex literal ("/%.*\\//") is a "/" where an operand starts: after an operator or
+    # opening bracket (or that and one space, or "return "); its "//" is no comment.
+    "js": r"""(?:(?<=[(,=:\[!&|?{};])|(?<=[(,=:\[!&|?{};] )|(?<=return ))/(?![/*])"""
+          r"""(?:[^/\\\n\[]|\\.|\[(?:[^\]\\\n]|\\.)*\])+/"""
+          r"""|//[^\n]*|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|'[^'\\\n]*(?:\\.[^'\\\n]*)*'""",
     "c": r"""//[^\n]*|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|'[^'\\\n]*(?:\\.[^'\\\n]*)*'""",
     "go": r"""//[^\n]*|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|'[^'\\\n]*(?:\\.[^'\\\n]*)*'""",
     "rust": r"""//[^\n]*|'(?:[^'\\\n]|\\.[^'\n]{0,9})'""",
@@ -63,4 +68,12 @@ def mask(text: str, syntax: str) -> str:
     if syntax not in _MULTI:
         return text
     first, second = _patterns(syntax)
-    return second.sub(_line_breaks, first.sub(r"\g<keep>", text))
+    # re.split keeps the text between tokens and each token's groups, all in C (a
+    # substitution template with a group reference runs Python code per token): the
+    # "keep" group is the first of each token's groups; single-line tokens leave it None.
+    step = first.groups + 1
+    pieces = first.split(text)
+    kept = pieces[1::step]
+    between = pieces[0::step]
+    joined = "".join(chain.from_iterable(zip(between, [k or "" for k in kept]))) + between[-1]
+    return second.sub(_line_breaks, joined)

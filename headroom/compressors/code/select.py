@@ -60,6 +60,19 @@ def terms(text: str) -> list[str]:
     return list(term_counts(words, _stems_for(words)).elements())
 
 
+_NAMES: dict[str, Counter] = {}
+
+
+def _name_terms(name: str) -> Counter:
+    """A name's words ("parseArgs": parse, arg), memoised across calls (bounded)."""
+    got = _NAMES.get(name)
+    if got is None:
+        if len(_NAMES) > 50_000:
+            _NAMES.clear()
+        got = _NAMES[name] = Counter(terms(name))
+    return got
+
+
 # Letters lower-cased, everything else a space (line breaks kept): one bytes pass over the
 # file gives every unit's words by a split, where a regex would build a match per word.
 _LETTERS = bytes.maketrans(bytes(range(256)), bytes(
@@ -80,7 +93,7 @@ def unit_term_counts(units: list[Unit], lines: list[str]) -> list[Counter]:
         words = b" ".join(tlines[u.doc_start if u.doc_start >= 0 else u.header: u.body_end + 1]).split()
         counts = term_counts(words, stems)
         if u.name:
-            counts.update(terms(u.name))
+            counts.update(_name_terms(u.name))
         out.append(counts)
     return out
 

@@ -63,7 +63,7 @@ def python_functions(source: str) -> list[Described]:
     return out
 
 
-_BRACE_HEADER = re.compile(r"^([ \t]*)(?:[\w$<>:,*&~\[\] ]+?\b)?(~?[A-Za-z_$][\w$]*)\s*\([^;{}]*\)?[^;{}]*\{?\s*$")
+_BRACE_HEADER = re.compile(r"^([ \t]*)(?:[\w$<>:,*&~\[\] ]+?\s)?(~?[A-Za-z_$#][\w$]*)\s*\([^;{}]*\)?[^;{}]*\{?\s*$")
 _SHELL_HEADER = re.compile(r"^([ \t]*)(?:function\s+)?([A-Za-z_][\w:-]*)\s*\(\)\s*\{?\s*$")
 _NOT_NAMES = {"if", "for", "while", "switch", "catch", "return", "function", "else", "do", "sizeof"}
 
@@ -99,10 +99,18 @@ def brace_functions(source: str, *, shell: bool = False) -> list[Described]:
         if not m or m.group(2) in _NOT_NAMES:
             continue
         indent = m.group(1)
-        # The body opens on the header line or within the next lines (parameters, initialisers).
-        opens = next((k for k in range(i, min(len(lines), i + 8)) if lines[k].rstrip().endswith("{")
-                      and ";" not in "".join(lines[i:k])), -1)
-        if opens < 0:
+        # The body opens on the header line, on the next line alone ("{"), or after the
+        # parameter list continued on the next lines (its parentheses balance there).
+        if line.rstrip().endswith("{"):
+            opens = i
+        elif i + 1 < len(lines) and lines[i + 1].strip() == "{":
+            opens = i + 1
+        elif line.count("(") > line.count(")"):
+            opens = next((k for k in range(i + 1, min(len(lines), i + 8)) if lines[k].rstrip().endswith("{")), -1)
+            span = "".join(lines[i:opens + 1])
+            if opens < 0 or ";" in span or span.count("(") != span.count(")"):
+                continue
+        else:
             continue
         close = next((k for k in range(opens + 1, min(len(lines), opens + 400))
                       if lines[k].startswith(indent + "}") and not lines[k][len(indent) + 1:].strip().startswith("}")), -1)
