@@ -90,19 +90,22 @@ _SHEBANG = re.compile(r"#![ \t]*(?:\S*/)?(?:env[ \t]+(?:-\S+[ \t]+)*)?(\w+)")
 _SHEBANG_LANG = {"python": PYTHON, "python3": PYTHON, "python2": PYTHON, "node": JAVASCRIPT, "bash": SHELL,
                  "sh": SHELL, "zsh": SHELL, "ksh": SHELL, "dash": SHELL, "deno": TYPESCRIPT}
 
-# Telltale lines of each family, counted over the sample in one pass each.
-_PY_LINES = re.compile(r"^[ \t]*(?:(?:async[ \t]+)?def[ \t]+\w+[ \t]*\(|class[ \t]+\w+[\w.,() \t]*:|"
-                       r"from[ \t]+[\w.]+[ \t]+import[ \t]|import[ \t]+\w+[\w., \t]*$|@\w[\w.]*|"
-                       r"(?:if|elif|else|for|while|with|try|except|finally)\b[^\n;{]*:[ \t]*$|if[ \t]+__name__)", re.M)
-_BRACE_LINES = re.compile(r"[{};][ \t]*$|^[ \t]*[{}]|^[ \t]*(?:#include|#define|#if|package[ \t]+\w|"
+# Telltale lines of each family, counted over the sample in one pass each. Each pattern is
+# led by a literal "\n" (the sample starts with one), not by "^": the engine then jumps from
+# line break to line break in C instead of trying every character.
+_PY_LINES = re.compile(r"\n[ \t]*(?:(?:async[ \t]+)?def[ \t]+\w+[ \t]*\(|class[ \t]+\w+[\w.,() \t]*:|"
+                       r"from[ \t]+[\w.]+[ \t]+import[ \t]|import[ \t]+\w+[\w., \t]*(?=\n)|@\w[\w.]*|"
+                       r"(?:if|elif|else|for|while|with|try|except|finally)\b[^\n;{]*:[ \t]*(?=\n)|if[ \t]+__name__)")
+_BRACE_LINES = re.compile(r"[{};][ \t]*(?=\n)|\n[ \t]*(?:[{}]|#include|#define|#if|package[ \t]+\w|"
                           r"func[ \t]|fn[ \t]|pub[ \t]|impl\b|use[ \t]+\w+::|import[ \t]+[{\w*]|export[ \t]|"
                           r"const[ \t]+\w|let[ \t]+\w|var[ \t]+\w|function\b|public[ \t]|private[ \t]|namespace\b|"
-                          r"template[ \t]*<)", re.M)
-_SHELL_LINES = re.compile(r"^[ \t]*(?:fi|done|esac|then|do|elif\b.*;[ \t]*then|local[ \t]|export[ \t]+\w+=|"
-                          r"\w+\(\)[ \t]*\{|if[ \t]+\[|for[ \t]+\w+[ \t]+in\b|case[ \t].*[ \t]in$|echo[ \t]|set[ \t]+-)", re.M)
-_YAML_LINES = re.compile(r"^[ \t]*(?:- )?[\w.\"'/-]+:(?:[ \t]|$)|^[ \t]*- \S|^---$", re.M)
-_TOML_LINES = re.compile(r"^\[\[?[\w.\"'-]+\]\]?[ \t]*$|^[\w.\"-]+[ \t]*=[ \t]*\S", re.M)
-_SAMPLE = 40_000
+                          r"template[ \t]*<)")
+_SHELL_LINES = re.compile(r"\n[ \t]*(?:fi|done|esac|then|do|elif\b[^\n]*;[ \t]*then|local[ \t]|export[ \t]+\w+=|"
+                          r"\w+\(\)[ \t]*\{|if[ \t]+\[|for[ \t]+\w+[ \t]+in\b|case[ \t][^\n]*[ \t]in(?=\n)|echo[ \t]|"
+                          r"set[ \t]+-)")
+_YAML_LINES = re.compile(r"\n[ \t]*(?:- )?[\w.\"'/-]+:(?:[ \t]|(?=\n))|\n[ \t]*- \S|\n---(?=\n)")
+_TOML_LINES = re.compile(r"\n(?:\[\[?[\w.\"'-]+\]\]?[ \t]*(?=\n)|[\w.\"-]+[ \t]*=[ \t]*\S)")
+_SAMPLE = 24_000
 
 
 def guess_language(text: str) -> Language | None:
@@ -112,8 +115,8 @@ def guess_language(text: str) -> Language | None:
         m = _SHEBANG.match(head)
         if m and m.group(1) in _SHEBANG_LANG:
             return _SHEBANG_LANG[m.group(1)]
-    sample = head[:_SAMPLE]
-    lines = sample.count("\n") + 1
+    sample = "\n" + head[:_SAMPLE] + "\n"
+    lines = sample.count("\n") - 1
     counts = {
         PYTHON: 3 * len(_PY_LINES.findall(sample)),  # docstrings hold "Args:" lines that read as YAML
         JAVASCRIPT: len(_BRACE_LINES.findall(sample)),
