@@ -258,6 +258,9 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
         headings = sum(1 for ln in map(str.strip, nonblank) if " " not in ln and _HEADING_PATH.match(ln))
         if headings and headings + heading_hits >= 0.8 * n:
             return ContentType.SEARCH
+    code_header = nonblank[0].lstrip().startswith(_HEADER_START)
+    if code_header and _is_code_by_family(text):
+        return ContentType.CODE  # before HTML and logs: doc comments hold tags, constants read as levels
     if "<" in text[:20000] and len(_HTML.findall(text[:20000])) >= 3:
         return ContentType.HTML
     if _at_least(nonblank, _is_log_line, max(3, 0.3 * n)):
@@ -267,9 +270,8 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
     # spaces somewhere on nearly every row, which rules prose out cheaply.
     if n > _ALIGNED_MIN_ROWS and _at_least(nonblank, _has_double_space, 0.9 * n) and aligned_table(lines) is not None:
         return ContentType.TABLE
-    if _at_least(nonblank, _CODE_LINE.match, max(3, 0.2 * n)) or \
-            (nonblank[0].lstrip().startswith(_HEADER_START) and _is_code_by_family(text)):
-        return ContentType.CODE  # (after a long module docstring or licence header too)
+    if _at_least(nonblank, _CODE_LINE.match, max(3, 0.2 * n)):
+        return ContentType.CODE
     # JSON lines (one object per line) behave like a log.
     if n >= 3 and _at_least(nonblank, _is_json_line, 0.8 * n):
         return ContentType.LOG
@@ -282,7 +284,8 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
 
 # -- Source code ---------------------------------------------------------------------------------
 # What opens a source file before its code: a module docstring, a licence or doc comment.
-_HEADER_START = ('"""', "'''", '/*', '//', '#', 'r"""', '<?php')
+_HEADER_START = ('"""', "'''", '/*', '//', '#', 'r"""', '<?php', '"use strict"', "'use strict'", 'use ', 'pub ',
+                 'package ', 'import ', 'from ', '#include')
 # Tool outputs whose detected type a source-file path in the call does not override: they
 # are structured the way the tool printed them (grep hits over a file, a diff of it).
 _NOT_OVERRIDDEN = frozenset(("json_array", "json_object", "diff", "search", "diagnostics", "git_log"))

@@ -96,7 +96,7 @@ _SHEBANG_LANG = {"python": PYTHON, "python3": PYTHON, "python2": PYTHON, "node":
 _PY_LINES = re.compile(r"\n[ \t]*(?:(?:async[ \t]+)?def[ \t]+\w+[ \t]*\(|class[ \t]+\w+[\w.,() \t]*:|"
                        r"from[ \t]+[\w.]+[ \t]+import[ \t]|import[ \t]+\w+[\w., \t]*(?=\n)|@\w[\w.]*|"
                        r"(?:if|elif|else|for|while|with|try|except|finally)\b[^\n;{]*:[ \t]*(?=\n)|if[ \t]+__name__)")
-_BRACE_LINES = re.compile(r"[{};][ \t]*(?=\n)|\n[ \t]*(?:[{}]|#include|#define|#if|package[ \t]+\w|"
+_BRACE_LINES = re.compile(r"[{;][ \t]*(?=\n)|\n[ \t]*(?:[{}]|#include|#define|#if|package[ \t]+\w|"
                           r"func[ \t]|fn[ \t]|pub[ \t]|impl\b|use[ \t]+\w+::|import[ \t]+[{\w*]|export[ \t]|"
                           r"const[ \t]+\w|let[ \t]+\w|var[ \t]+\w|function\b|public[ \t]|private[ \t]|namespace\b|"
                           r"template[ \t]*<)")
