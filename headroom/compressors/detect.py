@@ -285,7 +285,7 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
 # -- Source code ---------------------------------------------------------------------------------
 # What opens a source file before its code: a module docstring, a licence or doc comment.
 _HEADER_START = ('"""', "'''", '/*', '//', '#', 'r"""', '<?php', '"use strict"', "'use strict'", 'use ', 'pub ',
-                 'package ', 'import ', 'from ', '#include')
+                 'package ', '#include')
 # Tool outputs whose detected type a source-file path in the call does not override: they
 # are structured the way the tool printed them (grep hits over a file, a diff of it).
 _NOT_OVERRIDDEN = frozenset(("json_array", "json_object", "diff", "search", "diagnostics", "git_log"))

@@ -97,7 +97,7 @@ _PY_LINES = re.compile(r"\n[ \t]*(?:(?:async[ \t]+)?def[ \t]+\w+[ \t]*\(|class[ 
                        r"from[ \t]+[\w.]+[ \t]+import[ \t]|import[ \t]+\w+[\w., \t]*(?=\n)|@\w[\w.]*|"
                        r"(?:if|elif|else|for|while|with|try|except|finally)\b[^\n;{]*:[ \t]*(?=\n)|if[ \t]+__name__)")
 _BRACE_LINES = re.compile(r"[{;][ \t]*(?=\n)|\n[ \t]*(?:[{}]|#include|#define|#if|package[ \t]+\w|"
-                          r"func[ \t]|fn[ \t]|pub[ \t]|impl\b|use[ \t]+\w+::|import[ \t]+[{\w*]|export[ \t]|"
+                          r"func[ \t]|fn[ \t]|pub[ \t]|impl\b|use[ \t]+\w+::|import[ \t]+(?:[{*\"']|[\w$]+[ \t]+from\b)|export[ \t]|"
                           r"const[ \t]+\w|let[ \t]+\w|var[ \t]+\w|function\b|public[ \t]|private[ \t]|namespace\b|"
                           r"template[ \t]*<)")
 _SHELL_LINES = re.compile(r"\n[ \t]*(?:fi|done|esac|then|do|elif\b[^\n]*;[ \t]*then|local[ \t]|export[ \t]+\w+=|"
