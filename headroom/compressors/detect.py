@@ -259,7 +259,7 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
         if headings and headings + heading_hits >= 0.8 * n:
             return ContentType.SEARCH
     code_header = nonblank[0].lstrip().startswith(_HEADER_START)
-    if code_header and _is_code_by_family(text):
+    if code_header and (_at_least(nonblank, _CODE_LINE.match, max(3, 0.2 * n)) or _is_code_by_family(text)):
         return ContentType.CODE  # before HTML and logs: doc comments hold tags, constants read as levels
     if "<" in text[:20000] and len(_HTML.findall(text[:20000])) >= 3:
         return ContentType.HTML
