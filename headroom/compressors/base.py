@@ -99,6 +99,9 @@ class Compressed:
     lossy: bool = True
     # A few words for the marker, e.g. "3 errors, 1 spike kept".
     summary: str = ""
+    # Line-comment prefix of the output's language ("#", "//"), or "": the router writes the
+    # retrieval marker behind it, so a compressed source file still parses.
+    comment: str = ""
 
 
 class Compressor(Protocol):

@@ -236,6 +236,8 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
     nonblank = [ln for ln in lines if ln.strip()]
     if not nonblank:
         return ContentType.TEXT
+    if _is_script_or_numbered_code(text):
+        return ContentType.CODE
     n = len(nonblank)
     if _diff_starts(lines) >= 2:
         return ContentType.DIFF
@@ -268,6 +270,9 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
         headings = sum(1 for ln in map(str.strip, nonblank) if " " not in ln and _HEADING_PATH.match(ln))
         if headings and headings + heading_hits >= 0.8 * n:
             return ContentType.SEARCH
+    code_header = nonblank[0].lstrip().startswith(_HEADER_START)
+    if code_header and (_at_least(nonblank, _CODE_LINE.match, max(3, 0.2 * n)) or _is_code_by_family(text)):
+        return ContentType.CODE  # before HTML and logs: doc comments hold tags, constants read as levels
     if "<" in text[:20000] and len(_HTML.findall(text[:20000])) >= 3:
         return ContentType.HTML
     if _at_least(nonblank, _is_log_line, max(3, 0.3 * n)):
@@ -286,7 +291,55 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
         return ContentType.LOG
     # A log whose lines start with something other than their timestamp (a dash, an alert
     # category, a long host and node id) has its marks past where _has_log_mark looks.
-    return _log_by_templates(nonblank, found) or ContentType.TEXT
+    if (log := _log_by_templates(nonblank, found)) is not None:
+        return log
+    if _is_code_by_family(text):
+        return ContentType.CODE  # code behind a long docstring or licence header, or with few keyword lines
+    return ContentType.TEXT
+
+
+# -- Source code ---------------------------------------------------------------------------------
+# What opens a source file before its code: a module docstring, a licence or doc comment.
+_HEADER_START = ('"""', "'''", '/*', '//', '#', 'r"""', '<?php', '"use strict"', "'use strict'", 'use ', 'pub ',
+                 'package ', '#include')
+# Tool outputs whose detected type a source-file path in the call does not override: they
+# are structured the way the tool printed them (grep hits over a file, a diff of it).
+_NOT_OVERRIDDEN = frozenset(("json_array", "json_object", "diff", "search", "diagnostics", "git_log"))
+
+
+def _is_script_or_numbered_code(text: str) -> bool:
+    """A script with an interpreter shebang, or a ``cat -n`` listing of code."""
+    from .code.languages import guess_language
+    from .code.numbered import is_numbered, split_numbers
+
+    if text.startswith("#!"):
+        return guess_language(text[:200]) is not None
+    if text[:12].lstrip()[:1].isdigit() and is_numbered(text):
+        split = split_numbers(text[:40_000].rsplit("\n", 1)[0] if len(text) > 40_000 else text)
+        return split is not None and guess_language(split[0]) is not None
+    return False
+
+
+def _is_code_by_family(text: str) -> bool:
+    """Code the first lines do not show as such (a long module docstring or licence header,
+    or statements without keywords): judged on a 40 kB sample by each language family's
+    telltale lines (def/class/import lines, lines ending in braces or semicolons, ...)."""
+    from .code.languages import guess_language
+
+    lang = guess_language(text)
+    # YAML and TOML only by their path: a Markdown page opens with "#" and has "key: value" lines.
+    return lang is not None and lang.blocks not in ("yaml", "toml")
+
+
+def is_source_file(tool_arguments: Any, detected: ContentType) -> bool:
+    """Whether the tool call names a source file by path (``path``, ``file``, ``filename``,
+    ``file_path``) whose output the detector did not recognise as structured output."""
+    if detected.value in _NOT_OVERRIDDEN or not tool_arguments:
+        return False
+    from .code.languages import language_for_path, path_argument
+
+    path = path_argument(tool_arguments)
+    return path is not None and language_for_path(path) is not None
 
 
 def _sample_lines(text: str) -> list[str]:

@@ -29,20 +29,27 @@ def tokenize(text: str) -> list[str]:
 
 
 class BM25:
-    def __init__(self, docs: list[str], k1: float = 1.5, b: float = 0.75):
+    def __init__(self, docs: list[str], k1: float = 1.5, b: float = 0.75, *, counts: list[Counter] | None = None):
         self.k1, self.b = k1, b
-        tokens = [tokenize(d) for d in docs]
-        self.doc_tokens = [Counter(t) for t in tokens]
-        self.lengths = [len(t) for t in tokens]
+        self.doc_tokens = counts if counts is not None else [Counter(tokenize(d)) for d in docs]
+        self.lengths = [c.total() for c in self.doc_tokens]
         self.avgdl = (sum(self.lengths) / len(self.lengths)) if self.lengths else 0.0
         df: Counter[str] = Counter()
         for c in self.doc_tokens:
             df.update(c.keys())
-        n = len(docs)
+        n = len(self.doc_tokens)
         self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
 
+    @classmethod
+    def from_counts(cls, counts: list[Counter], k1: float = 1.5, b: float = 0.75) -> BM25:
+        """An index over documents already counted as terms (a caller with its own tokenizer)."""
+        return cls([], k1, b, counts=counts)
+
     def scores(self, query: str) -> list[float]:
-        q = set(tokenize(query))
+        return self.scores_for_tokens(tokenize(query))
+
+    def scores_for_tokens(self, query_tokens: list[str]) -> list[float]:
+        q = set(query_tokens)
         out: list[float] = []
         for counts, length in zip(self.doc_tokens, self.lengths):
             s = 0.0

@@ -17,7 +17,7 @@ from typing import Any
 from ..ccr.markers import format_marker
 from ..compressors import long_lines
 from ..compressors.base import CompressInput, Compressor, PendingTokens
-from ..compressors.detect import ContentType, detect, first_visible_char
+from ..compressors.detect import ContentType, Detected, detect, first_visible_char, is_source_file
 from ..compressors.log_records import LogRecordsCompressor
 from ..compressors.log_records import layout_of as log_records_layout
 from ..compressors.sections import HOSTS as SECTION_HOSTS
@@ -331,6 +331,8 @@ class _FirstTry:
         if split is not None:  # one enormous line: compressors select lines, so give them some
             text = split[0]
         detected = detect(text)
+        if is_source_file(block.tool_arguments, detected.type):  # read_file {"path": "app.py"}: code
+            detected = Detected(ContentType.CODE, why="the tool call's path names a source file")
         self.ctype = ctype = detected.type
         self.why = "; ".join(w for w in (split[1] if split else "", detected.why) if w)
         parts = plan_sections(text) if ctype in SECTION_HOSTS else None
@@ -398,8 +400,9 @@ def rendered(result, text_hash: str, ctx: TransformContext) -> tuple[str, int]:
     # than compressing it did.
     out_tokens = ctx.counter.quick_count(out)
     if result.lossy and ctx.config.ccr.inject_retrieval_marker and ctx.store is not None:
-        marker = "\n" + format_marker(result.items_before, result.items_after, text_hash, ctx.store.ttl_seconds,
-                                      result.summary)
+        marker = format_marker(result.items_before, result.items_after, text_hash, ctx.store.ttl_seconds,
+                               result.summary)
+        marker = f"\n{result.comment} {marker}" if result.comment else "\n" + marker
         out += marker
         out_tokens += ctx.counter.count(marker)
     return out, out_tokens
