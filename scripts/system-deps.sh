@@ -4,6 +4,11 @@ set -euo pipefail
 need=()
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+# Real Rust and Go source files for the code compressor's language tests
+# (tests/compressors/test_code_languages.py reads /usr/share/cargo and /usr/share/gocode).
+for pkg in librust-memchr-dev golang-github-pkg-errors-dev; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
 fi
