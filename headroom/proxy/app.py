@@ -23,10 +23,10 @@ from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
-from .. import __version__
 from ..ccr.store import StoreError
 from ..config import CCRConfig, HeadroomConfig
 from ..pipeline import UNAVAILABLE, Pipeline
+from ..version import __version__
 from .admin_scope import RetrieveScope, retrieve_scope
 from .config import ProxyConfig
 from .forward import error_response, handle_llm, handle_passthrough
