@@ -13,17 +13,61 @@ stream (``LiveRelay.rewrite`` makes its events follow on). The proxy relays SSE 
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from .ccr.responses import StreamAccumulator
-from .formats import adapter
+from .formats import adapter, is_retrieve_tool
+from .formats.wire import SSEEvent
 
 log = logging.getLogger("headroom.exchange")
 
 T = TypeVar("T")
 _UNREADABLE = (TypeError, AttributeError, KeyError, IndexError, ValueError)
+
+
+@dataclass
+class StreamAccumulator:
+    """Rebuilds the complete (non-streaming) response dict from a streamed turn.
+
+    Feed it every SSE event in order; :meth:`response` returns what the same request
+    without ``stream`` would have returned, as far as the retrieval loop needs it.
+    """
+
+    format: str
+    error: dict[str, Any] | None = None
+    # True once the stream shows a tool call other than headroom_retrieve: the turn is
+    # the client's, so a caller buffering it can start relaying at once.
+    saw_foreign_call: bool = False
+    _turn: Any = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self._adapter = adapter(self.format)
+        self._turn = self._adapter.StreamTurn()
+
+    def feed_event(self, event: SSEEvent) -> None:
+        if event.data.strip() in ("", "[DONE]"):
+            return
+        try:
+            data = json.loads(event.data)
+        except ValueError:
+            return
+        if isinstance(data, dict):
+            self.feed(data)
+
+    def feed(self, data: dict[str, Any]) -> None:
+        if self._adapter.is_error(data):
+            self.error = data
+            return
+        if not self.saw_foreign_call and any(not is_retrieve_tool(n) for n in self._adapter.started_calls(data)):
+            self.saw_foreign_call = True
+        self._turn.feed(data)
+
+    def response(self) -> dict[str, Any]:
+        """The complete response as the non-streaming API would have returned it."""
+        return self._turn.response()
 
 
 class LiveTurn(Generic[T]):

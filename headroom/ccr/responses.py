@@ -8,19 +8,18 @@ in the adapters (:mod:`headroom.formats`); this module decides:
 - :func:`retrieve_calls` — the retrieve calls of a turn, or None when the turn made no
   tool call or also called other tools (those go back to the client);
 - :func:`answer` — what the tool returns for one call;
-- :func:`continue_body` — the next request: the assistant turn plus the tool results;
-- :class:`StreamAccumulator` — rebuilds the complete response from a streamed turn's
-  SSE events and says when the turn is surely the client's (it calls another tool).
+- :func:`continue_body` — the next request: the assistant turn plus the tool results.
+
+A streamed turn is rebuilt by :class:`headroom.exchange_stream.StreamAccumulator`.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..formats import adapter, is_retrieve_tool
-from ..formats.wire import SSEDecoder, SSEEvent, ToolCall, parse_arguments
+from ..formats.wire import ToolCall, parse_arguments
 from .store import CompressionStore, StoreError
 
 
@@ -84,53 +83,8 @@ def continue_body(body: dict[str, Any], response: dict[str, Any], fmt: str, answ
     return adapter(fmt).continue_body(body, response, answers)
 
 
-@dataclass
-class StreamAccumulator:
-    """Rebuilds the complete (non-streaming) response dict from a streamed turn.
-
-    Feed it every SSE event in order; :meth:`response` returns what the same request
-    without ``stream`` would have returned, as far as the retrieval loop needs it.
-    """
-
-    format: str
-    error: dict[str, Any] | None = None
-    # True once the stream shows a tool call other than headroom_retrieve: the turn is
-    # the client's, so a caller buffering it can start relaying at once.
-    saw_foreign_call: bool = False
-    _turn: Any = field(default=None, repr=False)
-
-    def __post_init__(self) -> None:
-        self._adapter = adapter(self.format)
-        self._turn = self._adapter.StreamTurn()
-
-    def feed_event(self, event: SSEEvent) -> None:
-        if event.data.strip() in ("", "[DONE]"):
-            return
-        try:
-            data = json.loads(event.data)
-        except ValueError:
-            return
-        if isinstance(data, dict):
-            self.feed(data)
-
-    def feed(self, data: dict[str, Any]) -> None:
-        if self._adapter.is_error(data):
-            self.error = data
-            return
-        if not self.saw_foreign_call and any(not is_retrieve_tool(n) for n in self._adapter.started_calls(data)):
-            self.saw_foreign_call = True
-        self._turn.feed(data)
-
-    def response(self) -> dict[str, Any]:
-        """The complete response as the non-streaming API would have returned it."""
-        return self._turn.response()
-
-
 __all__ = [
     "RetrieveCall",
-    "SSEDecoder",
-    "SSEEvent",
-    "StreamAccumulator",
     "answer",
     "continue_body",
     "retrieve_calls",

@@ -22,9 +22,15 @@ from ..formats import ANTHROPIC, OPENAI_CHAT, OPENAI_RESPONSES
 from ..metrics import MetricsStore
 from ..modes import OPTIMIZE
 from ..pipeline import Pipeline
-from ..providers import Provider, provider_for
+from ..providers import Provider, provider_named
 from .engine import Engine
 from .resources import AsyncCreates, AsyncMessages, Chat, Creates, Messages
+
+
+def _provider_of_client(client: Any) -> Provider:
+    """The provider whose SDK built ``client``: Anthropic's SDK, else OpenAI's (its API is
+    the one other SDK shape the wrapper serves; a model's own provider is read per call)."""
+    return provider_named("anthropic" if type(client).__module__.startswith("anthropic") else "openai")
 
 
 def _is_async(resource: Any) -> bool:
@@ -48,7 +54,7 @@ class HeadroomClient:
         pass ``MetricsStore("headroom.db")`` to keep rows for ``headroom report``.
         ``cache_optimizer=True`` adds Anthropic cache breakpoints and the prefix report."""
         self._original = original_client
-        self.provider = provider or provider_for(None, original_client)
+        self.provider = provider or _provider_of_client(original_client)
         if cache_optimizer is True:
             cache: CacheOptimizer | None = CacheOptimizer()
         else:

@@ -44,7 +44,7 @@ from ..formats.wire import Usage
 from ..metrics.row import RequestMetrics
 from ..modes import AUDIT, OPTIMIZE, PASSTHROUGH
 from ..pipeline import Pipeline, PipelineResult
-from ..providers import provider_for
+from ..providers import provider_of_model
 
 log = logging.getLogger("headroom.exchange")
 
@@ -224,7 +224,7 @@ class ExchangeCore:
             return RequestMetrics(mode=mode, **cols)
         if ex.compressed and model:
             # What the tokens not sent would have cost (the report's "Est. cost saved").
-            cols["cost_saved_usd"] = (prices or provider_for(model)).savings_usd(model, ex.result.tokens_saved)
+            cols["cost_saved_usd"] = (prices or provider_of_model(model, ex.fmt)).savings_usd(model, ex.result.tokens_saved)
         return RequestMetrics.from_pipeline(ex.result, mode=mode, **cols)
 
 

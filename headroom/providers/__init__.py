@@ -32,13 +32,6 @@ def provider_of_model(model: str | None, fmt: str | None = None) -> Provider:
     return provider_named(provider_of(fmt) if fmt else "openai")
 
 
-def provider_for(model: str | None, client: object = None) -> Provider:
-    """Compatibility for callers that hold no wire format (``client/``, ``exchange.py``):
-    an Anthropic SDK client means Anthropic, else :func:`provider_of_model`."""
-    mod = type(client).__module__ if client is not None else ""
-    return AnthropicProvider() if mod.startswith("anthropic") else provider_of_model(model)
-
-
 def context_window(model: str | None, fmt: str | None = None) -> int:
     """The model's context window in tokens, from the one table (``prices.json``), else
     the default of its provider (see :func:`provider_of_model`)."""
@@ -55,7 +48,6 @@ __all__ = [
     "context_window",
     "lookup",
     "price_table",
-    "provider_for",
     "provider_named",
     "provider_of_model",
     "reset_prices",

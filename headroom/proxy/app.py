@@ -23,10 +23,11 @@ from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
-from .. import __version__
 from ..ccr.store import StoreError
 from ..config import CCRConfig, HeadroomConfig
+from ..formats import ANTHROPIC, GEMINI, OPENAI_CHAT, OPENAI_RESPONSES
 from ..pipeline import UNAVAILABLE, Pipeline
+from ..version import __version__
 from .admin_scope import RetrieveScope, retrieve_scope
 from .config import ProxyConfig
 from .forward import error_response, handle_llm, handle_passthrough
@@ -39,6 +40,13 @@ from .upstream import make_client
 log = logging.getLogger("headroom.proxy")
 
 _ANTHROPIC_HEADERS = ("anthropic-version", "x-api-key", "anthropic-beta")
+
+
+def _openai_format(path: str) -> str:
+    """The OpenAI API a pass-through path under ``/v1/`` belongs to: a stored response's
+    routes (``responses/{id}``, streamed again with ``?stream=true``) are the Responses
+    API's; the others that stream (legacy completions) send Chat-shaped events."""
+    return OPENAI_RESPONSES if path.split("/", 1)[0] == "responses" else OPENAI_CHAT
 
 
 def default_headroom_config() -> HeadroomConfig:
@@ -123,13 +131,13 @@ def create_app(
         # generateContent / streamGenerateContent: the model and the stream flag are in the URL.
         model, _, action = target.partition(":")
         if action not in ("generateContent", "streamGenerateContent"):
-            return await handle_passthrough(request, state, cfg.gemini_api_url)
+            return await handle_passthrough(request, state, cfg.gemini_api_url, GEMINI)
         return await handle_llm(request, state, "gemini", cfg.gemini_api_url, model=model,
                                 stream=action == "streamGenerateContent")
 
     @app.post("/v1/messages/count_tokens")
     async def count_tokens(request: Request) -> Response:
-        return await handle_passthrough(request, state, cfg.anthropic_api_url)
+        return await handle_passthrough(request, state, cfg.anthropic_api_url, ANTHROPIC)
 
     @app.post("/v1/compress")
     async def compress(request: Request) -> Response:
@@ -263,7 +271,8 @@ def create_app(
 
     @app.api_route("/v1/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
     async def other_v1(request: Request, path: str) -> Response:
-        anthropic = any(h in request.headers for h in _ANTHROPIC_HEADERS)
-        return await handle_passthrough(request, state, cfg.anthropic_api_url if anthropic else cfg.openai_api_url)
+        if any(h in request.headers for h in _ANTHROPIC_HEADERS):
+            return await handle_passthrough(request, state, cfg.anthropic_api_url, ANTHROPIC)
+        return await handle_passthrough(request, state, cfg.openai_api_url, _openai_format(path))
 
     return app

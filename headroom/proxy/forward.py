@@ -278,8 +278,10 @@ def _usage(fmt: str, data: bytes) -> Usage | None:
     return adapter(fmt).usage(parsed) if isinstance(parsed, dict) else None
 
 
-async def handle_passthrough(request: Request, state: ProxyState, base_url: str) -> Response:
-    """Any other provider route: forwarded untouched, the answer streamed back as it comes."""
+async def handle_passthrough(request: Request, state: ProxyState, base_url: str, fmt: str) -> Response:
+    """Any other provider route: forwarded untouched, the answer streamed back as it comes.
+    ``fmt`` is the wire format of the API the route belongs to: a stream that breaks ends
+    with that API's error event (``adapter(fmt).error_event``), which its SDKs raise on."""
     raw = await request.body()
     try:
         url = upstream_url(base_url, raw_path(request.scope), request.url.query)
@@ -297,5 +299,5 @@ async def handle_passthrough(request: Request, state: ProxyState, base_url: str)
         log.error("pass-through request failed in headroom", exc_info=exc)
         return error_response(502, _cause(exc), "proxy_error")
     is_sse = resp.headers.get("content-type", "").startswith("text/event-stream")
-    return RelayResponse(relay_chunks(resp, "anthropic" if is_sse else None), resp.status_code,
+    return RelayResponse(relay_chunks(resp, fmt if is_sse else None), resp.status_code,
                          response_headers(resp.headers, {"x-headroom-mode": PASSTHROUGH}))

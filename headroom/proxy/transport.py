@@ -17,9 +17,8 @@ from typing import Any
 
 import httpx
 
-from ..ccr.responses import SSEDecoder, SSEEvent
 from ..exchange.driver import Event
-from ..formats.wire import encode_event
+from ..formats.wire import SSEDecoder, SSEEvent, encode_event
 from .jsonio import dumps
 from .state import ProxyState
 

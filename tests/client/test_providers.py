@@ -7,7 +7,7 @@ import json
 import pytest
 
 from headroom import AnthropicProvider, GoogleProvider, OpenAIProvider
-from headroom.providers import lookup, price_table, provider_for, reset_prices, update_prices
+from headroom.providers import lookup, price_table, provider_of_model, reset_prices, update_prices
 from headroom.tokens import count_tokens
 
 
@@ -78,9 +78,9 @@ def test_token_counts_and_provider_choice():
     assert OpenAIProvider().count_tokens(text, "gpt-4o") == count_tokens(text, "gpt-4o") > 100
     # Claude counts are cl100k estimates scaled up slightly
     assert AnthropicProvider().count_tokens(text, "claude-sonnet-4") > count_tokens(text, "gpt-4")
-    assert isinstance(provider_for("claude-3-opus"), AnthropicProvider)
-    assert isinstance(provider_for("gemini-2.5-pro"), GoogleProvider)
-    assert isinstance(provider_for("gpt-4o"), OpenAIProvider)
+    assert isinstance(provider_of_model("claude-3-opus"), AnthropicProvider)
+    assert isinstance(provider_of_model("gemini-2.5-pro"), GoogleProvider)
+    assert isinstance(provider_of_model("gpt-4o"), OpenAIProvider)
 
 
 def test_a_models_provider_comes_from_the_price_table_then_the_adapters():
@@ -109,3 +109,15 @@ def test_a_providers_tokenizer_correction_is_its_adapters():
     assert model_counter("anthropic/claude-x").factor == 1.1
     assert model_counter("gpt-4o").factor == model_counter("gemini-2.5-pro").factor == model_counter(None).factor == 1.0
     assert model_counter("gpt-4o") is model_counter("gpt-4o")  # shared: its cache outlives a request
+
+
+def test_client_provider_comes_from_its_sdk():
+    from anthropic import Anthropic
+    from openai import OpenAI
+
+    from headroom import HeadroomClient
+
+    # Constructing the SDK clients sends nothing.
+    oai = HeadroomClient(original_client=OpenAI(api_key="k", base_url="http://127.0.0.1:9"))
+    anth = HeadroomClient(original_client=Anthropic(api_key="k", base_url="http://127.0.0.1:9"))
+    assert isinstance(oai.provider, OpenAIProvider) and isinstance(anth.provider, AnthropicProvider)

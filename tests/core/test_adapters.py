@@ -9,8 +9,9 @@ import json
 import pytest
 
 from headroom import compress
-from headroom.ccr.responses import StreamAccumulator, retrieve_calls
+from headroom.ccr.responses import retrieve_calls
 from headroom.ccr.tool import inject_retrieve_tool, retrieve_tool_definition
+from headroom.exchange_stream import StreamAccumulator
 from headroom.formats import ADAPTERS, GEMINI, adapter, parse, provider_of, render
 from headroom.formats.adapter import Adapter
 from headroom.formats.wire import Usage

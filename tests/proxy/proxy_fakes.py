@@ -278,6 +278,37 @@ def make_fake_upstream() -> tuple[FastAPI, Recorder]:
         rec.add({"path": request.url.path, "headers": dict(request.headers), "raw": b"", "json": None})
         return JSONResponse({"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
 
+    # Pass-through routes that stream (the proxy relays them untouched); x-fake-abort drops
+    # the connection after two events, as in the LLM routes.
+    def relayed_stream(request: Request, events: list[bytes]) -> StreamingResponse:
+        async def gen():
+            for k, e in enumerate(events):
+                if k == 2 and request.headers.get("x-fake-abort"):
+                    raise RuntimeError("fake upstream drops the connection")
+                yield e
+
+        return StreamingResponse(gen(), media_type="text/event-stream")
+
+    @app.get("/v1/responses/{response_id}")
+    async def stored_response(request: Request, response_id: str) -> Response:
+        # ?stream=true replays a stored (background) response as its Responses events.
+        rec.add({"path": request.url.path, "headers": dict(request.headers), "raw": b"", "json": None})
+        return relayed_stream(request, responses_stream("gpt-4o", ["stored ", "answer"], []))
+
+    @app.post("/v1/completions")
+    async def legacy_completions(request: Request) -> Response:
+        rec.add({"path": request.url.path, "headers": dict(request.headers), "raw": await request.body(), "json": None})
+        chunk = {"id": "cmpl-fake", "object": "text_completion", "created": 0, "model": "gpt-3.5-turbo-instruct"}
+        return relayed_stream(request, [_sse({**chunk, "choices": [{"index": 0, "text": t, "logprobs": None,
+                                                                   "finish_reason": None}]})
+                                        for t in ("one ", "two ", "three")] + [_sse("[DONE]")])
+
+    @app.post("/v1/complete")
+    async def anthropic_legacy_complete(request: Request) -> Response:
+        rec.add({"path": request.url.path, "headers": dict(request.headers), "raw": await request.body(), "json": None})
+        return relayed_stream(request, [_sse({"type": "completion", "completion": t, "stop_reason": None,
+                                              "model": "claude-2.1"}, "completion") for t in ("one ", "two ", "three")])
+
     @app.post("/v1/{api:path}")
     async def llm(request: Request, api: str) -> Response:
         path = request.url.path

@@ -1,4 +1,5 @@
-"""headroom.ccr.responses: retrieve calls, answers, continuation bodies, stream rebuilding."""
+"""headroom.ccr.responses (retrieve calls, answers, continuation bodies) and the stream
+accumulator in headroom.exchange_stream."""
 
 from __future__ import annotations
 
@@ -8,13 +9,13 @@ import pytest
 
 from headroom.ccr.responses import (
     RetrieveCall,
-    SSEDecoder,
-    StreamAccumulator,
     answer,
     continue_body,
     retrieve_calls,
 )
 from headroom.ccr.store import CompressionStore
+from headroom.exchange_stream import StreamAccumulator
+from headroom.formats.wire import SSEDecoder
 
 
 def chat_response(calls, content=None):

@@ -12,10 +12,11 @@ import json
 
 import httpx
 import pytest
-from tests.proxy.conftest import wait_for
 from test_e2e_sdk import BIG, BIG_TAG, anthropic_messages, chat_messages, responses_input
 
-from headroom.ccr.responses import SSEDecoder, StreamAccumulator
+from headroom.exchange_stream import StreamAccumulator
+from headroom.formats.wire import SSEDecoder
+from tests.proxy.conftest import wait_for
 
 N = 200
 PATHS = ["/v1/chat/completions", "/v1/responses", "/v1/messages"]

@@ -10,12 +10,13 @@ import anthropic
 import httpx
 import openai
 import pytest
-from tests.proxy.conftest import wait_for
 from test_e2e_sdk import BIG, an, chat_messages, last_tool_text, oa
 
 from headroom.ccr.store import CompressionStore
 from headroom.config import HeadroomConfig
+from headroom.formats import ANTHROPIC, OPENAI_CHAT, OPENAI_RESPONSES, adapter
 from headroom.pipeline import Pipeline
+from tests.proxy.conftest import wait_for
 
 CHAT = "/v1/chat/completions"
 
@@ -102,6 +103,40 @@ def test_upstream_dropping_the_stream_ends_with_an_error_event(fake, start_proxy
     assert r.status_code == 200
     assert body.count("chat.completion.chunk") == 3
     assert body.rstrip().endswith('"upstream_error", "message": "upstream stream failed: RemoteProtocolError"}}')
+
+
+PASSTHROUGH_STREAMS = [
+    pytest.param("GET", "/v1/responses/resp_fake?stream=true", {}, OPENAI_RESPONSES, id="responses"),
+    pytest.param("POST", "/v1/completions", {}, OPENAI_CHAT, id="openai-completions"),
+    pytest.param("POST", "/v1/complete", {"anthropic-version": "2023-06-01"}, ANTHROPIC, id="anthropic-complete"),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "headers", "fmt"), PASSTHROUGH_STREAMS)
+def test_broken_passthrough_stream_ends_with_its_own_apis_error_event(method, path, headers, fmt, fake, start_proxy):
+    url, _ = start_proxy()
+    body = {"model": "m", "prompt": "hi", "stream": True} if method == "POST" else None
+    with httpx.stream(method, f"{url}{path}", json=body, headers={"x-fake-abort": "1", **headers}, timeout=30) as r:
+        got = r.read()
+    assert r.status_code == 200 and r.headers["x-headroom-mode"] == "passthrough"
+    events = [e for e in got.split(b"\n\n") if e.strip()]
+    assert len(events) == 3  # the two relayed events, then the error event
+    assert got.endswith(adapter(fmt).error_event("upstream stream failed: RemoteProtocolError", "upstream_error"))
+    last = events[-1].decode()
+    # Chat Completions has no event names: its SDKs read ``error`` in an unnamed event.
+    assert last.startswith("event: error\n") == (fmt != OPENAI_CHAT)
+    assert json.loads(last.rpartition("data: ")[2])["error"]["message"] == "upstream stream failed: RemoteProtocolError"
+
+
+def test_sdks_raise_on_a_broken_passthrough_stream(fake, start_proxy):
+    url, _ = start_proxy()
+    with pytest.raises(openai.APIError, match="upstream stream failed"):
+        for _ in oa(url).completions.create(model="gpt-3.5-turbo-instruct", prompt="hi", stream=True,
+                                            extra_headers={"x-fake-abort": "1"}):
+            pass
+    with pytest.raises(openai.APIError, match="upstream stream failed"):
+        for _ in oa(url).responses.retrieve("resp_fake", stream=True, extra_headers={"x-fake-abort": "1"}):
+            pass
 
 
 def test_unreachable_upstream_is_502(fake, start_proxy):

@@ -9,14 +9,15 @@ import threading
 
 import httpx
 import pytest
-from tests.proxy.conftest import make_pipeline
-from tests.proxy.proxy_fakes import anthropic_stream, chat_stream, responses_stream
-from tests.servers import ServerThread
 from test_e2e_sdk import anthropic_messages, chat_messages, responses_input
 
 from headroom.ccr.markers import find_hashes
-from headroom.ccr.responses import SSEDecoder, StreamAccumulator
+from headroom.exchange_stream import StreamAccumulator
+from headroom.formats.wire import SSEDecoder
 from headroom.proxy import ProxyConfig, create_app
+from tests.proxy.conftest import make_pipeline
+from tests.proxy.proxy_fakes import anthropic_stream, chat_stream, responses_stream
+from tests.servers import ServerThread
 
 CASES = {
     "/v1/messages": ("anthropic", anthropic_stream, lambda: {"model": "claude-x", "max_tokens": 50,

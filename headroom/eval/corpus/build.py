@@ -35,7 +35,13 @@ DEFAULT_OUT = Path(__file__).parent / "data"
 
 
 def capture_modules():
-    return [importlib.import_module(f".captures.{name}", __package__) for name in CAPTURES]
+    try:
+        return [importlib.import_module(f".captures.{name}", __package__) for name in CAPTURES]
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__package__}.captures":
+            raise
+        # The capture scripts are repository tools; the wheel leaves them out (pyproject.toml).
+        raise SystemExit("the corpus capture scripts ship only in a repository checkout") from exc
 
 
 def write_source(out_dir: Path, source: str, cases: list[dict]) -> Path:
