@@ -10,7 +10,7 @@ of four techniques:
 - ``crop``: the question names a region (corner, half, centre).
 
 The head is two numpy arrays (``head.npz``) so inference needs neither scikit-learn nor
-torch beyond what MiniLM itself uses. Two rules follow the head: a gist answer to a
+torch (MiniLM runs through onnxruntime on CPU). Two rules follow the head: a gist answer to a
 question that explicitly names a region (corner, half, side, centre) becomes ``crop``;
 below ``confidence_floor`` the router answers ``preserve`` (keeping the image is never
 wrong, only less frugal).
@@ -88,23 +88,15 @@ def _load_head(location: Any, device: str) -> RouterHead:
 
 
 def _minilm_forward(texts: list[str], device: str) -> Any:
-    """MiniLM sentence embeddings via one direct forward pass.
+    """MiniLM sentence embeddings, uncached (questions rarely repeat).
 
-    Same model, pooling and normalisation as ``headroom.ml.embeddings.embed`` (what the
-    head was trained on; outputs are identical), without ``encode()``'s batching
-    machinery, which costs as much as the model itself for one short question.
+    The same model, pooling and normalisation as ``headroom.ml.embeddings.embed`` (what the
+    head was trained on): onnxruntime on CPU, so the proxy worker holds no torch, else
+    sentence-transformers' direct forward pass (see ``headroom.ml.embeddings``).
     """
-    import torch
-
     from ..ml.embeddings import model
 
-    st = model(device)
-    features = st.preprocess(texts) if hasattr(st, "preprocess") else st.tokenize(texts)
-    features = {k: v.to(st.device) if hasattr(v, "to") else v for k, v in features.items()}
-    with torch.inference_mode():
-        emb = st(features)["sentence_embedding"]
-        emb = torch.nn.functional.normalize(emb, dim=-1)
-    return emb.float().cpu().numpy()
+    return model(device).encode(texts)
 
 
 class ImageRouter:

@@ -3,11 +3,20 @@
 ``embed`` returns L2-normalised float32 rows, so a dot product is a cosine similarity.
 Vectors are cached per text hash: agents resend the same tool outputs and turns on every
 request, and re-embedding them would dominate the cost.
+
+Two backends compute the same vectors (cosine >= 0.9999, tests/ml/test_onnx_minilm.py):
+
+- ``onnxruntime`` (default on CPU): an ONNX export made once from the local weights, run
+  without torch, so a proxy worker stays small (issue 26; :mod:`headroom.ml.onnx_minilm`);
+- ``torch``: sentence-transformers, used on an accelerator, when ``HEADROOM_EMBEDDINGS_BACKEND=torch``,
+  or, with a logged reason, when onnxruntime or the export is unavailable.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -18,7 +27,10 @@ from .registry import ModelLocation, get_model, resolve_device
 if TYPE_CHECKING:
     import numpy as np
 
+log = logging.getLogger(__name__)
+
 MODEL_NAME = "all-minilm-l6-v2"
+BACKEND_ENV = "HEADROOM_EMBEDDINGS_BACKEND"  # auto (default) | onnx | torch
 DIMENSIONS = 384
 BATCH_SIZE = 64
 # Enough for every item of a long agent session; 384 float32 = 1.5 KB each.
@@ -28,15 +40,61 @@ _cache: OrderedDict[tuple[str, str], Any] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
-def _load(location: ModelLocation, device: str) -> Any:
-    from sentence_transformers import SentenceTransformer
-    from transformers.utils import logging as hf_logging
+class TorchMiniLM:
+    """sentence-transformers MiniLM: ``encode(texts)`` -> (n, 384) float32 unit vectors."""
 
-    hf_logging.disable_progress_bar()  # a load bar per process is noise in proxy logs
-    return SentenceTransformer(str(location.path), device=device)
+    backend = "torch"
+
+    def __init__(self, location: ModelLocation, device: str):
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # a load bar per process is noise in proxy logs
+        self.st = SentenceTransformer(str(location.path), device=device)
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Direct forward passes per batch: ``encode()``'s machinery costs as much as the
+        model itself for one short question; pooling and normalisation are the model's own."""
+        import numpy as np
+        import torch
+
+        st = self.st
+        out = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        for start in range(0, len(order), BATCH_SIZE):
+            chunk = order[start:start + BATCH_SIZE]
+            batch = [texts[i] for i in chunk]
+            features = st.preprocess(batch) if hasattr(st, "preprocess") else st.tokenize(batch)
+            features = {k: v.to(st.device) if hasattr(v, "to") else v for k, v in features.items()}
+            with torch.inference_mode():
+                emb = torch.nn.functional.normalize(st(features)["sentence_embedding"], dim=-1)
+            out[chunk] = emb.float().cpu().numpy()
+        return out
+
+
+def _backend_choice() -> str:
+    choice = os.environ.get(BACKEND_ENV, "auto").strip().lower() or "auto"
+    if choice not in ("auto", "onnx", "torch"):
+        raise ValueError(f"{BACKEND_ENV}={choice!r}: use auto, onnx or torch")
+    return choice
+
+
+def _load(location: ModelLocation, device: str) -> Any:
+    choice = _backend_choice()
+    if choice != "torch" and device == "cpu":
+        from .onnx_minilm import OnnxUnavailable, load
+
+        try:
+            return load(location.path)
+        except (OnnxUnavailable, OSError) as exc:  # OSError: e.g. a cache directory we cannot write
+            if choice == "onnx":
+                raise
+            log.warning("MiniLM falls back to sentence-transformers/torch (~500 MB more per process): %s", exc)
+    return TorchMiniLM(location, device)
 
 
 def model(device: str = "cpu", explicit_path: str | None = None) -> Any:
+    """The loaded MiniLM (``.encode(texts)``, ``.backend``), once per process and device."""
     return get_model(MODEL_NAME, _load, device, explicit_path)
 
 
@@ -62,10 +120,7 @@ def embed(texts: Sequence[str], device: str = "cpu", explicit_path: str | None =
                 todo.setdefault(k, []).append(i)
     if todo:
         firsts = [idx[0] for idx in todo.values()]
-        vectors = model(dev, explicit_path).encode(
-            [texts[i] for i in firsts], batch_size=BATCH_SIZE, normalize_embeddings=True,
-            convert_to_numpy=True, show_progress_bar=False,
-        ).astype(np.float32, copy=False)
+        vectors = model(dev, explicit_path).encode([texts[i] for i in firsts]).astype(np.float32, copy=False)
         with _cache_lock:
             for (k, idx), vec in zip(todo.items(), vectors):
                 for i in idx:
