@@ -15,11 +15,13 @@ Two backends compute the same vectors (cosine >= 0.9999, tests/ml/test_onnx_mini
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import logging
 import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from .registry import ModelLocation, get_model, resolve_device
@@ -93,8 +95,21 @@ def _load(location: ModelLocation, device: str) -> Any:
     return TorchMiniLM(location, device)
 
 
+@lru_cache(maxsize=1)
+def _require_ml_extra() -> None:
+    """Checked before the weights are looked up: on a ``headroom[proxy]`` install neither
+    backend is there, and the stages that use MiniLM skip with this ImportError's reason
+    ("unavailable"), as the torch import used to make them; a missing checkpoint on an
+    install that has the extra is a fault and is reported as one."""
+    has = lambda name: importlib.util.find_spec(name) is not None  # noqa: E731
+    if not ((has("onnxruntime") and has("tokenizers")) or has("sentence_transformers")):
+        raise ImportError("MiniLM needs the ml extra (onnxruntime and tokenizers, or sentence-transformers): "
+                          "pip install 'headroom[ml]'")
+
+
 def model(device: str = "cpu", explicit_path: str | None = None) -> Any:
     """The loaded MiniLM (``.encode(texts)``, ``.backend``), once per process and device."""
+    _require_ml_extra()
     return get_model(MODEL_NAME, _load, device, explicit_path)
 
 
