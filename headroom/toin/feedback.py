@@ -69,7 +69,8 @@ class ToolFeedback:
         Served from a cache. Once it is older than ``refresh_seconds`` the next call starts
         one background refresh and still answers from the cache, so no request waits for
         TOIN's backend (a remote Redis, a busy SQLite file). Only the very first call, with
-        no cache yet, refreshes inline.
+        no cache yet, refreshes inline (the proxy's warm-up makes it). A failing backend
+        leaves the last hints (none: every tool at 0.5) and is retried a refresh later.
         """
         with self._lock:
             never = self._refreshed_at is None
@@ -81,15 +82,21 @@ class ToolFeedback:
         if thread is not None:
             thread.start()
         elif stale and (never or not self.background_refresh):
-            self.refresh()
+            self._refresh_quietly()
         with self._lock:
             return dict(self._hints)
 
-    def _refresh_in_background(self) -> None:
+    def _refresh_quietly(self) -> None:
         try:
             self.refresh()
-        except Exception:  # a backend hiccup must not kill hints; the next call retries
-            log.warning("feedback refresh failed", exc_info=True)
+        except Exception:  # a backend hiccup must not cost a request its compression
+            log.warning("feedback refresh failed; hints unchanged until the next refresh", exc_info=True)
+            with self._lock:
+                self._refreshed_at = self.clock()
+
+    def _refresh_in_background(self) -> None:
+        try:
+            self._refresh_quietly()
         finally:
             with self._lock:
                 self._refreshing = None

@@ -12,6 +12,8 @@ import threading
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from headroom.ccr import CompressionStore
 from headroom.ccr.store import query_digest
@@ -373,3 +375,56 @@ def test_two_replicas_on_one_redis_see_each_others_counts(redis_url, clock):
     for p, _ in replicas:
         p.toin.close()
         p.store.close()
+
+
+def test_a_failing_backend_leaves_the_hints_and_never_breaks_compression(store, clock):
+    class Broken(MemoryToinBackend):
+        fail = True
+
+        def tool_counts(self, since_bucket):
+            if self.fail:
+                raise ConnectionError("redis down")
+            return super().tool_counts(since_bucket)
+
+    toin = make_toin(clock, backend=Broken())
+    fb = ToolFeedback(toin, refresh_seconds=5, background_refresh=False)
+    p = Pipeline(CFG, store=store, toin=toin, transforms=[ContentRouter({ct: KeepFirstLines() for ct in ContentType})],
+                 feedback=fb)
+    compress_outputs(p, "api", 3)  # the first hints() failed inside the request: compressed anyway
+    assert fb.hints() == {}  # not retried on every request
+    toin.backend.fail = False
+    clock.t += 5
+    assert fb.hints()["api"] > 0.5
+    with pytest.raises(ConnectionError):  # the admin routes say what failed
+        toin.backend.fail = True
+        fb.summary()
+
+
+@settings(max_examples=60, deadline=None)
+@given(stored=st.integers(0, 10_000), retrieved=st.integers(0, 10_000), more=st.integers(1, 100))
+def test_aggressiveness_is_a_share_that_falls_with_retrievals_and_rises_with_unretrieved_outputs(
+        stored, retrieved, more):
+    fb = ToolFeedback(Toin(MemoryToinBackend(), CFG.toin))
+    a = fb.aggressiveness(stored, retrieved)
+    assert 0 < a <= 1
+    assert fb.aggressiveness(stored + more, retrieved + more) < a  # more outputs, all of them retrieved
+    assert fb.aggressiveness(max(stored, retrieved) + more, retrieved) > a  # more never retrieved
+    assert fb.aggressiveness(0, 0) == pytest.approx(0.5)
+
+
+@settings(max_examples=40, deadline=None)
+@given(adds=st.lists(st.tuples(st.sampled_from(["grep", "db", "a:b"]), st.integers(0, 30),
+                               st.sampled_from(["stored", "retrieved", "events"]), st.integers(1, 5)), max_size=30),
+       since=st.integers(0, 31), prune=st.integers(0, 31))
+def test_backends_sum_the_buckets_of_the_window(tmp_path_factory, adds, since, prune):
+    expected: dict[str, dict[str, int]] = {}
+    for tool, bucket, name, n in adds:
+        if bucket >= max(since, prune):
+            expected.setdefault(tool, {}).setdefault(name, 0)
+            expected[tool][name] += n
+    for backend in (MemoryToinBackend(), SQLiteToinBackend(tmp_path_factory.mktemp("b") / "t.sqlite3")):
+        for tool, bucket, name, n in adds:  # one batch per add, as flushes write them
+            backend.add({}, {}, tools={(tool, bucket): {name: n}})
+        backend.prune_tools(prune)
+        assert backend.tool_counts(since) == expected
+        backend.close()
