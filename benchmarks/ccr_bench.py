@@ -19,13 +19,14 @@ from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
-from headroom.ccr import CompressionStore, MemoryBackend, RetrievalEvent, SQLiteBackend
-from headroom.ccr.feedback import FeedbackTracker
-from headroom.transforms.expansion import ContextTracker
-from headroom.config import HeadroomConfig
+from headroom.ccr import CompressionStore, MemoryBackend, SQLiteBackend
+from headroom.config import HeadroomConfig, ToinConfig
 from headroom.formats import parse
+from headroom.toin import RedisToinBackend, SQLiteToinBackend, Toin
+from headroom.toin.feedback import ToolFeedback
 from headroom.tokens import counter_for
 from headroom.transforms.base import TransformContext
+from headroom.transforms.expansion import ContextTracker
 
 
 def timed(fn: Callable[[int], object], n: int) -> tuple[float, float]:
@@ -109,19 +110,33 @@ def bench_backends(n: int, redis_url: str | None) -> None:
         print("  redis   skipped (no redis-server binary and no --redis-url)")
 
 
-def bench_feedback(events: int) -> None:
-    store = CompressionStore()
-    fb = FeedbackTracker(store)
-    for i in range(events):
-        tool = f"tool_{i % 25}"
-        h = store.store(f"output {i}", tool_name=tool)
-        if i % 3 == 0:
-            store.backend.log_retrieval(RetrievalEvent(h, tool, None, time.time()))
-    refresh = timed(lambda i: fb.refresh(), 20)
-    fb.hints()
-    cached = timed(lambda i: fb.hints(), 2000)
-    print(f"feedback, {events} stored outputs / {events // 3} retrievals over 25 tools")
-    print(f"  refresh p50 {refresh[0]:.2f} ms | hints() cached p50 {cached[0] * 1000:.1f} us")
+def bench_feedback(events: int, redis_url: str | None) -> None:
+    """Retrieval feedback is a view over TOIN's per-tool counts: the refresh (a background
+    thread in the proxy) reads them from TOIN's backend; hints() answers from its cache."""
+    print(f"feedback, {events} compressed outputs / {events // 3} retrievals over 25 tools (TOIN's backend)")
+    with tempfile.TemporaryDirectory() as tmp:
+        backends: list[tuple[str, Callable[[], object]]] = [
+            ("sqlite", lambda: SQLiteToinBackend(Path(tmp) / "toin.sqlite3"))]
+        if redis_url:
+            backends.append(("redis", lambda: RedisToinBackend(redis_url, prefix=f"bench-feedback-{time.time_ns()}:")))
+        for name, make in backends:
+            store = CompressionStore()
+            toin = Toin(make(), ToinConfig())  # the proxy's defaults: one batched write a second
+            store.retrieval_listeners.append(toin.on_retrieval)
+            for i in range(events):
+                tool = f"tool_{i % 25}"
+                prof = toin.profile(None, "log", tool)
+                h = store.store(f"output {i}", tool_name=tool, meta={"toin": prof.signature})
+                toin.observe_compression(prof, strategy="log:sample", items_before=300, items_after=40,
+                                         lossy=True, ccr_hash=h)
+                if i % 3 == 0:
+                    store.retrieve(h, f"req-{i}" if i % 2 else None)
+            fb = ToolFeedback(toin)
+            refresh = timed(lambda i, fb=fb: fb.refresh(), 20)
+            fb.hints()
+            cached = timed(lambda i, fb=fb: fb.hints(), 2000)
+            print(f"  {name:7s} refresh p50 {refresh[0]:.2f} ms | hints() cached p50 {cached[0] * 1000:.1f} us")
+            toin.close()
 
 
 def bench_tracker(outputs: int, redis_url: str | None) -> None:
@@ -193,7 +208,7 @@ def main() -> None:
     args = ap.parse_args()
     with private_redis() if not args.redis_url else nullcontext(args.redis_url) as url:
         bench_backends(args.n, url)
-        bench_feedback(30_000)
+        bench_feedback(30_000, url)
         bench_tracker(20, url)
 
 

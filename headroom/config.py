@@ -84,6 +84,9 @@ class CCRConfig(_Section):
     store_ttl_seconds: int = Field(default_factory=_env_ttl, ge=1)
     inject_retrieval_marker: bool = True
     inject_tool: bool = True
+    # Per-tool retrieval feedback (headroom.toin.feedback): the proxy's aggressiveness hints
+    # and /v1/feedback. A view over TOIN's counts, so it also needs toin.enabled; off, TOIN
+    # still counts and /v1/feedback answers 501.
     feedback_enabled: bool = True
     # Arrays shorter than this are not worth a CCR round trip.
     min_items_to_cache: int = Field(20, ge=1)

@@ -135,8 +135,8 @@ class Pipeline:
             CompressionStore.from_config(self.config.ccr) if self.config.ccr.enabled else None
         )
         self.memo = memo if memo is not None else CompressionMemo()
-        # A FeedbackTracker (headroom.ccr.feedback) supplies per-tool hints and hears
-        # about proactive expansions; ``hints`` alone may be given instead.
+        # A ToolFeedback (headroom.toin.feedback, a view over TOIN's per-tool counts)
+        # supplies per-tool aggressiveness hints; ``hints`` alone may be given instead.
         self.feedback = feedback
         self._hints = hints if hints is not None else (feedback.hints if feedback is not None else None)
         self._relevance: Any = None
@@ -168,7 +168,7 @@ class Pipeline:
         out.append(ContentRouter(text_compressor_override=text_override))
         if cfg.ccr.enabled and cfg.ccr.proactive_expansion:
             out.append(_optional(".transforms.expansion", "ContextTracker")(
-                max_items=cfg.ccr.expand_max_items, max_tokens=cfg.ccr.expand_max_tokens, feedback=self.feedback))
+                max_items=cfg.ccr.expand_max_items, max_tokens=cfg.ccr.expand_max_tokens))
         if cfg.tool_args.enabled:
             out.append(_optional(".transforms.tool_args", "ToolArgsShrinker")())
         if cfg.context.strategy == "rolling_window":

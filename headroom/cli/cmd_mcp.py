@@ -55,13 +55,21 @@ def store_config(args: argparse.Namespace):
 
 def _serve(args: argparse.Namespace) -> int:
     from ..ccr.store import CompressionStore
+    from ..config import HeadroomConfig
     from ..mcp_server import TenantScope, serve_stdio
+    from ..toin import toin_from_config
 
     # stdout carries the protocol; anything else goes to stderr.
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper())
     check_redis_flag(args)
     # An unreachable Redis raises ConnectionError: the CLI prints it as one line.
-    store = CompressionStore.from_config(store_config(args))
+    config = HeadroomConfig(ccr=store_config(args))
+    store = CompressionStore.from_config(config.ccr)
+    # TOIN (next to the store, as the proxy's) counts these retrievals too: its patterns
+    # and the proxy's per-tool retrieval feedback see what MCP clients asked back for.
+    toin = toin_from_config(config)
+    if toin is not None:
+        store.retrieval_listeners.append(toin.on_retrieval)
     scope = TenantScope.from_credentials(args.api_key, all_tenants=args.all_tenants)
     if scope.all_tenants:
         logging.getLogger("headroom.mcp").warning(
@@ -69,5 +77,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         serve_stdio(store, scope)
     finally:
+        if toin is not None:
+            toin.close()
         store.close()
     return 0

@@ -54,14 +54,17 @@ def default_headroom_config() -> HeadroomConfig:
     return HeadroomConfig(ccr=CCRConfig(backend="sqlite"))
 
 
-def _feedback_tracker(store: Any) -> tuple[Any, str | None]:
+def _feedback_view(config: HeadroomConfig, store: Any, toin: Any) -> tuple[Any, str | None]:
+    """Per-tool retrieval feedback, a view over TOIN's counts, or None and why not."""
+    if not config.ccr.feedback_enabled:
+        return None, "retrieval feedback is off (ccr.feedback_enabled)"
     if store is None:
         return None, "feedback needs the CCR store, and CCR is disabled"
-    try:
-        from ..ccr.feedback import FeedbackTracker
-    except ImportError as exc:
-        return None, f"feedback tracking is not available in this build ({exc})"
-    return FeedbackTracker(store), None
+    if toin is None:
+        return None, "retrieval feedback is learned by TOIN, and TOIN is disabled (toin.enabled, --no-toin)"
+    from ..toin.feedback import ToolFeedback
+
+    return ToolFeedback(toin), None
 
 
 def create_app(
@@ -82,12 +85,15 @@ def create_app(
     owns_store = pipeline is None  # a caller's pipeline (and its store) stays the caller's to close
     if pipeline is None:
         from ..ccr.store import CompressionStore
+        from ..toin import toin_from_config
 
         store = CompressionStore.from_config(hc.ccr) if hc.ccr.enabled else None
-        tracker, feedback_error = _feedback_tracker(store)
-        pipeline = Pipeline(hc, store=store, feedback=tracker)
+        toin = toin_from_config(hc)
+        tracker, feedback_error = _feedback_view(hc, store, toin)
+        pipeline = Pipeline(hc, store=store, feedback=tracker, toin=toin)
     else:
-        tracker, feedback_error = _feedback_tracker(pipeline.store)
+        tracker, feedback_error = (pipeline.feedback, None) if pipeline.feedback is not None \
+            else _feedback_view(hc, pipeline.store, pipeline.toin)
     if metrics_store is None and cfg.metrics_db:
         from ..metrics import MetricsStore
 

@@ -28,7 +28,7 @@ class ProxyState:
     client: httpx.AsyncClient
     stats: ProxyStats = field(default_factory=ProxyStats)
     metrics: Any = None  # headroom.metrics.MetricsStore, or None when --metrics-db is off
-    feedback: Any = None  # headroom.ccr.feedback.FeedbackTracker, or None when unavailable
+    feedback: Any = None  # headroom.toin.feedback.ToolFeedback (a view over TOIN), or None: feedback_error says why
     feedback_error: str | None = None
     # Pipeline.warm_up()'s report: stage -> "ok" or why its models did not load.
     warm_up: dict[str, str] = field(default_factory=dict)

@@ -1,5 +1,7 @@
 """Where learned patterns live: integer counters per signature, plus a little text per
-signature (output kind, tool name, field hashes and types) and one shared hashing key.
+signature (output kind, tool name, field hashes and types) and one shared hashing key;
+and, for retrieval feedback (``toin/feedback.py``), counters per tool name and time
+bucket plus each tool's latest retrieval times (by query digest, never query text).
 
 Every update is an atomic increment (SQLite ``UPSERT ... n = n + excluded.n`` inside one
 transaction; Redis ``HINCRBY`` in one pipeline), so processes sharing a file or a Redis
@@ -18,13 +20,22 @@ from typing import Any, Protocol
 from .. import sqlite_files
 
 Deltas = dict[str, dict[str, int]]  # signature -> counter name -> increment
+ToolDeltas = dict[tuple[str, int], dict[str, int]]  # (tool name, time bucket) -> counter -> increment
+Recent = dict[str, dict[str, float]]  # tool name -> query digest ("" = any retrieval) -> last time
+# Latest retrieval times kept per tool: five queries and the no-query row always fit.
+RECENT_KEPT = 6
 
 
 class ToinBackend(Protocol):
-    def add(self, deltas: Deltas, meta: dict[str, dict[str, str]]) -> None: ...
+    def add(self, deltas: Deltas, meta: dict[str, dict[str, str]], tools: ToolDeltas | None = None,
+            recent: Recent | None = None) -> None: ...
     def counts(self, signature: str) -> dict[str, int]: ...
     def meta(self, signature: str) -> dict[str, str]: ...
     def signatures(self) -> list[str]: ...
+    # Per tool: counters summed over the buckets from ``since_bucket`` on, and latest times.
+    def tool_counts(self, since_bucket: int) -> dict[str, dict[str, int]]: ...
+    def tool_recent(self) -> Recent: ...
+    def prune_tools(self, before_bucket: int) -> None: ...
     # The keyed-hash secret: created once, shared by everyone using this backend.
     def key(self) -> bytes: ...
     def adopt_key(self, key: bytes) -> None: ...
@@ -37,10 +48,13 @@ class MemoryToinBackend:
     def __init__(self) -> None:
         self._counts: dict[str, dict[str, int]] = {}
         self._meta: dict[str, dict[str, str]] = {}
+        self._tools: ToolDeltas = {}
+        self._recent: Recent = {}
         self._key = secrets.token_bytes(32)
         self._lock = threading.Lock()
 
-    def add(self, deltas: Deltas, meta: dict[str, dict[str, str]]) -> None:
+    def add(self, deltas: Deltas, meta: dict[str, dict[str, str]], tools: ToolDeltas | None = None,
+            recent: Recent | None = None) -> None:
         with self._lock:
             for sig, d in deltas.items():
                 row = self._counts.setdefault(sig, {})
@@ -49,6 +63,29 @@ class MemoryToinBackend:
             for sig, m in meta.items():
                 self._meta.setdefault(sig, {}).update(m)
                 self._counts.setdefault(sig, {})
+            for tb, d in (tools or {}).items():
+                row = self._tools.setdefault(tb, {})
+                for k, n in d.items():
+                    row[k] = row.get(k, 0) + n
+            for tool, times in (recent or {}).items():
+                mine = self._recent.setdefault(tool, {})
+                for value, at in times.items():
+                    mine[value] = max(at, mine.get(value, at))
+                self._recent[tool] = dict(sorted(mine.items(), key=lambda va: va[1])[-RECENT_KEPT:])
+
+    def tool_counts(self, since_bucket: int) -> dict[str, dict[str, int]]:
+        with self._lock:
+            return _sum_buckets(((t, b, k, n) for (t, b), d in self._tools.items() for k, n in d.items()),
+                                since_bucket)
+
+    def tool_recent(self) -> Recent:
+        with self._lock:
+            return {t: dict(v) for t, v in self._recent.items()}
+
+    def prune_tools(self, before_bucket: int) -> None:
+        with self._lock:
+            for tb in [tb for tb in self._tools if tb[1] < before_bucket]:
+                del self._tools[tb]
 
     def counts(self, signature: str) -> dict[str, int]:
         with self._lock:
@@ -82,6 +119,14 @@ CREATE TABLE IF NOT EXISTS toin_meta (
     PRIMARY KEY (signature, name)
 );
 CREATE TABLE IF NOT EXISTS toin_settings (name TEXT PRIMARY KEY, value BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS toin_tool_counts (
+    tool TEXT NOT NULL, bucket INTEGER NOT NULL, name TEXT NOT NULL, n INTEGER NOT NULL,
+    PRIMARY KEY (tool, bucket, name)
+);
+CREATE INDEX IF NOT EXISTS toin_tool_counts_bucket ON toin_tool_counts (bucket);
+CREATE TABLE IF NOT EXISTS toin_tool_recent (
+    tool TEXT NOT NULL, value TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (tool, value)
+);
 """
 
 
@@ -111,10 +156,13 @@ class SQLiteToinBackend:
         self._conn = sqlite_files.connect(self.path)  # no memory-mapped files (SIGBUS), see there
         self._conn.executescript(_SCHEMA)
 
-    def add(self, deltas: Deltas, meta: dict[str, dict[str, str]]) -> None:
+    def add(self, deltas: Deltas, meta: dict[str, dict[str, str]], tools: ToolDeltas | None = None,
+            recent: Recent | None = None) -> None:
         rows = [(sig, k, n) for sig, d in deltas.items() for k, n in d.items() if n]
         mrows = [(sig, k, v) for sig, m in meta.items() for k, v in m.items()]
-        if not rows and not mrows:
+        trows = [(t, b, k, n) for (t, b), d in (tools or {}).items() for k, n in d.items() if n]
+        rrows = [(t, v, at) for t, times in (recent or {}).items() for v, at in times.items()]
+        if not (rows or mrows or trows or rrows):
             return
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
@@ -125,6 +173,16 @@ class SQLiteToinBackend:
                 self._conn.executemany(
                     "INSERT INTO toin_meta (signature, name, value) VALUES (?, ?, ?) "
                     "ON CONFLICT(signature, name) DO UPDATE SET value = excluded.value", mrows)
+                self._conn.executemany(
+                    "INSERT INTO toin_tool_counts (tool, bucket, name, n) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT(tool, bucket, name) DO UPDATE SET n = n + excluded.n", trows)
+                self._conn.executemany(
+                    "INSERT INTO toin_tool_recent (tool, value, at) VALUES (?, ?, ?) "
+                    "ON CONFLICT(tool, value) DO UPDATE SET at = MAX(at, excluded.at)", rrows)
+                self._conn.executemany(
+                    "DELETE FROM toin_tool_recent WHERE tool = ?1 AND value NOT IN "
+                    "(SELECT value FROM toin_tool_recent WHERE tool = ?1 ORDER BY at DESC LIMIT ?2)",
+                    [(t, RECENT_KEPT) for t in (recent or {})])
                 self._conn.execute("COMMIT")
             except BaseException:
                 self._conn.execute("ROLLBACK")
@@ -145,6 +203,27 @@ class SQLiteToinBackend:
             rows = self._conn.execute("SELECT DISTINCT signature FROM toin_counts UNION "
                                       "SELECT DISTINCT signature FROM toin_meta ORDER BY 1").fetchall()
         return [r[0] for r in rows]
+
+    def tool_counts(self, since_bucket: int) -> dict[str, dict[str, int]]:
+        with self._lock:
+            rows = self._conn.execute("SELECT tool, name, SUM(n) FROM toin_tool_counts WHERE bucket >= ? "
+                                      "GROUP BY tool, name", (since_bucket,)).fetchall()
+        out: dict[str, dict[str, int]] = {}
+        for tool, name, n in rows:
+            out.setdefault(tool, {})[name] = n
+        return out
+
+    def tool_recent(self) -> Recent:
+        with self._lock:
+            rows = self._conn.execute("SELECT tool, value, at FROM toin_tool_recent").fetchall()
+        out: Recent = {}
+        for tool, value, at in rows:
+            out.setdefault(tool, {})[value] = at
+        return out
+
+    def prune_tools(self, before_bucket: int) -> None:
+        with self._lock:
+            self._conn.execute("DELETE FROM toin_tool_counts WHERE bucket < ?", (before_bucket,))
 
     def key(self) -> bytes:
         with self._lock:
@@ -171,7 +250,10 @@ class RedisToinBackend:
     """Counters in Redis hashes, shared by proxy replicas (no TTL: patterns are long-lived).
 
     Keys: ``{prefix}c:{sig}`` counters (HINCRBY), ``{prefix}m:{sig}`` text fields,
-    ``{prefix}sigs`` the set of signatures, ``{prefix}key`` the hashing key (SET NX).
+    ``{prefix}sigs`` the set of signatures, ``{prefix}key`` the hashing key (SET NX);
+    per tool: ``{prefix}t:{tool}`` counters by ``{bucket}:{name}`` (HINCRBY),
+    ``{prefix}tr:{tool}`` latest retrieval times (a sorted set, ``ZADD GT``, trimmed),
+    ``{prefix}tools`` the set of tool names.
     """
 
     def __init__(self, url: str = "redis://127.0.0.1:6379/0", *, prefix: str = "headroom:toin:", client: Any = None):
@@ -180,7 +262,8 @@ class RedisToinBackend:
         self.prefix = prefix
         self._r = client if client is not None else redis.Redis.from_url(url)
 
-    def add(self, deltas: Deltas, meta: dict[str, dict[str, str]]) -> None:
+    def add(self, deltas: Deltas, meta: dict[str, dict[str, str]], tools: ToolDeltas | None = None,
+            recent: Recent | None = None) -> None:
         p = self._r.pipeline(transaction=True)
         for sig, d in deltas.items():
             for k, n in d.items():
@@ -191,6 +274,16 @@ class RedisToinBackend:
             if m:
                 p.hset(f"{self.prefix}m:{sig}", mapping=m)
             p.sadd(f"{self.prefix}sigs", sig)
+        for (tool, bucket), d in (tools or {}).items():
+            for k, n in d.items():
+                if n:
+                    p.hincrby(f"{self.prefix}t:{tool}", f"{bucket}:{k}", n)
+            p.sadd(f"{self.prefix}tools", tool)
+        for tool, times in (recent or {}).items():
+            if times:
+                p.zadd(f"{self.prefix}tr:{tool}", times, gt=True)
+                p.zremrangebyrank(f"{self.prefix}tr:{tool}", 0, -RECENT_KEPT - 1)
+                p.sadd(f"{self.prefix}tools", tool)
         p.execute()
 
     def counts(self, signature: str) -> dict[str, int]:
@@ -204,6 +297,35 @@ class RedisToinBackend:
     def signatures(self) -> list[str]:
         return sorted(_text(s) for s in self._r.smembers(f"{self.prefix}sigs"))
 
+    def _tools(self) -> list[str]:
+        return sorted(_text(t) for t in self._r.smembers(f"{self.prefix}tools"))
+
+    def _tool_rows(self) -> list[tuple[str, dict[str, int]]]:
+        tools = self._tools()
+        p = self._r.pipeline(transaction=False)
+        for t in tools:
+            p.hgetall(f"{self.prefix}t:{t}")
+        return [(t, {_text(k): int(v) for k, v in raw.items()}) for t, raw in zip(tools, p.execute())]
+
+    def tool_counts(self, since_bucket: int) -> dict[str, dict[str, int]]:
+        return _sum_buckets(((t, int(b), k, n) for t, row in self._tool_rows() for bk, n in row.items()
+                             for b, _, k in [bk.partition(":")]), since_bucket)
+
+    def tool_recent(self) -> Recent:
+        tools = self._tools()
+        p = self._r.pipeline(transaction=False)
+        for t in tools:
+            p.zrange(f"{self.prefix}tr:{t}", 0, -1, withscores=True)
+        return {t: {_text(v): float(at) for v, at in rows} for t, rows in zip(tools, p.execute()) if rows}
+
+    def prune_tools(self, before_bucket: int) -> None:
+        p = self._r.pipeline(transaction=False)
+        for t, row in self._tool_rows():
+            old = [bk for bk in row if int(bk.partition(":")[0]) < before_bucket]
+            if old:
+                p.hdel(f"{self.prefix}t:{t}", *old)
+        p.execute()
+
     def key(self) -> bytes:
         k = f"{self.prefix}key"
         self._r.set(k, secrets.token_bytes(32), nx=True)
@@ -215,6 +337,16 @@ class RedisToinBackend:
 
     def close(self) -> None:
         self._r.close()
+
+
+def _sum_buckets(rows: Any, since_bucket: int) -> dict[str, dict[str, int]]:
+    """(tool, bucket, name, n) rows -> tool -> name -> total over buckets >= since_bucket."""
+    out: dict[str, dict[str, int]] = {}
+    for tool, bucket, name, n in rows:
+        if bucket >= since_bucket:
+            row = out.setdefault(tool, {})
+            row[name] = row.get(name, 0) + n
+    return out
 
 
 def _text(v: Any) -> str:

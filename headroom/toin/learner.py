@@ -5,6 +5,11 @@ buffered in memory and written to the backend in one atomic batch every
 ``flush_seconds``; patterns are read back and cached for ``refresh_seconds``, so
 replicas sharing a backend learn from each other at that pace and a request never
 waits on storage beyond one batched write a second.
+
+It also keeps the counts retrieval feedback is computed from (``toin/feedback.py``): per
+tool name and time bucket, outputs compressed, outputs retrieved, retrieval calls and
+proactive expansions, in the same batches, so every worker and replica sharing the
+backend adds to the same per-tool counts.
 """
 
 from __future__ import annotations
@@ -20,7 +25,8 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from .backends import Deltas, ToinBackend
+from ..ccr.store import query_digest
+from .backends import Deltas, Recent, ToinBackend, ToolDeltas
 from .patterns import Pattern, ToinHints, build_pattern, hints_for
 from .signature import Profile, profile
 
@@ -28,7 +34,15 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9_.\-]*")
 _PARTS = re.compile(r"[a-z0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 EXPORT_FORMAT = "headroom-toin/1"
+# Retrievals of an output stored without a tool name are counted under this name.
+UNKNOWN_TOOL = "(unknown)"
+# The feedback window is counted in this many buckets: activity leaves it between
+# (BUCKETS_PER_WINDOW - 1) / BUCKETS_PER_WINDOW and one whole window after it happened.
+BUCKETS_PER_WINDOW = 12
 log = logging.getLogger("headroom.toin")
+
+
+_Batch = tuple[Deltas, dict[str, dict[str, str]], ToolDeltas, Recent]
 
 
 def query_words(text: str) -> set[str]:
@@ -69,21 +83,38 @@ def fields_named(prof: Profile, text: str) -> tuple[set[str], set[str]]:
 
 class Toin:
     def __init__(self, backend: ToinBackend, config: Any, *, max_budget: int = 60,
-                 clock: Callable[[], float] = time.monotonic, max_tracked: int = 20_000):
+                 clock: Callable[[], float] = time.monotonic, max_tracked: int = 20_000,
+                 feedback_window_seconds: float = 6 * 3600, wall_clock: Callable[[], float] = time.time,
+                 flush_timer: bool | None = None):
+        """``clock`` paces flushes and pattern re-reads; ``wall_clock`` dates per-tool
+        activity (a time every process sharing the backend agrees on), which counts for
+        retrieval feedback over the last ``feedback_window_seconds``. ``flush_timer``:
+        write a buffer left behind by the last observations of a burst ``flush_seconds``
+        later (default: only with the real clock; a scripted one replays without it)."""
+        if feedback_window_seconds <= 0:
+            raise ValueError("feedback_window_seconds must be positive")
         self.backend = backend
         self.config = config  # a ToinConfig
         self.max_budget = max_budget
         self.clock = clock
+        self.wall_clock = wall_clock
+        self.feedback_window_seconds = feedback_window_seconds
+        self.bucket_seconds = feedback_window_seconds / BUCKETS_PER_WINDOW
         self._key: bytes | None = None
         self._lock = threading.Lock()
         self._deltas: Deltas = {}
         self._meta: dict[str, dict[str, str]] = {}
+        self._tools: ToolDeltas = {}
+        self._recent: Recent = {}
         self._last_flush = clock()
+        self._flush_timer: threading.Timer | None = None
+        self._use_flush_timer = clock is time.monotonic if flush_timer is None else flush_timer
+        self._pruned_before: int | None = None
         # Batches handed to the writer thread and not yet committed. Reads add them (and
         # the buffer) to what the backend holds, under ``_io``, which a commit also
         # holds: a process always sees all of its own observations, however slow the
         # disk or Redis, and a request never waits for a write.
-        self._inflight: list[tuple[Deltas, dict[str, dict[str, str]]]] = []
+        self._inflight: list[_Batch] = []
         self._io = threading.Lock()
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="headroom-toin")
         self._patterns: dict[str, tuple[float, Pattern]] = {}
@@ -130,7 +161,7 @@ class Toin:
         with self._io:
             counts, meta = self.backend.counts(signature), self.backend.meta(signature)
             with self._lock:
-                for d, m in [*self._inflight, (self._deltas, self._meta)]:
+                for d, m, *_ in [*self._inflight, (self._deltas, self._meta)]:
                     for k, n in d.get(signature, {}).items():
                         counts[k] = counts.get(k, 0) + n
                     meta.update(m.get(signature, {}))
@@ -146,14 +177,47 @@ class Toin:
 
     # -- observations ---------------------------------------------------------------
 
-    def _add(self, sig: str, counts: Iterable[tuple[str, int]]) -> None:
+    def _add(self, sig: str | None, counts: Iterable[tuple[str, int]], *, tool: str | None = None,
+             tool_counts: Iterable[tuple[str, int]] = (), retrieval: str | None = None) -> None:
+        """Buffer increments for ``sig`` and for ``tool`` in the current time bucket;
+        ``retrieval`` (a query digest, "" for none) dates the tool's latest retrieval."""
         with self._lock:
-            row = self._deltas.setdefault(sig, {})
-            for k, n in counts:
-                row[k] = row.get(k, 0) + n
-            due = self.clock() - self._last_flush >= self.config.flush_seconds
+            if sig is not None:
+                row = self._deltas.setdefault(sig, {})
+                for k, n in counts:
+                    row[k] = row.get(k, 0) + n
+            if tool is not None:
+                now = self.wall_clock()
+                row = self._tools.setdefault((tool, self.bucket(now)), {})
+                for k, n in tool_counts:
+                    row[k] = row.get(k, 0) + n
+                if retrieval is not None:
+                    self._recent.setdefault(tool, {})[retrieval] = now
+            waited = self.clock() - self._last_flush
+            due = waited >= self.config.flush_seconds
+            if not due and self._flush_timer is None and self._use_flush_timer:
+                # Written within flush_seconds even when nothing else happens: the last
+                # observations of a burst must reach the other workers too.
+                self._flush_timer = threading.Timer(self.config.flush_seconds - waited, self._timed_flush)
+                self._flush_timer.daemon = True
+                self._flush_timer.start()
         if due:
             self.flush(wait=False)
+
+    def _timed_flush(self) -> None:
+        with self._lock:
+            self._flush_timer = None
+        try:
+            self.flush(wait=False)
+        except RuntimeError:  # closed meanwhile (the writer is shut down): close() flushed
+            pass
+
+    def bucket(self, at: float) -> int:
+        return int(at // self.bucket_seconds)
+
+    def first_bucket(self) -> int:
+        """The oldest bucket still inside the feedback window (whole buckets only)."""
+        return self.bucket(self.wall_clock() - self.feedback_window_seconds) + 1
 
     def _remember(self, od: OrderedDict, key: Any, value: Any = None) -> bool:
         """Add ``key``; False when it was there already. Bounded (oldest forgotten)."""
@@ -169,6 +233,7 @@ class Toin:
     def observe_compression(self, prof: Profile, *, strategy: str | None, items_before: int, items_after: int,
                             lossy: bool, ccr_hash: str | None, query: str = "", steered: bool = False) -> None:
         counts: list[tuple[str, int]] = [("seen", 1)]
+        tool, tool_counts = None, []
         for f in prof.fields.values():
             counts.append((f"f:{f.hash}:m:{f.semantic}", 1))
         if lossy and ccr_hash:
@@ -176,7 +241,8 @@ class Toin:
                        (f"s:{strategy or '?'}:c", 1)]
             if not steered:  # the budget grows from what the compressor keeps on its own
                 counts += [("plain", 1), ("plain_kept", items_after)]
-            self._remember(self._outputs, ccr_hash, (prof, strategy or "?"))
+            if self._remember(self._outputs, ccr_hash, (prof, strategy or "?")) and prof.tool_name:
+                tool, tool_counts = prof.tool_name, [("stored", 1)]  # one output, counted once here
             if query:
                 counts += self._question_counts(ccr_hash, prof, query)
         # The text fields change rarely: written once per signature and tool per process.
@@ -186,7 +252,7 @@ class Toin:
                 meta["fields"] = json.dumps(sorted((f.hash, f.type) for f in prof.fields.values()))
             with self._lock:
                 self._meta.setdefault(prof.signature, {}).update(meta)
-        self._add(prof.signature, counts)
+        self._add(prof.signature, counts, tool=tool, tool_counts=tool_counts)
 
     def _question_counts(self, ccr_hash: str, prof: Profile, question: str) -> list[tuple[str, int]]:
         # The same question over the same output counts once (the router sees it every turn).
@@ -216,15 +282,20 @@ class Toin:
         """``entry`` (a CCR Entry) was retrieved; ``first``: never before, on any replica
         sharing the store (default: its retrieval count is still 0)."""
         meta = entry.meta if isinstance(entry.meta, dict) else {}
+        if first is None:
+            first = entry.retrieval_count == 0
+        # Per tool, every retrieval counts (also of outputs learned under no signature).
+        tool = entry.tool_name or UNKNOWN_TOOL
+        tool_counts = [("events", 1)] + ([("retrieved", 1)] if first else [])
+        retrieval = query_digest(query) or ""
         sig = meta.get("toin")
         if not sig:
+            self._add(None, (), tool=tool, tool_counts=tool_counts, retrieval=retrieval)
             return
         strategy = (meta.get("memo") or {}).get("strategy") or "?"
         counts: list[tuple[str, int]] = [("r_full" if full else "r_query", 1)]
         if not full:
             counts.append(("q_items", returned))
-        if first is None:
-            first = entry.retrieval_count == 0
         if first:
             counts += [("retrieved", 1), (f"s:{strategy}:r", 1)]
         if full and self._remember(self._whole, entry.hash):
@@ -235,7 +306,12 @@ class Toin:
                 named, rare = fields_named(prof, query)
                 named |= self._fields_matched(prof, query, items or [])
                 counts += [(f"f:{h}:q", 1) for h in named] + [(f"f:{h}:rare", 1) for h in rare]
-        self._add(sig, counts)
+        self._add(sig, counts, tool=tool, tool_counts=tool_counts, retrieval=retrieval)
+
+    def observe_expansion(self, tool_name: str | None, ccr_hash: str, items: int) -> None:
+        """The ContextTracker appended ``items`` original items of ``ccr_hash`` before the
+        model asked: shown per tool at /v1/feedback, never counted as a retrieval."""
+        self._add(None, (), tool=tool_name or UNKNOWN_TOOL, tool_counts=[("expansions", 1), ("expanded_items", items)])
 
     @staticmethod
     def _fields_matched(prof: Profile, query: str, items: list[str]) -> set[str]:
@@ -274,10 +350,10 @@ class Toin:
         """Write the buffered increments as one atomic batch; ``wait=False`` leaves the
         write to the writer thread (the request path), unless ``flush_seconds`` is 0."""
         with self._lock:
-            batch = (self._deltas, self._meta)
-            self._deltas, self._meta = {}, {}
+            batch = (self._deltas, self._meta, self._tools, self._recent)
+            self._deltas, self._meta, self._tools, self._recent = {}, {}, {}, {}
             self._last_flush = self.clock()
-            if not (batch[0] or batch[1]):
+            if not any(batch):
                 batch = None
             else:
                 self._inflight.append(batch)
@@ -286,7 +362,7 @@ class Toin:
             if wait or self.config.flush_seconds <= 0:
                 done.result()
 
-    def _write(self, batch: tuple[Deltas, dict[str, dict[str, str]]]) -> None:
+    def _write(self, batch: _Batch) -> None:
         with self._io:
             try:
                 self.backend.add(*batch)
@@ -294,17 +370,46 @@ class Toin:
                 # Keep the counts for the next flush (Redis away, file locked): nothing is lost.
                 log.warning("TOIN write failed; retrying with the next flush", exc_info=True)
                 with self._lock:
-                    for sig, d in batch[0].items():
-                        row = self._deltas.setdefault(sig, {})
-                        for k, n in d.items():
-                            row[k] = row.get(k, 0) + n
+                    for mine, theirs in ((self._deltas, batch[0]), (self._tools, batch[2])):
+                        for key, d in theirs.items():
+                            row = mine.setdefault(key, {})
+                            for k, n in d.items():
+                                row[k] = row.get(k, 0) + n
                     for sig, m in batch[1].items():
                         self._meta.setdefault(sig, {}).update(m)
+                    for tool, times in batch[3].items():
+                        row = self._recent.setdefault(tool, {})
+                        for v, at in times.items():
+                            row[v] = max(at, row.get(v, at))
             finally:
                 with self._lock:
                     self._inflight.remove(batch)
+            self._prune()
+
+    def _prune(self) -> None:
+        """Drop per-tool buckets that left the feedback window (once per new bucket)."""
+        before = self.first_bucket()
+        if before == self._pruned_before:
+            return
+        try:
+            self.backend.prune_tools(before)
+            self._pruned_before = before
+        except Exception:  # the next flush tries again; the reads ignore old buckets anyway
+            log.warning("TOIN pruning of old per-tool counts failed", exc_info=True)
+
+    def tool_activity(self) -> tuple[dict[str, dict[str, int]], Recent]:
+        """Per tool over the feedback window: counter totals (``stored``, ``retrieved``,
+        ``events``, ``expansions``, ``expanded_items``) and the latest retrieval times by
+        query digest ("" for any retrieval). Writes this process's buffer first and
+        reads the backend: for admin routes and background refreshes, not requests."""
+        self.flush()
+        return self.backend.tool_counts(self.first_bucket()), self.backend.tool_recent()
 
     def close(self) -> None:
+        with self._lock:
+            timer, self._flush_timer = self._flush_timer, None
+        if timer is not None:
+            timer.cancel()
         self.flush()
         self._writer.shutdown(wait=True)
         self.backend.close()

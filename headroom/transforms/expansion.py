@@ -13,7 +13,8 @@ to that same message again, so the history renders with the bytes the provider c
 Only the latest question is ever newly expanded, from its own text alone.
 
 Runs after the ContentRouter. Reads originals through ``ctx.store.get`` without recording
-a retrieval (the model did not ask; feedback should not count it).
+a retrieval (the model did not ask; feedback should not count it). Each expansion is
+reported to TOIN (``observe_expansion``), which shows it per tool at ``/v1/feedback``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ import json
 import re
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING
 
 from ..ccr.markers import find_hashes, has_marker
 from ..ccr.store import split_items
@@ -36,10 +36,8 @@ from ..formats.model import (
     is_retrieve_tool,
 )
 from ..query.anchors import extract_anchors
+from ..toin import hooks as toin_hooks
 from .base import TransformContext
-
-if TYPE_CHECKING:
-    from ..ccr.feedback import FeedbackTracker
 
 NAME = "context_tracker"
 HEADER = "[headroom: original items from compressed tool outputs that match your question]"
@@ -53,14 +51,11 @@ class ContextTracker:
         max_items: int = 10,
         max_tokens: int = 1000,
         cache_chars: int = 16_000_000,
-        feedback: FeedbackTracker | None = None,
     ):
         if max_items < 1 or max_tokens < 1:
             raise ValueError("max_items and max_tokens must be at least 1")
         self.max_items = max_items
         self.max_tokens = max_tokens
-        # Expansions are reported here so they show up at /v1/feedback.
-        self.feedback = feedback
         self._originals = _OriginalCache(cache_chars)
         # question key -> the expansion text it got (None: it got none), LRU.
         self._expansions: OrderedDict[str, str | None] = OrderedDict()
@@ -136,8 +131,7 @@ class ContextTracker:
             sections.append(_section(h, block.tool_name, matched, kept, len(hits) - len(kept)))
             items_left -= len(kept)
             tokens_left -= used
-            if self.feedback is not None:
-                self.feedback.record_expansion(block.tool_name, h, len(kept))
+            toin_hooks.observe(ctx.toin, "observe_expansion", block.tool_name, h, len(kept))
             reason = f"{len(kept)} of {len(hits)} matching items added for {', '.join(matched)}"
             ctx.decide(
                 NAME,

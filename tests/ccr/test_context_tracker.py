@@ -399,19 +399,19 @@ def test_original_cache_is_bounded_by_characters():
 
 
 def test_expansions_are_reported_to_feedback():
-    from headroom.ccr.feedback import FeedbackTracker
+    from headroom.config import ToinConfig
+    from headroom.toin import MemoryToinBackend, Toin
+    from headroom.toin.feedback import ToolFeedback
 
     store = CompressionStore()
-    fb = FeedbackTracker(store)
+    cfg = HeadroomConfig(toin=ToinConfig(flush_seconds=0, refresh_seconds=0))
+    toin = Toin(MemoryToinBackend(), cfg.toin)
+    fb = ToolFeedback(toin)
     router = ContentRouter({ContentType.JSON_ARRAY: KeepFirstItems()})
-    p = Pipeline(
-        HeadroomConfig(),
-        store=store,
-        transforms=[router, ContextTracker(feedback=fb)],
-        hints=fb.hints,
-    )
+    p = Pipeline(cfg, store=store, toin=toin, transforms=[router, ContextTracker()], feedback=fb)
     result = p.compress_body(chat("What about ORD-0042 and ORD-0043?"))
     assert fb.tool("list_orders")["expansions"] == 1
     assert fb.tool("list_orders")["expanded_items"] == 2
     assert fb.tool("list_orders")["retrieved"] == 0  # an expansion is not a retrieval
+    assert fb.tool("list_orders")["stored"] == 1
     assert decisions(result, "expanded")

@@ -13,6 +13,7 @@ from headroom.ccr import CompressionStore, SQLiteBackend
 from headroom.ccr.store import query_digest
 from headroom.cli import build_parser
 from headroom.config import CCRConfig
+from headroom.toin import SQLiteToinBackend
 
 REPO = Path(__file__).resolve().parents[2]
 ORIGINAL = json.dumps(
@@ -67,10 +68,15 @@ async def test_mcp_serve_retrieves_from_the_proxys_sqlite_store(tmp_path):
     )
     assert _is_error(invalid) and "invalid hash" in text_of(invalid)
 
-    # The retrievals land in the shared store's log, where feedback reads them.
+    # The retrievals land in the shared store's log, and TOIN's file next to it counts them
+    # for the proxy's per-tool retrieval feedback.
     reopened = CompressionStore(SQLiteBackend(db))
     assert [(e.hash, e.query) for e in reopened.retrievals()] == [(h, None), (h, query_digest("web-17.prod"))]
     reopened.close()
+    toin = SQLiteToinBackend(tmp_path / "ccr.toin.sqlite3")
+    assert toin.tool_counts(0) == {"list_hosts": {"events": 2, "retrieved": 1}}
+    assert set(toin.tool_recent()["list_hosts"]) == {"", query_digest("web-17.prod")}
+    toin.close()
 
 
 @pytest.mark.redis

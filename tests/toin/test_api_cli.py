@@ -59,6 +59,33 @@ def test_toin_routes_when_disabled():
     assert call(app, "/v1/toin/stats").status_code == 501
 
 
+def test_feedback_routes_answer_from_toin_and_501_with_the_reason_when_it_is_off(tmp_path):
+    fast = ToinConfig(flush_seconds=0, refresh_seconds=0)
+    hc = HeadroomConfig(ccr=CCRConfig(backend="sqlite", sqlite_path=str(tmp_path / "ccr.sqlite3")), toin=fast)
+    app = create_app(ProxyConfig(metrics_db=None), hc)
+    state = app.state.headroom
+    assert state.pipeline._hints == state.feedback.hints and state.feedback.toin is state.pipeline.toin
+    r = call(app, "/v1/compress", method="POST", payload=body(json.dumps(orders(200), indent=1), "largest?"))
+    (h,) = r.json()["ccr_hashes"]
+    assert call(app, f"/v1/retrieve/{h}").status_code == 200
+    tool = call(app, "/v1/feedback/list_orders").json()
+    assert (tool["stored"], tool["retrieved"], tool["retrieval_events"]) == (1, 1, 1) and tool["aggressiveness"] < 0.5
+    assert call(app, "/v1/feedback").json()["totals"]["tools"] == 1
+    assert call(app, "/v1/feedback/other").status_code == 404
+    assert call(app, "/v1/feedback", "10.0.0.9").status_code == 403  # admin-gated
+    state.pipeline.toin.close()
+    state.store.close()
+
+    for cfg, why in [(HeadroomConfig(toin=ToinConfig(enabled=False)), "TOIN is disabled"),
+                     (HeadroomConfig(ccr=CCRConfig(feedback_enabled=False), toin=fast), "ccr.feedback_enabled"),
+                     (HeadroomConfig(ccr=CCRConfig(enabled=False), toin=fast), "CCR is disabled")]:
+        off = create_app(ProxyConfig(metrics_db=None), cfg)
+        assert off.state.headroom.pipeline._hints is None  # no hints either
+        for path in ("/v1/feedback", "/v1/feedback/list_orders"):
+            r = call(off, path)
+            assert r.status_code == 501 and why in r.text
+
+
 def test_cli_stats_show_export_import(tmp_path, capsys):
     src = tmp_path / "a.sqlite3"
     learned_sqlite(src).toin.close()

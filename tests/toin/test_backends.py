@@ -38,6 +38,28 @@ def test_add_accumulates_and_meta_overwrites(backend):
     assert backend.counts("nope") == {}
 
 
+def test_tool_counts_add_up_per_window_and_old_buckets_are_pruned(backend):
+    backend.add({}, {}, tools={("grep", 10): {"stored": 2, "events": 1}, ("grep", 12): {"stored": 1},
+                               ("db:query", 12): {"retrieved": 1}})
+    backend.add({}, {}, tools={("grep", 12): {"stored": 4}})
+    assert backend.tool_counts(10) == {"grep": {"stored": 7, "events": 1}, "db:query": {"retrieved": 1}}
+    assert backend.tool_counts(11) == {"grep": {"stored": 5}, "db:query": {"retrieved": 1}}
+    assert backend.signatures() == []  # per-tool rows are not patterns
+    backend.prune_tools(12)
+    assert backend.tool_counts(0) == {"grep": {"stored": 5}, "db:query": {"retrieved": 1}}
+
+
+def test_recent_retrievals_keep_the_latest_time_and_the_newest_rows(backend):
+    from headroom.toin.backends import RECENT_KEPT
+
+    backend.add({}, {}, recent={"grep": {f"q{i}": 100.0 + i for i in range(RECENT_KEPT + 3)}})
+    backend.add({}, {}, recent={"grep": {"q0": 50.0, "q8": 99.0, "": 120.0}, "db": {"x": 1.0}})
+    recent = backend.tool_recent()
+    assert recent["db"] == {"x": 1.0}
+    # q0 at 50 is older than what it had (100); the newest RECENT_KEPT rows stay.
+    assert recent["grep"] == {"": 120.0, "q8": 108.0, "q7": 107.0, "q6": 106.0, "q5": 105.0, "q4": 104.0}
+
+
 def test_key_is_created_once(backend):
     k = backend.key()
     assert len(k) == 32 and backend.key() == k

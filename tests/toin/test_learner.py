@@ -143,14 +143,15 @@ def test_a_failed_write_keeps_its_counts_for_the_next_flush():
     class Flaky(MemoryToinBackend):
         fail = True
 
-        def add(self, deltas, meta):
+        def add(self, deltas, meta, tools=None, recent=None):
             if self.fail:
                 self.fail = False
                 raise ConnectionError("redis away")
-            super().add(deltas, meta)
+            super().add(deltas, meta, tools, recent)
 
     t = make(Flaky())
     prof = compress_n(t, 3)  # flush_seconds=0: each observation is written at once; the first write fails
     assert t.pattern(prof.signature, fresh=True).compressed == 3  # still counted (buffered)
     t.flush()
     assert t.backend.counts(prof.signature)["compressed"] == 3
+    assert t.backend.tool_counts(0)["orders"]["stored"] == 3  # per-tool counts are kept too

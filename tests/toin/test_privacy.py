@@ -44,6 +44,9 @@ def exercise(toin: Toin) -> None:
         if k % 3 == 0:  # some whole retrievals (all of them would make TOIN stop compressing)
             p.store.retrieve(h)
     assert toin.stats()["compressed"] == 7  # it did learn
+    # ... and counted per tool for retrieval feedback (query digests only, never words).
+    counts, recent = toin.tool_activity()
+    assert counts["list_orders"]["stored"] == 7 and len(recent["list_orders"]) > 1
     toin.flush()
 
 
@@ -73,9 +76,9 @@ def test_redis_dump_holds_no_values(redis_url):
     r.save()  # an RDB snapshot in the test server's own folder
     rdb = (Path(r.config_get("dir")["dir"]) / r.config_get("dbfilename")["dbfilename"]).read_bytes()
     # RDB compresses long strings (LZF): scan every key's plain contents as well.
-    plain = b"".join(k + b"".join(f + v for f, v in r.hgetall(k).items()) if r.type(k) == b"hash"
-                     else k + (r.get(k) if r.type(k) == b"string" else b"".join(r.smembers(k)))
-                     for k in r.keys("*"))
+    readers = {b"hash": lambda k: b"".join(f + v for f, v in r.hgetall(k).items()), b"string": r.get,
+               b"set": lambda k: b"".join(r.smembers(k)), b"zset": lambda k: b"".join(r.zrange(k, 0, -1))}
+    plain = b"".join(k + readers[r.type(k)](k) for k in r.keys("*"))
     assert all(k.startswith(b"headroom:toin:") for k in r.keys("*"))
     r.close()
     toin.close()
