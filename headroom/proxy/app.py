@@ -26,6 +26,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from ..ccr.store import StoreError
 from ..config import CCRConfig, HeadroomConfig
 from ..formats import ANTHROPIC, GEMINI, OPENAI_CHAT, OPENAI_RESPONSES
+from ..image.ocr_client import service_health
 from ..pipeline import UNAVAILABLE, Pipeline
 from ..version import __version__
 from .admin_scope import RetrieveScope, retrieve_scope
@@ -246,6 +247,9 @@ def create_app(
         # Inline, not in a worker thread: a few stat() calls, and /health must answer even
         # while compression occupies every worker.
         store_problem = state.store.problem() if state.store is not None else None
+        ocr = service_health()  # the shared OCR process's state file, re-read only when it changes
+        if ocr is not None:
+            (failed if ocr[0] == "degraded" else unavailable)["ocr"] = ocr[1]
         return JSONResponse({"status": "degraded" if failed or store_problem else "ok", "version": __version__,
                              "mode": cfg.mode, "worker": os.getpid(), **({"warm_up_failed": failed} if failed else {}),
                              **({"unavailable": unavailable} if unavailable else {}),

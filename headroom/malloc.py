@@ -1,0 +1,39 @@
+"""glibc allocator controls for long-running processes (the proxy's workers, the OCR service).
+
+Image work (Pillow decode buffers, numpy arrays) runs in worker threads, and glibc gives
+each thread that allocates concurrently an arena of its own (up to 8 per core); freed
+memory stays in those arenas, so RSS keeps the high-water mark of every arena. Capping
+the arenas and trimming after large transient work keeps a worker near its baseline
+(measured in docs/proxy.md, "Memory per worker"). Both are no-ops off glibc.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+from typing import Any
+
+M_ARENA_MAX = -8  # mallopt parameter number, <malloc.h>
+
+
+@functools.lru_cache(maxsize=1)
+def _libc() -> Any:
+    name = ctypes.util.find_library("c")
+    try:
+        lib = ctypes.CDLL(name) if name else None
+    except OSError:
+        return None
+    return lib if lib is not None and hasattr(lib, "malloc_trim") and hasattr(lib, "mallopt") else None
+
+
+def limit_arenas(n: int) -> bool:
+    """At most ``n`` malloc arenas from now on (what ``MALLOC_ARENA_MAX`` sets at start-up)."""
+    lib = _libc()
+    return bool(lib is not None and lib.mallopt(M_ARENA_MAX, n))
+
+
+def trim() -> bool:
+    """Give free heap memory at the top of every arena back to the kernel."""
+    lib = _libc()
+    return bool(lib is not None and lib.malloc_trim(0))
