@@ -56,13 +56,18 @@ class OcrClient:
             return dict(self._status)
 
     def _connect(self) -> socket.socket:
+        """A connection to a live server: one that has greeted us. A connection accepted by
+        a process that is dying (or not yet listening) is retried until it restarted; no
+        image was sent on it, so a request never runs twice."""
         deadline = time.monotonic() + self.restart_wait_s
         while True:
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
+                sock.settimeout(self.timeout_s)
                 sock.connect(self.socket_path)
+                recv_frame(sock)
                 return sock
-            except (FileNotFoundError, ConnectionRefusedError) as exc:
+            except (FileNotFoundError, ConnectionError) as exc:
                 sock.close()
                 state = self.status()
                 if state.get("state") in ("failed", "unavailable", "gone") or time.monotonic() > deadline:
@@ -74,7 +79,6 @@ class OcrClient:
         try:
             sock = self._connect()
             with sock:
-                sock.settimeout(self.timeout_s)
                 send_frame(sock, meta, payload)
                 answer, _ = recv_frame(sock)
         except OcrUnavailable as exc:

@@ -76,6 +76,10 @@ class _Handler(socketserver.BaseRequestHandler):
     def handle(self) -> None:
         sock, server = self.request, self.server
         server.clients.add(peer_pid(sock))
+        try:  # the greeting tells a client it reached a live server before it sends an image
+            send_frame(sock, {"pid": os.getpid()})
+        except OSError:
+            return
         while True:
             try:
                 meta, payload = recv_frame(sock)
