@@ -82,7 +82,26 @@ def get_encoding(name: str):
 
     with _LOCK:
         _install_offline_bpe(name)
-        return tiktoken.get_encoding(name)
+        return _without_rank_dict(tiktoken.get_encoding(name))
+
+
+def _without_rank_dict(enc):
+    """Drop the Python copy of the BPE ranks that tiktoken keeps next to its Rust core.
+
+    The core encodes and decodes alone; the dict (200 000 ``bytes`` keys for o200k) only
+    serves to pickle an encoding that is not in tiktoken's registry, and a registered one,
+    like every encoding loaded here, pickles by name. It costs 24 MB in every process
+    (each proxy worker: docs/proxy.md, "Memory per worker").
+    """
+    import tiktoken.registry
+
+    from .malloc import trim
+
+    if tiktoken.registry.ENCODINGS.get(enc.name) is enc and isinstance(getattr(enc, "_mergeable_ranks", None), dict) \
+            and hasattr(enc, "_core_bpe"):
+        enc._mergeable_ranks = {}
+        trim()  # the file's parse left megabytes of free heap behind
+    return enc
 
 
 def encoding_name_for(model: str | None) -> str:
