@@ -3,8 +3,9 @@
 Image work (Pillow decode buffers, numpy arrays) runs in worker threads, and glibc gives
 each thread that allocates concurrently an arena of its own (up to 8 per core); freed
 memory stays in those arenas, so RSS keeps the high-water mark of every arena. Capping
-the arenas and trimming after large transient work keeps a worker near its baseline
-(measured in docs/proxy.md, "Memory per worker"). Both are no-ops off glibc.
+the arenas, keeping large blocks out of the heap and trimming after large transient work
+keep a worker near its baseline (measured in docs/proxy.md, "Memory per worker"). All are
+no-ops off glibc.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import ctypes.util
 import functools
 from typing import Any
 
-M_ARENA_MAX = -8  # mallopt parameter number, <malloc.h>
+M_MMAP_THRESHOLD, M_ARENA_MAX = -3, -8  # mallopt parameter numbers, <malloc.h>
+# glibc's default start; fixing it also turns off the dynamic threshold (below).
+MMAP_THRESHOLD = 128 * 1024
 
 
 @functools.lru_cache(maxsize=1)
@@ -31,6 +34,18 @@ def limit_arenas(n: int) -> bool:
     """At most ``n`` malloc arenas from now on (what ``MALLOC_ARENA_MAX`` sets at start-up)."""
     lib = _libc()
     return bool(lib is not None and lib.mallopt(M_ARENA_MAX, n))
+
+
+def fix_mmap_threshold(size: int = MMAP_THRESHOLD) -> bool:
+    """Blocks of ``size`` bytes and more always get their own mapping, returned on free.
+
+    By default glibc raises this threshold to the size of each mapped block freed (up to
+    32 MB): after the first decoded image, later decode buffers and pixel arrays land in
+    the heap, where other allocations pin their pages, and ``trim`` cannot give them back
+    (a worker kept +15 MB after its first photo; docs/proxy.md, "Memory per worker").
+    """
+    lib = _libc()
+    return bool(lib is not None and lib.mallopt(M_MMAP_THRESHOLD, size))
 
 
 def trim() -> bool:

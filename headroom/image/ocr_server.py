@@ -53,7 +53,7 @@ class OcrServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         self.served = 0
         self.clients: set[int] = set()
 
-    def ocr(self, meta: dict[str, Any], payload: bytes) -> dict[str, Any]:
+    def ocr(self, meta: dict[str, Any], payload: bytearray) -> dict[str, Any]:
         from PIL import Image
 
         from ..malloc import trim
@@ -113,6 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.reader == DEFAULT_READER and importlib.util.find_spec("rapidocr_onnxruntime") is None:
         print("rapidocr_onnxruntime is not installed (pip install 'headroom[image]')", file=sys.stderr)
         return EXIT_UNAVAILABLE
+    from ..malloc import fix_mmap_threshold
+
+    fix_mmap_threshold()  # the detector's per-image buffers go back to the kernel when freed
     server = OcrServer(args.socket, resolve(args.reader))
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
     print("ready", flush=True)

@@ -26,7 +26,7 @@ def send_frame(sock: socket.socket, meta: dict[str, Any], payload: bytes = b"") 
         sock.sendall(payload)
 
 
-def _recv_exact(sock: socket.socket, n: int) -> bytes:
+def _recv_exact(sock: socket.socket, n: int) -> bytearray:
     buf = bytearray(n)
     view, got = memoryview(buf), 0
     while got < n:
@@ -34,15 +34,15 @@ def _recv_exact(sock: socket.socket, n: int) -> bytes:
         if not k:
             raise ConnectionError("the other side closed the connection")
         got += k
-    return bytes(buf)
+    return buf  # not copied again: json.loads and Image.frombytes take a bytearray
 
 
-def recv_frame(sock: socket.socket) -> tuple[dict[str, Any], bytes]:
+def recv_frame(sock: socket.socket) -> tuple[dict[str, Any], bytearray]:
     head_len, payload_len = HEADER.unpack(_recv_exact(sock, HEADER.size))
     if head_len > 1 << 20 or payload_len > MAX_PAYLOAD:
         raise ConnectionError(f"frame too large ({head_len} + {payload_len} bytes): not an OCR frame")
     meta = json.loads(_recv_exact(sock, head_len))
-    return meta, _recv_exact(sock, payload_len) if payload_len else b""
+    return meta, _recv_exact(sock, payload_len) if payload_len else bytearray()
 
 
 def encode_result(result: Any) -> dict[str, Any]:

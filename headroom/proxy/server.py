@@ -9,7 +9,7 @@ import signal
 import sys
 
 from ..config import HeadroomConfig
-from ..malloc import limit_arenas
+from ..malloc import fix_mmap_threshold, limit_arenas
 from .config import ProxyConfig
 
 MALLOC_ARENAS = 2
@@ -23,11 +23,14 @@ def setup_process(proxy_config: ProxyConfig) -> None:
         if hasattr(signal, "SIGUSR1"):  # `kill -USR1 <pid>` prints every thread's stack (a hang)
             faulthandler.register(signal.SIGUSR1, file=sys.__stderr__, all_threads=True)
     level = proxy_config.log_level.upper()
-    # Fewer malloc arenas: image work in threads otherwise leaves each thread's arena at
-    # its high-water mark (docs/proxy.md, "Memory per worker"). An explicit
-    # MALLOC_ARENA_MAX (read by glibc at start-up) wins.
+    # Fewer malloc arenas, large blocks mapped apart: image work in threads otherwise
+    # leaves each thread's arena at its high-water mark (docs/proxy.md, "Memory per
+    # worker"). Explicit MALLOC_ARENA_MAX / MALLOC_MMAP_THRESHOLD_ (read by glibc at
+    # start-up) win.
     if "MALLOC_ARENA_MAX" not in os.environ:
         limit_arenas(MALLOC_ARENAS)
+    if "MALLOC_MMAP_THRESHOLD_" not in os.environ:
+        fix_mmap_threshold()
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # httpx logs every upstream URL at INFO; keep that for debugging only.
     logging.getLogger("httpx").setLevel(logging.DEBUG if level == "DEBUG" else logging.WARNING)

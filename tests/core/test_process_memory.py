@@ -1,5 +1,6 @@
 """What keeps a proxy worker small (docs/proxy.md, "Memory per worker"): tiktoken's
-Python copy of the BPE ranks is dropped, glibc arenas are capped and trimmed."""
+Python copy of the BPE ranks is dropped; glibc arenas are capped and trimmed, and large
+blocks keep their own mappings."""
 
 from __future__ import annotations
 
@@ -55,3 +56,36 @@ def rss_anon_kb() -> int:
             if line.startswith("RssAnon:"):
                 return int(line.split()[1])
     raise AssertionError("no RssAnon")
+
+
+HEAP_PROBE = """
+import sys
+from headroom.malloc import fix_mmap_threshold
+from tests.core.test_process_memory import rss_anon_kb
+if sys.argv[1] == "fixed":
+    assert fix_mmap_threshold()
+big = bytearray(4 * 1024 * 1024)
+del big  # one large block mapped and freed: glibc raises its threshold to 4 MB
+blocks = [bytearray(512 * 1024) for _ in range(64)]  # 32 MB, like decode buffers
+last = blocks.pop()
+before = rss_anon_kb()
+del blocks
+print(before - rss_anon_kb())
+"""
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc allocator controls")
+def test_a_fixed_mmap_threshold_gives_large_blocks_back_on_free():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+
+    def returned_kb(mode: str) -> int:
+        out = subprocess.run([sys.executable, "-c", HEAP_PROBE, mode], check=True, capture_output=True, text=True,
+                             cwd=root, env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
+        return int(out.stdout.strip())
+
+    assert returned_kb("fixed") > 24 * 1024  # each block had its own mapping
+    assert returned_kb("default") < 8 * 1024  # in the heap: kept until a trim
