@@ -64,9 +64,9 @@ from headroom.malloc import fix_mmap_threshold
 from tests.core.test_process_memory import rss_anon_kb
 if sys.argv[1] == "fixed":
     assert fix_mmap_threshold()
-big = bytearray(4 * 1024 * 1024)
-del big  # one large block mapped and freed: glibc raises its threshold to 4 MB
-blocks = [bytearray(512 * 1024) for _ in range(64)]  # 32 MB, like decode buffers
+big = bytearray(8 * 1024 * 1024)
+del big  # one large block mapped and freed: glibc raises its threshold to 8 MB
+blocks = [bytearray(2 * 1024 * 1024) for _ in range(16)]  # 32 MB, like decode buffers
 last = blocks.pop()
 before = rss_anon_kb()
 del blocks
