@@ -14,6 +14,7 @@ import argparse
 import importlib
 import importlib.util
 import os
+import shutil
 import socket
 import socketserver
 import struct
@@ -97,11 +98,13 @@ class _Handler(socketserver.BaseRequestHandler):
                 return
 
 
-def _exit_with_parent(parent: int) -> None:
-    """The proxy may die without stopping us (SIGKILL): then we go too."""
+def _exit_with_parent(parent: int, directory: str) -> None:
+    """The proxy may end without stopping us (SIGKILL; uvicorn re-raising SIGTERM in a
+    single process once it drained): then we go too, with our private directory."""
     while True:
         time.sleep(1.0)
         if os.getppid() != parent:
+            shutil.rmtree(directory, ignore_errors=True)
             os._exit(0)
 
 
@@ -117,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
 
     fix_mmap_threshold()  # the detector's per-image buffers go back to the kernel when freed
     server = OcrServer(args.socket, resolve(args.reader))
-    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(), os.path.dirname(os.path.abspath(args.socket))),
+                     daemon=True).start()
     print("ready", flush=True)
     server.serve_forever()
     return 0
