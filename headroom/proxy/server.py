@@ -10,6 +10,7 @@ import sys
 
 from ..config import HeadroomConfig
 from ..malloc import fix_mmap_threshold, limit_arenas
+from ..tokens import drop_rank_dicts
 from .config import ProxyConfig
 
 MALLOC_ARENAS = 2
@@ -31,6 +32,7 @@ def setup_process(proxy_config: ProxyConfig) -> None:
         limit_arenas(MALLOC_ARENAS)
     if "MALLOC_MMAP_THRESHOLD_" not in os.environ:
         fix_mmap_threshold()
+    drop_rank_dicts()  # tiktoken's Python copy of its ranks: 24 MB a worker, unused here
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # httpx logs every upstream URL at INFO; keep that for debugging only.
     logging.getLogger("httpx").setLevel(logging.DEBUG if level == "DEBUG" else logging.WARNING)

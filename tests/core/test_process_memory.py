@@ -4,6 +4,7 @@ blocks keep their own mappings."""
 
 from __future__ import annotations
 
+import os
 import pickle
 import platform
 from importlib import metadata
@@ -11,7 +12,7 @@ from importlib import metadata
 import pytest
 
 from headroom.malloc import limit_arenas, trim
-from headroom.tokens import get_encoding
+from headroom.tokens import drop_rank_dicts, get_encoding
 
 
 def real_text() -> str:
@@ -24,6 +25,7 @@ def test_encoding_without_its_rank_dict_encodes_like_a_full_one(name):
     import tiktoken
     from tiktoken_ext.openai_public import ENCODING_CONSTRUCTORS
 
+    drop_rank_dicts()  # what every proxy process does at start-up
     enc = get_encoding(name)
     assert enc._mergeable_ranks == {}  # the 24 MB Python copy is gone
     full = tiktoken.Encoding(**ENCODING_CONSTRUCTORS[name]())  # built from the same file, dict kept
@@ -34,6 +36,19 @@ def test_encoding_without_its_rank_dict_encodes_like_a_full_one(name):
     assert list(enc.encode_to_numpy(text, disallowed_special=())) == ids
     # A registered encoding pickles by name, so pickling never needed the dict.
     assert pickle.loads(pickle.dumps(enc)).encode(text, disallowed_special=()) == ids
+
+
+def test_a_library_user_keeps_the_rank_dict():
+    """Outside the proxy the dict stays: user code may extend an encoding from it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = "from headroom.tokens import get_encoding; print(len(get_encoding('o200k_base')._mergeable_ranks))"
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, cwd=root,
+                         env={**os.environ, "PYTHONPATH": str(root)})
+    assert int(out.stdout) > 190_000
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc allocator controls")
