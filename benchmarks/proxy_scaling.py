@@ -82,13 +82,29 @@ def start_fake(port: int, workers: int, workdir: str) -> subprocess.Popen:
                             stderr=subprocess.STDOUT, env={**os.environ, "PYTHONPATH": f"{ROOT}:{workdir}"})
 
 
+# --proxy-cpus: the proxy's processes run on these CPUs, the generator and fake on the rest.
+PROXY_CPUS: set[int] | None = None
+
+
+def cpu_list(text: str) -> set[int]:
+    """ "1" / "0,2" / "8-15" -> a set of CPU numbers (taskset's list syntax)."""
+    cpus: set[int] = set()
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        cpus.update(range(int(lo), int(hi or lo) + 1))
+    return cpus
+
+
 def start_proxy(port: int, upstream: str, workdir: str, workers: int) -> subprocess.Popen:
     cmd = [sys.executable, "-m", "headroom", "proxy", "--port", str(port), "--workers", str(workers),
            "--openai-api-url", upstream, "--anthropic-api-url", upstream,
            "--ccr-path", os.path.join(workdir, "ccr.sqlite3"), "--metrics-db", os.path.join(workdir, "metrics.db"),
            "--log-level", "warning", "--compression-timeout", "30"]
-    return subprocess.Popen(cmd, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+    proc = subprocess.Popen(cmd, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
                             env={**os.environ, "PYTHONPATH": str(ROOT)}, start_new_session=True)
+    if PROXY_CPUS:  # set before the interpreter is up, so its workers inherit it
+        os.sched_setaffinity(proc.pid, PROXY_CPUS)
+    return proc
 
 
 def wait_up(url: str, proc: subprocess.Popen, path: str, pids: int = 1, timeout: float = 600) -> None:
@@ -275,7 +291,18 @@ def main() -> None:
     ap.add_argument("--latency-ms", type=float, default=50.0, help="the fake provider's answer delay")
     ap.add_argument("--rows", type=int, default=300, help="rows (JSON) or lines (logs) per tool output")
     ap.add_argument("--json", default=None, help="write the results here too")
+    ap.add_argument("--proxy-cpus", default=None,
+                    help="run the proxy on these CPUs (e.g. 1 or 8-15) and the generator and fake on the others, "
+                         "so they do not take the proxy's cores")
     args = ap.parse_args()
+    if args.proxy_cpus:
+        global PROXY_CPUS
+        PROXY_CPUS = cpu_list(args.proxy_cpus)
+        rest = set(os.sched_getaffinity(0)) - PROXY_CPUS
+        if not rest:
+            raise SystemExit("--proxy-cpus leaves no CPU for the load generator and the fake provider")
+        os.sched_setaffinity(0, rest)  # inherited by the generator and fake processes started from here
+        cores = len(PROXY_CPUS)
     levels = [int(x) for x in args.workers.split(",")] if args.workers else \
         [n for n in (1, 2, 4, 8, 16, 32, 64, 128) if n <= cores]
     latency_s = args.latency_ms / 1000

@@ -82,7 +82,44 @@ def get_encoding(name: str):
 
     with _LOCK:
         _install_offline_bpe(name)
-        return tiktoken.get_encoding(name)
+        enc = tiktoken.get_encoding(name)
+        return _without_rank_dict(enc) if _DROP_RANK_DICTS else enc
+
+
+_DROP_RANK_DICTS = False
+
+
+def drop_rank_dicts() -> None:
+    """In this process, drop the Python copy of the BPE ranks that tiktoken keeps next to
+    its Rust core, for the encodings loaded and those loaded later.
+
+    The core encodes and decodes alone; the dict (200 000 ``bytes`` keys for o200k) serves
+    to pickle an encoding that is not in tiktoken's registry (a registered one, like every
+    encoding loaded here, pickles by name) and to build an extended encoding from
+    (``mergeable_ranks=enc._mergeable_ranks``). It costs 24 MB per process. Only processes
+    headroom owns call this (each proxy worker: docs/proxy.md, "Memory per worker"); in a
+    library user's process the dict stays, in case their code extends an encoding.
+    """
+    import sys
+
+    global _DROP_RANK_DICTS
+    _DROP_RANK_DICTS = True
+    registry = sys.modules.get("tiktoken.registry")
+    if registry is not None:
+        for enc in list(registry.ENCODINGS.values()):
+            _without_rank_dict(enc)
+
+
+def _without_rank_dict(enc):
+    import tiktoken.registry
+
+    from .malloc import trim
+
+    if tiktoken.registry.ENCODINGS.get(enc.name) is enc and isinstance(getattr(enc, "_mergeable_ranks", None), dict) \
+            and enc._mergeable_ranks and hasattr(enc, "_core_bpe"):
+        enc._mergeable_ranks = {}
+        trim()  # the file's parse left megabytes of free heap behind
+    return enc
 
 
 def encoding_name_for(model: str | None) -> str:

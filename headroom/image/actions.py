@@ -158,8 +158,10 @@ def compress_image(
             return _kept(f"no text detected ({signals.source}): image never sent to OCR", before, size)
         if not signals.text_dominant:
             return _kept("image has more than text (chart, drawing, scene): OCR would lose it", before, size)
-        if ocr is None:
-            from .ocr import read_text as ocr
+        if ocr is None:  # the proxy's shared OCR process when it runs one, else this process
+            from .ocr_client import default_reader
+
+            ocr = default_reader()
         result = ocr(img)
         text = result.text.strip()
         if not text:

@@ -29,6 +29,7 @@ from ..config import HeadroomConfig
 from ..formats import adapter, provider_of
 from ..formats._parts import make_data_url
 from ..formats.model import Block, BlockKind, Conversation, ImageData, content_hash
+from ..malloc import trim
 from ..transforms.base import TransformContext
 from ..transforms.protect import tool_output_reason
 from .actions import Outcome, compress_image, compress_remote
@@ -161,6 +162,9 @@ class ImageTransform:
         if technique == "preserve" or not image.data:
             return self._compute(image, query, technique, provider, ctx)  # no pixel work
         future = _POOL.submit(self._compute, image, query, technique, provider, ctx)
+        # Decode buffers and pixel arrays are freed by now, but glibc keeps the pages:
+        # give them back, or every worker stays at its largest image (docs/proxy.md).
+        future.add_done_callback(lambda _: trim())
         try:
             return future.result(timeout=self._cfg.timeout_ms / 1000)
         except FutureTimeout:

@@ -249,9 +249,12 @@ def create_app(
     async def health() -> Response:
         failed = {k: v for k, v in state.warm_up.items() if v != "ok" and not v.startswith(UNAVAILABLE)}
         unavailable = {k: v for k, v in state.warm_up.items() if v.startswith(UNAVAILABLE)}
-        # Inline, not in a worker thread: a few stat() calls, and /health must answer even
-        # while compression occupies every worker.
-        store_problem = state.store.problem() if state.store is not None else None
+        # No system call here (headroom/proxy/health.py): /health must answer at once
+        # even while compression holds the GIL and occupies every thread.
+        store_problem = state.health.current_store_problem()
+        if state.health.ocr is not None:  # the shared OCR process cannot serve
+            kind, why = state.health.ocr
+            (failed if kind == "degraded" else unavailable)["ocr"] = why
         return JSONResponse({"status": "degraded" if failed or store_problem else "ok", "version": __version__,
                              "mode": cfg.mode, "worker": os.getpid(), **({"warm_up_failed": failed} if failed else {}),
                              **({"unavailable": unavailable} if unavailable else {}),

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import faulthandler
 import logging
+import os
 import signal
 import sys
 
 from ..config import HeadroomConfig
+from ..malloc import fix_mmap_threshold, limit_arenas
+from ..tokens import drop_rank_dicts
 from .config import ProxyConfig
+
+MALLOC_ARENAS = 2
 
 
 def setup_process(proxy_config: ProxyConfig) -> None:
@@ -19,6 +24,15 @@ def setup_process(proxy_config: ProxyConfig) -> None:
         if hasattr(signal, "SIGUSR1"):  # `kill -USR1 <pid>` prints every thread's stack (a hang)
             faulthandler.register(signal.SIGUSR1, file=sys.__stderr__, all_threads=True)
     level = proxy_config.log_level.upper()
+    # Fewer malloc arenas, large blocks mapped apart: image work in threads otherwise
+    # leaves each thread's arena at its high-water mark (docs/proxy.md, "Memory per
+    # worker"). Explicit MALLOC_ARENA_MAX / MALLOC_MMAP_THRESHOLD_ (read by glibc at
+    # start-up) win.
+    if "MALLOC_ARENA_MAX" not in os.environ:
+        limit_arenas(MALLOC_ARENAS)
+    if "MALLOC_MMAP_THRESHOLD_" not in os.environ:
+        fix_mmap_threshold()
+    drop_rank_dicts()  # tiktoken's Python copy of its ranks: 24 MB a worker, unused here
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # httpx logs every upstream URL at INFO; keep that for debugging only.
     logging.getLogger("httpx").setLevel(logging.DEBUG if level == "DEBUG" else logging.WARNING)
@@ -27,6 +41,7 @@ def setup_process(proxy_config: ProxyConfig) -> None:
 def serve(proxy_config: ProxyConfig, headroom_config: HeadroomConfig | None = None) -> None:
     import uvicorn
 
+    from ..image.ocr_service import for_proxy
     from .app import create_app, default_headroom_config
 
     setup_process(proxy_config)
@@ -34,9 +49,15 @@ def serve(proxy_config: ProxyConfig, headroom_config: HeadroomConfig | None = No
                "access_log": proxy_config.log_level == "debug", "server_header": False,
                # In-flight requests and streams finish before the process exits.
                "timeout_graceful_shutdown": proxy_config.drain_timeout_s}
-    if proxy_config.workers > 1:
-        from .workers import serve_workers
+    headroom_config = headroom_config or default_headroom_config()
+    ocr = for_proxy(headroom_config)  # one OCR process for the whole proxy (docs/proxy.md)
+    try:
+        if proxy_config.workers > 1:
+            from .workers import serve_workers
 
-        serve_workers(proxy_config, headroom_config or default_headroom_config(), options)
-        return
-    uvicorn.run(create_app(proxy_config, headroom_config), **options)
+            serve_workers(proxy_config, headroom_config, options)
+            return
+        uvicorn.run(create_app(proxy_config, headroom_config), **options)
+    finally:
+        if ocr is not None:
+            ocr.stop()

@@ -18,6 +18,7 @@ from .config import ProxyConfig
 from .stats import ProxyStats
 
 log = logging.getLogger("headroom.proxy")
+COMPRESS_THREADS = 2
 
 
 @dataclass
@@ -32,16 +33,24 @@ class ProxyState:
     feedback_error: str | None = None
     # Pipeline.warm_up()'s report: stage -> "ok" or why its models did not load.
     warm_up: dict[str, str] = field(default_factory=dict)
-    # Request compression runs here, apart from the loop's default executor.
+    # Request compression runs here, apart from the loop's default executor. Two threads:
+    # compression holds the GIL, so more of them add no throughput, only more threads
+    # for the event loop to win the GIL back from after each system call (/health p99
+    # under load halved against four; docs/proxy.md, "/health under load").
     compress_pool: ThreadPoolExecutor = field(
-        default_factory=lambda: ThreadPoolExecutor(4, thread_name_prefix="headroom-request"))
+        default_factory=lambda: ThreadPoolExecutor(COMPRESS_THREADS, thread_name_prefix="headroom-request"))
     # One writer thread keeps metrics rows in order and SQLite off the event loop.
     _writer: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, thread_name_prefix="headroom-metrics"))
 
     # Publishes this worker's counters for the others when several serve one port.
     publisher: Any = None
+    # The store's files and the OCR service, checked off the event loop for /health.
+    health: Any = None
 
     def __post_init__(self) -> None:
+        from .health import HealthChecks
+
+        self.health = HealthChecks(self.pipeline.store)
         if self.config.stats_dir:
             from .shared_stats import StatsPublisher
 
@@ -83,6 +92,7 @@ class ProxyState:
         self._writer.submit(write)
 
     def close(self) -> None:
+        self.health.close()
         if self.publisher is not None:
             self.publisher.close()
         self.compress_pool.shutdown(wait=False, cancel_futures=True)

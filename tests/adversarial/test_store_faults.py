@@ -7,6 +7,7 @@ import json
 import os
 import sqlite3
 import stat
+import time
 
 import httpx
 import pytest
@@ -96,7 +97,10 @@ def test_f5_a_deleted_store_file_is_reported(fake, start_proxy, tmp_path):
     url, _ = start_proxy(pipeline=make_pipeline_with(CompressionStore(SQLiteBackend(db))))
     assert httpx.get(f"{url}/health", timeout=5).json()["status"] == "ok"
     os.remove(db)
-    health = httpx.get(f"{url}/health", timeout=5).json()
+    # The files are checked off the event loop every 0.25 s (headroom/proxy/health.py).
+    deadline = time.monotonic() + 5
+    while (health := httpx.get(f"{url}/health", timeout=5).json())["status"] == "ok" and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert health["status"] == "degraded" and "deleted" in health["ccr_store"]
 
 
