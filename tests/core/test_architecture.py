@@ -11,6 +11,7 @@ ROOT = Path(__file__).resolve().parents[2] / "headroom"
 
 # Lowest first. Units of one layer do not import each other; imports go strictly down.
 LAYERS: list[set[str]] = [
+    {"malloc"},  # the allocator's controls (ctypes only): tokens trims after loading a BPE
     {"modes", "config", "tokens", "formats", "query", "version", "py.typed", "sqlite_files"},  # data and vocabulary, file opening
     {"token_accounting"},  # a conversation's token counts (formats' blocks, tokens' counter)
     {"ml", "providers", "metrics", "cache"},  # model loading, prices, metric rows, provider caches
