@@ -178,3 +178,21 @@ def test_gguf_forget_processes_the_whole_prompt_and_answers_do_not_depend_on_the
     again = reused.complete(second)
     assert again["timings"]["cache_n"] + again["timings"]["prompt_n"] == again["usage"]["prompt_tokens"]
     assert again["timings"]["cache_n"] > 0
+
+
+@pytest.mark.skipif(not GGUF or not Path(GGUF).is_file(), reason="set HEADROOM_TEST_GGUF to a small .gguf instruct model")
+def test_a_gguf_reader_on_the_cpu_is_a_pool_sharing_the_usable_cores():
+    pytest.importorskip("xllamacpp")
+    from headroom.eval.reader import GGUFReader, load_reader
+    from headroom.eval.reader_pool import usable_cores
+
+    pool = load_reader(GGUF, "cpu", workers=2)
+    try:
+        readers = members(pool)
+        assert all(isinstance(r, GGUFReader) for r in readers)
+        assert len(readers) == min(2, usable_cores()) and sum(r.threads for r in readers) <= usable_cores()
+    finally:
+        pool.close()
+    single = load_reader(GGUF, "cpu", workers=1)
+    assert isinstance(single, GGUFReader) and single.threads == usable_cores()
+    single.close()
