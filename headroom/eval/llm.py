@@ -275,7 +275,8 @@ def run_llm(
     bar = _progress_bar(len(work), "llm", progress)
     readers = members(llm)
     try:
-        per_question = map_on_readers(work, readers, ask_one, on_done=bar.update if bar else None)
+        per_question = map_on_readers(work, readers, ask_one, on_done=bar.update if bar else None,
+                                      cost=_question_cost)
     finally:
         if bar:
             bar.close()
@@ -313,6 +314,14 @@ def reader_work(scenarios: list[Scenario], limit: int | None = None) -> list[tup
             taken[s.family] = taken.get(s.family, 0) + 1
             out.append((s, p))
     return out
+
+
+def _question_cost(item: tuple[Scenario, Probe]) -> float:
+    """What asking a question costs a reader, roughly: the characters of its tool outputs,
+    capped where a prompt stops fitting a small reader (longer originals are refused after
+    tokenizing, but their compressed arms are long too)."""
+    s, _ = item
+    return min(sum(len(o) for o in s.tool_outputs()), 40_000)
 
 
 def _ask_probe(s: Scenario, probe: Probe, options: LLMOptions, llm: Any, proxy: ChatEndpoint | None,

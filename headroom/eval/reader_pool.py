@@ -68,10 +68,13 @@ def members(endpoint: Any) -> list[Any]:
 
 
 def map_on_readers(items: Iterable[T], readers: list[Any], fn: Callable[[T, Any], R],
-                   on_done: Callable[[], None] | None = None) -> list[R]:
+                   on_done: Callable[[], None] | None = None,
+                   cost: Callable[[T], float] | None = None) -> list[R]:
     """``[fn(item, reader) for item in items]`` with the items shared out among ``readers``
-    (each reader busy with one item at a time), results in the items' order. With one
-    reader it is a plain loop on the calling thread."""
+    (each reader busy with one item at a time), results in the items' order. ``cost``
+    (an estimate) starts the dearest items first, so no reader is left with a long one
+    while the others idle at the end. With one reader it is a plain loop on the calling
+    thread, in the items' order."""
     items = list(items)
     if len(readers) == 1:
         out = []
@@ -96,5 +99,9 @@ def map_on_readers(items: Iterable[T], readers: list[Any], fn: Callable[[T, Any]
             if on_done:
                 on_done()
 
+    order = sorted(range(len(items)), key=lambda i: -cost(items[i])) if cost else list(range(len(items)))
+    out: list[Any] = [None] * len(items)
     with ThreadPoolExecutor(max_workers=len(readers), thread_name_prefix="reader") as ex:
-        return list(ex.map(one, items))
+        for i, result in zip(order, ex.map(one, [items[i] for i in order])):
+            out[i] = result
+    return out

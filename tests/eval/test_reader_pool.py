@@ -196,3 +196,26 @@ def test_a_gguf_reader_on_the_cpu_is_a_pool_sharing_the_usable_cores():
     single = load_reader(GGUF, "cpu", workers=1)
     assert isinstance(single, GGUFReader) and single.threads == usable_cores()
     single.close()
+
+
+def test_dearest_items_start_first_and_results_keep_the_items_order():
+    started = []
+    lock = threading.Lock()
+    both_busy = threading.Barrier(2)  # neither of the first two finishes before both started
+
+    def fn(item, reader):
+        with lock:
+            started.append(item)
+            first_two = len(started) <= 2
+        if first_two:
+            both_busy.wait(timeout=10)
+        return item * 10
+
+    items = [3, 9, 1, 7, 5]
+    out = map_on_readers(items, ["a", "b"], fn, cost=lambda x: x)
+    assert out == [30, 90, 10, 70, 50]
+    assert set(started[:2]) == {9, 7}  # the two readers took the two dearest first
+    # One reader keeps the suite's order (a plain loop).
+    started.clear()
+    map_on_readers(items, ["a"], lambda item, reader: started.append(item), cost=lambda x: x)
+    assert started == items
