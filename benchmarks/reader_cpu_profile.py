@@ -44,7 +44,7 @@ class Timed:
         self.name = getattr(inner, "name", "reader")
 
     def forget(self) -> None:
-        self.inner.forget()
+        getattr(self.inner, "forget", lambda: None)()
 
     def complete(self, body):
         t = time.time()
