@@ -40,6 +40,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                           "transformers directory; runs on --device (cpu or cuda)")
     llm.add_argument("--reader-context", type=int, help="reader context window in tokens (default: the model's; "
                                                         "8192 for GGUF); longer prompts are scored misses")
+    llm.add_argument("--reader-workers", type=int, metavar="N",
+                     help="GGUF reader on the CPU: N single-model copies sharing the usable cores, each asked whole "
+                          "questions (default: one single-thread copy per core, at most 4)")
     llm.add_argument("--llm-base-url", help="e.g. http://127.0.0.1:8000/v1")
     llm.add_argument("--llm-model", help="model name to send")
     llm.add_argument("--llm-api-key-env", default=None,
@@ -115,7 +118,8 @@ def _run_reader(args: argparse.Namespace, scenarios: list, config, device: str) 
 
         from ..eval.reader import load_reader
 
-        endpoint = load_reader(args.reader, device, context=args.reader_context, verbose=args.verbose)
+        endpoint = load_reader(args.reader, device, context=args.reader_context, verbose=args.verbose,
+                               workers=args.reader_workers)
         lo = LLMOptions(f"local:{args.reader}", args.llm_model or Path(args.reader).name, None, **common)
         return run_llm(scenarios, lo, config=config, endpoint=endpoint, progress=not args.quiet, limit=args.limit)
     if not args.llm_model:

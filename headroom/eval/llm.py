@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -39,6 +40,7 @@ from ..modes import OPTIMIZE, PASSTHROUGH
 from ..transforms.router import CompressionMemo
 from .compression import PipelineFactory, default_pipeline_factory
 from .configs import with_context_budget
+from .reader_pool import map_on_readers, members
 from .scenarios import Probe, Scenario
 from .scoring import bootstrap_delta, contains, exact_match, fact_recall, token_f1
 
@@ -241,31 +243,47 @@ def run_llm(
     """Ask every probe in every arm; return the ``llm`` section of a results document.
 
     ``endpoint`` (anything with ``complete(body)`` and ``close()``, e.g. a local reader)
-    replaces the HTTP endpoint at ``options.base_url``; ``limit`` asks at most that many
-    questions per family (the first ones, in suite order)."""
+    replaces the HTTP endpoint at ``options.base_url``; a pool of readers
+    (:class:`~headroom.eval.reader_pool.ReaderPool`) is asked whole questions side by side,
+    the results in suite order. ``limit`` asks at most that many questions per family
+    (the first ones, in suite order)."""
     config = loop_config(config or HeadroomConfig(), options)
     for s in scenarios:  # as in the compression runner: a fact outside the outputs proves nothing
         s.check_evidence_placement()
     store = CompressionStore(max_entries=1_000_000, ttl_seconds=config.ccr.store_ttl_seconds)
     cores: dict[int | None, ExchangeCore] = {}
 
+    cores_lock = threading.Lock()
+
     def core_for(budget: int | None) -> ExchangeCore:
-        if budget not in cores:
-            cores[budget] = ExchangeCore(pipeline_factory(with_context_budget(config, budget), store))
-        return cores[budget]
+        with cores_lock:
+            if budget not in cores:
+                cores[budget] = ExchangeCore(pipeline_factory(with_context_budget(config, budget), store))
+            return cores[budget]
 
     llm = endpoint or ChatEndpoint(options.base_url, options.api_key, options.timeout_s, transport)
     proxy = ChatEndpoint(options.proxy_url, options.api_key, options.timeout_s, proxy_transport) if options.proxy_url else None
     started = time.time()
-    cases: list[dict[str, Any]] = []
     work = reader_work(scenarios, limit)
+    # Compression shares one pipeline (its memo is reset per question): one question at a time.
+    compressing = threading.Lock()
+
+    def ask_one(item: tuple[Scenario, Probe], reader: Any) -> list[dict[str, Any]]:
+        s, probe = item
+        return _ask_probe(s, probe, options, reader, proxy, core_for(s.context_budget), compressing)
+
+    bar = _progress_bar(len(work), "llm", progress)
+    readers = members(llm)
     try:
-        for s, probe in _progress(work, "llm", progress):
-            cases.extend(_ask_probe(s, probe, options, llm, proxy, core_for(s.context_budget)))
+        per_question = map_on_readers(work, readers, ask_one, on_done=bar.update if bar else None,
+                                      cost=_question_cost)
     finally:
+        if bar:
+            bar.close()
         llm.close()
         if proxy:
             proxy.close()
+    cases = [row for rows in per_question for row in rows]
     arms = summarize_arms(cases, options)
     original = arms.get("original", {}).get("contains", 0.0)
     return {
@@ -273,6 +291,9 @@ def run_llm(
         "base_url": options.base_url,
         "proxy_url": options.proxy_url,
         "duration_s": round(time.time() - started, 2),
+        "readers": len(readers),
+        # llama.cpp's answers at temperature 0 depend on its thread count: recorded with them.
+        "reader_threads": getattr(readers[0], "threads", None),
         # Read first: the deltas below mean something only when the reader is competent.
         "original_accuracy": original,
         "competence_floor": options.competence_floor,
@@ -295,8 +316,20 @@ def reader_work(scenarios: list[Scenario], limit: int | None = None) -> list[tup
     return out
 
 
+def _question_cost(item: tuple[Scenario, Probe]) -> float:
+    """What asking a question costs a reader, roughly: the characters of its tool outputs,
+    capped where a prompt stops fitting a small reader (longer originals are refused after
+    tokenizing, but their compressed arms are long too)."""
+    s, _ = item
+    return min(sum(len(o) for o in s.tool_outputs()), 40_000)
+
+
 def _ask_probe(s: Scenario, probe: Probe, options: LLMOptions, llm: Any, proxy: ChatEndpoint | None,
-               core: ExchangeCore) -> list[dict[str, Any]]:
+               core: ExchangeCore, compressing: threading.Lock) -> list[dict[str, Any]]:
+    """One question in every arm, on one reader, in the order original, compressed,
+    compressed + retrieve: each later prompt shares a prefix with the one before, which a
+    local reader's prompt cache reuses. The first request is processed from scratch
+    (``forget``), so the answers do not depend on the question asked before."""
     case_id = f"{s.id}/{probe.kind}/{probe.question}"
     rows = []
 
@@ -307,9 +340,13 @@ def _ask_probe(s: Scenario, probe: Probe, options: LLMOptions, llm: Any, proxy: 
                      **{k: v for k, v in asdict(ans).items() if k != "tool_calls"}})
 
     body = _body(options, s.openai_messages(probe), answer_budget(probe, options.max_tokens))
+    forget = getattr(llm, "forget", None)
+    if forget:
+        forget()
     record("original", ask(llm, body))
-    core.pipeline.memo = CompressionMemo(read_store=False)  # judge each question on its own compressed form
-    ex = start(core, body, OPENAI_CHAT, OPTIMIZE, copy_body=True)
+    with compressing:
+        core.pipeline.memo = CompressionMemo(read_store=False)  # judge each question on its own compressed form
+        ex = start(core, body, OPENAI_CHAT, OPTIMIZE, copy_body=True)
     if ex.result is None:  # a compression crash is a scored failure of both compressed arms
         failed = Answer(error=f"compress failed: {ex.compression_error}")
         record("compressed", failed)
@@ -326,11 +363,11 @@ def _ask_probe(s: Scenario, probe: Probe, options: LLMOptions, llm: Any, proxy: 
     return rows
 
 
-def _progress(items: list, desc: str, enabled: bool):
+def _progress_bar(total: int, desc: str, enabled: bool):
     if not enabled:
-        return items
+        return None
     try:
         from tqdm import tqdm
     except ImportError:
-        return items
-    return tqdm(items, desc=desc, unit="q", file=sys.stderr)
+        return None
+    return tqdm(total=total, desc=desc, unit="q", file=sys.stderr)
