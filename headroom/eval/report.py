@@ -191,7 +191,9 @@ def _meta_line(results: dict[str, Any]) -> str:
     m = results.get("meta", {})
     return (f"headroom {m.get('headroom_version', '?')}, Python {m.get('python', '?')}, device {m.get('device', '?')}, "
             f"{m.get('scenarios', '?')} scenarios × formats {', '.join(m.get('formats', []))}, "
-            f"started {m.get('started', '?')}, took {m.get('duration_s', '?')} s")
+            f"started {m.get('started', '?')}, compression took {m.get('duration_s', '?')} s"
+            + (f", the reader {llm['duration_s']} s" if isinstance(llm := results.get("llm"), dict)
+               and "duration_s" in llm else ""))
 
 
 def render_markdown(results: dict[str, Any], plots: list[Path] | None = None) -> str:

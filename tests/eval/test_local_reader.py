@@ -72,6 +72,8 @@ def test_reader_run_end_to_end_on_cpu_leads_with_original_context_accuracy(tiny_
     headline = md.index("Original-context accuracy of tiny-llama")
     assert headline < md.index("## Reader accuracy") < md.index("## Configurations")
     assert "reader not competent" in md[headline:md.index("## Configurations")]
+    # Both phases' times on the meta line: the compression's alone would hide the reader's minutes.
+    assert re.search(r"compression took [\d.]+ s, the reader [\d.]+ s", md)
     checks = evaluate(data, {"overall": {"min_llm_contains_delta": -0.05}})
     [llm_check] = [c for c in checks if c.scope == "llm"]
     assert llm_check.passed and llm_check.value is None and "reader not competent" in llm_check.note
