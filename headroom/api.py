@@ -27,9 +27,17 @@ def default_store(ccr: CCRConfig | None = None) -> CompressionStore:
     key = ccr.model_dump_json()
     with _default_lock:
         store = _stores.get(key)
-        if store is None:
-            store = _stores[key] = CompressionStore.from_config(ccr)
+    if store is not None:
         return store
+    # Opened outside the registry lock: opening may touch a file or a server, and no caller
+    # that holds the lock (retrieve(), default_pipeline()) may ever wait on it. Two threads
+    # racing here both open; the loser's store is closed and the winner's is shared.
+    opened = CompressionStore.from_config(ccr)
+    with _default_lock:
+        store = _stores.setdefault(key, opened)
+    if store is not opened:
+        opened.close()
+    return store
 
 
 def default_pipeline(config: HeadroomConfig | None = None) -> Pipeline:
@@ -130,7 +138,8 @@ def retrieve(hash: str, query: str | None = None, *, store: CompressionStore | N
         stores = [default_store(config.ccr)]
     else:
         with _default_lock:
-            stores = list(_stores.values()) or [default_store()]
+            stores = list(_stores.values())
+        stores = stores or [default_store()]  # outside the lock: default_store() takes it
     for s in stores:
         found = s.retrieve(hash, query)
         if found is not None:
