@@ -85,7 +85,7 @@ _LOG_MARK = re.compile(
     # each of the 80 positions (2x faster; the same lines match, pinned by
     # tests/compressors/test_detect_speed.py). Shapes, in order: ISO date-time; hh:mm:ss;
     # "23 Nov 2026 18:17"; syslog "Nov 23 18:17:07"; Apache "[23/Nov/2026:18:17:07";
-    # HDFS "081109 203615" at the line start; upper-case level words; "[warn]"; level=.
+    # upper-case level words; "[warn]"; level=.
     # A leading \b becomes (?<!\w<first char>) once the first character is consumed.
     r"[\d\[A-Zl](?:"
     r"(?<=\d)\d{3}-\d{2}-\d{2}[T ]\d{2}:\d{2}|"
@@ -93,12 +93,11 @@ _LOG_MARK = re.compile(
     r"(?<=\d)(?<!\w\d)\d? [A-Z][a-z]{2} \d{4} \d{2}:\d{2}|"
     r"(?<=[A-Z])(?<!\w[A-Z])[a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}|"
     r"(?<=\[)\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}|"
-    r"(?<=^\d)\d{5} \d{6}\b|" + _MARK_LEVELS + ")"
+    + _MARK_LEVELS + ")"
 )
-# Every time shape holds a colon; a span without one can only show the HDFS prefix or a
-# level, and skipping the time shapes matters on digit-dense lines (CSV, tables), where
-# every digit would start one.
-_HDFS_START = re.compile(r"\d{6} \d{6}\b")
+# Every time shape holds a colon; a span without one can only show a level, and skipping
+# the time shapes matters on digit-dense lines (CSV, tables), where every digit would
+# start one.
 _LOG_MARK_UNTIMED = re.compile(r"[\[TDINWEFCSl](?:" + _MARK_LEVELS + ")")
 _LOG_MARK_SPAN = 80
 
@@ -107,8 +106,7 @@ def _has_log_mark(line: str) -> bool:
     """Whether ``_LOG_MARK`` matches within the line's first ``_LOG_MARK_SPAN`` characters."""
     if line.find(":", 0, _LOG_MARK_SPAN) >= 0:
         return _LOG_MARK.search(line, 0, _LOG_MARK_SPAN) is not None
-    return (_HDFS_START.match(line, 0, _LOG_MARK_SPAN) is not None
-            or _LOG_MARK_UNTIMED.search(line, 0, _LOG_MARK_SPAN) is not None)
+    return _LOG_MARK_UNTIMED.search(line, 0, _LOG_MARK_SPAN) is not None
 # A multi-file log: every line starts with its source file's name (which may itself hold
 # a timestamp with colons) and a colon, then the log line. No line number: that is grep.
 _SOURCED_LOG = re.compile(r"^(?=\S*?\.\w{1,8}:)\S*?\.\w{1,8}:\s?(?!\d+[:-])")

@@ -28,6 +28,7 @@ from .record_shape import RecordLayout, layout_of, rare_value_records
 from .smart_crusher.compact import dumps as _dumps
 from .smart_crusher.compact import index_texts
 
+LINE_FIELDS = 3  # level-like columns written before the message in a record's line
 # Short level words, as a text log writes them (values, not field names: whatever the
 # level-like column is called, "err" reads as ERROR in the line its template is mined from).
 _LEVEL_WORDS = {"err": "ERROR", "crit": "CRITICAL", "alert": "CRITICAL", "emerg": "FATAL", "emergency": "FATAL",
@@ -62,7 +63,7 @@ def record_line(item: Any, lay: RecordLayout) -> str:
     message, and the exception's last line): what its template is mined from."""
     if not isinstance(item, dict):
         return _first_line(item)
-    parts = [_level_word(item.get(name)) for name in lay.levels]
+    parts = [_level_word(item.get(name)) for name in lay.levels[:LINE_FIELDS]]
     parts += [_first_line(item.get(lay.message)),
               _last_line(item.get(lay.exception)) if lay.exception else ""]
     return " ".join(p for p in parts if p)
@@ -74,7 +75,7 @@ def record_lines(items: list[Any], lay: RecordLayout) -> list[str]:
     if not all(type(it) is dict for it in items):
         return [record_line(it, lay) for it in items]
     cols: list[list[str]] = []
-    for name in lay.levels:
+    for name in lay.levels[:LINE_FIELDS]:
         values = [it.get(name) for it in items]
         try:
             words = {v: _level_word(v) for v in set(values)}

@@ -38,7 +38,6 @@ _MESSAGE_MAX_KEY_SHARE = 0.85
 # A low-cardinality column: at most this many distinct values, each heard ~4 times on average.
 _LOW_CARD_MAX = 16
 _LOW_CARD_VALUE_CHARS = 40  # longer strings are text, not a category
-_LEVEL_FIELDS_MAX = 3  # low-cardinality columns written into a record's line
 _MONOTONE_SHARE = 0.95  # steps going one way for a numeric column to be a clock or a sequence
 _TIME_SHARE = 0.9  # values that must look like a time
 # Time-like: a clock (10:02:11) or a date (2026-11-28, 2026/11/28) inside a short value.
@@ -58,6 +57,8 @@ class RecordLayout:
     # A sparse column holding multi-line text (a traceback): its last line names the exception.
     exception: str | None
     reason: str  # why the array reads as a log, for the decision record
+    # Fields at most half the records fill, with how many do (fewest first).
+    sparse: tuple[tuple[str, int], ...] = ()
 
     @property
     def level(self) -> str | None:
@@ -126,12 +127,14 @@ def _time_rank(col: _Column, m: int) -> int:
     """2: time-like strings that change; 1: numbers that only go one way (an epoch, a
     sequence); 0: neither."""
     values = col.values
-    if len({_hashable(v) for v in values}) < 2:
+    if len(set(map(_hashable, values))) < 2:
         return 0
     strings = col.strings
     if len(strings) >= _TIME_SHARE * m and sum(
             1 for s in strings if len(s) <= 40 and s.count(" ") <= 3 and _TIME_LIKE.search(s)) >= _TIME_SHARE * m:
         return 2
+    if sum(type(v) in (int, float) or type(v) is str and v[:1].isdigit() for v in values) < _TIME_SHARE * m:
+        return 0
     numbers = [x for x in map(_number, values) if x is not None]
     if len(numbers) < _TIME_SHARE * m or len(set(numbers)) < max(3, len(numbers) // 2):
         return 0
@@ -156,26 +159,58 @@ def _low_card(col: _Column, m: int) -> tuple[int, float] | None:
     return len(counts), counts.most_common(1)[0][1] / m
 
 
-def _exception_field(items: list[Any], skip: set[str]) -> str | None:
-    """A column most records leave empty whose text runs over several lines (a
-    traceback), the one with the most such values; ties broken by those values."""
-    multi: Counter[Any] = Counter()
-    filled: Counter[Any] = Counter()
-    texts: dict[Any, list[str]] = {}
-    for it in items:
-        if type(it) is not dict:
+_EMPTY = (None, "", [], {})
+
+
+def _sparse_fields(dicts: list[dict], sample: list[dict]) -> dict[str, int]:
+    """Fields at most half the records fill (a value other than null, "", [] or {}), with
+    how many do: an error detail the others lack, a traceback. A field most of the sample
+    fills is not looked at again; the others are counted over every record, column by
+    column, the empty values counted in C."""
+    n, m = len(dicts), len(sample)
+    common = {k for k, c in Counter(k for d in sample for k, v in d.items() if v not in _EMPTY).items()
+              if c > 0.6 * m}
+    out: dict[str, int] = {}
+    for k in set().union(*dicts) - common:
+        col = [d.get(k) for d in dicts]
+        filled = n - sum(col.count(e) for e in _EMPTY)
+        if filled <= 0.5 * n:
+            out[k] = filled
+    return out
+
+
+def _exception_field(dicts: list[dict], sparse: dict[str, int], skip: str) -> str | None:
+    """A sparse column whose text runs over several lines (a traceback), the one with the
+    most such values; ties broken by those values."""
+    best: tuple[int, list[str]] | None = None
+    name = None
+    for k in sparse:
+        if k == skip:
             continue
-        for k, v in it.items():
-            if v in (None, "", [], {}, False) or k in skip:
-                continue
-            filled[k] += 1
-            if type(v) is str and "\n" in v.strip():
-                multi[k] += 1
-                texts.setdefault(k, []).append(v)
-    candidates = [k for k, c in multi.items() if filled[k] <= 0.5 * len(items)]
-    if not candidates:
-        return None
-    return max(candidates, key=lambda k: (multi[k], texts[k]))
+        texts = [v for v in (d.get(k) for d in dicts) if type(v) is str and "\n" in v.strip()]
+        if texts and (best is None or (len(texts), texts) > best):
+            best, name = (len(texts), texts), k
+    return name
+
+
+def _level_like(dicts: list[dict], name: str) -> Counter[Any] | None:
+    """The counts of a column's values over all records when it has a handful of them
+    (a level, a component, a host): None for an id or a counter that only looked few in
+    the sample."""
+    col = [d.get(name) for d in dicts]
+    try:
+        if len(set(col)) > _LOW_CARD_MAX:
+            return None
+    except TypeError:  # an object or array as a value
+        col = list(map(_hashable, col))
+    counts = Counter(col)
+    return counts if 2 <= len(counts) <= _LOW_CARD_MAX else None
+
+
+def _wordy(col: _Column) -> bool:
+    """Values that are words ("INFO", "uvicorn.error"), not numbers: what a text logger
+    prints before its message."""
+    return any(type(v) is str and not _DIGITS.match(v) for v in col.values)
 
 
 def layout_of(items: Any) -> RecordLayout | None:
@@ -202,30 +237,38 @@ def layout_of(items: Any) -> RecordLayout | None:
     # values (a timestamp before a date column).
     time = max(ranked, key=lambda rc: (rc[0], len({_hashable(v) for v in rc[1].values}), rc[1].signature))[1]
     clocks = {c.name for rank, c in ranked if rank == 2}
-    rest = [c for c in cols if c is not message]
-    lows = [(stats, c) for c in rest if c is not time and c.name not in clocks
+    lows = [(stats, c) for c in cols if c is not message and c is not time and c.name not in clocks
             and (stats := _low_card(c, m)) is not None]
     if not lows:
         return None
-    # Varying categories, the most skewed first (a level, mostly INFO; a component).
-    varying = sorted(((s, c) for s, c in lows if s[0] >= 2), key=lambda sc: (-sc[0][1], sc[0][0], sc[1].signature))
-    levels = tuple(c.name for _, c in varying[:_LEVEL_FIELDS_MAX])
+    # Level-like: a handful of values over all records (a column that is constant in the
+    # sample may still hold the one ERROR further on). Words before numbers, then the most
+    # skewed first: a level (mostly INFO), a component, a host, then numeric flags.
+    everyone = [it for it in items if type(it) is dict] if m < len(items) else dicts
+    level_like = []
+    for stats, c in lows:
+        counts = _level_like(everyone, c.name)
+        if counts is not None:
+            level_like.append((not _wordy(c), -counts.most_common(1)[0][1], len(counts), c.signature, c.name))
+    levels = tuple(entry[-1] for entry in sorted(level_like))
     if not levels and ranks[time.name] != 2:
         # A numbered list of texts with constant columns (issues, all "open"): a table
         # with an id, not a log; a log has a clock or categories that vary.
         return None
-    exception = _exception_field(items, {message.name})
+    sparse = _sparse_fields(everyone, dicts)
+    exception = _exception_field(everyone, sparse, message.name)
     found = f"time {time.name!r}, {len(lows)} low-cardinality field{'s' if len(lows) != 1 else ''}"
     if levels:
         found += f" (level-like {levels[0]!r})"
     return RecordLayout(message.name, levels, time.name, exception,
-                        f"log records by shape: free-text field {message.name!r}, {found}")
+                        f"log records by shape: free-text field {message.name!r}, {found}",
+                        tuple(sorted(sparse.items(), key=lambda kv: (kv[1], str(kv[0])))))
 
 
 def rare_value_records(items: Sequence[Any], lay: RecordLayout, rare_max: int) -> list[int]:
     """Records whose value in a level-like column occurs at most ``rare_max`` times (the
-    only ERROR among INFO lines, the one record of a host), and records holding a column
-    at most ``rare_max`` records hold (an error detail the others lack)."""
+    only ERROR among INFO lines, the one record of a host), and records holding a field
+    at most ``rare_max`` records fill (an error detail the others lack)."""
     if rare_max <= 0:
         return []
     out: set[int] = set()
@@ -233,12 +276,7 @@ def rare_value_records(items: Sequence[Any], lay: RecordLayout, rare_max: int) -
         values = [_hashable(it.get(name)) if isinstance(it, dict) else None for it in items]
         counts = Counter(values)
         out.update(i for i, v in enumerate(values) if counts[v] <= rare_max)
-    present: Counter[Any] = Counter()
-    for it in items:
-        if isinstance(it, dict):
-            present.update(k for k, v in it.items() if v not in (None, "", [], {}))
-    rare_keys = {k for k, c in present.items() if c <= rare_max}
-    if rare_keys:
-        out.update(i for i, it in enumerate(items)
-                   if isinstance(it, dict) and any(it.get(k) not in (None, "", [], {}) for k in rare_keys))
+    for name, filled in lay.sparse:
+        if 0 < filled <= rare_max:
+            out.update(i for i, it in enumerate(items) if isinstance(it, dict) and it.get(name) not in _EMPTY)
     return sorted(out)

@@ -1,9 +1,10 @@
 """Logs whose lines start with something other than their timestamp (issue 24, class 2).
 
-Real log lines (the corpus' postgres and redis runs) with the prefixes real tooling puts
-in front of them: a rotated file's name with its own date (several files concatenated), a
-dash and a Unix time with a long node id (the shape of supercomputer RAS logs), an alert
-category. Each is a log whatever precedes the timestamp, and the decision says why.
+Real log lines of real programs run for the dev corpus: PostgreSQL and redis lines with
+the prefix real tooling puts in front of them when several rotated files are concatenated
+(each file's name with its own date), PostgreSQL's own ``log_line_prefix`` leading with a
+dash and a Unix time, and update-alternatives' log, whose lines lead with the program's
+name. Each is a log whatever precedes the timestamp, and the decision says why.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ def _text_case(source: str, intent: str = "one_off"):
     return next(c for c in load_cases(sources=[source]) if c.form == "text" and c.intent == intent)
 
 
+def _any_text_case(source: str):
+    return next(c for c in load_cases(sources=[source]) if c.form == "text")
+
+
 def _file_prefixed(lines: list[str]) -> str:
     """Three rotated files concatenated, each line led by its file's name and rotation date."""
     parts = [lines[k::3] for k in range(3)]
@@ -28,27 +33,14 @@ def _file_prefixed(lines: list[str]) -> str:
                      for ln in p)
 
 
-def _dash_prefixed(lines: list[str]) -> str:
-    """"- <unix time> <date> <node> <date-time> <node> RAS KERNEL <LEVEL> <message>"."""
-    out = []
-    for k, ln in enumerate(lines):
-        level = "WARNING" if " # " in ln else "INFO"
-        out.append(f"- {1709373601 + k} 2024.03.02 R02-M1-N0-C:J12-U11 2024-03-02-10.00.01.{k:06d} "
-                   f"R02-M1-N0-C:J12-U11 RAS KERNEL {level} {ln.split(' ', 4)[-1]}")
-    return "\n".join(out)
-
-
-def _category_prefixed(lines: list[str]) -> str:
-    return "\n".join(f"{'KERNDTLB' if ' # ' in ln else '-'} {1709373601 + k} 2024.03.02 R02-M1-N0-C:J12-U11 "
-                     f"2024-03-02-10.00.01.{k:06d} R02-M1-N0-C:J12-U11 RAS KERNEL INFO {ln.split(' ', 4)[-1]}"
-                     for k, ln in enumerate(lines))
-
-
-@pytest.mark.parametrize("shape, source", [(_file_prefixed, "postgres_server"), (_dash_prefixed, "redis_server"),
-                                           (_category_prefixed, "redis_server")])
-def test_prefixed_logs_are_logs(shape, source) -> None:
-    text = shape(_text_case(source).content.splitlines())
-    assert detect(text).type is ContentType.LOG
+@pytest.mark.parametrize("text", [
+    pytest.param(lambda: _file_prefixed(_text_case("postgres_server").content.splitlines()), id="pg-files"),
+    pytest.param(lambda: _file_prefixed(_text_case("redis_server").content.splitlines()), id="redis-files"),
+    pytest.param(lambda: _any_text_case("postgres_dash_prefix").content, id="pg-dash-unix-time"),
+    pytest.param(lambda: _any_text_case("alternatives_log").content, id="program-name-first"),
+])
+def test_prefixed_logs_are_logs(text) -> None:
+    assert detect(text()).type is ContentType.LOG
 
 
 def test_file_prefixed_log_keeps_its_one_offs_and_says_why() -> None:
