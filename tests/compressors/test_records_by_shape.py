@@ -191,3 +191,36 @@ def test_three_errors_that_differ_in_a_user_id_all_stay_in_view() -> None:
             assert e in items, (v, e)
         assert not any("similar" in it.get("_similar", "") and "declined" in it.get("_similar", "")
                        for it in kept["items"])
+
+
+def test_real_records_keep_the_same_rows_under_opaque_names() -> None:
+    """The dev corpus' PostgreSQL records as a plain table's rows and under opaque names
+    (``postgres_table_rows``): the same rows are kept, and every fact (the server's own
+    catalogue and severity) is in view in both."""
+    from headroom.eval.corpus import load_cases
+    from headroom.eval.corpus.captures.postgres_table_rows import COLUMNS, opaque_rows
+
+    cases = {c.id.split("/")[1]: c for c in load_cases(sources=["postgres_table_rows"])}
+    table = json.loads(cases["table_one_off"].content)
+    opaque = json.loads(cases["opaque_one_off"].content)
+    assert opaque == opaque_rows(table)
+    # A row is known by its values: the same values under other names.
+    ident = {json.dumps(sorted(map(repr, r.values()))): k for k, r in enumerate(table)}
+
+    def kept(rows: list[dict]) -> set[int]:
+        body = _compress(rows)
+        assert body is not None
+        constant = body.get("_constant", {})
+        return {ident[json.dumps(sorted(map(repr, {**constant, **it}.values())))]
+                for it in body["items"] if "_similar" not in it}
+
+    assert kept(table) == kept(opaque)
+    assert len(COLUMNS) + 1 == len(table[0])
+    for name in ("table_one_off", "opaque_one_off", "table_errors", "opaque_errors"):
+        case = cases[name]
+        rows = json.loads(case.content)
+        res = LogRecordsCompressor().compress(CompressInput(
+            text=case.content, config=HeadroomConfig(), counter=counter_for("gpt-4o"), query=case.question,
+            parsed=rows))
+        assert res is not None
+        assert [f.text for f in case.facts if f.text not in res.text] == [], name
