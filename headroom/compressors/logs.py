@@ -297,6 +297,34 @@ def _classify_lines(raw: list[str]) -> tuple[list[_Line], Counter[str]]:
     return lines, levels
 
 
+def _rare_level_lines(lines: list[_Line], levels: Counter[str], rare_max: int) -> list[int]:
+    """Lines of a level heard at most ``rare_max`` times in a log that uses several (the
+    only NOTICE among thousands of INFO lines, two warnings): kept whatever their template,
+    like a record's rare level value. Errors keep their own rule."""
+    counts = Counter({"warning": sum(ln.kind == "warning" for ln in lines)}) + levels
+    rare = {w for w, c in counts.items() if 0 < c <= rare_max}
+    if not rare or len(+counts) < 2:
+        return []
+    words = {w for w in rare if w != "warning"}
+    out = []
+    for i, ln in enumerate(lines):
+        if ln.kind == "warning" and "warning" in rare:
+            out.append(i)
+        elif words and ln.kind == "other" and any(_has_word(ln.template.lower(), w) for w in words):
+            out.append(i)
+    return out
+
+
+def _has_word(text: str, word: str) -> bool:
+    k = text.find(word)
+    while k != -1:
+        end = k + len(word)
+        if (k == 0 or not text[k - 1].isalnum()) and (end >= len(text) or not text[end].isalnum()):
+            return True
+        k = text.find(word, end)
+    return False
+
+
 # A passing test in a verbose test run (unittest's "name (module.Class.name) ... ok",
 # pytest's "path::name PASSED"): the test's name is what varies, so every passing line
 # is one template, and skips and failures stay the rare lines they are.
@@ -603,6 +631,8 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
     rare_max = inp.config.router.rare_max
     _select_by_kind(lines, trace_of.keys(), lowered.anchored(inp.anchors, max(_ANCHOR_LIMIT, n // 50)),
                     text_counts, sel, rare_max)
+    for i in _rare_level_lines(lines, levels, rare_max):
+        sel.mark(i, 0.5)
     for i, prio in (must or {}).items():
         sel.mark(i, prio)
     head, tail = (_INTENT_EDGE if "first" in intents else _HEAD), (_INTENT_EDGE if "last" in intents else _TAIL)
