@@ -224,3 +224,49 @@ def test_real_records_keep_the_same_rows_under_opaque_names() -> None:
             parsed=rows))
         assert res is not None
         assert [f.text for f in case.facts if f.text not in res.text] == [], name
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(60, 400), rare=_RARE_PLAN, rare_level=st.integers(0, 5))
+def test_text_lines_with_a_rare_level_or_template_are_in_view(seed, n, rare, rare_level) -> None:
+    """The same logs printed as text lines: a line whose level word or template occurs at
+    most 5 times is in view (the text log path, ``logs.select_lines``)."""
+    from headroom.compressors.logs import LogCompressor
+
+    rng = random.Random(seed)
+    records, kinds = _log(rng, n, rare, rare_level, int_levels=False)
+    lines = [f"{r['ts']} {r['level']} {r['host']} {r['message']}" for r in records]
+    template_counts: dict[int, int] = {}
+    for t, _ in kinds:
+        template_counts[t] = template_counts.get(t, 0) + 1
+    level_counts: dict[object, int] = {}
+    for r in records:
+        level_counts[r["level"]] = level_counts.get(r["level"], 0) + 1
+    rare_lines = {lines[k] for k, (t, _) in enumerate(kinds) if template_counts[t] <= 5}
+    rare_lines |= {lines[k] for k, r in enumerate(records) if level_counts[r["level"]] <= 5}
+    res = LogCompressor().compress(CompressInput(text="\n".join(lines), config=HeadroomConfig(),
+                                                 counter=counter_for("gpt-4o")))
+    view = set(res.text.splitlines()) if res is not None else set(lines)
+    assert rare_lines <= view
+
+
+def test_three_errors_in_a_text_log_all_stay_in_view() -> None:
+    """The issue's case as text lines: 3 ERROR lines that differ only in a user id, among
+    real PostgreSQL connection lines, are three lines in view, not one and a count."""
+    from headroom.compressors.logs import LogCompressor
+    from headroom.eval.corpus import load_cases
+
+    case = next(c for c in load_cases(sources=["postgres_server"]) if c.id.endswith("server_text_one_off"))
+    lines = case.content.splitlines()[:600]
+    rng = random.Random(3)
+    for ids in (_numbers(rng), _uuids(rng), _handles(rng)):
+        log = list(lines)
+        errors = []
+        for k in (150, 321, 488):
+            log[k] = f"{log[k][:28]}[{4000 + k}] app@bench ERROR:  payment declined for user {next(ids)}"
+            errors.append(log[k])
+        res = LogCompressor().compress(CompressInput(text="\n".join(log), config=HeadroomConfig(),
+                                                     counter=counter_for("gpt-4o")))
+        assert res is not None
+        assert all(e in res.text.splitlines() for e in errors)
+        assert "3 similar lines" not in res.text
