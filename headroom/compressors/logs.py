@@ -69,7 +69,7 @@ _MAX_LINE_CHARS = 2000  # one giant line (minified JSON, base64) is cut, not kep
 _ERROR = re.compile(
     r"\b(?:errors?|err!|fatal|critical|crit|exception|failed|failures?|fail|panic(?:ked)?|"
     r"segmentation fault|aborted|traceback|assertionerror|uncaught|unhandled)\b|"
-    r"^E\s{2,}\S|\berror\[\w+\]|\"level\"\s*:\s*\"(?:error|fatal|critical)\"",
+    r"^E\s{2,}\S|\berror\[\w+\]",
     re.IGNORECASE,
 )
 # "0 errors", "no failures", "errors: 0": the word is there, the problem is not.
@@ -81,11 +81,13 @@ _NOT_ERROR = re.compile(
 # test that did not run (unittest's "... skipped 'reason'", pytest's SKIPPED).
 _WARNING = re.compile(
     r"\b(?:warn(?:ing)?s?|deprecat\w*|denied|refused|unable to|cannot|can't|could not|couldn't|"
-    r"not found|timed out)\b|\.\.\. skipped\b|\bSKIPPED\b|\"level\"\s*:\s*\"warn(?:ing)?\"",
+    r"not found|timed out)\b|\.\.\. skipped\b|\bSKIPPED\b",
     re.IGNORECASE,
 )
 _NOT_WARNING = re.compile(r"\b(?:0|no)\s+warnings?\b|\bwarnings?\s*[:=]\s*0\b", re.IGNORECASE)
-_JSON_LEVEL = re.compile(r"\"(?:level|severity|lvl|log\.level|levelname)\"\s*:\s*\"(\w+)\"", re.IGNORECASE)
+# A JSON record's level: a field, whatever it is called, whose whole value is a level word.
+_JSON_LEVEL = re.compile(r"\"[^\"\n]{1,40}\"\s*:\s*\"(trace|debug|info|notice|warn|warning|error|err|fatal|critical|crit|"
+                         r"panic|alert|emerg|emergency)\"", re.IGNORECASE)
 _JSON_ERROR_LEVELS = frozenset({"error", "err", "fatal", "critical", "crit", "panic", "alert", "emerg", "emergency"})
 _SUMMARY = re.compile(
     r"^=+ .*\b(?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|no tests ran)\b.*=+\s*$|"
@@ -133,14 +135,14 @@ def _classify(template: str) -> str:
     """The kind of a template that names a keyword. "0 errors" is refined per line in
     ``_kind``."""
     if template.startswith("{"):
-        m = _JSON_LEVEL.search(template)
-        if m:
-            # A structured record says its level; an "error": null field in an info
+        values = {m.group(1).lower() for m in _JSON_LEVEL.finditer(template)}
+        if values:
+            # A structured record says its level (the most severe level word among its
+            # values, whatever the fields are called); an "error": null field in an info
             # record is not a failure.
-            value = m.group(1).lower()
-            if value in _JSON_ERROR_LEVELS:
+            if values & _JSON_ERROR_LEVELS:
                 return "error"
-            if value.startswith("warn"):
+            if any(v.startswith("warn") for v in values):
                 return "warning"
             return "other"
     if _SUMMARY.search(template):
