@@ -310,9 +310,8 @@ def _rare_level_lines(lines: list[_Line], levels: Counter[str], rare_max: int) -
     words = {w for w in rare if w != "warning"}
     out = []
     for i, ln in enumerate(lines):
-        if ln.kind == "warning" and "warning" in rare:
-            out.append(i)
-        elif words and ln.kind == "other" and any(_has_word(ln.template.lower(), w) for w in words):
+        if (ln.kind == "warning" and "warning" in rare) or \
+                (words and ln.kind == "other" and any(_has_word(ln.template.lower(), w) for w in words)):
             out.append(i)
     return out
 

@@ -147,9 +147,8 @@ def _low_card(col: _Column, m: int) -> tuple[int, float] | None:
     """(distinct values, share of the most common one) for a category column, else None."""
     vals = []
     for v in col.values:
-        if v is None or type(v) in (bool, int, float):
-            vals.append(v)
-        elif type(v) is str and len(v) <= _LOW_CARD_VALUE_CHARS and " " not in v.strip():
+        if v is None or type(v) in (bool, int, float) or \
+                (type(v) is str and len(v) <= _LOW_CARD_VALUE_CHARS and " " not in v.strip()):
             vals.append(v)
         else:
             return None

@@ -169,16 +169,18 @@ def test_three_errors_that_differ_in_a_user_id_all_stay_in_view() -> None:
     "… 3 similar records" (the issue's case), whatever the fields are called, whatever the
     id looks like, with the level as a word or a number."""
     variants = [
-        dict(time="ts", level="level", message="msg", extra={}, ids=_numbers, error_level="ERROR", info_level="INFO"),
-        dict(time="c0", level="host", message="text", extra={"flag": "01"}, ids=_uuids, error_level="ERROR",
-             info_level="INFO"),
-        dict(time="when", level="sev", message="body", extra={"node": "a"}, ids=_handles, error_level=40,
-             info_level=20),
-        dict(time="t", level="kind", message="what", extra={}, ids=_numbers, error_level="E", info_level="I"),
+        {"time": "ts", "level": "level", "message": "msg", "extra": {}, "ids": _numbers, "error_level": "ERROR",
+         "info_level": "INFO"},
+        {"time": "c0", "level": "host", "message": "text", "extra": {"flag": "01"}, "ids": _uuids,
+         "error_level": "ERROR", "info_level": "INFO"},
+        {"time": "when", "level": "sev", "message": "body", "extra": {"node": "a"}, "ids": _handles,
+         "error_level": 40, "info_level": 20},
+        {"time": "t", "level": "kind", "message": "what", "extra": {}, "ids": _numbers, "error_level": "E",
+         "info_level": "I"},
     ]
     for v in variants:
         rng = random.Random(7)
-        extra = {k: (lambda val=val: rng.choice((val, val + "x"))) for k, val in v.pop("extra").items()}
+        extra = {k: (lambda val=val, rng=rng: rng.choice((val, val + "x"))) for k, val in v.pop("extra").items()}
         records, errors = _three_errors(rng, ids=v.pop("ids")(rng), extra=extra, **v)
         r = headroom.compress(_conversation(records, "What went wrong in these records?"), model="gpt-4o")
         out = r.messages[-1]["content"]
@@ -270,3 +272,25 @@ def test_three_errors_in_a_text_log_all_stay_in_view() -> None:
         assert res is not None
         assert all(e in res.text.splitlines() for e in errors)
         assert "3 similar lines" not in res.text
+
+
+def test_a_table_keeps_its_failed_rows_whatever_the_state_column_is_called() -> None:
+    """Not a log (no free text): SmartCrusher finds the state column by its values, and
+    keeps every row whose state is an error word, under any column name."""
+    from headroom.compressors.smart_crusher import SmartCrusher
+
+    rng = random.Random(11)
+    for state in ("status", "c7", "k_2"):
+        # Mostly text columns: SmartCrusher's keep plan (a mostly numeric table goes to
+        # tables/records.py's row selection instead).
+        rows = [{"id": k, "shard": f"s{rng.randrange(4)}", state: "ok", "ms": rng.randrange(5, 50),
+                 "owner": rng.choice(("ana", "bo", "cy")), "region": rng.choice(("eu-west", "us-east")),
+                 "job": f"job-{rng.getrandbits(32):08x}"} for k in range(300)]
+        failed = (40, 41, 230)
+        for k in failed:
+            rows[k][state] = "failed"
+        res = SmartCrusher().compress(CompressInput(text=json.dumps(rows), config=HeadroomConfig(),
+                                                    counter=counter_for("gpt-4o"), parsed=rows))
+        assert res is not None
+        for k in failed:
+            assert f'"id":{k},' in res.text.replace(" ", ""), (state, k)

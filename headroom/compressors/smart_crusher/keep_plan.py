@@ -25,7 +25,14 @@ from ...relevance.bm25 import tokenize
 from ..templates import keys_of, mine
 from .patterns import FieldRoles, Pattern
 from .rows import RowIndex
-from .signals import error_items, error_keys, is_error_item, rows_with_error_text
+from .signals import (
+    error_items,
+    error_keys,
+    is_error_item,
+    rows_with_error_text,
+    state_error_items,
+    state_error_keys,
+)
 from .stats import FieldStats, change_point_positions, hashable, numeric_values, outlier_positions
 
 # Must-keep reasons, in the order the summary lists them.
@@ -252,7 +259,7 @@ def plan_records(items: list[Any], texts: list[str], stats: dict[str, FieldStats
     """Keep plan for an array of objects (non-object items are treated as plain text)."""
     n = len(items)
     index = RowIndex(texts)
-    structural = error_items(items, error_keys(stats))
+    structural = error_items(items, error_keys(stats)) | state_error_items(items, state_error_keys(stats))
     structural |= {i for i, it in enumerate(items) if not isinstance(it, dict) and is_error_item(it)}
     must: dict[str, set[int]] = {
         ERRORS: structural | rows_with_error_text(index),

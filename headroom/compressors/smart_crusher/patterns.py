@@ -10,6 +10,7 @@ words, free text. A search hit's score is still found by its name.
 from __future__ import annotations
 
 import enum
+import itertools
 import operator
 import re
 from dataclasses import dataclass
@@ -54,7 +55,13 @@ def _looks_like_time(name: str, fs: FieldStats, sample: list[Any]) -> bool:
     if fs.is_numeric and fs.monotonic and fs.minimum is not None and fs.maximum is not None:
         lo, hi = fs.minimum, fs.maximum
         epoch = (_EPOCH_S[0] <= lo and hi < _EPOCH_S[1]) or (_EPOCH_MS[0] <= lo and hi < _EPOCH_MS[1])
-        return epoch or len(set(sample)) >= max(3, 0.9 * len(sample))
+        if epoch:
+            return True
+        # Mostly distinct and irregular steps: seconds since start, a clock. A run of
+        # integers in equal steps (1, 2, 3 …) is a row id, not a time.
+        steps = {b - a for a, b in itertools.pairwise(sample)
+                 if isinstance(a, (int, float)) and isinstance(b, (int, float))}
+        return len(set(sample)) >= max(3, 0.9 * len(sample)) and len(steps) > 1
     return False
 
 
