@@ -38,6 +38,9 @@ _MESSAGE_MAX_KEY_SHARE = 0.85
 # A low-cardinality column: at most this many distinct values, each heard ~4 times on average.
 _LOW_CARD_MAX = 16
 _LOW_CARD_VALUE_CHARS = 40  # longer strings are text, not a category
+# A numeric column is level-like (20 for INFO, 40 for ERROR) only when one value holds at
+# least this share of the records.
+_NUMERIC_LEVEL_SKEW = 0.5
 _MONOTONE_SHARE = 0.95  # steps going one way for a numeric column to be a clock or a sequence
 _TIME_SHARE = 0.9  # values that must look like a time
 # Time-like: a clock (10:02:11) or a date (2026-11-28, 2026/11/28) inside a short value.
@@ -247,8 +250,13 @@ def layout_of(items: Any) -> RecordLayout | None:
     level_like = []
     for stats, c in lows:
         counts = _level_like(everyone, c.name)
-        if counts is not None:
-            level_like.append((not _wordy(c), -counts.most_common(1)[0][1], len(counts), c.signature, c.name))
+        if counts is None:
+            continue
+        top = counts.most_common(1)[0][1]
+        wordy = _wordy(c)
+        if not wordy and top < _NUMERIC_LEVEL_SKEW * len(everyone):
+            continue  # numbers spread evenly (a line number within a session): a counter, not a level
+        level_like.append((not wordy, -top, len(counts), c.signature, c.name))
     levels = tuple(entry[-1] for entry in sorted(level_like))
     if not levels and ranks[time.name] != 2:
         # A numbered list of texts with constant columns (issues, all "open"): a table
