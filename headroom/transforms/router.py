@@ -35,6 +35,7 @@ from .base import (
     set_block_text,
 )
 from .deadline import run_with_deadline, start_with_deadline
+from .observations import DETECTED_META, observation_blocks, routed
 from .protect import protection_reason
 
 NAME = "content_router"
@@ -160,7 +161,9 @@ class ContentRouter:
         if not cfg.router.enabled:
             return conv
         anchors = extract_anchors(ctx.query)
-        for i, j, block in list(conv.tool_results()):
+        # Tool outputs, and earlier user turns whose body is one (transforms/observations.py).
+        for i, j, found in [*conv.tool_results(), *observation_blocks(conv, ctx)]:
+            block, frame = routed(found)  # an observation's output without the agent's framing
             where = dict(message_index=i, block_index=j, tool_name=block.tool_name)
             reason = protection_reason(conv, i, block, cfg)
             if reason:
@@ -215,6 +218,8 @@ class ContentRouter:
                                 original_tokens=tokens, compressed_tokens=entry.tokens, item_count=entry.items_before,
                                 meta=memo_meta(key, entry))
             set_block_text(block, entry.text, entry.tokens, ctx.counter)
+            if frame is not None:
+                frame.write_back(ctx.counter)
             how = "memo hit" if in_memo else "memo hit (from the CCR store)" if stored else entry.reason
             ctx.decide(NAME, "compressed", how, content_type=entry.content_type,
                        strategy=entry.strategy, tokens_before=tokens, tokens_after=entry.tokens,
@@ -330,7 +335,8 @@ class _FirstTry:
             else None
         if split is not None:  # one enormous line: compressors select lines, so give them some
             text = split[0]
-        detected = detect(text)
+        # An observation in a user turn was read by the detector already (observations.py).
+        detected = (block.meta.get(DETECTED_META) if split is None else None) or detect(text)
         if is_source_file(block.tool_arguments, detected.type):  # read_file {"path": "app.py"}: code
             detected = Detected(ContentType.CODE, why="the tool call's path names a source file")
         self.ctype = ctype = detected.type
