@@ -148,3 +148,32 @@ def test_savings_by_agent_from_the_user_agent(proxy):
         s = savings(m, days=1)
     assert set(s["by_agent"]) == {"codex_exec", "openai-python"}
     assert all(b["requests"] == 1 for b in s["by_agent"].values())
+
+
+def test_repeat_savings_and_user_turn_observations_are_inspectable(proxy):
+    """A ReAct-style agent sends each observation as a user message: the earlier one is
+    compressed, shown by inspect as a user block, and in the next turn its savings count
+    as a repeat (the cache would have made those tokens cheap)."""
+    url, db, ccr = proxy
+    task = {"role": "user", "content": "Find out which batch failed."}
+    step = [{"role": "assistant", "content": "Thought: read the log.\nAction: cat worker.log"},
+            {"role": "user", "content": "Observation:\n" + BIG}]
+    turn1 = [task, *step, {"role": "assistant", "content": "Thought: and the other one.\nAction: cat b.log"},
+             {"role": "user", "content": "Observation:\nnothing new"}]
+    turn2 = [*turn1, {"role": "assistant", "content": "Thought: done?\nAction: ls"},
+             {"role": "user", "content": "Observation:\nfile.txt"}]
+    for messages in (turn1, turn2):
+        r = httpx.post(f"{url}/v1/chat/completions", json={"model": "gpt-4o", "messages": messages},
+                       headers={"authorization": f"Bearer {KEY_A}"}, timeout=30)
+        assert r.status_code == 200, r.text
+    rows_in(db, 2)
+    with MetricsStore(db, read_only=True) as m:
+        backend = SQLiteBackend(ccr, read_only=True)
+        first, second = inspect_requests(m, backend, last=2, tenants=credential_tags(KEY_A))
+        rows = m.query()
+        backend.close()
+    [block] = first.blocks
+    assert block.role == "user" and block.message == 2 and block.status == STORED
+    assert block.original == BIG and not block.repeat
+    assert second.blocks[0].repeat and second.blocks[0].hash == block.hash
+    assert rows[0].repeat_saved == 0 and rows[1].repeat_saved == rows[1].tokens_saved > 0
