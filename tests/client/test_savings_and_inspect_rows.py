@@ -132,7 +132,7 @@ def test_an_older_database_reads_read_only_without_being_changed(tmp_path):
     # A writer migrates it, and the old row still reads.
     with MetricsStore(db) as m:
         m.record(row())
-        assert [x.request_id for x in m.query()][0] == "r1"
+        assert m.query()[0].request_id == "r1"
 
 
 def test_a_missing_database_is_an_error_not_a_new_file(tmp_path):
