@@ -29,6 +29,7 @@ from ..metrics.store import MetricsStore
 STORED = "stored"
 EXPIRED = "expired or evicted from the CCR store"
 LOSSLESS = "no original kept (the change was lossless or not stored)"
+FOLD_RUNS = 8  # the terminal view folds longer runs of removed or added lines (--full: whole texts)
 
 
 @dataclass
@@ -50,13 +51,39 @@ class BlockView:
     markers: list[str] = field(default_factory=list)  # the retrieval markers in the compressed text
     times_retrieved: int = 0  # reads of this original so far, by any request or MCP client
 
-    def diff(self, context: int = 2) -> str:
-        """The change as a unified diff of lines (original → compressed)."""
+    def diff(self, context: int = 2, max_run: int | None = None) -> str:
+        """The change as a unified diff of lines (original → compressed). With ``max_run``,
+        a run of more removed or added lines than that shows its first and last few and
+        a count (a 2,000-line log cut to 40 lines is a screen, not 2,000 lines)."""
         if self.original is None or self.compressed is None:
             return ""
         name = f"messages[{self.message}]" if self.message is not None and self.message >= 0 else "system"
-        return "\n".join(difflib.unified_diff(self.original.splitlines(), self.compressed.splitlines(),
-                                              f"{name} original", f"{name} sent", n=context, lineterm=""))
+        lines = list(difflib.unified_diff(self.original.splitlines(), self.compressed.splitlines(),
+                                          f"{name} original", f"{name} sent", n=context, lineterm=""))
+        return "\n".join(lines if max_run is None else _fold_runs(lines, max_run))
+
+
+def _fold_runs(lines: list[str], max_run: int) -> list[str]:
+    """Runs of more than ``max_run`` removed (or added) lines folded to their first and
+    last lines and a count; the two file header lines stay."""
+    out, k = lines[:2], 2
+    while k < len(lines):
+        sign = lines[k][:1]
+        if sign not in ("+", "-"):
+            out.append(lines[k])
+            k += 1
+            continue
+        end = k
+        while end < len(lines) and lines[end][:1] == sign:
+            end += 1
+        run = lines[k:end]
+        if len(run) > max_run:
+            keep = max(1, max_run // 2)
+            what = "removed" if sign == "-" else "added"
+            run = [*run[:keep], f"⋮ {len(run) - 2 * keep} more lines {what}", *run[-keep:]]
+        out += run
+        k = end
+    return out
 
 
 @dataclass
@@ -156,9 +183,9 @@ def render_text(views: list[RequestView], *, full: bool = False) -> str:
             out.append("   no block changed")
         for b in v.blocks:
             where = f"messages[{b.message}]" if b.message is not None and b.message >= 0 else "system"
-            how = b.strategy or b.transform
-            out.append(f"-- {where} {b.role or ''} {('tool=' + b.tool) if b.tool else ''} {how} "
-                       f"{b.content_type or ''}: {b.tokens_before:,} -> {b.tokens_after:,} tokens"
+            what = " ".join(x for x in (where, b.role, f"tool={b.tool}" if b.tool else "", b.strategy or b.transform,
+                                         b.content_type) if x)
+            out.append(f"-- {what}: {b.tokens_before:,} -> {b.tokens_after:,} tokens"
                        f"{' (repeat of an earlier request)' if b.repeat else ''}"
                        f"{f', hash={b.hash}' if b.hash else ''}{f', retrieved {b.times_retrieved}x' if b.times_retrieved else ''}")
             if b.status != STORED:
@@ -169,7 +196,7 @@ def render_text(views: list[RequestView], *, full: bool = False) -> str:
             if full:
                 out += ["   --- original ---", b.original or "", "   --- sent ---", b.compressed or ""]
             else:
-                out.append(b.diff().rstrip("\n"))
+                out.append(b.diff(max_run=FOLD_RUNS))
         if v.blocks_omitted:
             out.append(f"   … and {v.blocks_omitted} more changed blocks not listed in the metrics row")
         out.append("")

@@ -143,7 +143,7 @@ def render_text(summary: dict[str, Any]) -> str:
     if not summary["rows"]:
         lines.append("no optimize requests recorded in this period")
         return "\n".join(lines) + "\n"
-    head = f"{'day':<10}  {'model':<28} {'agent':<18} {'requests':>8} {'tokens saved':>13} {'of which cached':>15} {'USD saved':>10}"
+    head = f"{'day':<10}  {'model':<28} {'agent':<18} {'requests':>8} {'tokens saved':>13} {'at cache price':>15} {'USD saved':>10}"
     lines += [head, "-" * len(head)]
 
     def usd(b: dict[str, Any]) -> str:

@@ -156,3 +156,18 @@ def test_inspect_text_when_the_original_expired(tmp_path):
     text = render_text([view])
     assert "messages[2]" in text and "900 -> 100" in text and EXPIRED in text
     assert render_text([]).startswith("no requests")
+
+
+def test_long_runs_fold_in_the_terminal_view_and_stay_whole_in_json():
+    from headroom.report.inspect import STORED, BlockView
+
+    original = "\n".join(f"line {i}" for i in range(100))
+    sent = "\n".join([*original.splitlines()[:3], "# [97 items compressed to 3.]"])
+    b = BlockView(2, 0, "user", None, "content_router", "logs:x", "log", 500, 20, "c" * 24, False, STORED,
+                  original=original, compressed=sent)
+    whole, folded = b.diff().splitlines(), b.diff(max_run=8).splitlines()
+    assert sum(ln.startswith("-") for ln in whole[2:]) == 97
+    assert len(folded) < 20 and any(f"{97 - 2 * 4} more lines removed" in ln for ln in folded)
+    assert folded[:2] == whole[:2] and folded[-1] == whole[-1]
+    # Every line the folded view shows is a line of the whole diff, or the count.
+    assert all(ln in whole or "more lines" in ln for ln in folded)
