@@ -171,3 +171,35 @@ def test_long_runs_fold_in_the_terminal_view_and_stay_whole_in_json():
     assert folded[:2] == whole[:2] and folded[-1] == whole[-1]
     # Every line the folded view shows is a line of the whole diff, or the count.
     assert all(ln in whole or "more lines" in ln for ln in folded)
+
+
+@pytest.mark.parametrize(("header", "agent"), [
+    ("claude-cli/2.1.328 (external, cli)", "claude-cli"),
+    ("codex_exec/0.169.0 (Ubuntu 24.4.0; x86_64) xterm-256color (codex_exec; 0.169.0)", "codex_exec"),
+    ("OpenAI/Python 1.109.1", "openai-python"),
+    ("Anthropic/Python 0.69.0", "anthropic-python"),
+    ("aider/v0.86.1", "aider"),
+    ("python-httpx/0.28.1", "python-httpx"),
+    ("", ""), (None, ""), ("(no product)", ""),
+])
+def test_agent_from_the_user_agent(header, agent):
+    from headroom.metrics.agent import agent_name
+
+    assert agent_name(header) == agent
+
+
+@given(st.text(max_size=400))
+def test_agent_name_is_short_lowercase_and_never_fails(header):
+    from headroom.metrics.agent import MAX_AGENT_CHARS, agent_name
+
+    name = agent_name(header)
+    assert len(name) <= MAX_AGENT_CHARS and name == name.lower() and " " not in name
+
+
+def test_jsonl_metrics_are_scoped_by_tenant_too(tmp_path):
+    path = tmp_path / "m.jsonl"
+    with MetricsStore(path) as m:
+        m.record_many([row(tenant="a"), row(tenant="b"), row(tenant=None)])
+    with MetricsStore(path, read_only=True) as m:
+        assert sorted(str(r.tenant) for r in m.query(tenants={"a"})) == ["None", "a"]
+        assert len(m.query()) == 3
