@@ -80,7 +80,8 @@ def sh(command: str, cwd: Path | None = None) -> str:
 
 
 def _definitions(pkg: Path) -> list[tuple[str, Path, int, int]]:
-    """(name, file, first line, last line) of module-level functions and classes, by ast."""
+    """(name, file, first line, last line) of module-level functions and classes, by ast
+    (a class's last line is its header's: reading a class is reading its outline)."""
     found = []
     for f in sorted(pkg.rglob("*.py")):
         try:
@@ -89,7 +90,8 @@ def _definitions(pkg: Path) -> list[tuple[str, Path, int, int]]:
             continue
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)) and len(node.name) > 5:
-                found.append((node.name, f, node.lineno, node.end_lineno or node.lineno))
+                last = node.lineno if isinstance(node, ast.ClassDef) else node.end_lineno or node.lineno
+                found.append((node.name, f, node.lineno, last))
     return found
 
 
@@ -117,7 +119,7 @@ def code_reading_agent(pkg_name: str, turns: int, seed: int) -> Iterator[Step]:
         src = path.read_text(errors="replace").splitlines()
         listing = sh(f"cat -n {rel}", cwd=SITE)
         # The next decision quotes the definition's own lines (ast's span), first and last.
-        body = [src[first - 1].strip(), src[last - 1].strip()]
+        body = list(dict.fromkeys([src[first - 1].strip(), src[last - 1].strip()]))
         yield Step(f"cat -n {rel}", listing, [b for b in body if len(b) > 3], why=f"read {name}")
         n += 2
         if n < turns and rng.random() < 0.4:
