@@ -219,6 +219,8 @@ def run_load(cluster, victim: Replica, stop) -> dict:
         "after": [r for r in results if r["start"] >= gone],
         "failed": [r for r in results if r["outcome"] != 200],
         "retried": [row for row in access if len(row["upstreams"]) > 1 and row["status"] == 200],
+        # Answers nginx gave for a request the victim had taken when it died.
+        "victim_failed": sum(1 for row in access if row["status"] != 200 and row["upstreams"][-1] == victim_addr),
         "marked_down": errors.count("upstream server temporarily disabled"),
         "answered_by": Counter(row["upstreams"][-1] for row in access if row["t"] > gone + 0.5 and row["status"] == 200),
         "provider_twice": sum(1 for n in runs.values() if n > 1),
@@ -243,11 +245,15 @@ def report(what: str, run: dict, checked: int, missing: list) -> str:
     failed = run["failed"]
     return (f"\n{what}: {len(run['results'])} requests, {LOAD_CLIENTS} clients, {run['seconds']:.1f} s; "
             f"stopped {run['victim']} after {KILL_AFTER} answers ({run['gone'] - run['cue']:.2f} s to exit); "
-            f"in flight then: {len(run['held'])}; failed: {len(failed)} {sorted(r['outcome'] for r in failed)}; "
+            f"in flight then (any replica): {len(run['held'])}; "
+            f"failed: {len(failed)} {sorted(r['outcome'] for r in failed)}, "
+            f"{run['victim_failed']} of them on the stopped replica by nginx's log; "
             f"started after it was gone: {len(run['after'])}, failed among them: "
-            f"{sum(r['outcome'] != 200 for r in run['after'])}; nginx retried {len(run['retried'])} on another "
-            f"replica, marked a replica down {run['marked_down']}x; answered after: {dict(run['answered_by'])}; "
-            f"provider got a run twice: {run['provider_twice']}; markers retrieved {checked - len(missing)} of {checked}")
+            f"{sum(r['outcome'] != 200 for r in run['after'])}; "
+            f"nginx retried {len(run['retried'])} on another replica, "
+            f"marked a replica down {run['marked_down']}x (again after each fail_timeout); "
+            f"answered after: {dict(run['answered_by'])}; provider got a run twice: {run['provider_twice']}; "
+            f"markers retrieved {checked - len(missing)} of {checked}")
 
 
 def alive(cluster) -> list[Replica]:
@@ -278,6 +284,7 @@ def test_a_replica_killed_under_load_fails_only_what_it_held_and_loses_no_origin
     assert [r for r in run["after"] if r["outcome"] != 200] == []
     assert all(r in run["held"] for r in run["failed"]), run["failed"]
     assert all(r["outcome"] == 502 for r in run["failed"])  # an answer, never a hang or a reset
+    assert run["victim_failed"] == len(run["failed"])  # each one was on the replica that died
     assert missing == [], missing
     assert run["marked_down"] >= 1  # nginx did mark the dead replica down
     assert run["answered_by"].get(run["victim"], 0) == 0
