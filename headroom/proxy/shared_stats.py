@@ -112,6 +112,8 @@ class StatsPublisher:
                 conn.sendall(json.dumps(self.own()).encode())
 
     def close(self) -> None:
+        if self._stop.is_set():
+            return  # closed already
         self._stop.set()
         os.write(self._wake_w, b"x")
         self._thread.join(timeout=2)
