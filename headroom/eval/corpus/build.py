@@ -25,7 +25,7 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             "uvicorn_access", "pip_install", "pip_list", "pip_inspect", "alternatives_log", "du_tree",
             "headroom_proxy", "statsmodels_csv", "pylint_report",
             "gcc_warnings", "npm_view", "commander_releases", "click_releases",
-            "unittest_run", "npm_install", "pipdeptree_json", "mypy_report", "penguins_csv", "aligned_tables", "node_dep_tree",
+            "npm_install", "pipdeptree_json", "mypy_report", "penguins_csv", "aligned_tables", "node_dep_tree",
             "python_importtime", "python_cprofile", "strace_trace", "x509_text",
             "pypi_simple_files", "pytest_report_json", "npm_version_docs", "pypi_project_json",
             "pg_sessions_jsonlog", "postgres_multifile", "postgres_dash_prefix", "postgres_debug_log",
