@@ -56,9 +56,9 @@ class CaseResult:
     markers: int
     transforms: dict[str, dict[str, float]] = field(default_factory=dict)
     error: str | None = None
-    # Real-output corpus cases: "dev" or "heldout" (sources nobody tunes on); else None.
+    # Real-output corpus cases: "dev" or "heldout" (sources measured once, at the end); else None.
     split: str | None = None
-    # Per fact basis ("template" | "independent"): {"kept", "recoverable", "lost"} counts.
+    # Per fact basis (headroom.eval.corpus.FACT_BASES): {"kept", "recoverable", "lost"} counts.
     by_basis: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property

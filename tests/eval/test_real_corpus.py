@@ -186,6 +186,33 @@ def test_marker_listed_extremes_stay_out_of_the_totals():
     assert "| dev | 1 | 0/1 (0%) |" in bench.marker_table([s], upstream=False)
 
 
+@pytest.mark.parametrize("listed_when_neutral", [True, False])
+def test_bench_flags_an_extreme_only_if_listed_whatever_the_question(monkeypatch, listed_when_neutral):
+    # A stand-in compressor keeps the header and writes a summary line naming the fact; the
+    # fact is marker-listed only when that line is also there under a neutral question.
+    from types import SimpleNamespace
+
+    bench = load_bench("real_corpus_bench")
+    case = next(c for c in load_cases("dev") if c.intent == "extreme" and c.form == "text")
+    answer = case.facts[0].text
+
+    def fake_compress(messages, model, pipeline=None):
+        neutral = any(m.get("content") == bench.NEUTRAL_QUESTION for m in messages if m.get("role") == "user")
+        summary = f"# summary: {answer}" if listed_when_neutral or not neutral else "# summary"
+        out = [dict(m) for m in messages]
+        for m in out:
+            if m.get("role") == "tool":
+                m["content"] = case.content.splitlines()[0] + "\n" + summary
+        return SimpleNamespace(messages=out)
+
+    monkeypatch.setattr(bench, "compress", fake_compress)
+    row = bench.bench_ours(case, rounds=1)
+    f = row.facts[0]
+    assert f["status"] == "in_view" and f["marker_listed"] is listed_when_neutral
+    s = bench.summarise("dev", [row])
+    assert (s.marker_listed[0] == 1) is listed_when_neutral
+
+
 def test_upstream_batches_never_repeat_a_tool_output(cases):
     bench = load_bench("real_corpus_bench")
     batches = bench.content_batches(cases)
