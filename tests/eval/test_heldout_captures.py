@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from headroom.eval.corpus.captures import _elf, gpg_keyring, tz_transitions
+from headroom.eval.corpus.captures import _elf, gpg_keyring, man_pages, tz_transitions
 
 ZLIB = "/usr/lib/x86_64-linux-gnu/libz.so.1.2.13"
 
@@ -51,3 +51,12 @@ def test_primary_keys_come_from_gpgs_colon_listing(tmp_path):
     assert keys and all(len(k.fingerprint) == 40 and k.fingerprint.endswith(k.keyid) for k in keys)
     assert all(k.uid and "<" not in k.uid for k in keys)
     assert gpg_keyring._day(0) == "1970-01-01"
+
+
+def test_option_entries_come_from_the_roff_source():
+    roff = "\n".join([".SH OPTIONS", ".TP", r"\fB\-k\fR, \fB\-\-keep\fR",
+                      r"Keep (do not delete) input files during \fIcompression\fR or decompression.",
+                      r'.IP "\-n count"', "Stop after count matching lines have been seen.",
+                      ".TP", ".B \\-x", "A request line is not a tag."])
+    assert man_pages.options(roff) == [("-k, --keep", "Keep (do not delete) input files"),
+                                       ("-n count", "Stop after count matching lines have")]

@@ -32,7 +32,8 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             "pg_category_prefix", "uvicorn_json_logger",
             "read_python", "python_site_packages", "read_js", "read_cpp", "read_shell",
             # held out (issue 33): kinds no dev source has; measured once, at the end
-            "elf_readelf", "elf_disassembly", "dpkg_status", "gpg_keyring", "tz_transitions")
+            "elf_readelf", "elf_disassembly", "dpkg_status", "gpg_keyring", "tz_transitions",
+            "man_pages")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 
