@@ -281,7 +281,7 @@ def run_compression(
             "families": {f: summarize(cs) for f, cs in fams.items()},
             # Which kind of fact suffers first: spikes, errors, anomalies, looked-up items.
             "probe_kinds": {k: summarize(cs) for k, cs in sorted(kinds.items())},
-            # The real-output corpus per split; "heldout" sources are never tuned on.
+            # The real-output corpus per split; "heldout" sources are measured once, at the end.
             # The independent-fact split: facts defined from a signal the compressor never sees.
             "corpus_splits": {**{k: summarize(cs) for k, cs in sorted(splits.items())},
                               **({INDEPENDENT_SPLIT: ind} if (ind := summarize_basis(mine, "independent")) else {})},
