@@ -80,3 +80,19 @@ def test_bench_reports_facts_by_basis(capsys) -> None:
     assert "| **dev** | independent |" in printed and "| **dev** | template |" in printed
     assert "| **dev** | program-field |" in printed and "program-field facts in view" in printed
     assert "no independent fact lost" in printed
+
+
+def test_key_overlap_counts_one_offs_on_lines_whose_compressor_key_is_single() -> None:
+    # benchmarks/fact_key_overlap.py (issue 33's audit): a one-off fact on a line the
+    # compressor also keys once counts; one on a line whose key repeats does not.
+    from headroom.eval.corpus import CorpusCase, Fact
+
+    bench = load_bench("fact_key_overlap")
+    lines = [f"2026-01-01 10:00:{i:02d} INFO worker {i} done" for i in range(20)]
+    lines[5] = "2026-01-01 10:00:05 ERROR disk quota exceeded"
+    facts = (Fact("disk quota exceeded", "one_off"), Fact("worker 7 done", "one_off"))
+    case = CorpusCase("s/c", "s", "text", "dev", "shell", {}, "q?", "one_off", "\n".join(lines), facts)
+    assert bench.overlap(case) == (1, 2)
+    rows = "[" + ",".join(f'{{"t": {i}, "msg": "{ln[20:]}"}}' for i, ln in enumerate(lines)) + "]"
+    as_json = CorpusCase("s/j", "s", "json", "dev", "api", {}, "q?", "one_off", rows, facts)
+    assert bench.lines_of(as_json)[5] == "ERROR disk quota exceeded" and bench.overlap(as_json) == (1, 2)
