@@ -26,6 +26,7 @@ from ..compressors.sections import plan as plan_sections
 from ..formats.model import Conversation, content_hash
 from ..providers import context_window
 from ..query.anchors import extract_anchors
+from ..query.bounded import bound_question
 from ..toin import hooks as toin_hooks
 from .base import (
     COUNT_ALONGSIDE_CHARS,
@@ -179,6 +180,7 @@ class ContentRouter:
             if tokens is not None and tokens < cfg.router.min_tokens:
                 self._below_minimum(ctx, tokens, where)
                 continue
+            block_anchors = extract_anchors(block_query(ctx, block)) if block.tool_intent else anchors
             text_hash = content_hash(text)  # memo key, marker hash and CCR key: hashed once
             # The tokenizer is part of the key: compressors decide on token counts, and the
             # entry's count is the block's count from here on.
@@ -199,7 +201,7 @@ class ContentRouter:
                     tokens = entry.original_tokens
                     remember_tokens(block, ctx.counter, tokens)
             else:
-                entry, tokens = self._compress(text, key, tokens, block, anchors, ctx)
+                entry, tokens = self._compress(text, key, tokens, block, block_anchors, ctx)
                 if entry is None:
                     self._below_minimum(ctx, tokens, where)
                     continue
@@ -360,7 +362,7 @@ class _FirstTry:
             text=text,
             config=cfg,
             counter=ctx.counter,
-            query=ctx.query,
+            query=block_query(ctx, block),
             anchors=self.anchors,
             tool_name=block.tool_name,
             tool_arguments=block.tool_arguments,
@@ -383,6 +385,15 @@ class _FirstTry:
             # than it counts, the output's count no longer follows the wait.
             self.rendered = (result, *rendered(result, self.text_hash, ctx))
         return result
+
+
+def block_query(ctx: TransformContext, block) -> str:
+    """What a tool output is read for: the conversation's question plus what the assistant
+    said when it made the call (an agent's tool results usually follow a task stated many
+    turns earlier; "let me see how defaults are parsed" names what this output is for)."""
+    if not block.tool_intent:
+        return ctx.query
+    return bound_question(f"{ctx.query}\n{block.tool_intent}")
 
 
 def over_window(tokens: int, ctx: TransformContext, compressed: bool = False) -> str:
