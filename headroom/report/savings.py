@@ -8,7 +8,8 @@ whose history is mostly cache reads. So each request's saved tokens are split in
 - *repeat* tokens: saved in blocks that went out compressed in an earlier request too
   (the router's memo, ``RequestMetrics.repeat_saved``). Sent uncompressed, those bytes
   would sit in the same cached prefix, so when the provider reported cache reads for the
-  request they are priced at the model's cache-read price;
+  request (or its usage is unknown: a stream relayed as bytes, no output tokens recorded)
+  they are priced at the model's cache-read price;
 - every other saved token (a block compressed for the first time, or a request with no
   cache reads) at the input price.
 
@@ -48,7 +49,9 @@ def row_saving(row: RequestMetrics, price: Any) -> RowSaving:
     """The split and price of one optimize row's saved tokens (see the module docstring);
     ``price`` is the model's ``ModelPrice`` or None."""
     saved = max(int(row.tokens_saved or 0), 0)
-    if row.cached_tokens > 0:
+    # No output tokens: headroom did not read this response's usage (a stream relayed as
+    # bytes), so whether the cache was hit is unknown: assume it was.
+    if row.cached_tokens > 0 or row.output_tokens <= 0:
         repeat = saved if row.repeat_saved is None else min(max(row.repeat_saved, 0), saved)
     else:
         repeat = 0  # nothing was cached: every saved token would have been billed in full

@@ -22,9 +22,10 @@ DAY = 86_400
 NOW = 20_000 * DAY + 3_600  # 01:00 UTC on some day
 
 
-def row(saved=1000, cached=0, repeat=0, model="m", agent="claude-cli", ts=NOW, mode="optimize", **kw):
+def row(saved=1000, cached=0, repeat=0, model="m", agent="claude-cli", ts=NOW, mode="optimize", output=20, **kw):
     return RequestMetrics(timestamp=ts, model=model, agent=agent, mode=mode, tokens_before=saved * 3,
-                          tokens_after=saved * 2, tokens_saved=saved, cached_tokens=cached, repeat_saved=repeat, **kw)
+                          tokens_after=saved * 2, tokens_saved=saved, cached_tokens=cached, repeat_saved=repeat,
+                          output_tokens=output, **kw)
 
 
 def prices(model):
@@ -43,6 +44,11 @@ def test_repeated_blocks_save_only_the_cache_read_price_when_the_request_hit_the
     assert s.usd == pytest.approx((200 * 3.0 + 800 * 0.3) / 1e6)
 
 
+def test_a_response_whose_usage_was_not_read_is_assumed_cached():
+    s = row_saving(row(saved=1000, cached=0, repeat=600, output=0), PRICE)
+    assert (s.at_cache_price, s.at_input_price) == (600, 400)
+
+
 def test_an_old_row_with_cache_reads_claims_only_the_cache_price():
     s = row_saving(row(saved=1000, cached=10, repeat=None), PRICE)
     assert s.at_cache_price == 1000 and s.usd == pytest.approx(1000 * 0.3 / 1e6)
@@ -58,7 +64,7 @@ def test_savings_lie_between_the_cache_price_and_the_input_price(saved, cached, 
     s = row_saving(row(saved=saved, cached=cached, repeat=repeat), PRICE)
     assert s.at_cache_price + s.at_input_price == saved
     assert saved * 0.3 / 1e6 - 1e-12 <= s.usd <= saved * 3.0 / 1e6 + 1e-12
-    if cached == 0:
+    if cached == 0:  # and the usage was read (output tokens recorded)
         assert s.usd == pytest.approx(saved * 3.0 / 1e6)
 
 
