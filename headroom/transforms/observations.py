@@ -214,6 +214,10 @@ def observation_blocks(conv: Conversation, ctx: TransformContext) -> Iterator[tu
                 ctx.decide(NAME, "skipped", v.why, **where)
                 continue
             block.meta[OBSERVATION_META] = v.why
+            # What the agent said before it ran the command ("Thought: …, Action: cat x")
+            # is what the output is read for, as a tool call's own text is for its result.
+            if i > 0 and conv.messages[i - 1].role is Role.ASSISTANT and block.tool_intent is None:
+                block.tool_intent = conv.messages[i - 1].text() or None
             if v.detected is not None:
                 block.meta[DETECTED_META] = v.detected  # the router need not detect again
             ctx.decide(NAME, "classified", v.why, content_type="user_observation", **where)
@@ -231,7 +235,7 @@ class Frame:
 
     def __init__(self, block: Block, framed: Framed):
         self.block, self.framed = block, framed
-        self.body = Block(BlockKind.TEXT, text=framed.body,
+        self.body = Block(BlockKind.TEXT, text=framed.body, tool_intent=block.tool_intent,
                           meta={k: block.meta[k] for k in (OBSERVATION_META, DETECTED_META) if k in block.meta})
 
     def write_back(self, counter: Any) -> None:

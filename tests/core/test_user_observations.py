@@ -21,11 +21,15 @@ from hypothesis import strategies as st
 from headroom.ccr.markers import find_hashes
 from headroom.ccr.store import CompressionStore
 from headroom.config import HeadroomConfig
+from headroom.formats import parse
 from headroom.pipeline import Pipeline
+from headroom.tokens import counter_for
+from headroom.transforms.base import TransformContext
 from headroom.transforms.observations import (
     NAME,
     classify,
     is_sentence_like,
+    observation_blocks,
     split_frame,
     typed_by_a_person,
 )
@@ -195,3 +199,11 @@ def test_sentence_like():
     assert is_sentence_like("Please fix the parser when the input is empty.")
     assert not is_sentence_like("2026-11-22T04:00:01 INFO worker-1 processed batch 1 in 1 ms")
     assert not is_sentence_like("    return self._send_handling_auth(request, auth=auth)")
+
+
+def test_the_agents_preceding_turn_is_what_the_observation_is_read_for():
+    conv = parse({"model": "gpt-4o", "messages": react_session(3)}, "openai_chat")
+    ctx = TransformContext(config=HeadroomConfig(), counter=counter_for("gpt-4o"), store=None)
+    found = list(observation_blocks(conv, ctx))
+    assert [i for i, _, _ in found] == [3, 5]
+    assert [b.tool_intent for _, _, b in found] == [conv.messages[2].text(), conv.messages[4].text()]
