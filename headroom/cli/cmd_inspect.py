@@ -16,14 +16,14 @@ def run(args: argparse.Namespace) -> int:
 
     check_redis_flag(args)
     tenants = tenants_of(args)
-    backend = _ccr_backend(args)
-    try:
-        with MetricsStore(args.db, read_only=True) as metrics:
+    with MetricsStore(args.db, read_only=True) as metrics:  # first: no rows, nothing else to say
+        backend = _ccr_backend(args)
+        try:
             views = inspect_requests(metrics, backend, last=args.last, tenants=tenants)
             hidden = metrics.count() if not views else 0  # none visible: every row is another key's
-    finally:
-        if backend is not None:
-            backend.close()
+        finally:
+            if backend is not None:
+                backend.close()
     if args.json:
         json.dump({"requests": [v.to_dict(full=args.full) for v in views]}, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
