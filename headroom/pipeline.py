@@ -26,6 +26,7 @@ from .formats import BlockKind, Conversation, adapter, detect_format, parse, ren
 from .query.bounded import bound_question
 from .token_accounting import RequestTokens, model_counter
 from .transforms.base import Decision, Transform, TransformContext
+from .transforms.observations import question_text
 from .transforms.router import CompressionMemo, ContentRouter
 
 log = logging.getLogger("headroom.pipeline")
@@ -231,7 +232,7 @@ class Pipeline:
             store=ScopedStore(self.store, tenant) if tenant and self.store is not None else self.store,
             deadline=time.monotonic() + budget_s if budget_s is not None else None,
             model=model,
-            query=bound_question(query if query is not None else conv.latest_user_text(turns=2)),
+            query=bound_question(query if query is not None else question_text(conv, turns=2)),
             memo=self.memo,
             hints=self._hints() if self._hints else {},
             relevance=self.relevance(),

@@ -26,6 +26,7 @@ from ..compressors.sections import plan as plan_sections
 from ..formats.model import Conversation, content_hash
 from ..providers import context_window
 from ..query.anchors import extract_anchors
+from ..query.bounded import bound_question
 from ..toin import hooks as toin_hooks
 from .base import (
     COUNT_ALONGSIDE_CHARS,
@@ -35,6 +36,7 @@ from .base import (
     set_block_text,
 )
 from .deadline import run_with_deadline, start_with_deadline
+from .observations import DETECTED_META, observation_blocks, routed
 from .protect import protection_reason
 
 NAME = "content_router"
@@ -160,7 +162,9 @@ class ContentRouter:
         if not cfg.router.enabled:
             return conv
         anchors = extract_anchors(ctx.query)
-        for i, j, block in list(conv.tool_results()):
+        # Tool outputs, and earlier user turns whose body is one (transforms/observations.py).
+        for i, j, found in [*conv.tool_results(), *observation_blocks(conv, ctx)]:
+            block, frame = routed(found)  # an observation's output without the agent's framing
             where = dict(message_index=i, block_index=j, tool_name=block.tool_name)
             reason = protection_reason(conv, i, block, cfg)
             if reason:
@@ -176,6 +180,7 @@ class ContentRouter:
             if tokens is not None and tokens < cfg.router.min_tokens:
                 self._below_minimum(ctx, tokens, where)
                 continue
+            block_anchors = extract_anchors(block_query(ctx, block)) if block.tool_intent else anchors
             text_hash = content_hash(text)  # memo key, marker hash and CCR key: hashed once
             # The tokenizer is part of the key: compressors decide on token counts, and the
             # entry's count is the block's count from here on.
@@ -196,7 +201,7 @@ class ContentRouter:
                     tokens = entry.original_tokens
                     remember_tokens(block, ctx.counter, tokens)
             else:
-                entry, tokens = self._compress(text, key, tokens, block, anchors, ctx)
+                entry, tokens = self._compress(text, key, tokens, block, block_anchors, ctx)
                 if entry is None:
                     self._below_minimum(ctx, tokens, where)
                     continue
@@ -215,6 +220,8 @@ class ContentRouter:
                                 original_tokens=tokens, compressed_tokens=entry.tokens, item_count=entry.items_before,
                                 meta=memo_meta(key, entry))
             set_block_text(block, entry.text, entry.tokens, ctx.counter)
+            if frame is not None:
+                frame.write_back(ctx.counter)
             how = "memo hit" if in_memo else "memo hit (from the CCR store)" if stored else entry.reason
             ctx.decide(NAME, "compressed", how, content_type=entry.content_type,
                        strategy=entry.strategy, tokens_before=tokens, tokens_after=entry.tokens,
@@ -330,7 +337,8 @@ class _FirstTry:
             else None
         if split is not None:  # one enormous line: compressors select lines, so give them some
             text = split[0]
-        detected = detect(text)
+        # An observation in a user turn was read by the detector already (observations.py).
+        detected = (block.meta.get(DETECTED_META) if split is None else None) or detect(text)
         if is_source_file(block.tool_arguments, detected.type):  # read_file {"path": "app.py"}: code
             detected = Detected(ContentType.CODE, why="the tool call's path names a source file")
         self.ctype = ctype = detected.type
@@ -354,7 +362,7 @@ class _FirstTry:
             text=text,
             config=cfg,
             counter=ctx.counter,
-            query=ctx.query,
+            query=block_query(ctx, block),
             anchors=self.anchors,
             tool_name=block.tool_name,
             tool_arguments=block.tool_arguments,
@@ -377,6 +385,15 @@ class _FirstTry:
             # than it counts, the output's count no longer follows the wait.
             self.rendered = (result, *rendered(result, self.text_hash, ctx))
         return result
+
+
+def block_query(ctx: TransformContext, block) -> str:
+    """What a tool output is read for: the conversation's question plus what the assistant
+    said when it made the call (an agent's tool results usually follow a task stated many
+    turns earlier; "let me see how defaults are parsed" names what this output is for)."""
+    if not block.tool_intent:
+        return ctx.query
+    return bound_question(f"{ctx.query}\n{block.tool_intent}")
 
 
 def over_window(tokens: int, ctx: TransformContext, compressed: bool = False) -> str:
