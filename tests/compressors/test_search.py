@@ -57,7 +57,8 @@ def test_per_file_cap_and_dropped_counts() -> None:
     for f in range(5):
         path = f"src/pkg{f % 5}/module_{f}.py"
         assert sum(1 for ln in hit_lines(out.text) if ln.startswith(path + ":")) == 5
-    assert out.text.count("  … +7 more in this file") == 5
+    for f in range(5):  # the rest of each file: one line with its count and line range (issue 33)
+        assert f"… src/pkg{f % 5}/module_{f}.py: 7 more hits (lines 45-87)" in out.text
     # Without a question the earliest hits of each file are kept, in order.
     first = hit_lines(out.text)[:5]
     assert [int(ln.split(":")[1]) for ln in first] == [10, 17, 24, 31, 38]
@@ -77,9 +78,12 @@ def test_total_cap_lists_dropped_files() -> None:
     cfg = HeadroomConfig(router=RouterConfig(search_max_total=10, search_max_per_file=2))
     out = compress(text, config=cfg)
     assert out.items_after == 10
-    m = re.search(r"… (\d+) matches in (\d+) other files: ", out.text)
-    assert m and int(m.group(2)) == 50 and int(m.group(1)) == 150
-    assert "and 35 more files" in out.text  # 15 listed by name, the rest counted
+    # Files with nothing in view: one line each with their count and line range (issue 33).
+    # Past 40 such files, the rest are counted per directory.
+    unseen = re.findall(r"^… (src/\S+\.py): (\d+) hits \(lines 10-24\)$", out.text, re.MULTILINE)
+    dirs = re.findall(r"^… (src/pkg\d/): (\d+) hits in (\d+) more files$", out.text, re.MULTILINE)
+    assert len(unseen) == 40 and sum(int(m) for *_, m in dirs) == 10
+    assert sum(int(n) for _, n in unseen) + sum(int(n) for _, n, _ in dirs) == 150
 
 
 def test_without_line_numbers_and_heading_mode() -> None:
@@ -93,7 +97,8 @@ def test_without_line_numbers_and_heading_mode() -> None:
     files, other = parse_search(heading)
     assert len(files) == 6 and other == 0 and all(len(f.hits) == 9 for f in files)
     out = compress(heading)
-    assert "src/mod2/file2.py:1:    x = compute_total(0)" in out.text
+    # Heading mode stays heading mode: the path line, then the file's own "12:text" lines.
+    assert "src/mod2/file2.py\n1:    x = compute_total(0)\n" in out.text
     assert out.items_before == 54 and out.items_after == 30
 
 

@@ -1,0 +1,162 @@
+"""Is this hit line a definition site of the searched symbol? By the line's shape, per
+language family.
+
+The family comes from the hit's file extension; a file without one (shell scripts,
+bash-completion files) is tried against every family's strong shapes and shell's weak
+ones; a file with an extension of no known language (docs, data) defines nothing. Only
+the first ``_HEAD`` characters of a line are looked at: a definition opens its line, and a
+minified JavaScript line may run for hundreds of kilobytes.
+
+Strong shapes are definitions by the language's own keywords (``def``, ``class``, ``fn``,
+``func``, ``struct``, ``#define``, ``typedef``, ``function``, a C function header). Weak
+ones are looser (assignments, enumerators, C prototypes, Rust ``impl`` blocks) and are
+kept after the strong ones, within a smaller cap.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+STRONG, WEAK = 0, 1
+_HEAD = 400
+
+_FAMILY_OF_EXT = {
+    **dict.fromkeys(("py", "pyi", "pyx"), "python"),
+    **dict.fromkeys(("js", "mjs", "cjs", "jsx", "ts", "tsx", "mts", "cts", "vue", "svelte"), "js"),
+    "go": "go",
+    "rs": "rust",
+    **dict.fromkeys(("c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "ipp", "inl", "tcc", "m", "mm", "cu"), "c"),
+    **dict.fromkeys(("java", "kt", "kts", "scala", "groovy", "cs", "swift", "dart"), "java"),
+    **dict.fromkeys(("rb", "rake", "gemspec"), "ruby"),
+    **dict.fromkeys(("sh", "bash", "zsh", "ksh", "bats"), "shell"),
+}
+FAMILIES = ("python", "js", "go", "rust", "c", "java", "ruby", "shell")
+
+# "{S}" stands for the symbol with identifier boundaries.
+_C_TYPE_DEF = (  # a function or method header: a return type, the name, "(", and no ";" on the line
+    r"^(?:[A-Za-z_][\w:<>,\s\*&]*[\s\*&])?(?:[\w:<>]+::)?~?{S}\s*\((?!.*;\s*$)",
+    r"^\s+(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:static|inline|virtual|constexpr|explicit|const|unsigned|signed|struct|"
+    r"extern|friend|public|private|protected|final|abstract|synchronized|native|override|async|default)\s+)*"
+    r"(?:<[^>]*>\s*)?(?!(?:return|else|case|new|delete|throw|goto|sizeof|co_return|co_yield|do|await|yield|in|is|"
+    r"not|and|or|if|while|for|switch)\b)[A-Za-z_][\w:<>,.\[\]\*&?]*(?:\s*[\*&]+\s*|\s+)~?{S}\s*\([^;]*$",
+)
+_SHAPES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "python": (
+        (r"^\s*(?:async\s+)?def\s+{S}\s*[(\[]",
+         r"^\s*class\s+{S}\b",
+         r"^\s*type\s+{S}\b[^=]*="),
+        (r"^{S}\s*(?::[^=]+)?=(?!=)",
+         r"^(?:[A-Za-z_]\w*\s*,\s*)+{S}\s*(?:,\s*[A-Za-z_]\w*\s*)*=(?!=)",
+         r"^\s+self\.{S}\s*(?::[^=]+)?=(?!=)"),
+    ),
+    "js": (
+        (r"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:async\s+)?function\b\s*\*?\s*{S}\s*[(<]",
+         r"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?class\s+{S}\b",
+         r"^\s*(?:export\s+)?(?:declare\s+)?(?:interface|type|enum|namespace|module)\s+{S}\b",
+         r"^\s*(?:export\s+)?(?:const|let|var)\s+{S}\s*(?::[^=]+)?=\s*(?:async\s+)?"
+         r"(?:function\b|class\b|\((?:[^()]|\([^()]*\))*\)\s*(?::[^=]+)?=>|[\w$]+\s*=>)",
+         r"^\s*(?:(?:static|async|get|set|public|private|protected|readonly|override|abstract)\s+)*\*?\s*#?{S}\s*"
+         r"(?:<[^>]*>)?\s*\((?:[^(){};]|\([^()]*\))*\)\s*(?::\s*[^{};=]+)?\{",
+         r"^\s*(?:[\w$]+\.)*{S}\s*[:=]\s*(?:async\s+)?(?:function\b|\((?:[^()]|\([^()]*\))*\)\s*=>|[\w$]+\s*=>)"),
+        (r"^\s*(?:export\s+)?(?:const|let|var)\s+{S}\s*(?::[^=]+)?=(?!=)",
+         r"^\s*(?:(?:public|private|protected|readonly|static|declare)\s+)+{S}\s*[?!]?\s*[:=]"),
+    ),
+    "go": (
+        (r"^func\s+(?:\([^)]*\)\s*)?{S}\s*[(\[]",
+         r"^\s*type\s+{S}\b",
+         r"^\s*(?:const|var)\s+{S}\b"),
+        (r"^\s+{S}\s+(?:struct|interface)\b",
+         r"^\t+{S}\s*(?:[\w.\[\]*]+\s*)?=(?!=)"),
+    ),
+    "rust": (
+        (r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:const|async|unsafe|default|extern\s*(?:\"[^\"]*\")?)\s+)*fn\s+{S}\b",
+         r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:unsafe\s+)?(?:struct|enum|union|trait|type|mod|static(?:\s+mut)?|const)\s+{S}\b",
+         r"^\s*macro_rules!\s*{S}\b"),
+        (r"^\s*(?:unsafe\s+)?impl\b[^{;]*\b{S}\b",),
+    ),
+    "c": (
+        (r"^\s*#\s*define\s+{S}\b",
+         r"^\s*(?:typedef\s+)?(?:struct|union|enum(?:\s+class)?|class)\s+(?:\w+\s+)*{S}\s*(?:[:{]|$)",
+         r"^\s*typedef\b[^;]*[\s*]{S}\s*(?:\[[^\]]*\]\s*)*;",
+         r"^\s*typedef\b.*\(\s*\*\s*{S}\s*\)",
+         r"^\s*\}\s*{S}\s*;",
+         r"^\s*(?:template\s*<[^>]*>\s*)?using\s+{S}\s*=",
+         *_C_TYPE_DEF),
+        (r"^\s*(?:extern\s+)?[A-Za-z_][\w\s\*&:<>,]*[\s\*&]{S}\s*\(.*\)\s*(?:const\s*)?;",
+         r"^\s+{S}\s*(?:=[^,;]*)?,?\s*(?:/[/*].*)?$",
+         r"^(?:(?:static|const|extern)\s+)*[A-Za-z_][\w\s\*]*[\s\*]{S}\s*(?:\[[^\]]*\]\s*)*(?:=|;)"),
+    ),
+    "java": (
+        (r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|protected|internal|static|final|abstract|sealed|open|"
+         r"data|inline|value|override|suspend|partial|virtual|async|enum|annotation|inner|companion|lateinit|const|"
+         r"case|implicit|lazy)\s+)*(?:class|interface|enum|record|object|trait|struct|fun|def|val|var|typealias|"
+         r"type|func)\s+(?:<[^>]*>\s*)?(?:[\w.]+\.)?{S}\b",
+         *_C_TYPE_DEF),
+        (r"^\s*(?:(?:public|private|protected|static|final|readonly|const)\s+)+[\w<>\[\],.? ]+\s+{S}\s*(?:=|;)",),
+    ),
+    "ruby": (
+        (r"^\s*def\s+(?:self\.|[\w:]+\.)?{S}(?:[?!=]|\b)",
+         r"^\s*(?:class|module)\s+(?:[\w:]+::)?{S}\b"),
+        (r"^\s*{S}\s*=(?!=)",
+         r"^\s*(?:attr_(?:reader|writer|accessor)|define_method|alias_method)\b.*:{S}\b"),
+    ),
+    "shell": (
+        (r"^\s*(?:function\s+)?{S}\s*\(\s*\)",
+         r"^\s*function\s+{S}\b"),
+        (r"^\s*(?:export\s+|local\s+|readonly\s+|declare\s+(?:-\w+\s+)*)?{S}=",
+         r"^\s*alias\s+{S}="),
+    ),
+}
+
+
+def family_of(path: str) -> str | None:
+    """The language family of a hit's file: by extension; "" for a file without one (its
+    lines are judged by shape); None for an extension of no known language."""
+    name = path.rsplit("/", 1)[-1]
+    if "." not in name.lstrip("."):
+        return ""
+    return _FAMILY_OF_EXT.get(name.rsplit(".", 1)[-1].lower())
+
+
+# The symbol's place in a shape is a named group that takes any identifier; the caller
+# compares what it took with the symbols. So each shape compiles once per process, not once
+# per searched symbol (Python compiles a regex in Python: ~15 ms for a family's shapes).
+_NAME = r"(?<![\w$])(?P<name>[A-Za-z_$][\w$]*)(?![\w$])"
+
+
+def _compile(shapes: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p.replace("{S}", _NAME)) for p in shapes)
+
+
+@lru_cache(maxsize=None)
+def _shapes(family: str) -> tuple[tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]]:
+    """(strong, weak) shapes of ``family``; "" is a file without an extension: every
+    family's strong shapes, shell's weak ones."""
+    if family:
+        strong, weak = _SHAPES[family]
+    else:
+        strong, weak = tuple(p for st, _ in _SHAPES.values() for p in st), _SHAPES["shell"][1]
+    return _compile(strong), _compile(weak)
+
+
+def _defines(patterns: tuple[re.Pattern[str], ...], head: str, symbols: frozenset[str]) -> bool:
+    for rx in patterns:
+        m = rx.search(head)
+        if m is not None and m.group("name") in symbols:
+            return True
+    return False
+
+
+def definition_rank(text: str, family: str | None, symbols: frozenset[str]) -> int | None:
+    """STRONG or WEAK when ``text`` (a hit line's content) defines one of ``symbols`` in
+    ``family`` (see :func:`family_of`), else None."""
+    if family is None or not any(s in text for s in symbols):
+        return None
+    strong, weak = _shapes(family)
+    head = text[:_HEAD]
+    if _defines(strong, head, symbols):
+        return STRONG
+    if _defines(weak, head, symbols):
+        return WEAK
+    return None
