@@ -149,8 +149,11 @@ class SearchCompressor:
 
         # Grep output repeats the same line content across files (every call site of a
         # function reads alike); score each distinct content once.
-        distinct = list(dict.fromkeys(h.text for h in matches))
-        by_text = dict(zip(distinct, inp.relevance_scores(distinct)))
+        # Lines too long to be filler are not scored (tokenizing minified bundles was most of
+        # the cost of a JavaScript search).
+        distinct = list(dict.fromkeys(h.text for h in matches if len(h.text) <= _MAX_FILLER_CHARS))
+        by_text = dict.fromkeys((h.text for h in matches), 0.0)
+        by_text.update(zip(distinct, inp.relevance_scores(distinct)))
         score_of = {id(h): by_text[h.text] for h in matches}
         anchored = {id(matches[i]) for i in anchored_indices(inp.anchors, [f"{h.path}:{h.text}" for h in matches], total)}
 

@@ -40,22 +40,25 @@ _C_TYPE_DEF = (  # a function or method header: a return type, the name, "(", an
     r"extern|friend|public|private|protected|final|abstract|synchronized|native|override|async|default)\s+)*"
     r"(?:<[^>]*>\s*)?(?!(?:return|else|case|new|delete|throw|goto|sizeof|co_return|co_yield|do|await|yield|in|is|"
     r"not|and|or|if|while|for|switch)\b)[A-Za-z_][\w:<>,.\[\]\*&?]*(?:\s*[\*&]+\s*|\s+)~?{S}\s*\([^;]*$",
+    # GNU / libstdc++ style: the return type on the line above, the name and its whole
+    # parameter list alone on an indented line (a call statement would end with ";").
+    r"^\s+(?:[\w:<>]+::)?~?{S}\s*\([^;{}]*\)\s*(?:const\s*)?(?:noexcept\s*)?$",
 )
 _SHAPES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "python": (
         (r"^\s*(?:async\s+)?def\s+{S}\s*[(\[]",
-         r"^\s*class\s+{S}\b",
-         r"^\s*type\s+{S}\b[^=]*="),
+         r"^\s*class\s+{S}",
+         r"^\s*type\s+{S}[^=]*="),
         (r"^{S}\s*(?::[^=]+)?=(?!=)",
          r"^(?:[A-Za-z_]\w*\s*,\s*)+{S}\s*(?:,\s*[A-Za-z_]\w*\s*)*=(?!=)",
          r"^\s+self\.{S}\s*(?::[^=]+)?=(?!=)"),
     ),
     "js": (
         (r"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:async\s+)?function\b\s*\*?\s*{S}\s*[(<]",
-         r"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?class\s+{S}\b",
-         r"^\s*(?:export\s+)?(?:declare\s+)?(?:interface|type|enum|namespace|module)\s+{S}\b",
+         r"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?class\s+{S}",
+         r"^\s*(?:export\s+)?(?:declare\s+)?(?:interface|type|enum|namespace|module)\s+{S}",
          r"^\s*(?:export\s+)?(?:const|let|var)\s+{S}\s*(?::[^=]+)?=\s*(?:async\s+)?"
-         r"(?:function\b|class\b|\((?:[^()]|\([^()]*\))*\)\s*(?::[^=]+)?=>|[\w$]+\s*=>)",
+         r"(?:function\b|class\b|(?:<[^>]*>\s*)?\((?:[^()]|\([^()]*\))*\)\s*(?::[^=]+)?=>|[\w$]+\s*=>)",
          r"^\s*(?:(?:static|async|get|set|public|private|protected|readonly|override|abstract)\s+)*\*?\s*#?{S}\s*"
          r"(?:<[^>]*>)?\s*\((?:[^(){};]|\([^()]*\))*\)\s*(?::\s*[^{};=]+)?\{",
          r"^\s*(?:[\w$]+\.)*{S}\s*[:=]\s*(?:async\s+)?(?:function\b|\((?:[^()]|\([^()]*\))*\)\s*=>|[\w$]+\s*=>)"),
@@ -64,26 +67,28 @@ _SHAPES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "go": (
         (r"^func\s+(?:\([^)]*\)\s*)?{S}\s*[(\[]",
-         r"^\s*type\s+{S}\b",
-         r"^\s*(?:const|var)\s+{S}\b"),
+         r"^\s*type\s+{S}",
+         r"^\s*(?:const|var)\s+{S}"),
         (r"^\s+{S}\s+(?:struct|interface)\b",
          r"^\t+{S}\s*(?:[\w.\[\]*]+\s*)?=(?!=)"),
     ),
     "rust": (
-        (r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:const|async|unsafe|default|extern\s*(?:\"[^\"]*\")?)\s+)*fn\s+{S}\b",
-         r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:unsafe\s+)?(?:struct|enum|union|trait|type|mod|static(?:\s+mut)?|const)\s+{S}\b",
-         r"^\s*macro_rules!\s*{S}\b"),
-        (r"^\s*(?:unsafe\s+)?impl\b[^{;]*\b{S}\b",),
+        (r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:const|async|unsafe|default|extern\s*(?:\"[^\"]*\")?)\s+)*fn\s+{S}",
+         r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:unsafe\s+)?(?:struct|enum|union|trait|type|mod|static(?:\s+mut)?|const)\s+{S}",
+         r"^\s*macro_rules!\s*{S}"),
+        (r"^\s*(?:unsafe\s+)?impl\b[^{;]*{S}",),
     ),
     "c": (
-        (r"^\s*#\s*define\s+{S}\b",
-         r"^\s*(?:typedef\s+)?(?:struct|union|enum(?:\s+class)?|class)\s+(?:\w+\s+)*{S}\s*(?:[:{]|$)",
+        (r"^\s*#\s*define\s+{S}",
+         r"^\s*(?:template\s*<[^>]*>\s*)?(?:typedef\s+)?(?:struct|union|enum(?:\s+class)?|class)\s+(?:\w+\s+)*{S}"
+         r"\s*(?:[:{]|$)",
          r"^\s*typedef\b[^;]*[\s*]{S}\s*(?:\[[^\]]*\]\s*)*;",
          r"^\s*typedef\b.*\(\s*\*\s*{S}\s*\)",
          r"^\s*\}\s*{S}\s*;",
          r"^\s*(?:template\s*<[^>]*>\s*)?using\s+{S}\s*=",
          *_C_TYPE_DEF),
-        (r"^\s*(?:extern\s+)?[A-Za-z_][\w\s\*&:<>,]*[\s\*&]{S}\s*\(.*\)\s*(?:const\s*)?;",
+        (r"^\s*(?:extern\s+)?(?!(?:return|else|case|throw|goto|delete|co_return)\b)[A-Za-z_][\w\s\*&:<>,]*[\s\*&]{S}"
+         r"\s*\(.*\)\s*(?:const\s*)?;",
          r"^\s+{S}\s*(?:=[^,;]*)?,?\s*(?:/[/*].*)?$",
          r"^(?:(?:static|const|extern)\s+)*[A-Za-z_][\w\s\*]*[\s\*]{S}\s*(?:\[[^\]]*\]\s*)*(?:=|;)"),
     ),
@@ -91,19 +96,19 @@ _SHAPES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         (r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|protected|internal|static|final|abstract|sealed|open|"
          r"data|inline|value|override|suspend|partial|virtual|async|enum|annotation|inner|companion|lateinit|const|"
          r"case|implicit|lazy)\s+)*(?:class|interface|enum|record|object|trait|struct|fun|def|val|var|typealias|"
-         r"type|func)\s+(?:<[^>]*>\s*)?(?:[\w.]+\.)?{S}\b",
+         r"type|func)\s+(?:<[^>]*>\s*)?(?:[\w.]+\.)?{S}",
          *_C_TYPE_DEF),
         (r"^\s*(?:(?:public|private|protected|static|final|readonly|const)\s+)+[\w<>\[\],.? ]+\s+{S}\s*(?:=|;)",),
     ),
     "ruby": (
-        (r"^\s*def\s+(?:self\.|[\w:]+\.)?{S}(?:[?!=]|\b)",
-         r"^\s*(?:class|module)\s+(?:[\w:]+::)?{S}\b"),
+        (r"^\s*def\s+(?:self\.|[\w:]+\.)?{S}",
+         r"^\s*(?:class|module)\s+(?:[\w:]+::)?{S}"),
         (r"^\s*{S}\s*=(?!=)",
-         r"^\s*(?:attr_(?:reader|writer|accessor)|define_method|alias_method)\b.*:{S}\b"),
+         r"^\s*(?:attr_(?:reader|writer|accessor)|define_method|alias_method)\b.*:{S}"),
     ),
     "shell": (
         (r"^\s*(?:function\s+)?{S}\s*\(\s*\)",
-         r"^\s*function\s+{S}\b"),
+         r"^\s*function\s+{S}"),
         (r"^\s*(?:export\s+|local\s+|readonly\s+|declare\s+(?:-\w+\s+)*)?{S}=",
          r"^\s*alias\s+{S}="),
     ),
@@ -119,18 +124,20 @@ def family_of(path: str) -> str | None:
     return _FAMILY_OF_EXT.get(name.rsplit(".", 1)[-1].lower())
 
 
-# The symbol's place in a shape is a named group that takes any identifier; the caller
-# compares what it took with the symbols. So each shape compiles once per process, not once
-# per searched symbol (Python compiles a regex in Python: ~15 ms for a family's shapes).
-_NAME = r"(?<![\w$])(?P<name>[A-Za-z_$][\w$]*)(?![\w$])"
+# Each occurrence of a searched symbol is replaced by one private-use character before the
+# shapes look at the line, and the shapes expect that character where the name goes. So a
+# family's shapes compile once per process into one alternation, not once per searched
+# symbol (Python compiles regexes in Python: ~15 ms for a family's shapes), and a line costs
+# one substitution and at most two searches.
+_MARK = "\ue000"
 
 
-def _compile(shapes: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p.replace("{S}", _NAME)) for p in shapes)
+def _compile(shapes: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p.replace('{S}', _MARK)})" for p in shapes))
 
 
 @lru_cache(maxsize=None)
-def _shapes(family: str) -> tuple[tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]]:
+def _shapes(family: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """(strong, weak) shapes of ``family``; "" is a file without an extension: every
     family's strong shapes, shell's weak ones."""
     if family:
@@ -140,23 +147,23 @@ def _shapes(family: str) -> tuple[tuple[re.Pattern[str], ...], tuple[re.Pattern[
     return _compile(strong), _compile(weak)
 
 
-def _defines(patterns: tuple[re.Pattern[str], ...], head: str, symbols: frozenset[str]) -> bool:
-    for rx in patterns:
-        m = rx.search(head)
-        if m is not None and m.group("name") in symbols:
-            return True
-    return False
+@lru_cache(maxsize=64)
+def _symbol_rx(symbols: frozenset[str]) -> re.Pattern[str]:
+    alts = "|".join(re.escape(s) for s in sorted(symbols, key=len, reverse=True))
+    return re.compile(rf"(?<![\w$])(?:{alts})(?![\w$])")
 
 
 def definition_rank(text: str, family: str | None, symbols: frozenset[str]) -> int | None:
     """STRONG or WEAK when ``text`` (a hit line's content) defines one of ``symbols`` in
     ``family`` (see :func:`family_of`), else None."""
-    if family is None or not any(s in text for s in symbols):
+    if family is None or not symbols or not any(sym in text for sym in symbols):
+        return None
+    head, n = _symbol_rx(symbols).subn(_MARK, text[:_HEAD])
+    if not n:
         return None
     strong, weak = _shapes(family)
-    head = text[:_HEAD]
-    if _defines(strong, head, symbols):
+    if strong.match(head):  # every shape starts with "^": match, not search
         return STRONG
-    if _defines(weak, head, symbols):
+    if weak.match(head):
         return WEAK
     return None

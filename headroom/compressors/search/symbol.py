@@ -28,6 +28,7 @@ _VALUED = {"-A", "-B", "-C", "-m", "-f", "-g", "-t", "-T", "-j", "-M", "-d", "-D
            "--context", "--before-context", "--after-context", "--threads", "--sort", "--sortr", "--color",
            "--colors", "--file", "--max-columns", "--ignore-file", "--pre", "--encoding", "-E", "--engine"}
 _SAMPLE = 200
+_HEAD = 2000
 _BORNE_OUT = 0.3
 _SHARED = 0.9
 _MAX_ARG_CHARS = 300
@@ -100,26 +101,29 @@ def identifiers(pattern: str) -> list[str]:
     return [w for w in _IDENT.findall(_REGEX_ESCAPE.sub(" ", pattern)) if len(w) >= 2]
 
 
-def _coverage(word: str, texts: Sequence[str]) -> float:
-    if not texts:
+def _coverage(word: str, lowered: Sequence[str]) -> float:
+    """Share of the (lower-cased) texts that contain ``word`` in any case (grep -i too)."""
+    if not lowered:
         return 0.0
     low = word.lower()
-    return sum(1 for t in texts if low in t.lower()) / len(texts)
+    return sum(1 for t in lowered if low in t) / len(lowered)
 
 
 def _sample(texts: Sequence[str]) -> list[str]:
-    if len(texts) <= _SAMPLE:
-        return list(texts)
-    step = len(texts) / _SAMPLE
-    return [texts[int(k * step)] for k in range(_SAMPLE)]
+    """At most ``_SAMPLE`` hit texts spread over the output, each cut to ``_HEAD`` characters
+    (a minified line runs for hundreds of kilobytes)."""
+    if len(texts) > _SAMPLE:
+        step = len(texts) / _SAMPLE
+        texts = [texts[int(k * step)] for k in range(_SAMPLE)]
+    return [t[:_HEAD] for t in texts]
 
 
 def shared_identifier(texts: Sequence[str]) -> str | None:
     """The word found in (nearly) every hit line, the longest of the most common."""
-    sample = _sample(texts)
+    sample = _sample(texts)  # idempotent: already-sampled texts pass through
     counts: Counter[str] = Counter()
     for t in sample:
-        counts.update({w for w in _IDENT.findall(t[:2000]) if len(w) >= 3})
+        counts.update({w for w in _IDENT.findall(t) if len(w) >= 3})
     if not counts:
         return None
     best = max(counts.items(), key=lambda kv: (kv[1], len(kv[0]), kv[0]))
@@ -131,19 +135,30 @@ def searched_symbols(tool_arguments: Any, query: str, texts: Sequence[str]) -> l
     identifier; then the question's identifiers that the hits contain. At most
     ``_MAX_SYMBOLS``, the tool call's first."""
     sample = _sample(texts)
+    lowered = [t.lower() for t in sample]
     found: list[str] = []
     for s in _argument_strings(tool_arguments) if tool_arguments else []:
         pats = command_patterns(s)
         words = [w for p in pats for w in identifiers(p)] if pats else \
             identifiers(s) if len(s) <= _MAX_ARG_CHARS else []
-        found += [w for w in words if w not in found and _coverage(w, sample) >= _BORNE_OUT]
+        found += [w for w in words if w not in found and _coverage(w, lowered) >= _BORNE_OUT]
     if not found and (shared := shared_identifier(sample)):
         found.append(shared)
     if query and len(found) < _MAX_SYMBOLS:
-        words = {w for t in sample for w in _IDENT.findall(t[:2000])}
-        for w in dict.fromkeys(_IDENT.findall(query)):
-            if len(found) >= _MAX_SYMBOLS:
-                break
-            if len(w) >= 3 and w not in found and w in words:
-                found.append(w)
+        asked = [w for w in dict.fromkeys(_IDENT.findall(query)) if w not in found and _looks_like_identifier(w, query)]
+        if asked:
+            words = {w for t in sample for w in _IDENT.findall(t)}
+            found += [w for w in asked if w in words]
     return found[:_MAX_SYMBOLS]
+
+
+_CODE_SHAPED = re.compile(r"[_$\d]|[a-z][A-Z]|^[A-Z]{2,}$")
+
+
+def _looks_like_identifier(word: str, query: str) -> bool:
+    """A question word that names code, not an English word: snake_case, camelCase, digits,
+    ALLCAPS, or quoted in backticks or quotes."""
+    if len(word) < 3:
+        return False
+    return bool(_CODE_SHAPED.search(word)) or any(f"{q}{word}" in query for q in "`'\"")
+
