@@ -156,3 +156,42 @@ def test_end_to_end_marker_retrieves_exact_original() -> None:
     assert m
     got = headroom.retrieve(m.group("hash"))
     assert got is not None and got.content == text
+
+
+# (file, a definition of fetch_rows in its language, a use of it)
+LANGS = [("src/a.py", "def fetch_rows(x):", "    rows = fetch_rows(q)"),
+         ("lib/b.js", "function fetch_rows (q) {", "  return fetch_rows(a, b);"),
+         ("c.rs", "pub fn fetch_rows() {", "    let r = fetch_rows();"),
+         ("include/d.h", "#define fetch_rows(x) x", "    n = fetch_rows(3);"),
+         ("completions/tool", "fetch_rows() {", "    fetch_rows \"$@\"")]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, len(LANGS) - 1), st.integers(1, 900), st.booleans()), min_size=3,
+                max_size=120),
+       st.booleans())
+def test_kept_lines_are_original_lines_and_definitions_stay(rows, heading: bool) -> None:
+    """Issue 33: every output line is an original line, an rg heading, or a "… " summary;
+    every definition line of the searched symbol is among the kept ones."""
+    hits = [(LANGS[k][0], n, LANGS[k][1] if is_def else LANGS[k][2]) for k, n, is_def in rows]
+    if heading:
+        by_file: dict[str, list[str]] = {}
+        for p, n, t in hits:
+            by_file.setdefault(p, []).append(f"{n}:{t}")
+        text = "\n\n".join(p + "\n" + "\n".join(lines) for p, lines in by_file.items())
+    else:
+        text = "\n".join(f"{p}:{n}:{t}" for p, n, t in hits)
+    out = SearchCompressor().compress(CompressInput(
+        text=text, config=HeadroomConfig(), counter=counter_for("gpt-4o"), query="where is it defined?",
+        tool_arguments='{"command": "rg -n fetch_rows"}'))
+    if out is None:
+        return
+    original = set(text.splitlines())
+    kept = out.text.splitlines()
+    for ln in kept:
+        assert ln in original or ln.startswith("… ") or not ln, ln
+    if sum(1 for *_, is_def in rows if is_def) > 40:
+        return  # past the cap of definition lines (a name defined in 40+ places is a method name)
+    for (p, n, t), (_, _, is_def) in zip(hits, rows):
+        if is_def:
+            assert (f"{n}:{t}" if heading else f"{p}:{n}:{t}") in kept

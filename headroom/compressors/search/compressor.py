@@ -23,7 +23,7 @@ from __future__ import annotations
 from ...toin import steer as toin_steer
 from ..base import Compressed, CompressInput
 from ..text import anchored_indices
-from .definitions import STRONG, definition_rank, family_of
+from .definitions import STRONG, DefinitionFinder, family_of
 from .parse import FileHits, Hit, parse_search
 from .symbol import searched_symbols
 
@@ -65,14 +65,12 @@ def definition_hits(matches: list[Hit], symbols: list[str]) -> list[Hit]:
     strong: list[Hit] = []
     weak: list[Hit] = []
     families: dict[str, str | None] = {}
-    wanted = frozenset(symbols)
+    finder = DefinitionFinder(frozenset(symbols))
     for h in matches:
         fam = families.get(h.path, "?")
         if fam == "?":
             fam = families[h.path] = family_of(h.path)
-        if fam is None:
-            continue
-        rank = definition_rank(h.text, fam, wanted)
+        rank = finder.rank(h.text, fam)
         if rank is not None:
             (strong if rank == STRONG else weak).append(h)
     return strong[:_MAX_DEFINITIONS] + weak[:_MAX_WEAK]

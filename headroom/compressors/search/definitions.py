@@ -156,14 +156,37 @@ def _symbol_rx(symbols: frozenset[str]) -> re.Pattern[str]:
 def definition_rank(text: str, family: str | None, symbols: frozenset[str]) -> int | None:
     """STRONG or WEAK when ``text`` (a hit line's content) defines one of ``symbols`` in
     ``family`` (see :func:`family_of`), else None."""
-    if family is None or not symbols or not any(sym in text for sym in symbols):
+    if family is None or not symbols:
         return None
-    head, n = _symbol_rx(symbols).subn(_MARK, text[:_HEAD])
-    if not n:
+    return DefinitionFinder(symbols).rank(text, family)
+
+
+class DefinitionFinder:
+    """:func:`definition_rank` for many lines and one set of symbols (the per-line work
+    only: the symbols' regex and the families' shapes are looked up once)."""
+
+    def __init__(self, symbols: frozenset[str]):
+        self.symbols = tuple(symbols)
+        self.mark = _symbol_rx(symbols).subn
+        self.shapes: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {}
+
+    def rank(self, text: str, family: str | None) -> int | None:
+        if family is None:
+            return None
+        head = text[:_HEAD]
+        for sym in self.symbols:
+            if sym in head:
+                break
+        else:
+            return None
+        head, n = self.mark(_MARK, head)
+        if not n:
+            return None
+        shapes = self.shapes.get(family)
+        if shapes is None:
+            shapes = self.shapes[family] = _shapes(family)
+        if shapes[0].match(head):  # every shape starts with "^": match, not search
+            return STRONG
+        if shapes[1].match(head):
+            return WEAK
         return None
-    strong, weak = _shapes(family)
-    if strong.match(head):  # every shape starts with "^": match, not search
-        return STRONG
-    if weak.match(head):
-        return WEAK
-    return None
