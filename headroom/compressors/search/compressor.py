@@ -28,7 +28,8 @@ from .parse import FileHits, Hit, parse_search
 from .symbol import searched_symbols
 
 _MAX_DEFINITIONS = 40  # strong definition lines kept (a symbol defined in 40+ places is a method name)
-_MAX_WEAK = 12  # weak ones (assignments, prototypes, enumerators) after them
+_MAX_WEAK = 12  # weak ones (assignments, prototypes, enumerators, impl blocks) when no strong one
+_MAX_WEAK_BESIDE_STRONG = 4  # ... and beside strong ones, where they are mostly aliases and impls
 _MAX_FILE_LINES = 40  # files summarised one line each; the rest one line per directory
 _MAX_DIR_LINES = 20
 # A hit line longer than this (minified JavaScript, a data file) is kept only as a
@@ -61,7 +62,8 @@ def _with_context(hits: list[Hit], chosen: set[int]) -> list[Hit]:
 
 def definition_hits(matches: list[Hit], symbols: list[str]) -> list[Hit]:
     """The matches that define one of ``symbols``: strong shapes first (at most
-    ``_MAX_DEFINITIONS``), then weak ones (at most ``_MAX_WEAK``), each in output order."""
+    ``_MAX_DEFINITIONS``), then weak ones (``_MAX_WEAK``, fewer beside strong ones), each
+    in output order."""
     strong: list[Hit] = []
     weak: list[Hit] = []
     families: dict[str, str | None] = {}
@@ -73,7 +75,7 @@ def definition_hits(matches: list[Hit], symbols: list[str]) -> list[Hit]:
         rank = finder.rank(h.text, fam)
         if rank is not None:
             (strong if rank == STRONG else weak).append(h)
-    return strong[:_MAX_DEFINITIONS] + weak[:_MAX_WEAK]
+    return strong[:_MAX_DEFINITIONS] + weak[:_MAX_WEAK_BESIDE_STRONG if strong else _MAX_WEAK]
 
 
 def _span(hits: list[Hit]) -> str:
@@ -162,11 +164,13 @@ class SearchCompressor:
             ranked.append(sorted((((id(h) not in anchored, -score_of[id(h)], k), h) for k, h in enumerate(fm)),
                                  key=lambda kh: kh[0]))
 
-        # Definitions always stay, outside the caps; anchored matches always stay too, inside
-        # the total cap. Then one match per file (best files first), then the best remaining
+        # Definitions always stay, outside the caps (but they use up the total); anchored
+        # matches always stay too, inside the total cap. Then one match per file (best files first), then the best remaining
         # matches overall, within both caps.
+        # Definitions also take the place of filler: with many of them (a struct defined
+        # per platform) the representative hits would only repeat what they show.
         chosen: set[int] = set(anchored) | {id(h) for h in defs}
-        filled = len(anchored)
+        filled = len(anchored) + len(defs)
         per_count = [sum(1 for _, h in hs if id(h) in chosen) for hs in ranked]
         file_order = sorted((hs[0][0][:2] + (i,) for i, hs in enumerate(ranked) if hs))
         for *_, i in file_order:
