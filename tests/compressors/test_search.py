@@ -195,3 +195,17 @@ def test_kept_lines_are_original_lines_and_definitions_stay(rows, heading: bool)
     for (p, n, t), (_, _, is_def) in zip(hits, rows):
         if is_def:
             assert (f"{n}:{t}" if heading else f"{p}:{n}:{t}") in kept
+
+
+def test_scoped_npm_paths_are_search_hits() -> None:
+    """Issue 33: grep over an npm tree prints ``node_modules/@scope/...`` paths; those read as
+    search hits, not as a log (file names are npm's own; the hit texts are paraphrases)."""
+    from headroom.compressors.detect import ContentType, detect
+
+    files = ("build-ideal-tree.js", "reify.js", "load-actual.js", "node.js", "edge.js")
+    plain = "\n".join(f"node_modules/@npmcli/arborist/lib/{f}:{10 * k + 3}:    const depth = node.depth + {k}"
+                      for k in range(30) for f in files[k % 5:k % 5 + 1])
+    assert detect(plain).type is ContentType.SEARCH
+    heading = "\n\n".join(f"node_modules/@npmcli/arborist/lib/{f}\n" + "\n".join(
+        f"{10 * k + 3}:    const depth = node.depth + {k}" for k in range(6)) for f in files)
+    assert detect(heading).type is ContentType.SEARCH
