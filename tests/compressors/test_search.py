@@ -209,3 +209,17 @@ def test_scoped_npm_paths_are_search_hits() -> None:
     heading = "\n\n".join(f"node_modules/@npmcli/arborist/lib/{f}\n" + "\n".join(
         f"{10 * k + 3}:    const depth = node.depth + {k}" for k in range(6)) for f in files)
     assert detect(heading).type is ContentType.SEARCH
+
+
+def test_vimgrep_columns_are_split_off_and_kept() -> None:
+    """``rg --vimgrep`` prints ``path:line:column:text``: the definition is still found, and
+    the kept line is printed exactly as rg printed it."""
+    lines = [f"src/m{k}.py:{k + 3}:9:    total = fetch_rows(q{k})" for k in range(60)]
+    lines.insert(55, "src/db.py:41:5:def fetch_rows(query):")  # past the 40 files filler reaches
+    text = "\n".join(lines)
+    files, _ = parse_search(text)
+    assert all(h.column and h.render() in text for f in files for h in f.hits)
+    out = SearchCompressor().compress(CompressInput(
+        text=text, config=HeadroomConfig(), counter=counter_for("gpt-4o"), query="",
+        tool_arguments='{"command": "rg --vimgrep fetch_rows"}'))
+    assert "src/db.py:41:5:def fetch_rows(query):" in out.text.splitlines()

@@ -24,9 +24,12 @@ class Hit:
     text: str
     context: bool = False  # a ``-`` context line, not a match
     heading: bool = False  # under an rg ``--heading`` path line: printed as ``12:text``
+    column: str = ""  # ``rg --vimgrep`` / ``grep --column``: ``path:12:5:text``
 
     def render(self) -> str:
         """The line as the search printed it."""
+        if self.column:
+            return f"{'' if self.heading else self.path + ':'}{self.line}:{self.column}:{self.text}"
         if self.heading:
             return f"{self.line}{'-' if self.context else ':'}{self.text}"
         if self.line is None:
@@ -64,6 +67,20 @@ def parse_search(text: str) -> tuple[list[FileHits], int]:
             other += 1
             continue
         files.setdefault(hit.path, FileHits(hit.path)).hits.append(hit)
+    _split_columns([h for f in files.values() for h in f.hits if h.line is not None and not h.context])
     return list(files.values()), other
+
+
+_COLUMN = re.compile(r"(\d+):")
+
+
+def _split_columns(hits: list[Hit]) -> None:
+    """``rg --vimgrep`` and ``grep --column`` print a column after the line number. When
+    (nearly) every numbered hit has one, it is split off, so the text is the code line."""
+    if len(hits) < 2 or sum(1 for h in hits if _COLUMN.match(h.text)) < 0.9 * len(hits):
+        return
+    for h in hits:
+        if m := _COLUMN.match(h.text):
+            h.column, h.text = m.group(1), h.text[m.end():]
 
 
