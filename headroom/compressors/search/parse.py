@@ -1,8 +1,8 @@
 """Parsing grep / ripgrep / git grep output into hits grouped by file.
 
 Accepted shapes: ``path:12:text`` (grep -n, rg, git grep -n), ``path:12-text`` (context
-lines), ``path:text`` (no line numbers), and rg's heading mode (a path line, then
-``12:text``).
+lines), ``path:text`` (no line numbers), ``path:12:5:text`` (rg --vimgrep, grep --column),
+and rg's heading mode (a path line, then ``12:text``).
 """
 
 from __future__ import annotations
