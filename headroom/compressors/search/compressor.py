@@ -15,7 +15,8 @@ own order (``… path: 37 more hits (lines 12-940)``), and the retrieval marker 
 get one file's hits back: ``headroom_retrieve`` with the file path as the query (the CCR
 store answers such a query with exactly that file's lines).
 
-Every kept line is an original hit line (rg's heading mode is rendered as ``path:line:``).
+Every kept line is an original line: rg's heading mode stays heading mode (the path line,
+then the file's own ``12:text`` lines), and a vimgrep column is printed back.
 """
 
 from __future__ import annotations
