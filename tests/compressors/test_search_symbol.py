@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from headroom.compressors.search.symbol import command_patterns, identifiers, searched_symbols, shared_identifier
 
@@ -62,3 +64,19 @@ def test_code_shaped_question_words_are_added_english_ones_are_not() -> None:
                            "defined in the code?", hits)
     assert "Console" in got and "render_console" in got
     assert not {"Where", "defined", "code", "the"} & set(got)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.one_of(st.none(), st.text(max_size=200), st.dictionaries(st.text(max_size=8),
+                                                                    st.one_of(st.text(max_size=60), st.integers(),
+                                                                              st.booleans()), max_size=4)),
+       st.text(max_size=80), st.lists(st.text(max_size=60), max_size=30))
+def test_odd_arguments_never_raise(args, query: str, texts: list[str]) -> None:
+    got = searched_symbols(args if not isinstance(args, dict) else json.dumps(args), query, texts)
+    assert len(got) <= 4 and all(isinstance(s, str) and s for s in got)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.text(max_size=300))
+def test_odd_commands_never_raise(command: str) -> None:
+    assert isinstance(command_patterns("grep " + command), list)
