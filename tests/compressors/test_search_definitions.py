@@ -57,6 +57,8 @@ DEFINES = [
     ("asn1.h", "ASN1_ENCODING_st", "typedef struct ASN1_ENCODING_st {"),
     ("safestack.h", "STACK_OF", "#define STACK_OF(type) struct stack_st_##type"),
     ("bits/stl_algo.h", "all_of", "    all_of(_InputIterator __first, _InputIterator __last, _Predicate __pred)"),
+    ("bits/stl_algobase.h", "__find_if", "    __find_if(_InputIterator __first, _InputIterator __last,"),
+    ("bits/shared_ptr.h", "make_shared", "    make_shared(size_t __n)"),
     ("src/buf.c", "buf_grow", "static int buf_grow(struct buf *b, size_t need)"),
     ("src/buf.c", "buf_free", "buf_free(struct buf *b)"),
     ("src/list.hpp", "List", "template <typename T> class List : public Base {"),
@@ -95,6 +97,9 @@ USES = [
     ("x.h", "EVP_PKEY_CTX", "int EVP_PKEY_sign(EVP_PKEY_CTX *ctx, unsigned char *sig, size_t *siglen,"),
     ("x.c", "buf_grow", "    if (buf_grow(b, n) < 0)"),
     ("x.c", "buf_grow", "    return buf_grow(b, n);"),
+    ("x.c", "buf_grow", "    buf_grow(b, n,"),  # a call continued on the next line
+    ("bits/stl_algo.h", "__find_if", "      return std::__find_if(__first, __last,"),
+    ("bits/shared_ptr.h", "make_shared", "\tmake_shared(_Args&&...);"),  # a friend declaration
     ("A.java", "evict", "        evict(key);"),
     ("app.rb", "parse_options", "    opts = parse_options(cmd)"),
     ("git-am.sh", "die", "\tdie \"$(gettext \"fatal: no patch\")\""),

@@ -43,6 +43,9 @@ _C_TYPE_DEF = (  # a function or method header: a return type, the name, "(", an
     # GNU / libstdc++ style: the return type on the line above, the name and its whole
     # parameter list alone on an indented line (a call statement would end with ";").
     r"^\s+(?:[\w:<>]+::)?~?{S}\s*\([^;{}]*\)\s*(?:const\s*)?(?:noexcept\s*)?$",
+    # ... or its parameter list continued on the next line: a first parameter with a type and
+    # a name ("_Iterator __first,"), which a call's arguments do not have.
+    r"^\s+(?:[\w:<>]+::)?~?{S}\s*\(\s*(?:const\s+)?[\w:<>\[\]]+(?:\s*[\*&]+\s*|\s+)\w+[^;{}]*,\s*$",
 )
 _SHAPES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "python": (
