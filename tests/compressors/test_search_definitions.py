@@ -148,3 +148,9 @@ def test_a_name_only_containing_the_symbol_is_not_its_definition() -> None:
 def test_minified_lines_are_looked_at_only_near_their_start() -> None:
     line = "var a=1;" * 20000 + "function search(q){return q}"
     assert rank(line, "dist/bundle.min.js", "search") is None
+
+
+def test_a_symbol_first_named_far_into_its_line_is_a_use() -> None:
+    line = "    result = " + " + ".join(f"weight_{k} * value_{k}" for k in range(12)) + " + fetch_rows(q)"
+    assert line.index("fetch_rows") > 160
+    assert rank(line, "calc.py", "fetch_rows") is None

@@ -10,7 +10,8 @@ minified JavaScript line may run for hundreds of kilobytes.
 Strong shapes are definitions by the language's own keywords (``def``, ``class``, ``fn``,
 ``func``, ``struct``, ``#define``, ``typedef``, ``function``, a C function header). Weak
 ones are looser (assignments, enumerators, C prototypes, Rust ``impl`` blocks) and are
-kept after the strong ones, within a smaller cap.
+kept after the strong ones, within a smaller cap. A line whose first mention of the
+symbol comes after ``_NAME_WITHIN`` characters defines nothing.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from functools import lru_cache
 
 STRONG, WEAK = 0, 1
 _HEAD = 400
+_NAME_WITHIN = 160
 
 _FAMILY_OF_EXT = {
     **dict.fromkeys(("py", "pyi", "pyx"), "python"),
@@ -177,10 +179,10 @@ class DefinitionFinder:
         if family is None:
             return None
         head = text[:_HEAD]
-        for sym in self.symbols:
-            if sym in head:
-                break
-        else:
+        # A definition names itself early in its line; a symbol first seen further in is a
+        # use, and skipping it bounds the shapes' backtracking over what precedes the name.
+        first = min((i for sym in self.symbols if (i := head.find(sym)) >= 0), default=-1)
+        if first < 0 or first > _NAME_WITHIN:
             return None
         head, n = self.mark(_MARK, head)
         if not n:
