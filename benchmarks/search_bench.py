@@ -26,10 +26,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from real_corpus_bench import bench_ours  # noqa: E402
+from real_corpus_bench import bench_ours
 
-from headroom.eval.corpus import load_cases  # noqa: E402
-from headroom.tokens import counter_for  # noqa: E402
+from headroom.eval.corpus import load_cases
+from headroom.tokens import counter_for
 
 SLACK_MS = 2.0
 

@@ -9,11 +9,11 @@ from hypothesis import strategies as st
 
 import headroom
 from headroom.ccr.markers import MARKER_RE
-from headroom.config import HeadroomConfig, RouterConfig
-from headroom.tokens import count_tokens, counter_for
-from headroom.query.anchors import extract_anchors
 from headroom.compressors.base import CompressInput
 from headroom.compressors.search import SearchCompressor, parse_search
+from headroom.config import HeadroomConfig, RouterConfig
+from headroom.query.anchors import extract_anchors
+from headroom.tokens import count_tokens, counter_for
 
 PLANTED = "    raise PaymentDeclined(code='CARD_EXPIRED_4417')  # compute_total path"
 

@@ -8,7 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from headroom.compressors.search.symbol import command_patterns, identifiers, searched_symbols, shared_identifier
+from headroom.compressors.search.symbol import (
+    command_patterns,
+    identifiers,
+    searched_symbols,
+    shared_identifier,
+)
 
 HITS = [
     "class Console:",

@@ -17,7 +17,7 @@ symbol comes after ``_NAME_WITHIN`` characters defines nothing.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 
 STRONG, WEAK = 0, 1
 _HEAD = 400
@@ -35,13 +35,13 @@ _FAMILY_OF_EXT = {
 }
 FAMILIES = ("python", "js", "go", "rust", "c", "java", "ruby", "shell")
 
-# "{S}" stands for the symbol with identifier boundaries.
+# "{S}" is where the name goes (the mark that replaced the symbol, see below).
 _C_TYPE_DEF = (  # a function or method header: a return type, the name, "(", and no ";" on the line
     r"^(?:[A-Za-z_][\w:<>,\s\*&]*[\s\*&])?(?:[\w:<>]+::)?~?{S}\s*\((?!.*;\s*$)",
-    r"^\s+(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:static|inline|virtual|constexpr|explicit|const|unsigned|signed|struct|"
+    (r"^\s+(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:static|inline|virtual|constexpr|explicit|const|unsigned|signed|struct|"
     r"extern|friend|public|private|protected|final|abstract|synchronized|native|override|async|default)\s+)*"
     r"(?:<[^>]*>\s*)?(?!(?:return|else|case|new|delete|throw|goto|sizeof|co_return|co_yield|do|await|yield|in|is|"
-    r"not|and|or|if|while|for|switch)\b)[A-Za-z_][\w:<>,.\[\]\*&?]*(?:\s*[\*&]+\s*|\s+)~?{S}\s*\([^;]*$",
+    r"not|and|or|if|while|for|switch)\b)[A-Za-z_][\w:<>,.\[\]\*&?]*(?:\s*[\*&]+\s*|\s+)~?{S}\s*\([^;]*$"),
     # GNU / libstdc++ style: the return type on the line above, the name and its whole
     # parameter list alone on an indented line (a call statement would end with ";").
     r"^\s+(?:[\w:<>]+::)?~?{S}\s*\([^;{}]*\)\s*(?:const\s*)?(?:noexcept\s*)?$",
@@ -62,10 +62,10 @@ _SHAPES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         (r"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:async\s+)?function\b\s*\*?\s*{S}\s*[(<]",
          r"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?class\s+{S}",
          r"^\s*(?:export\s+)?(?:declare\s+)?(?:interface|type|enum|namespace|module)\s+{S}",
-         r"^\s*(?:export\s+)?(?:const|let|var)\s+{S}\s*(?::[^=]+)?=\s*(?:async\s+)?"
-         r"(?:function\b|class\b|(?:<[^>]*>\s*)?\((?:[^()]|\([^()]*\))*\)\s*(?::[^=]+)?=>|[\w$]+\s*=>)",
-         r"^\s*(?:(?:static|async|get|set|public|private|protected|readonly|override|abstract)\s+)*\*?\s*#?{S}\s*"
-         r"(?:<[^>]*>)?\s*\((?:[^(){};]|\([^()]*\))*\)\s*(?::\s*[^{};=]+)?\{",
+         (r"^\s*(?:export\s+)?(?:const|let|var)\s+{S}\s*(?::[^=]+)?=\s*(?:async\s+)?"
+         r"(?:function\b|class\b|(?:<[^>]*>\s*)?\((?:[^()]|\([^()]*\))*\)\s*(?::[^=]+)?=>|[\w$]+\s*=>)"),
+         (r"^\s*(?:(?:static|async|get|set|public|private|protected|readonly|override|abstract)\s+)*\*?\s*#?{S}\s*"
+         r"(?:<[^>]*>)?\s*\((?:[^(){};]|\([^()]*\))*\)\s*(?::\s*[^{};=]+)?\{"),
          r"^\s*(?:[\w$]+\.)*{S}\s*[:=]\s*(?:async\s+)?(?:function\b|\((?:[^()]|\([^()]*\))*\)\s*=>|[\w$]+\s*=>)"),
         (r"^\s*(?:export\s+)?(?:const|let|var)\s+{S}\s*(?::[^=]+)?=(?!=)",
          r"^\s*(?:(?:public|private|protected|readonly|static|declare)\s+)+{S}\s*[?!]?\s*[:=]"),
@@ -85,23 +85,23 @@ _SHAPES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "c": (
         (r"^\s*#\s*define\s+{S}",
-         r"^\s*(?:template\s*<[^>]*>\s*)?(?:typedef\s+)?(?:struct|union|enum(?:\s+class)?|class)\s+(?:\w+\s+)*{S}"
-         r"\s*(?:[:{]|$)",
+         (r"^\s*(?:template\s*<[^>]*>\s*)?(?:typedef\s+)?(?:struct|union|enum(?:\s+class)?|class)\s+(?:\w+\s+)*{S}"
+         r"\s*(?:[:{]|$)"),
          r"^\s*typedef\b[^;]*[\s*]{S}\s*(?:\[[^\]]*\]\s*)*;",
          r"^\s*typedef\b.*\(\s*\*\s*{S}\s*\)",
          r"^\s*\}\s*{S}\s*;",
          r"^\s*(?:template\s*<[^>]*>\s*)?using\s+{S}\s*=",
          *_C_TYPE_DEF),
-        (r"^\s*(?:extern\s+)?(?!(?:return|else|case|throw|goto|delete|co_return)\b)[A-Za-z_][\w\s\*&:<>,]*[\s\*&]{S}"
-         r"\s*\(.*\)\s*(?:const\s*)?;",
+        ((r"^\s*(?:extern\s+)?(?!(?:return|else|case|throw|goto|delete|co_return)\b)[A-Za-z_][\w\s\*&:<>,]*[\s\*&]{S}"
+         r"\s*\(.*\)\s*(?:const\s*)?;"),
          r"^\s+{S}\s*(?:=[^,;]*)?,?\s*(?:/[/*].*)?$",
          r"^(?:(?:static|const|extern)\s+)*[A-Za-z_][\w\s\*]*[\s\*]{S}\s*(?:\[[^\]]*\]\s*)*(?:=|;)"),
     ),
     "java": (
-        (r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|protected|internal|static|final|abstract|sealed|open|"
+        ((r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|protected|internal|static|final|abstract|sealed|open|"
          r"data|inline|value|override|suspend|partial|virtual|async|enum|annotation|inner|companion|lateinit|const|"
          r"case|implicit|lazy)\s+)*(?:class|interface|enum|record|object|trait|struct|fun|def|val|var|typealias|"
-         r"type|func)\s+(?:<[^>]*>\s*)?(?:[\w.]+\.)?{S}",
+         r"type|func)\s+(?:<[^>]*>\s*)?(?:[\w.]+\.)?{S}"),
          *_C_TYPE_DEF),
         (r"^\s*(?:(?:public|private|protected|static|final|readonly|const)\s+)+[\w<>\[\],.? ]+\s+{S}\s*(?:=|;)",),
     ),
@@ -141,7 +141,7 @@ def _compile(shapes: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{p.replace('{S}', _MARK)})" for p in shapes))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _shapes(family: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """(strong, weak) shapes of ``family``; "" is a file without an extension: every
     family's strong shapes, shell's weak ones."""

@@ -125,7 +125,7 @@ def word_lines(root: Path) -> Counter:
 
 
 def run_search(root: Path, command: str) -> str:
-    res = subprocess.run(command.split(), cwd=root, capture_output=True, text=True, errors="replace")
+    res = subprocess.run(command.split(), cwd=root, capture_output=True, text=True, errors="replace", check=False)
     return res.stdout + res.stderr
 
 
