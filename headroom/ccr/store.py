@@ -18,8 +18,8 @@ from typing import Any
 
 from ..formats.model import content_hash
 from ..relevance.bm25 import BM25
-from .file_lines import file_lines
 from .backends import Backend, Entry, MemoryBackend, RetrievalEvent, SQLiteBackend
+from .file_lines import file_lines
 
 log = logging.getLogger("headroom.ccr")
 
