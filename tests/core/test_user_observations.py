@@ -216,3 +216,22 @@ def test_the_agents_preceding_turn_is_what_the_observation_is_read_for():
     found = list(observation_blocks(conv, ctx))
     assert [i for i, _, _ in found] == [3, 5, 7]
     assert [b.tool_intent for _, _, b in found] == [conv.messages[k].text() for k in (2, 4, 6)]
+
+
+def test_an_agent_loop_is_offered_the_retrieve_tool_from_its_first_observation(pipeline):
+    # The tool list heads the provider's cached prefix: a ReAct agent (no tools of its own)
+    # gets headroom_retrieve as soon as an observation is recognised, and keeps it.
+    from headroom.exchange import ExchangeCore
+    from headroom.modes import OPTIMIZE
+
+    core = ExchangeCore(pipeline)
+    one = react_session(1)
+    result = run(pipeline, one)
+    assert result.agent_loop
+    sent = core.prepare(result.body, "openai_chat", OPTIMIZE, result=result).send
+    assert [t["function"]["name"] for t in sent["tools"]] == ["headroom_retrieve"]
+    chat = [{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"},
+            {"role": "user", "content": "what is a monad?"}]
+    plain = run(pipeline, chat)
+    assert not plain.agent_loop
+    assert "tools" not in core.prepare(plain.body, "openai_chat", OPTIMIZE, result=plain).send
