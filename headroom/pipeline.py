@@ -111,6 +111,13 @@ class PipelineResult:
         return bool(self.ccr_hashes) or any(has_marker(b.text) for _, _, b in self.conversation.blocks())
 
     @property
+    def agent_loop(self) -> bool:
+        """Whether the request is an agent loop that sends tool output in user turns (some
+        user block was classified as one): such an agent is offered ``headroom_retrieve``
+        from its first observation on, so its tool list never changes mid-session."""
+        return any(d.transform == "user_observations" and d.action == "classified" for d in self.decisions)
+
+    @property
     def messages(self) -> list[Any]:
         return self.body.get(adapter(self.format).MESSAGES_KEY)  # type: ignore[return-value]
 

@@ -39,18 +39,18 @@ class ContentType(str, enum.Enum):
 
 _SAMPLE_LINES = 200
 _SAMPLE_CHARS = 65_536  # where the sample lines are looked for first (a 600 kB log splits in ~1 ms)
-_SEARCH_LINE = re.compile(r"^(?:\./)?[\w./\\-]+\.[\w]+[:-]\d+[:-]")
-_GREP_N = re.compile(r"^(?:\./)?[\w./\\-]+\.\w+:\d+:")  # grep -n / rg: "path:line:" with colons
+_SEARCH_LINE = re.compile(r"^(?:\./)?[\w./\\@+-]+\.[\w]+[:-]\d+[:-]")  # "@": npm scopes
+_GREP_N = re.compile(r"^(?:\./)?[\w./\\@+-]+\.\w+:\d+:")  # grep -n / rg: "path:line:" with colons
 # rg/grep without line numbers: "path:text". The path needs a slash or a known source
 # extension, so "server.port: 8080" (YAML, properties) does not count, and a single colon,
 # so pytest node ids ("tests/test_a.py::test_x PASSED") and URLs do not either.
 _SEARCH_NO_LINE = re.compile(
-    r"^(?:\./)?(?:[\w.-]+/)+[\w.-]+:(?![/:])|"
+    r"^(?:\./)?(?:[\w.@+-]+/)+[\w.-]+:(?![/:])|"
     r"^[\w.-]+\.(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|go|rs|java|kt|kts|c|h|cc|cpp|hpp|cs|rb|php|swift|scala|sh|"
     r"md|rst|txt|json|ya?ml|toml|ini|cfg|html?|css|scss|sql|xml|vue|svelte|proto|ex|exs|lua|dart|tf):(?!:)"
 )
 # rg's heading mode: a path on its own line, then "12:text" lines.
-_HEADING_PATH = re.compile(r"^(?:\./)?[\w.-]+(?:/[\w.-]+)*(?:/[\w.-]+|\.\w{1,10})$")
+_HEADING_PATH = re.compile(r"^(?:\./)?[\w.@+-]+(?:/[\w.@+-]+)*(?:/[\w.-]+|\.\w{1,10})$")
 _HEADING_HIT = re.compile(r"^\d+[:-]")
 _DIFF_START = re.compile(r"^(?:diff --git |--- \S|\+\+\+ \S|@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@)", re.MULTILINE)
 _HTML = re.compile(r"<(?:!doctype html|html|head|body|div|p|span|table|a\s|script|ul|li)\b", re.IGNORECASE)

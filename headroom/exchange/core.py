@@ -156,7 +156,7 @@ class ExchangeCore:
             return ex
         send = result.body
         if self.loop_enabled:
-            with_tool = inject_retrieve_tool(send, fmt, markers=result.carries_markers)
+            with_tool = inject_retrieve_tool(send, fmt, markers=result.carries_markers or result.agent_loop)
             ex.injected, send = with_tool is not send, with_tool
         if self.cache is not None and mode == OPTIMIZE:
             send = self.cache.apply(send, fmt, session_id=session_id)

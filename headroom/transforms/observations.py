@@ -8,8 +8,10 @@ every later turn). Everything else a user sent stays as it came.
 
 Decided by shape, never by a list of phrases:
 
-- never the latest user turn (the question being asked now, or the newest observation:
-  the model is reading it this turn);
+- the latest user turn only when it answers the assistant's turn before it (the newest
+  observation of an agent loop, compressed in its own turn as a tool result is, so that
+  its bytes never change once the provider has cached them); a latest user turn with no
+  assistant turn before it is a request and stays as sent;
 - never text a person typed: a block of few lines, or one whose lines read mostly as
   sentences (natural words, few code or path characters);
 - otherwise tool output when the content detector (the one the router uses) finds a
@@ -190,7 +192,7 @@ def latest_user_index(conv: Conversation) -> int:
 
 
 def observation_blocks(conv: Conversation, ctx: TransformContext) -> Iterator[tuple[int, int, Block]]:
-    """The user text blocks of earlier turns that are tool output, marked for the router;
+    """The user text blocks that are tool output (see the module doc), marked for the router;
     a decision for every user text block looked at."""
     latest = latest_user_index(conv)
     minimum = ctx.config.router.min_tokens
@@ -201,8 +203,14 @@ def observation_blocks(conv: Conversation, ctx: TransformContext) -> Iterator[tu
             if block.kind is not BlockKind.TEXT or not block.text:
                 continue
             where = {"message_index": i, "block_index": j}
-            if i == latest:
-                ctx.decide(NAME, "skipped", "the latest user turn is never rewritten", **where)
+            # The latest user turn is the person's request, unless it answers the
+            # assistant's action: then it is the newest observation of an agent loop, and
+            # it is compressed now, as a tool result is in its own turn. Compressing it
+            # one turn later instead would change a message the provider has already
+            # cached, so every turn would re-write the cache from there.
+            if i == latest and not (i > 0 and conv.messages[i - 1].role is Role.ASSISTANT):
+                ctx.decide(NAME, "skipped", "the latest user turn is a request, not an answer to an action",
+                           **where)
                 continue
             # Below the router's minimum nothing would be compressed: not worth a look
             # (a character is at most one token, so this needs no count).

@@ -1,6 +1,7 @@
 """Tool output sent as user messages (headroom.transforms.observations): a ReAct-style
 session's earlier observations are compressed like tool outputs, reversibly and with the
-same bytes in every later turn; the latest user turn and text a person typed never change.
+same bytes in every later turn; text a person typed never changes, and the latest user
+turn only when it answers the assistant's action (the newest observation).
 
 The observations are real data: an installed module read as ``cat -n`` prints it, and
 ``ls -l``-style listing lines of installed files (sizes and names from the file system).
@@ -103,8 +104,7 @@ def test_earlier_observations_are_compressed_and_retrievable(pipeline, fmt):
     offset = 1 if fmt == "anthropic" else 0  # Anthropic's system prompt is not a message
     task, first_obs, second_obs, latest = (1 - offset, 3 - offset, 5 - offset, 7 - offset)
     assert sent[task] == original[task] == TASK  # typed by a person
-    assert sent[latest] == original[latest]  # the latest user turn
-    for i in (first_obs, second_obs):
+    for i in (first_obs, second_obs, latest):  # the newest observation too, in its own turn
         assert len(sent[i]) < len(original[i])
         # The agent's framing stays as it was sent; the output is reversible.
         assert sent[i].startswith("Observation:\n")
@@ -124,9 +124,8 @@ def test_every_user_text_block_has_a_decision(pipeline):
     user = [i for i, m in enumerate(result.body["messages"]) if m["role"] == "user"]
     decided = {d.message_index: d for d in result.decisions if d.transform == NAME}
     assert sorted(decided) == user
-    assert decided[user[-1]].action == "skipped" and "latest" in decided[user[-1]].reason
     assert decided[user[0]].action == "skipped"
-    assert [decided[i].action for i in user[1:-1]] == ["classified", "classified"]
+    assert [decided[i].action for i in user[1:]] == ["classified", "classified", "classified"]
     assert all(decided[i].reason for i in user)
 
 
@@ -135,12 +134,22 @@ def test_compressed_observations_keep_their_bytes_in_later_turns(pipeline):
     turn, although the latest user turn (and with it the question) changed."""
     first = texts(run(pipeline, react_session(3)))
     second = texts(run(pipeline, react_session(4)))
-    # Turn 2 compresses the observation that was latest in turn 1, and nothing before it moves.
-    assert second[:7] == first[:7]
-    assert len(second[7]) < len(first[7])
+    # Turn 2 only appends: the observation that was latest in turn 1 keeps the bytes it was
+    # sent with, so the provider's cached prefix covers all of turn 1.
+    assert second[:len(first)] == first
+    assert len(second) == len(first) + 2
     # A fresh process sharing the CCR store renders the same bytes (the memo from the store).
     again = texts(run(Pipeline(HeadroomConfig(), store=pipeline.store), react_session(4)))
     assert again == second
+
+
+def test_a_latest_user_turn_with_no_action_before_it_is_a_request_and_stays(pipeline):
+    # A person pasting a log as the first message asks about it: it is not an observation.
+    msgs = [{"role": "system", "content": "You help."}, {"role": "user", "content": "Observation:\n" + worker_log()}]
+    result = run(pipeline, msgs)
+    assert texts(result) == [m["content"] for m in msgs]
+    [d] = [d for d in result.decisions if d.transform == NAME]
+    assert d.action == "skipped" and "request" in d.reason
 
 
 def test_prose_in_an_earlier_user_turn_is_never_rewritten(pipeline):
@@ -205,5 +214,24 @@ def test_the_agents_preceding_turn_is_what_the_observation_is_read_for():
     conv = parse({"model": "gpt-4o", "messages": react_session(3)}, "openai_chat")
     ctx = TransformContext(config=HeadroomConfig(), counter=counter_for("gpt-4o"), store=None)
     found = list(observation_blocks(conv, ctx))
-    assert [i for i, _, _ in found] == [3, 5]
-    assert [b.tool_intent for _, _, b in found] == [conv.messages[2].text(), conv.messages[4].text()]
+    assert [i for i, _, _ in found] == [3, 5, 7]
+    assert [b.tool_intent for _, _, b in found] == [conv.messages[k].text() for k in (2, 4, 6)]
+
+
+def test_an_agent_loop_is_offered_the_retrieve_tool_from_its_first_observation(pipeline):
+    # The tool list heads the provider's cached prefix: a ReAct agent (no tools of its own)
+    # gets headroom_retrieve as soon as an observation is recognised, and keeps it.
+    from headroom.exchange import ExchangeCore
+    from headroom.modes import OPTIMIZE
+
+    core = ExchangeCore(pipeline)
+    one = react_session(1)
+    result = run(pipeline, one)
+    assert result.agent_loop
+    sent = core.prepare(result.body, "openai_chat", OPTIMIZE, result=result).send
+    assert [t["function"]["name"] for t in sent["tools"]] == ["headroom_retrieve"]
+    chat = [{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"},
+            {"role": "user", "content": "what is a monad?"}]
+    plain = run(pipeline, chat)
+    assert not plain.agent_loop
+    assert "tools" not in core.prepare(plain.body, "openai_chat", OPTIMIZE, result=plain).send
