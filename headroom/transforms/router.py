@@ -23,6 +23,7 @@ from ..compressors.log_records import layout_of as log_records_layout
 from ..compressors.sections import HOSTS as SECTION_HOSTS
 from ..compressors.sections import SectionsCompressor
 from ..compressors.sections import plan as plan_sections
+from ..compressors.structured import refine as refine_structured
 from ..formats.model import Conversation, content_hash
 from ..providers import context_window
 from ..query.anchors import extract_anchors
@@ -102,6 +103,7 @@ def default_compressors() -> dict[ContentType, Compressor]:
     from ..compressors.logs import LogCompressor
     from ..compressors.search import SearchCompressor
     from ..compressors.smart_crusher import SmartCrusher
+    from ..compressors.structured import StructuredCompressor
     from ..compressors.tables.csv_compressor import TableCompressor
     from ..compressors.text import TextCrusher
 
@@ -121,6 +123,7 @@ def default_compressors() -> dict[ContentType, Compressor]:
         ContentType.LISTING: ListingCompressor(),
         ContentType.HTML: HTMLCompressor(),
         ContentType.CODE: CodeCompressor(),
+        ContentType.STRUCTURED: StructuredCompressor(),
         ContentType.TEXT: TextCrusher(),
     }
 
@@ -333,6 +336,8 @@ class _FirstTry:
         detected = detect(text)
         if is_source_file(block.tool_arguments, detected.type):  # read_file {"path": "app.py"}: code
             detected = Detected(ContentType.CODE, why="the tool call's path names a source file")
+        else:  # config files, templates, Markdown, non-prose text: whole lines, never rewritten
+            detected = refine_structured(text, detected)
         self.ctype = ctype = detected.type
         self.why = "; ".join(w for w in (split[1] if split else "", detected.why) if w)
         parts = plan_sections(text) if ctype in SECTION_HOSTS else None
@@ -402,7 +407,8 @@ def rendered(result, text_hash: str, ctx: TransformContext) -> tuple[str, int]:
     if result.lossy and ctx.config.ccr.inject_retrieval_marker and ctx.store is not None:
         marker = format_marker(result.items_before, result.items_after, text_hash, ctx.store.ttl_seconds,
                                result.summary)
-        marker = f"\n{result.comment} {marker}" if result.comment else "\n" + marker
+        tail = f" {result.comment_end}" if getattr(result, "comment_end", "") else ""
+        marker = f"\n{result.comment} {marker}{tail}" if result.comment else "\n" + marker
         out += marker
         out_tokens += ctx.counter.count(marker)
     return out, out_tokens

@@ -30,7 +30,8 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             "pypi_simple_files", "pytest_report_json", "npm_version_docs", "pypi_project_json",
             "pg_sessions_jsonlog", "postgres_multifile", "postgres_dash_prefix", "postgres_debug_log",
             "pg_category_prefix", "uvicorn_json_logger",
-            "read_python", "python_site_packages", "read_js", "read_cpp", "read_shell")
+            "read_python", "python_site_packages", "read_js", "read_cpp", "read_shell",
+            "config_files", "markdown_docs")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 
