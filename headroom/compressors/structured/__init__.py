@@ -41,9 +41,11 @@ def sample_lines(text: str) -> list[str]:
 def refine(text: str, detected: Detected) -> Detected:
     """``detected``, or a STRUCTURED detection (hint: the format name) when the text is
     a structured format or is not prose."""
-    if detected.type not in _REFINABLE:
+    if detected.type not in _REFINABLE and detected.type is not ContentType.DIFF:
         return detected
     sample = sample_lines(text)
+    if detected.type is ContentType.DIFF and not _misread_as_diff(sample):
+        return detected
     fmt = detect_format(text, sample)
     if fmt is not None:
         return Detected(ContentType.STRUCTURED, hint=fmt, why=f"{fmt}, by its lines' grammar")
@@ -54,6 +56,19 @@ def refine(text: str, detected: Detected) -> Detected:
             return detected  # parts of different kinds: each goes to its own compressor
         return Detected(ContentType.STRUCTURED, hint="lines", why="not prose: whole lines selected")
     return detected
+
+
+def _misread_as_diff(sample: list[str]) -> bool:
+    """Whether the diff detector was misled: no ``+++``/``@@`` line outside a Markdown
+    fence (YAML's ``--- !tag`` document starts, a README quoting a patch in a fence)."""
+    fenced = False
+    for ln in sample:
+        s = ln.lstrip()
+        if s.startswith(("```", "~~~")):
+            fenced = not fenced
+        elif not fenced and (ln.startswith("+++ ") or ln.startswith("@@ ")):
+            return False
+    return True
 
 
 class StructuredCompressor:

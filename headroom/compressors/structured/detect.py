@@ -21,9 +21,12 @@ _YAML_KEY = re.compile(r"^( *)(?:- +)*(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s#'\"\[\]{},&
                        r"\s*:(?:[ \t]|$)")
 _YAML_ITEM = re.compile(r"^ *-(?:[ \t]|$)")
 _YAML_BLOCK = re.compile(r"[:\-]\s*[|>][+-]?\d*\s*(?:#.*)?$")
-_YAML_FLOW_OPEN = re.compile(r":\s*[\[{][^\]}]*$")
+_YAML_COMPLEX = re.compile(r"^ *[?:](?:[ \t]|$)")  # complex mapping keys and their values
 _SECTION = re.compile(r"^\s*\[\[?\s*[^\[\]=]+?\s*\]\]?\s*(?:[#;].*)?$")
-_ASSIGN = re.compile(r"^\s*(?:export\s+)?(?:\"[^\"]*\"|'[^']*'|[\w.\-/$@{}]+(?:\s+[\w.\-/]+)*)\s*=(?!=)")
+_ASSIGN = re.compile(r"^\s*(?:export\s+)?(?:\"[^\"]*\"|'[^']*'|[\w.\-/$@{}]+)\s*=(?!=)")
+# Statement ends of code: an assignment line ending like this is a program, not a config.
+_CODE_END = re.compile(r"[;{(]\s*$")
+_OPENS_VALUE = re.compile(r"=\s*[\[{]\s*(?:#.*)?$")
 _TOML_VALUE = re.compile(r"^\s*(?:\"[^\"]*\"|'[^']*'|[\w.\-]+)\s*=\s*"
                          r"(?:[\"'\[{]|[+-]?\d|true\b|false\b|inf\b|nan\b)")
 _ENV_LINE = re.compile(r"^(?:export\s+)?[A-Za-z_][\w.]*=\S?")
@@ -35,9 +38,11 @@ _MAKE_DIRECTIVE = re.compile(r"^\s*-?(?:ifeq|ifneq|ifdef|ifndef|else|endif|inclu
                              r"unexport|vpath|override)\b")
 _SQL_START = re.compile(r"^\s*(?:CREATE|INSERT|SELECT|UPDATE|DELETE|ALTER|DROP|BEGIN|COMMIT|ROLLBACK|GRANT|REVOKE|"
                         r"WITH|SET|PRAGMA|COMMENT|TRUNCATE|VALUES|USE|START|END|DECLARE|REPLACE)\b", re.I)
-_TEMPLATE_TAG = re.compile(r"\{%-?|\{\{-?|<%[=#-]?")
+# Template tags; "${{ }}" is an expression inside a YAML value (CI workflows), not a template.
+_TEMPLATE_TAG = re.compile(r"\{%-?|(?<!\$)\{\{-?|<%[=#-]?")
 _GO_TAG = re.compile(r"\{\{-?\s*(?:\.|end\b|if\b|range\b|with\b|define\b|template\b|include\b|\$)")
 _JINJA_TAG = re.compile(r"\{%-?\s*\w")
+_EXPR_TAG = re.compile(r"(?<!\$)\{\{")
 _ERB_TAG = re.compile(r"<%[=#-]?\s")
 _MD_HEADING = re.compile(r"^#{1,6}\s+\S")
 _MD_FENCE = re.compile(r"^\s{0,3}(?:`{3,}|~{3,})")
@@ -64,8 +69,9 @@ def detect_format(text: str, sample: list[str]) -> str | None:
     if first[:1] in "{[" and not _SECTION.match(nonblank[0]) and not _TEMPLATE_TAG.match(first):
         return "jsonc" if _has_json_comments(nonblank) else None
     if first.startswith("<"):
-        if _HTML_ROOT.match(first) or not _XML_START.match(first):
-            return _template_kind(nonblank)
+        template = _template_kind(nonblank)
+        if template is not None or _HTML_ROOT.match(first) or not _XML_START.match(first):
+            return template  # plain HTML pages stay with the HTML compressor
         return "xml" if _share(nonblank, lambda ln: ln.lstrip()[:1] == "<") >= 0.5 else None
     template = _template_kind(nonblank)
     if template is not None:
@@ -102,7 +108,7 @@ def _template_kind(nonblank: list[str]) -> str | None:
     go = sum(1 for ln in tagged if _GO_TAG.search(ln))
     erb = sum(1 for ln in tagged if _ERB_TAG.search(ln))
     # Jinja: its statements, or "{{ expr }}" lines Go's syntax does not explain.
-    jinja = sum(1 for ln in tagged if _JINJA_TAG.search(ln) or ("{{" in ln and not _GO_TAG.search(ln)))
+    jinja = sum(1 for ln in tagged if _JINJA_TAG.search(ln) or (_EXPR_TAG.search(ln) and not _GO_TAG.search(ln)))
     best = max((jinja, "jinja"), (go, "gotemplate"), (erb, "erb"))
     return best[1] if best[0] >= 3 else None
 
@@ -178,33 +184,42 @@ def _is_sql(sample: list[str]) -> bool:
 
 def _ini_family(nonblank: list[str]) -> str | None:
     """TOML, INI/cfg or properties/.env: sections and ``key = value`` lines (their
-    continuations: indented lines for INI, open brackets for TOML, a trailing backslash)."""
+    continuations: indented lines for INI, a multi-line array or table for TOML, a
+    trailing backslash). Keys are distinct within a section; no line ends like code."""
     sections = assigns = typed = env = fit = 0
     cont = False
     depth = 0
+    keys: set[str] = set()
+    repeats = 0
     for ln in nonblank:
         s = ln.strip()
         if depth > 0 or cont:
             fit += 1
+            if depth > 0:
+                depth = max(0, depth + s.count("[") + s.count("{") - s.count("]") - s.count("}"))
         elif s[0] in "#;!":
             fit += 1
         elif _SECTION.match(ln):
             sections += 1
             fit += 1
-        elif _ASSIGN.match(ln):
+            keys = set()
+        elif (m := _ASSIGN.match(ln)) and not (_CODE_END.search(s) and not _OPENS_VALUE.search(s)):
             assigns += 1
             fit += 1
+            key = m.group(0).split("=", 1)[0].strip()
+            repeats += key in keys
+            keys.add(key)
             if _TOML_VALUE.match(ln):
                 typed += 1
             if _ENV_LINE.match(ln):
                 env += 1
-        elif ln[:1] in " \t" and assigns:
+            if _OPENS_VALUE.search(s):
+                depth = 1
+        elif ln[:1] in " \t" and assigns and not _CODE_END.search(s):
             fit += 1  # INI continuation line
         cont = s.endswith("\\")
-        if "=" in s or depth:
-            depth = max(0, depth + s.count("[") + s.count("{") - s.count("]") - s.count("}"))
     n = len(nonblank)
-    if assigns < 3 or fit < _SHARE * n:
+    if assigns < 3 or fit < _SHARE * n or repeats > 0.1 * assigns:
         return None
     if sections and typed >= 0.8 * assigns:
         return "toml"
@@ -221,7 +236,8 @@ def _is_yaml(sample: list[str], nonblank: list[str]) -> bool:
     """Nearly every line a key, an item, a comment, a document marker or inside a block
     scalar / flow collection; top-level keys distinct; no tab indentation."""
     keys = fit = 0
-    roots: list[str] = []
+    roots: set[str] = set()
+    repeats = top = 0
     scalar_indent = -1  # inside a block scalar deeper than this
     flow = 0
     for ln in sample:
@@ -242,22 +258,29 @@ def _is_yaml(sample: list[str], nonblank: list[str]) -> bool:
             continue
         if s.startswith("#") or s in ("---", "...") or s.startswith("--- "):
             fit += 1
+            if not s.startswith("#"):
+                roots = set()  # a new document: its top-level keys start afresh
+            if _YAML_BLOCK.search(s):
+                scalar_indent = ind
             continue
         m = _YAML_KEY.match(ln)
-        if m or _YAML_ITEM.match(ln):
+        if m or _YAML_ITEM.match(ln) or _YAML_COMPLEX.match(ln):
             fit += 1
             if m:
                 keys += 1
                 if ind == 0 and not s.startswith("-"):
-                    roots.append(s.split(":", 1)[0])
+                    root = s.split(":", 1)[0]
+                    repeats += root in roots
+                    roots.add(root)
+                    top += 1
             if _YAML_BLOCK.search(s):
                 scalar_indent = ind
-            elif _YAML_FLOW_OPEN.search(s):
-                flow = 1
+            else:
+                flow = max(0, s.count("[") + s.count("{") - s.count("]") - s.count("}"))
     n = len(nonblank)
     if keys < 3 or fit < _SHARE * n:
         return False
-    return len(set(roots)) >= 0.9 * len(roots)
+    return repeats <= 0.1 * top
 
 
 def _is_markdown(nonblank: list[str]) -> bool:
