@@ -23,6 +23,7 @@ from ..compressors.log_records import layout_of as log_records_layout
 from ..compressors.sections import HOSTS as SECTION_HOSTS
 from ..compressors.sections import SectionsCompressor
 from ..compressors.sections import plan as plan_sections
+from ..compressors.structured import claim as claim_structured
 from ..compressors.structured import refine as refine_structured
 from ..formats.model import Conversation, content_hash
 from ..providers import context_window
@@ -333,10 +334,12 @@ class _FirstTry:
             else None
         if split is not None:  # one enormous line: compressors select lines, so give them some
             text = split[0]
-        detected = detect(text)
+        # Config, build and query files, templates and Markdown, by their lines' grammar
+        # (compressors/structured/): whole lines kept or elided, never rewritten.
+        detected = claim_structured(text) or detect(text)
         if is_source_file(block.tool_arguments, detected.type):  # read_file {"path": "app.py"}: code
             detected = Detected(ContentType.CODE, why="the tool call's path names a source file")
-        else:  # config files, templates, Markdown, non-prose text: whole lines, never rewritten
+        else:  # plain text that is not prose: whole lines too
             detected = refine_structured(text, detected)
         self.ctype = ctype = detected.type
         self.why = "; ".join(w for w in (split[1] if split else "", detected.why) if w)

@@ -21,7 +21,7 @@ import headroom
 from headroom.ccr.markers import MARKER_RE
 from headroom.compressors.base import CompressInput
 from headroom.compressors.detect import ContentType, detect
-from headroom.compressors.structured import StructuredCompressor, detect_format, is_prose, refine, sample_lines
+from headroom.compressors.structured import StructuredCompressor, claim, detect_format, is_prose, refine, sample_lines
 from headroom.compressors.structured.formats import FORMATS, comment_line
 from headroom.compressors.structured.markdown import MARKDOWN, blocks, fences_balanced
 from headroom.config import HeadroomConfig
@@ -326,7 +326,8 @@ pip install thing
 ])
 def test_formats_detected_without_a_path_or_known_names(text: str, expected: str) -> None:
     assert _fmt(text) == expected
-    assert refine(text, detect(text)).type is ContentType.STRUCTURED
+    claimed = claim(text)
+    assert claimed is not None and claimed.type is ContentType.STRUCTURED and claimed.hint == expected
 
 
 def test_renaming_every_key_keeps_the_format_and_the_asked_path() -> None:
@@ -357,6 +358,18 @@ def test_renaming_every_key_keeps_the_format_and_the_asked_path() -> None:
 ])
 def test_look_alikes_are_not_claimed(text: str) -> None:
     assert _fmt(text) is None
+
+
+def test_plain_text_that_is_not_prose_is_line_selected() -> None:
+    """openssl's certificate report (a real output): plain text, no sentences, so its
+    lines are selected whole instead of going to the prose compressor."""
+    report = load_cases(sources=["x509_text"])[0].content
+    assert detect(report).type is ContentType.TEXT
+    d = refine(report, detect(report))
+    assert d.type is ContentType.STRUCTURED and d.hint == "lines"
+    prose = ("The store keeps every original. A model that needs more asks for it by hash, and the answer comes "
+             "from the store without another provider call.\n\n") * 20
+    assert refine(prose, detect(prose)).type is ContentType.TEXT
 
 
 def test_prose_is_prose_and_a_listing_is_not() -> None:

@@ -1,10 +1,10 @@
 """Structured text stays structured: config files, build files, SQL, templates and
 Markdown are line-selected, never rewritten.
 
-``refine`` runs after the general detector and claims the texts whose lines follow a
-structured format's grammar (detect.py), whatever the detector guessed (a YAML schema
-read as a log, a TOML file read as prose, a Jinja template read as HTML), and the texts
-that are not prose at all (lines selected, "lines" format). :class:`StructuredCompressor`
+``claim`` runs before the general detector and takes the texts whose lines follow a
+structured format's grammar (detect.py), which the general detector used to misread (a
+YAML schema as a log, a TOML file as prose, a Jinja template as HTML); ``refine`` runs
+after it and takes the plain text that is not prose (lines selected, "lines" format). :class:`StructuredCompressor`
 then keeps whole original lines: the question's key path with its parents, an outline
 (select.py, tree.py), or for Markdown whole blocks (markdown.py); each elided run is one
 comment in the format's own syntax, and the router writes the retrieval marker behind
@@ -25,10 +25,6 @@ from .tree import build
 MIN_LINES = 12  # shorter texts pass through: an elision would save next to nothing
 _SAMPLE_LINES = 200
 _SAMPLE_CHARS = 65_536
-# Detected types a structured format may take over. JSON, diffs, search hits, git logs and
-# diagnostics are unambiguous and keep their compressors.
-_REFINABLE = frozenset((ContentType.TEXT, ContentType.LOG, ContentType.CODE, ContentType.HTML,
-                        ContentType.LISTING, ContentType.TABLE))
 # What the probe marker looks like (the router's real marker has the same characters).
 _PROBE = "[0 items compressed to 0. Retrieve more: hash=000000000000000000000000. Expires in 30m.]"
 
@@ -38,37 +34,26 @@ def sample_lines(text: str) -> list[str]:
     return head.splitlines()[:_SAMPLE_LINES]
 
 
+def claim(text: str) -> Detected | None:
+    """A STRUCTURED detection (hint: the format name) when the text's lines follow a
+    structured format's grammar, else None. Runs before the general detector: it looks
+    at a bounded sample only, and a claimed text skips the general detector's passes."""
+    fmt = detect_format(text, sample_lines(text))
+    if fmt is None:
+        return None
+    return Detected(ContentType.STRUCTURED, hint=fmt, why=f"{fmt}, by its lines' grammar")
+
+
 def refine(text: str, detected: Detected) -> Detected:
-    """``detected``, or a STRUCTURED detection (hint: the format name) when the text is
-    a structured format or is not prose."""
-    if detected.type not in _REFINABLE and detected.type is not ContentType.DIFF:
+    """``detected``, or a STRUCTURED "lines" detection when the general detector found
+    plain text that is not prose: its lines are selected whole, never joined."""
+    if detected.type is not ContentType.TEXT or is_prose(sample_lines(text)):
         return detected
-    sample = sample_lines(text)
-    if detected.type is ContentType.DIFF and not _misread_as_diff(sample):
-        return detected
-    fmt = detect_format(text, sample)
-    if fmt is not None:
-        return Detected(ContentType.STRUCTURED, hint=fmt, why=f"{fmt}, by its lines' grammar")
-    if detected.type is ContentType.TEXT and not is_prose(sample):
-        from ..sections import plan
+    from ..sections import plan
 
-        if plan(text):
-            return detected  # parts of different kinds: each goes to its own compressor
-        return Detected(ContentType.STRUCTURED, hint="lines", why="not prose: whole lines selected")
-    return detected
-
-
-def _misread_as_diff(sample: list[str]) -> bool:
-    """Whether the diff detector was misled: no ``+++``/``@@`` line outside a Markdown
-    fence (YAML's ``--- !tag`` document starts, a README quoting a patch in a fence)."""
-    fenced = False
-    for ln in sample:
-        s = ln.lstrip()
-        if s.startswith(("```", "~~~")):
-            fenced = not fenced
-        elif not fenced and (ln.startswith("+++ ") or ln.startswith("@@ ")):
-            return False
-    return True
+    if plan(text):
+        return detected  # parts of different kinds: each goes to its own compressor
+    return Detected(ContentType.STRUCTURED, hint="lines", why="not prose: whole lines selected")
 
 
 class StructuredCompressor:
@@ -132,4 +117,4 @@ def _refill_short_runs(lines: list[str], keep: list[bool]) -> None:
         i = j
 
 
-__all__ = ["StructuredCompressor", "detect_format", "is_prose", "refine"]
+__all__ = ["StructuredCompressor", "claim", "detect_format", "is_prose", "refine"]

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import re
 
-_YAML_KEY = re.compile(r"^( *)(?:- +)*(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s#'\"\[\]{},&*!|>%@`-][^#\n]*?|-[^\s#][^#\n]*?)"
+# Plain keys hold no colon: "path:12: text" is a grep hit, "file.py:3:1: E501" a report.
+_YAML_KEY = re.compile(r"^( *)(?:- +)*(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s#'\"\[\]{},&*!|>%@`:-][^#:\n]*?|-[^\s#:][^#:\n]*?)"
                        r"\s*:(?:[ \t]|$)")
 _YAML_ITEM = re.compile(r"^ *-(?:[ \t]|$)")
 _YAML_BLOCK = re.compile(r"[:\-]\s*[|>][+-]?\d*\s*(?:#.*)?$")

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from .formats import Format, comment_line
-from .select import _stem, question_terms
+from .select import question_terms
 
 MARKDOWN = Format("markdown", "<!--", "-->", "flat", lambda _t: True)
 _FENCE = re.compile(r"^(\s{0,3})(`{3,}|~{3,})")
@@ -29,7 +29,6 @@ _TABLE = re.compile(r"^\s*\|")
 _ADMONITION = re.compile(r"^(\s*)(?:!!!|\?\?\?\+?)\s")
 _COLONS = re.compile(r"^\s*(:{3,})")
 _CALLOUT = re.compile(r"^\s*>\s*\[!")
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass
@@ -125,7 +124,10 @@ def select_blocks(lines: list[str], bl: list[Block], query: str, anchors, budget
     """Lines to keep: headings, blocks the question points at, then the best by score."""
     terms = question_terms(query) if query else set()
     size = [sum(len(lines[k]) + 1 for k in range(b.start, b.end)) for b in bl]
-    words = [{_stem(w.lower()) for w in _WORD.findall("\n".join(lines[b.start:b.end]))} for b in bl]
+    # Which question terms each block holds: a substring test per term (a question has a
+    # handful), not a word split of every block. Stems match their plurals this way too.
+    lows = ["\n".join(lines[b.start:b.end]).lower() for b in bl] if terms else [""] * len(bl)
+    words = [{t for t in terms if t in low} for low in lows]
     keep_block = [False] * len(bl)
     used = 0
     for k, b in enumerate(bl):

@@ -67,7 +67,9 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
     if not nodes:
         return [True] * n
     terms = question_terms(query) if query else set()
-    own = [(_key_words(nd.key) & terms) if terms and nd.key else set() for nd in nodes]
+    # A cheap substring test first: most keys hold none of the question's few terms.
+    own = [(_key_words(nd.key) & terms) if terms and nd.key and any(t in nd.key.lower() for t in terms) else set()
+           for nd in nodes]
     wanted: list[int] = []  # nodes kept with their ancestors
     if terms:
         scores = []
