@@ -31,6 +31,7 @@ _OPENS_VALUE = re.compile(r"=\s*[\[{]\s*(?:#.*)?$")
 _TOML_VALUE = re.compile(r"^\s*(?:\"[^\"]*\"|'[^']*'|[\w.\-]+)\s*=\s*"
                          r"(?:[\"'\[{]|[+-]?\d|true\b|false\b|inf\b|nan\b)")
 _ENV_LINE = re.compile(r"^(?:export\s+)?[A-Za-z_][\w.]*=\S?")
+_DOCKER_FIRST = re.compile(r"^\s*(?:FROM|ARG)\s", re.I)
 _DOCKER = re.compile(r"^\s*(?:FROM|RUN|CMD|LABEL|EXPOSE|ENV|ADD|COPY|ENTRYPOINT|VOLUME|USER|WORKDIR|ARG|ONBUILD|"
                      r"STOPSIGNAL|HEALTHCHECK|SHELL|MAINTAINER)\s", re.I)
 _MAKE_TARGET = re.compile(r"^[^\s:=#][^:=#]*?::?(?!=)(?:\s|$)")
@@ -38,7 +39,9 @@ _MAKE_ASSIGN = re.compile(r"^\s*(?:override\s+|export\s+)?[\w.\-${}()]+\s*(?::{1
 _MAKE_DIRECTIVE = re.compile(r"^\s*-?(?:ifeq|ifneq|ifdef|ifndef|else|endif|include|sinclude|define|endef|export|"
                              r"unexport|vpath|override)\b")
 _SQL_START = re.compile(r"^\s*(?:CREATE|INSERT|SELECT|UPDATE|DELETE|ALTER|DROP|BEGIN|COMMIT|ROLLBACK|GRANT|REVOKE|"
-                        r"WITH|SET|PRAGMA|COMMENT|TRUNCATE|VALUES|USE|START|END|DECLARE|REPLACE)\b", re.I)
+                        r"WITH|SET|PRAGMA|COMMENT|TRUNCATE|VALUES|USE|START|END|DECLARE|REPLACE|DO|CALL|ANALYZE|VACUUM|"
+                        r"EXPLAIN|COPY|LOCK|NOTIFY|LISTEN|REFRESH|REINDEX|CLUSTER|IMPORT|MERGE|SHOW|RESET|PREPARE|"
+                        r"EXECUTE|DEALLOCATE|SAVEPOINT|RELEASE)(?=[\s(;]|$)", re.I)
 # Template tags; "${{ }}" is an expression inside a YAML value (CI workflows), not a template.
 _TEMPLATE_TAG = re.compile(r"\{%-?|(?<!\$)\{\{-?|<%[=#-]?")
 _GO_TAG = re.compile(r"\{\{-?\s*(?:\.|end\b|if\b|range\b|with\b|define\b|template\b|include\b|\$)")
@@ -77,19 +80,35 @@ def detect_format(text: str, sample: list[str]) -> str | None:
     template = _template_kind(nonblank)
     if template is not None:
         return template
-    if _is_dockerfile(nonblank):
+    # Each format's first statement line must already fit it: most texts leave every
+    # grammar below after one line, so claiming costs next to nothing when nothing fits.
+    lead = _first_statement(nonblank, ("#",))
+    if lead is not None and _DOCKER_FIRST.match(lead) and _is_dockerfile(nonblank):
         return "dockerfile"
     if _is_makefile(nonblank):
         return "makefile"
-    if _is_sql(sample):
+    sql_lead = _first_statement(nonblank, ("--", "/*", "*", "\\"))  # and psql meta-commands
+    if sql_lead is not None and _SQL_START.match(sql_lead) and _is_sql(sample):
         return "sql"
-    if _is_yaml(sample, nonblank):
+    yaml_lead = _first_statement(nonblank, ("#", "---", "%", "..."))
+    if yaml_lead is not None and (_YAML_KEY.match(yaml_lead) or _YAML_ITEM.match(yaml_lead)) \
+            and _is_yaml(sample, nonblank):
         return "yaml"
-    kind = _ini_family(nonblank)
-    if kind is not None:
-        return kind
+    ini_lead = _first_statement(nonblank, ("#", ";", "!"))
+    if ini_lead is not None and (_SECTION.match(ini_lead) or _ASSIGN.match(ini_lead)):
+        kind = _ini_family(nonblank)
+        if kind is not None:
+            return kind
     if _is_markdown(nonblank):
         return "markdown"
+    return None
+
+
+def _first_statement(nonblank: list[str], comments: tuple[str, ...]) -> str | None:
+    """The first line that is not a comment in the given syntax."""
+    for ln in nonblank:
+        if not ln.lstrip().startswith(comments):
+            return ln
     return None
 
 
@@ -103,6 +122,8 @@ def _has_json_comments(nonblank: list[str]) -> bool:
 
 def _template_kind(nonblank: list[str]) -> str | None:
     """Jinja, Go template or ERB: template tags on at least 3 lines and 5 % of the sample."""
+    if not any("{%" in ln or "{{" in ln or "<%" in ln for ln in nonblank):
+        return None
     tagged = [ln for ln in nonblank if _TEMPLATE_TAG.search(ln)]
     if len(tagged) < max(3, 0.05 * len(nonblank)):
         return None
@@ -153,7 +174,7 @@ def _is_sql(sample: list[str]) -> bool:
         if not s:
             i += 1
             continue
-        if s.startswith("--"):
+        if s.startswith(("--", "\\")):  # comments, psql meta-commands
             fit += 1
             total += 1
             i += 1
@@ -180,7 +201,8 @@ def _is_sql(sample: list[str]) -> bool:
         fit += span
         total += span
         i = end
-    return statements >= 3 and fit >= _SHARE * total
+    # Three statements, or fewer when nothing else is there (a script of one DO block).
+    return (statements >= 3 and fit >= _SHARE * total) or (statements >= 1 and fit == total)
 
 
 def _ini_family(nonblank: list[str]) -> str | None:
@@ -241,24 +263,31 @@ def _is_yaml(sample: list[str], nonblank: list[str]) -> bool:
     repeats = top = 0
     scalar_indent = -1  # inside a block scalar deeper than this
     flow = 0
+    misses, allowed = 0, (1 - _SHARE) * len(nonblank)
     for ln in sample:
         s = ln.strip()
         if not s:
             continue
+        if misses > allowed:
+            return False
+        misses += 1  # taken back below when the line fits
         ind = len(ln) - len(ln.lstrip(" "))
         if ln[:1] == "\t":
             return False
         if scalar_indent >= 0:
             if ind > scalar_indent:
                 fit += 1
+                misses -= 1
                 continue
             scalar_indent = -1
         if flow > 0:
             fit += 1
+            misses -= 1
             flow = max(0, flow + s.count("[") + s.count("{") - s.count("]") - s.count("}"))
             continue
         if s.startswith("#") or s in ("---", "...") or s.startswith("--- "):
             fit += 1
+            misses -= 1
             if not s.startswith("#"):
                 roots = set()  # a new document: its top-level keys start afresh
             if _YAML_BLOCK.search(s):
@@ -267,6 +296,7 @@ def _is_yaml(sample: list[str], nonblank: list[str]) -> bool:
         m = _YAML_KEY.match(ln)
         if m or _YAML_ITEM.match(ln) or _YAML_COMPLEX.match(ln):
             fit += 1
+            misses -= 1
             if m:
                 keys += 1
                 if ind == 0 and not s.startswith("-"):
@@ -285,10 +315,19 @@ def _is_yaml(sample: list[str], nonblank: list[str]) -> bool:
 
 
 def _is_markdown(nonblank: list[str]) -> bool:
-    fences = sum(1 for ln in nonblank if _MD_FENCE.match(ln))
-    headings = sum(1 for ln in nonblank if _MD_HEADING.match(ln))
-    tables = sum(1 for ln in nonblank if _MD_TABLE.match(ln))
-    admonitions = sum(1 for ln in nonblank if _MD_ADMONITION.match(ln))
+    fences = headings = tables = admonitions = 0
+    for ln in nonblank:
+        c = ln.lstrip()[:1]
+        if c not in "#`~|!:>?":
+            continue  # most lines of any text: no Markdown block starts here
+        if _MD_FENCE.match(ln):
+            fences += 1
+        elif _MD_HEADING.match(ln):
+            headings += 1
+        elif _MD_TABLE.match(ln):
+            tables += 1
+        elif _MD_ADMONITION.match(ln):
+            admonitions += 1
     front = nonblank[0].strip() == "---"
     structure = (fences >= 2) + (headings >= 2) + (tables >= 3) + (admonitions >= 1) + front
     return structure >= 2 or (fences >= 2 and headings >= 1)

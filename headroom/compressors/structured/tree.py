@@ -53,35 +53,36 @@ def indent_of(line: str) -> int:
     return len(line) - len(line.lstrip(" \t")) + line[: len(line) - len(line.lstrip(" \t"))].count("\t") * 7
 
 
+_SQL_SPECIAL = re.compile(r"['\";]|\$\w*\$|--")
+
+
 def sql_statement_end(lines: list[str], i: int) -> int | None:
     """Exclusive end of the SQL statement starting at line ``i`` (after its ``;``), or None
-    when it never ends. Quotes, dollar-quoted bodies and ``--`` comments are skipped."""
+    when it never ends. Quotes, dollar-quoted bodies and ``--`` comments are skipped; the
+    scan jumps from one special character to the next (a regex search, not a loop per
+    character)."""
     quote = ""  # "'", '"' or a dollar tag such as "$$" / "$body$"
     for j in range(i, len(lines)):
         ln = lines[j]
         k = 0
-        while k < len(ln):
-            c = ln[k]
+        while True:
             if quote:
-                if ln.startswith(quote, k):
-                    k += len(quote)
-                    quote = ""
-                    continue
-                k += 1
+                e = ln.find(quote, k)
+                if e < 0:
+                    break
+                k = e + len(quote)
+                quote = ""
                 continue
-            if c in "'\"":
-                quote = c
-            elif c == "$":
-                m = re.match(r"\$\w*\$", ln[k:])
-                if m:
-                    quote = m.group(0)
-                    k += len(quote)
-                    continue
-            elif c == "-" and ln.startswith("--", k):
+            m = _SQL_SPECIAL.search(ln, k)
+            if m is None:
                 break
-            elif c == ";":
+            tok = m.group(0)
+            if tok == ";":
                 return j + 1
-            k += 1
+            if tok == "--":
+                break
+            quote = tok
+            k = m.end()
     return None
 
 
