@@ -17,6 +17,7 @@ and an outline; elided runs become one comment line each.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from .formats import Format, comment_line
 from .tree import Node
@@ -25,6 +26,7 @@ MIN_RUN = 3  # an elision comment costs about a line: shorter runs are kept
 WHOLE_MAX_LINES = 40  # a matched node this small is kept whole
 _TERM = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEY_WORD = re.compile(r"[A-Za-z0-9]+")
+_CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _STOP = frozenset("""a an and any are as at be by can do does for from get give has have how i if in into is it its
 me my of on or set show tell that the their them then there these this to under value values what when where which
 who why will with within you your file config configuration setting settings option options key keys line lines
@@ -52,7 +54,7 @@ def question_terms(query: str) -> set[str]:
 def _key_words(key: str) -> set[str]:
     words = {w.lower() for w in _KEY_WORD.findall(key)}
     # camelCase keys: "maxRetries" is asked as "max retries"
-    for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", key):
+    for w in _CAMEL.findall(key):
         words.add(w.lower())
     whole = key.lower().strip()
     if whole:
@@ -67,9 +69,12 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
     if not nodes:
         return [True] * n
     terms = question_terms(query) if query else set()
-    # A cheap substring test first: most keys hold none of the question's few terms.
-    own = [(_key_words(nd.key) & terms) if terms and nd.key and any(t in nd.key.lower() for t in terms) else set()
-           for nd in nodes]
+    # A cheap test first (one regex of the question's few terms, longest first): most
+    # keys hold none of them.
+    own: list[set[str]] = [set()] * len(nodes)
+    if terms:
+        rx = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.I)
+        own = [(_key_words(nd.key) & terms) if nd.key and rx.search(nd.key) else set() for nd in nodes]
     wanted: list[int] = []  # nodes kept with their ancestors
     if terms:
         scores = []
@@ -91,8 +96,18 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
         if nd.end - nd.start <= WHOLE_MAX_LINES:
             whole.add(i)
     if anchors:
-        for i, nd in enumerate(nodes):
-            if anchors.matches(lines[nd.start]) and len(wanted) < 64:
+        # Which lines hold an anchor: one lower-cased copy of the text, one find per term.
+        low = "\n".join(lines).lower()
+        starts = [nd.start for nd in nodes]
+        offsets = _line_offsets(lines)
+        hit_lines: set[int] = set()
+        for term in anchors.terms:
+            pos = low.find(term)
+            while pos >= 0 and len(hit_lines) < 256:
+                hit_lines.add(bisect_right(offsets, pos) - 1)
+                pos = low.find(term, pos + 1)
+        for i, start in enumerate(starts):
+            if start in hit_lines and len(wanted) < 64:
                 wanted.append(i)
     children: dict[int, list[int]] = {}
     for i, nd in enumerate(nodes):
@@ -157,6 +172,15 @@ def _fill_short_runs(lines: list[str], keep: list[bool]) -> None:
             for k in range(i, j):
                 keep[k] = True
         i = j
+
+
+def _line_offsets(lines: list[str]) -> list[int]:
+    """Character offset of each line's start in ``"\n".join(lines)``."""
+    out, pos = [], 0
+    for ln in lines:
+        out.append(pos)
+        pos += len(ln) + 1
+    return out
 
 
 def render(lines: list[str], keep: list[bool], fmt: Format, note: str = "lines elided") -> tuple[str, int, int]:

@@ -263,15 +263,22 @@ def build(lines: list[str], fmt: Format) -> list[Node]:
     else:
         # stack of (effective indent, node index); a block opener's children may share its indent
         stack: list[tuple[float, int]] = []
+        # A comment belongs with what follows it: it nests at the indentation of the next
+        # unit that is not a comment (one pass from the end, not a search per comment).
+        is_comment = [bool(comment) and lines[a].lstrip().startswith(comment) for a, _ in spans]
+        next_indent = [-1] * len(spans)
+        following = -1
+        for k in range(len(spans) - 1, -1, -1):
+            next_indent[k] = following
+            if not is_comment[k]:
+                following = indent_of(lines[spans[k][0]])
         k = 0
         while k < len(spans):
             a, b = spans[k]
             ln = lines[a]
             ind: float = indent_of(ln)
-            if comment and ln.lstrip().startswith(comment):
-                # A comment belongs with what follows it: nest it at the next unit's indentation.
-                nxt = next((lines[c] for c, _ in spans[k + 1:] if not lines[c].lstrip().startswith(comment)), None)
-                ind = max(ind, indent_of(nxt)) if nxt is not None else ind
+            if is_comment[k]:
+                ind = max(ind, next_indent[k])
             closer, middle = _is_closer(fmt, ln), _is_middle(fmt, ln)
             if closer or middle:
                 keyword = middle or _is_keyword_closer(fmt, ln)
