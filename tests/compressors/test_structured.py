@@ -417,3 +417,22 @@ def test_unbalanced_output_passes_through() -> None:
     finally:
         structured.FORMATS["yaml"] = original
     assert isinstance(result, str) and "passed through" in result
+
+
+def test_non_prose_text_keeps_whole_original_lines_through_the_router() -> None:
+    """The certificate report (plain text, not prose) is compressed line by line: every
+    line of the output is an original line or an elision line, and the marker follows."""
+    case = load_cases(sources=["x509_text"])[0]
+    messages = [{"role": "user", "content": case.question},
+                {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": case.tool_name, "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "c1", "content": case.content}]
+    r = headroom.compress(messages, model="gpt-4o", pipeline=_fresh_pipeline())
+    out = r.messages[-1]["content"]
+    d = next(d for d in r.decisions if d.transform == "content_router")
+    assert d.action == "compressed" and d.strategy == "structured:lines"
+    originals = set(case.content.split("\n"))
+    body = MARKER_RE.sub("", out).rstrip("\n")
+    for line in body.split("\n"):
+        assert line in originals or ELISION_TEXT.fullmatch(line.strip()), line
+    assert all(f.text in out for f in case.facts)

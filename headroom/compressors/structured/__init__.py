@@ -91,7 +91,7 @@ class StructuredCompressor:
             text=out,
             items_before=items_before,
             items_after=items_after,
-            strategy=f"{fmt.name}_lines",
+            strategy="lines" if fmt.name == "lines" else f"{fmt.name}_lines",
             lossy=True,
             summary=(f"{fmt.name}: {items_after} of {items_before} {unit} kept, {dropped} lines in {runs} runs elided, "
                      f"kept lines unchanged; headroom_retrieve with this hash returns the file, with a query the "
