@@ -21,7 +21,14 @@ import headroom
 from headroom.ccr.markers import MARKER_RE
 from headroom.compressors.base import CompressInput
 from headroom.compressors.detect import ContentType, detect
-from headroom.compressors.structured import StructuredCompressor, claim, detect_format, is_prose, refine, sample_lines
+from headroom.compressors.structured import (
+    StructuredCompressor,
+    claim,
+    detect_format,
+    is_prose,
+    refine,
+    sample_lines,
+)
 from headroom.compressors.structured.formats import FORMATS, comment_line
 from headroom.compressors.structured.markdown import MARKDOWN, blocks, fences_balanced
 from headroom.config import HeadroomConfig
@@ -128,7 +135,7 @@ def test_output_parses_and_keeps_whole_lines(k: int, data) -> None:
 def test_markdown_fences_balanced_and_code_blocks_identical(k: int, data) -> None:
     text = MARKDOWN_TEXTS[k]
     query = data.draw(_question_words(text))
-    name, result = _compress(text, query, data.draw(st.floats(0, 1)), hint="markdown")
+    _, result = _compress(text, query, data.draw(st.floats(0, 1)), hint="markdown")
     if result is None or isinstance(result, str):
         return
     out = result.text
@@ -334,10 +341,10 @@ def test_renaming_every_key_keeps_the_format_and_the_asked_path() -> None:
     """Shape, not names: the same YAML with every key renamed to an opaque name is still
     YAML, and the key the question asks (under its parent) stays in view."""
     text = next(t for t in CONFIG_TEXTS if _fmt(t) == "yaml" and len(t) > 3000)
-    keys = sorted(set(re.findall(r"^\s*-?\s*([A-Za-z_][\w-]*):", text, re.M)))
+    keys = sorted(set(re.findall(r"^\s*-?\s*([A-Za-z_][\w-]*):", text, re.MULTILINE)))
     mapping = {k: f"k{i:03d}x" for i, k in enumerate(keys)}
     renamed = re.sub(r"^(\s*-?\s*)([A-Za-z_][\w-]*):", lambda m: m.group(1) + mapping.get(m.group(2), m.group(2)) + ":",
-                     text, flags=re.M)
+                     text, flags=re.MULTILINE)
     assert _fmt(renamed) == "yaml"
     lines = renamed.split("\n")
     target = next(i for i, ln in enumerate(lines) if re.match(r"^\s{4,}k\d{3}x: \S", ln))
@@ -408,7 +415,7 @@ def test_unbalanced_output_passes_through() -> None:
 
     strict = Format("yaml", "#", "", "indent", lambda t: "# …" not in t)  # any elision "breaks" it
     text = next(t for t in CONFIG_TEXTS if _fmt(t) == "yaml" and len(t) > 4000)
-    import headroom.compressors.structured as structured
+    from headroom.compressors import structured
 
     original = structured.FORMATS["yaml"]
     structured.FORMATS["yaml"] = strict

@@ -31,9 +31,9 @@ _OPENS_VALUE = re.compile(r"=\s*[\[{]\s*(?:#.*)?$")
 _TOML_VALUE = re.compile(r"^\s*(?:\"[^\"]*\"|'[^']*'|[\w.\-]+)\s*=\s*"
                          r"(?:[\"'\[{]|[+-]?\d|true\b|false\b|inf\b|nan\b)")
 _ENV_LINE = re.compile(r"^(?:export\s+)?[A-Za-z_][\w.]*=\S?")
-_DOCKER_FIRST = re.compile(r"^\s*(?:FROM|ARG)\s", re.I)
+_DOCKER_FIRST = re.compile(r"^\s*(?:FROM|ARG)\s", re.IGNORECASE)
 _DOCKER = re.compile(r"^\s*(?:FROM|RUN|CMD|LABEL|EXPOSE|ENV|ADD|COPY|ENTRYPOINT|VOLUME|USER|WORKDIR|ARG|ONBUILD|"
-                     r"STOPSIGNAL|HEALTHCHECK|SHELL|MAINTAINER)\s", re.I)
+                     r"STOPSIGNAL|HEALTHCHECK|SHELL|MAINTAINER)\s", re.IGNORECASE)
 _MAKE_TARGET = re.compile(r"^[^\s:=#][^:=#]*?::?(?!=)(?:\s|$)")
 _MAKE_ASSIGN = re.compile(r"^\s*(?:override\s+|export\s+)?[\w.\-${}()]+\s*(?::{1,3}|\?|\+|!)?=")
 _MAKE_DIRECTIVE = re.compile(r"^\s*-?(?:ifeq|ifneq|ifdef|ifndef|else|endif|include|sinclude|define|endef|export|"
@@ -41,7 +41,7 @@ _MAKE_DIRECTIVE = re.compile(r"^\s*-?(?:ifeq|ifneq|ifdef|ifndef|else|endif|inclu
 _SQL_START = re.compile(r"^\s*(?:CREATE|INSERT|SELECT|UPDATE|DELETE|ALTER|DROP|BEGIN|COMMIT|ROLLBACK|GRANT|REVOKE|"
                         r"WITH|SET|PRAGMA|COMMENT|TRUNCATE|VALUES|USE|START|END|DECLARE|REPLACE|DO|CALL|ANALYZE|VACUUM|"
                         r"EXPLAIN|COPY|LOCK|NOTIFY|LISTEN|REFRESH|REINDEX|CLUSTER|IMPORT|MERGE|SHOW|RESET|PREPARE|"
-                        r"EXECUTE|DEALLOCATE|SAVEPOINT|RELEASE)(?=[\s(;]|$)", re.I)
+                        r"EXECUTE|DEALLOCATE|SAVEPOINT|RELEASE)(?=[\s(;]|$)", re.IGNORECASE)
 # Template tags; "${{ }}" is an expression inside a YAML value (CI workflows), not a template.
 _TEMPLATE_TAG = re.compile(r"\{%-?|(?<!\$)\{\{-?|<%[=#-]?")
 _GO_TAG = re.compile(r"\{\{-?\s*(?:\.|end\b|if\b|range\b|with\b|define\b|template\b|include\b|\$)")
@@ -53,8 +53,8 @@ _MD_FENCE = re.compile(r"^\s{0,3}(?:`{3,}|~{3,})")
 _MD_TABLE = re.compile(r"^\s*\|.*\|\s*$")
 _MD_LIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\S")
 _MD_ADMONITION = re.compile(r"^\s*(?:!!!|\?\?\?\+?|:::|>\s*\[!)")
-_XML_START = re.compile(r"^\s*(?:<\?xml|<!--|<[A-Za-z_][\w:.-]*[\s>/]|<!DOCTYPE\s+(?!html)\w)", re.I)
-_HTML_ROOT = re.compile(r"^\s*(?:<!doctype\s+html|<html\b|<head\b|<body\b)", re.I)
+_XML_START = re.compile(r"^\s*(?:<\?xml|<!--|<[A-Za-z_][\w:.-]*[\s>/]|<!DOCTYPE\s+(?!html)\w)", re.IGNORECASE)
+_HTML_ROOT = re.compile(r"^\s*(?:<!doctype\s+html|<html\b|<head\b|<body\b)", re.IGNORECASE)
 _WORDS = re.compile(r"[A-Za-z][a-z'’-]*")
 _SENTENCE_END = re.compile(r"[.!?:][\"')\]*_]*$|[.!?]\s+[A-Z]")
 _STRUCTURAL = re.compile(r"[{}\[\]<>=;|\\$@#]")
@@ -137,7 +137,7 @@ def _template_kind(nonblank: list[str]) -> str | None:
 
 def _is_dockerfile(nonblank: list[str]) -> bool:
     code = [ln for ln in nonblank if not ln.lstrip().startswith("#")]
-    if len(code) < 3 or not re.match(r"^\s*(?:FROM|ARG)\s", code[0], re.I):
+    if len(code) < 3 or not re.match(r"^\s*(?:FROM|ARG)\s", code[0], re.IGNORECASE):
         return False
     heads, cont = 0, False
     for ln in code:
@@ -285,7 +285,7 @@ def _is_yaml(sample: list[str], nonblank: list[str]) -> bool:
             misses -= 1
             flow = max(0, flow + s.count("[") + s.count("{") - s.count("]") - s.count("}"))
             continue
-        if s.startswith("#") or s in ("---", "...") or s.startswith("--- "):
+        if s.startswith(("#", "--- ")) or s in ("---", "..."):
             fit += 1
             misses -= 1
             if not s.startswith("#"):

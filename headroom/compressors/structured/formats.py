@@ -93,7 +93,7 @@ def _xml_ok(text: str) -> bool:
     return True
 
 
-_JSONC_COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', re.S)
+_JSONC_COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
 
 
 def strip_json_comments(text: str) -> str:

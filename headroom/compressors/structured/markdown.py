@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .formats import Format, comment_line
+from .formats import Format
 from .select import question_terms
 
 MARKDOWN = Format("markdown", "<!--", "-->", "flat", lambda _t: True)

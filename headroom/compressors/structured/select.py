@@ -27,10 +27,15 @@ WHOLE_MAX_LINES = 40  # a matched node this small is kept whole
 _TERM = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEY_WORD = re.compile(r"[A-Za-z0-9]+")
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-_STOP = frozenset("""a an and any are as at be by can do does for from get give has have how i if in into is it its
-me my of on or set show tell that the their them then there these this to under value values what when where which
-who why will with within you your file config configuration setting settings option options key keys line lines
-please find look see used use using current currently does did should would could value""".split())
+_STOP = frozenset((
+    "a", "an", "and", "any", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from",
+    "get", "give", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my",
+    "of", "on", "or", "set", "show", "tell", "that", "the", "their", "them", "then", "there",
+    "these", "this", "to", "under", "value", "values", "what", "when", "where", "which", "who",
+    "why", "will", "with", "within", "you", "your", "file", "config", "configuration", "setting",
+    "settings", "option", "options", "key", "keys", "line", "lines", "please", "find", "look",
+    "see", "used", "use", "using", "current", "currently", "did", "should", "would", "could",
+))
 
 
 def _stem(word: str) -> str:
@@ -73,7 +78,7 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
     # keys hold none of them.
     own: list[set[str]] = [set()] * len(nodes)
     if terms:
-        rx = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.I)
+        rx = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE)
         own = [(_key_words(nd.key) & terms) if nd.key and rx.search(nd.key) else set() for nd in nodes]
     wanted: list[int] = []  # nodes kept with their ancestors
     if terms:

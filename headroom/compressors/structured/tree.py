@@ -44,7 +44,7 @@ _MAKE_TARGET = re.compile(r"^([^\s:=#][^:=#]*?)\s*::?(?!=)")
 _MAKE_OPEN = re.compile(r"^\s*(?:ifeq|ifneq|ifdef|ifndef)\b")
 _MAKE_MIDDLE = re.compile(r"^\s*else\b")
 _MAKE_CLOSE = re.compile(r"^\s*endif\b")
-_DOCKER_STAGE = re.compile(r"^\s*FROM\s", re.I)
+_DOCKER_STAGE = re.compile(r"^\s*FROM\s", re.IGNORECASE)
 _HEREDOC = re.compile(r"<<-?\s*[\"']?(\w+)[\"']?")
 _WORD = re.compile(r"[A-Za-z_][\w-]*")
 
