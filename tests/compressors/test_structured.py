@@ -443,3 +443,27 @@ def test_non_prose_text_keeps_whole_original_lines_through_the_router() -> None:
     for line in body.split("\n"):
         assert line in originals or ELISION_TEXT.fullmatch(line.strip()), line
     assert all(f.text in out for f in case.facts)
+
+
+@given(asked=st.integers(0, 7), member=st.integers(0, 7), trailing=st.booleans())
+@settings(max_examples=20, deadline=None)
+def test_json_with_comments_stays_json_without_trailing_commas(asked: int, member: int, trailing: bool) -> None:
+    """No real JSONC file is installed here, so a settings-shaped one is built: eliding a
+    run up to a closing bracket keeps the object's last member (JSON allows no trailing
+    comma); the output parses once comments are removed and the asked key stays."""
+    import json
+
+    from headroom.compressors.structured.formats import strip_json_comments
+
+    parts = ["{", "  // editor settings"]
+    for s in range(8):
+        parts += [f'  "group{s}": {{', f"    // group {s}"]
+        parts += [f'    "item{s}_{k}": {k},' for k in range(8)]
+        parts += [f'    "tail{s}": true', "  }," if s < 7 else "  }"]
+    parts.append("}")
+    text = "\n".join(parts) + ("\n" if trailing else "")
+    name, result = _compress(text, f"What is item{asked}_{member} under group{asked}?")
+    assert name == "jsonc"
+    assert result is not None and not isinstance(result, str), result
+    json.loads(strip_json_comments(result.text + "\n" + comment_line(FORMATS["jsonc"], "", PROBE)))
+    assert f'    "item{asked}_{member}": {member},' in result.text.split("\n")

@@ -78,6 +78,8 @@ class StructuredCompressor:
             nodes = build(lines, fmt)
             nonblank = sum(1 for ln in lines if ln.strip())
             keep = select(lines, nodes, inp.query, inp.anchors, max(20, int(nonblank * ratio)))
+            if fmt.name == "jsonc":
+                _keep_last_members(lines, keep, nodes)
             items_before, items_after = len(nodes), sum(1 for nd in nodes if keep[nd.start])
             unit = "entries"
         if all(keep):
@@ -99,6 +101,32 @@ class StructuredCompressor:
             comment=fmt.comment,
             comment_end=fmt.comment_end,
         )
+
+
+def _keep_last_members(lines: list[str], keep: list[bool], nodes) -> None:
+    """JSON allows no trailing comma: a run elided up to a closing bracket would leave the
+    kept member before it ending in ",". The run's last member stays instead."""
+    by_end: dict[int, int] = {}
+    for nd in nodes:  # the outermost node ending at each line
+        if nd.end not in by_end or nd.start < by_end[nd.end]:
+            by_end[nd.end] = nd.start
+    n, i = len(lines), 0
+    while i < n:
+        if keep[i]:
+            i += 1
+            continue
+        j = i
+        while j < n and not keep[j]:
+            j += 1
+        if j < n and lines[j].lstrip()[:1] in "}]":
+            end = j
+            while end > i and not lines[end - 1].strip():
+                end -= 1
+            start = by_end.get(end)
+            if start is not None and start >= i:
+                for k in range(start, j):
+                    keep[k] = True
+        i = j
 
 
 def _refill_short_runs(lines: list[str], keep: list[bool]) -> None:

@@ -125,8 +125,9 @@ def units(lines: list[str], fmt: Format) -> list[tuple[int, int]]:
                 while j < n and lines[j - 1].count("<") > lines[j - 1].count(">") and "<" in s:
                     j += 1
             j = min(j, n)
-        elif name in ("toml", "jsonc"):
-            j = _bracketed_end(lines, i, "[{(", "]})", triple=name == "toml")
+        elif name == "toml":  # a multi-line array or string is one value
+            j = _bracketed_end(lines, i, "[{(", "]})", triple=True)
+        # JSON with comments: one line per unit; its brackets nest by indentation and closers.
         elif name == "ini":
             ind = indent_of(ln)
             if not _SECTION.match(ln) and s[0] not in "#;":
