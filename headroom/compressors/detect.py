@@ -34,6 +34,9 @@ class ContentType(str, enum.Enum):
     LOG = "log"
     DIAGNOSTICS = "diagnostics"
     CODE = "code"
+    # Config, build and query files, templates, Markdown, and text that is not prose:
+    # whole lines selected (compressors/structured/, which decides it after detect()).
+    STRUCTURED = "structured"
     TEXT = "text"
 
 

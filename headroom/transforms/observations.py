@@ -35,6 +35,7 @@ from itertools import pairwise
 from typing import Any
 
 from ..compressors.detect import ContentType, Detected, detect
+from ..compressors.structured import claim as claim_structured
 from ..formats.model import Block, BlockKind, Conversation, Role, content_hash
 from .base import TransformContext, known_tokens, set_block_text
 
@@ -174,7 +175,8 @@ def _classify(text: str) -> Verdict:
     if why:
         return Verdict(False, why)
     framed = split_frame(text)
-    detected = detect(framed.body)
+    # Config files, Markdown and templates by their grammar first, as the router reads them.
+    detected = claim_structured(framed.body) or detect(framed.body)
     if detected.type is ContentType.TEXT:
         lines = [ln for ln in framed.body.splitlines()[:_SAMPLE_LINES] if ln.strip()]
         if _numbered_view(lines):

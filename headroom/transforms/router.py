@@ -23,6 +23,8 @@ from ..compressors.log_records import layout_of as log_records_layout
 from ..compressors.sections import HOSTS as SECTION_HOSTS
 from ..compressors.sections import SectionsCompressor
 from ..compressors.sections import plan as plan_sections
+from ..compressors.structured import claim as claim_structured
+from ..compressors.structured import refine as refine_structured
 from ..formats.model import Conversation, content_hash
 from ..providers import context_window
 from ..query.anchors import extract_anchors
@@ -104,6 +106,7 @@ def default_compressors() -> dict[ContentType, Compressor]:
     from ..compressors.logs import LogCompressor
     from ..compressors.search import SearchCompressor
     from ..compressors.smart_crusher import SmartCrusher
+    from ..compressors.structured import StructuredCompressor
     from ..compressors.tables.csv_compressor import TableCompressor
     from ..compressors.text import TextCrusher
 
@@ -123,6 +126,7 @@ def default_compressors() -> dict[ContentType, Compressor]:
         ContentType.LISTING: ListingCompressor(),
         ContentType.HTML: HTMLCompressor(),
         ContentType.CODE: CodeCompressor(),
+        ContentType.STRUCTURED: StructuredCompressor(),
         ContentType.TEXT: TextCrusher(),
     }
 
@@ -337,10 +341,15 @@ class _FirstTry:
             else None
         if split is not None:  # one enormous line: compressors select lines, so give them some
             text = split[0]
-        # An observation in a user turn was read by the detector already (observations.py).
-        detected = (block.meta.get(DETECTED_META) if split is None else None) or detect(text)
+        # Config, build and query files, templates and Markdown, by their lines' grammar
+        # (compressors/structured/): whole lines kept or elided, never rewritten. An
+        # observation in a user turn was read by the detector already (observations.py).
+        detected = claim_structured(text) or (block.meta.get(DETECTED_META) if split is None else None) \
+            or detect(text)
         if is_source_file(block.tool_arguments, detected.type):  # read_file {"path": "app.py"}: code
             detected = Detected(ContentType.CODE, why="the tool call's path names a source file")
+        else:  # plain text that is not prose: whole lines too
+            detected = refine_structured(text, detected)
         self.ctype = ctype = detected.type
         self.why = "; ".join(w for w in (split[1] if split else "", detected.why) if w)
         parts = plan_sections(text) if ctype in SECTION_HOSTS else None
@@ -419,7 +428,8 @@ def rendered(result, text_hash: str, ctx: TransformContext) -> tuple[str, int]:
     if result.lossy and ctx.config.ccr.inject_retrieval_marker and ctx.store is not None:
         marker = format_marker(result.items_before, result.items_after, text_hash, ctx.store.ttl_seconds,
                                result.summary)
-        marker = f"\n{result.comment} {marker}" if result.comment else "\n" + marker
+        tail = f" {result.comment_end}" if getattr(result, "comment_end", "") else ""
+        marker = f"\n{result.comment} {marker}{tail}" if result.comment else "\n" + marker
         out += marker
         out_tokens += ctx.counter.count(marker)
     return out, out_tokens
