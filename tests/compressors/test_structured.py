@@ -467,3 +467,14 @@ def test_json_with_comments_stays_json_without_trailing_commas(asked: int, membe
     assert result is not None and not isinstance(result, str), result
     json.loads(strip_json_comments(result.text + "\n" + comment_line(FORMATS["jsonc"], "", PROBE)))
     assert f'    "item{asked}_{member}": {member},' in result.text.split("\n")
+
+
+def test_a_git_log_whose_first_line_starts_with_a_keyword_is_not_sql():
+    # "commit 1f3a…" starts like SQL's COMMIT; the Author:/Date: header lines say otherwise.
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run(["git", "log", "--stat", "-n", "40"], cwd=root, capture_output=True, text=True)
+    if proc.returncode != 0 or proc.stdout.count("\ncommit ") < 5:
+        pytest.skip("no git history in this checkout")
+    assert claim(proc.stdout) is None

@@ -42,6 +42,9 @@ _SQL_START = re.compile(r"^\s*(?:CREATE|INSERT|SELECT|UPDATE|DELETE|ALTER|DROP|B
                         r"WITH|SET|PRAGMA|COMMENT|TRUNCATE|VALUES|USE|START|END|DECLARE|REPLACE|DO|CALL|ANALYZE|VACUUM|"
                         r"EXPLAIN|COPY|LOCK|NOTIFY|LISTEN|REFRESH|REINDEX|CLUSTER|IMPORT|MERGE|SHOW|RESET|PREPARE|"
                         r"EXECUTE|DEALLOCATE|SAVEPOINT|RELEASE)(?=[\s(;]|$)", re.IGNORECASE)
+# A header field at the line start ("Author: Ann", "Content-Type: text/plain"): no SQL
+# statement holds one.
+_HEADER_FIELD = re.compile(r"^[A-Z][A-Za-z-]*: \S")
 # Template tags; "${{ }}" is an expression inside a YAML value (CI workflows), not a template.
 _TEMPLATE_TAG = re.compile(r"\{%-?|(?<!\$)\{\{-?|<%[=#-]?")
 _GO_TAG = re.compile(r"\{\{-?\s*(?:\.|end\b|if\b|range\b|with\b|define\b|template\b|include\b|\$)")
@@ -195,6 +198,12 @@ def _is_sql(sample: list[str]) -> bool:
         end = sql_statement_end(sample, i)
         if end is None:  # the sample ends inside a statement
             end = n
+        elif any(_HEADER_FIELD.match(ln) for ln in sample[i + 1:end]):
+            # "Author: …" / "Date: …" at the line start: a commit or mail header that
+            # happens to start with a keyword ("commit 1f3a…"), never an SQL statement.
+            total += 1
+            i += 1
+            continue
         else:
             statements += 1
         span = sum(1 for ln in sample[i:end] if ln.strip())
