@@ -641,6 +641,11 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
         sel.mark(i, 0 if "first" in intents else 2)
     for i in range(max(0, n - tail), n):
         sel.mark(i, 0 if "last" in intents else 2)
+    # The last non-blank line is the run's final state (a test run's summary, a build's
+    # result, the server's last word): it stays whatever else the budget drops.
+    last = next((i for i in range(n - 1, -1, -1) if raw[i].strip()), None)
+    if last is not None:
+        sel.mark(last, 0)
     stats = _select_templates(lines, trace_of.keys(), text_counts, sel, intents, inp.query, max(2, rare_max))
     # What the question names or asks to rank comes right after errors and anchors.
     for i in _lines_naming_content_words(lowered, inp.query, n):

@@ -578,3 +578,21 @@ def test_each_key_of_a_few_key_cluster_is_vital_whatever_the_context_room(monkey
     for line in ("debconf: unable to initialize frontend: Dialog", "debconf: falling back to frontend: Readline",
                  "debconf: falling back to frontend: Teletype"):
         assert line in result.text.splitlines(), line
+
+
+def test_the_last_line_of_a_run_stays_when_its_one_offs_overflow_the_budget(tmp_path):
+    # pytest -rA lists every passed test id (each one-off), then its summary line: the
+    # final state, which must stay however many one-offs are dropped.
+    import subprocess
+    import sys
+
+    (tmp_path / "test_many.py").write_text(
+        "import pytest\n\n@pytest.mark.parametrize('a,b', [(i, j) for i in range(9) for j in range(7)])\n"
+        "def test_pairs(a, b):\n    assert a * b >= 0\n")
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "test_many.py"],
+                         cwd=tmp_path, capture_output=True, text=True).stdout
+    last = out.strip().splitlines()[-1]
+    assert "63 passed" in last
+    result = compress(out)
+    assert result is not None and len(result.text) < len(out)
+    assert last in result.text
