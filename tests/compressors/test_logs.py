@@ -580,19 +580,31 @@ def test_each_key_of_a_few_key_cluster_is_vital_whatever_the_context_room(monkey
         assert line in result.text.splitlines(), line
 
 
-def test_the_last_line_of_a_run_stays_when_its_one_offs_overflow_the_budget(tmp_path):
-    # pytest -rA lists every passed test id (each one-off), then its summary line: the
-    # final state, which must stay however many one-offs are dropped.
+def test_the_last_line_of_a_run_stays_when_its_one_offs_overflow_the_budget():
+    # pytest -rA lists every passed test id (parametrized ids are one-offs), then its
+    # summary line: the final state, which must stay however many one-offs are dropped.
     import subprocess
     import sys
+    from pathlib import Path
 
-    (tmp_path / "test_many.py").write_text(
-        "import pytest\n\n@pytest.mark.parametrize('a,b', [(i, j) for i in range(9) for j in range(7)])\n"
-        "def test_pairs(a, b):\n    assert a * b >= 0\n")
-    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "test_many.py"],
-                         cwd=tmp_path, capture_output=True, text=True).stdout
+    import pytest
+
+    nx = pytest.importorskip("networkx")
+    test = Path(nx.__file__).parent / "algorithms" / "bipartite" / "tests" / "test_matrix.py"
+    if not test.exists():
+        pytest.skip("networkx ships no tests here")
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", str(test)],
+                         cwd=test.parent, capture_output=True, text=True).stdout
     last = out.strip().splitlines()[-1]
-    assert "63 passed" in last
-    result = compress(out)
-    assert result is not None and len(result.text) < len(out)
-    assert last in result.text
+    assert " passed" in last
+    from headroom import HeadroomConfig, Pipeline
+    from headroom.ccr.store import CompressionStore
+
+    body = {"model": "gpt-4.1", "messages": [
+        {"role": "user", "content": "Run the bipartite tests and tell me whether they pass."},
+        {"role": "assistant", "content": "Thought: did it pass\nAction: bash\nAction Input: pytest -q -rA"},
+        {"role": "user", "content": "Observation:\n" + out}]}
+    sent = Pipeline(HeadroomConfig(), store=CompressionStore()).compress_body(body, "openai_chat")
+    text = sent.body["messages"][-1]["content"]
+    assert len(text) < len(out)
+    assert last in text
