@@ -24,7 +24,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..exchange_stream import LiveTurn
+from .stream import LiveTurn
 from ..formats import adapter
 from ..pipeline import PipelineResult
 from .core import Exchange, ExchangeCore

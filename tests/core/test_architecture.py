@@ -22,7 +22,6 @@ LAYERS: list[set[str]] = [
     {"transforms"},  # conversation stages
     {"image"},  # the image stage
     {"pipeline"},  # parse -> transforms -> render
-    {"exchange_stream"},  # which streamed events reach the caller now (read by the exchange loop)
     {"api", "exchange", "report", "data", "models"},  # front door, call core and its loop, reports
     {"client", "proxy", "integrations", "mcp_server", "eval"},  # IO shells
     {"cli"},
