@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .ccr.markers import has_marker
-from .ccr.scope import ScopedStore
 from .ccr.store import CompressionStore
 from .config import HeadroomConfig
 from .formats import BlockKind, Conversation, adapter, detect_format, parse, render
@@ -238,7 +237,8 @@ class Pipeline:
         ctx = TransformContext(
             config=self.config,
             counter=counter,
-            store=ScopedStore(self.store, tenant) if tenant and self.store is not None else self.store,
+            store=self.store,
+            tenant=tenant or None,
             deadline=time.monotonic() + budget_s if budget_s is not None else None,
             model=model,
             query=bound_question(query if query is not None else conv.latest_user_text(turns=2)),

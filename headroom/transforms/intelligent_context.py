@@ -345,7 +345,7 @@ class IntelligentContext:
         turns (about a fifth of the lines), the original goes to CCR behind a marker, and
         the tool call/result ids stay, so the unit remains valid and retrievable.
         """
-        if ctx.store is None or not ctx.config.ccr.enabled:
+        if not ctx.keeps_originals:
             return 0
         saved = 0
         query = self._recent_text(conv, ctx)
@@ -367,8 +367,7 @@ class IntelligentContext:
                     if squeezed is None:
                         continue
                     text, kept, lines = squeezed
-                    h = ctx.store.store(b.text, compressed=None, tool_name=b.tool_name, original_tokens=before,
-                                        item_count=lines)
+                    h = ctx.keep_original(b.text, tool_name=b.tool_name, original_tokens=before, item_count=lines)
                     marker = format_marker(lines, kept, h, ctx.store.ttl_seconds, "Squeezed to fit the context window.")
                     new_text = f"{text}\n{marker}"
                     after = ctx.counter.count(new_text)
