@@ -32,6 +32,7 @@ PROMPT_CACHE_KEY: str | None = "prompt_cache_key"  # body field routing a sessio
 TEXT_PART_TYPE: str | None = "text"
 CALLS_SPAN_ITEMS = False  # a turn's tool calls share one assistant message
 ALTERNATING_ROLES = False
+SYSTEM_IN_MESSAGES = True  # the system prompt is the first message (the others carry it apart)
 
 # Image sizing (GPT-4o family): ``detail: low`` is a flat 85 tokens. Otherwise the image
 # is scaled to fit 2048x2048, then so its short side is at most 768, and costs
