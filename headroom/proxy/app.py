@@ -1,8 +1,9 @@
 """``create_app()``: the FastAPI app behind ``headroom proxy``.
 
 Routes (one router per concern, ``proxy/routes/``)
-  llm          POST /v1/chat/completions, /v1/responses, /v1/messages   compressed, CCR loop, streaming
-               POST /v1beta/models/{model}:generateContent, :streamGenerateContent   the same, for Gemini
+  llm          every registered adapter's PROXY_ROUTES: POST /v1/chat/completions, /v1/responses,
+               /v1/messages, /v1beta/models/{model}:generateContent|:streamGenerateContent
+               (compressed, CCR loop, streaming)
   admin        POST /v1/compress                                        compress a body, return it
                POST /v1/retrieve, GET /v1/retrieve/{hash}, GET /v1/retrieve/stats
                GET  /v1/feedback, /v1/feedback/{tool}, /v1/toin/stats, /v1/toin/patterns[/{signature}],
@@ -24,7 +25,7 @@ from ..pipeline import Pipeline
 from ..version import __version__
 from .config import ProxyConfig
 from .not_found import register as register_not_found
-from .routes import ROUTERS
+from .routes import routers
 from .security import SecurityMiddleware
 from .wiring import build_state, default_headroom_config, lifespan
 
@@ -51,6 +52,6 @@ def create_app(
     app.state.headroom = state
     app.add_middleware(SecurityMiddleware, config=state.config)
     register_not_found(app)  # unknown paths: a JSON 404 naming the likely fix (not_found.py)
-    for router in ROUTERS:
+    for router in routers():
         app.include_router(router)
     return app

@@ -6,9 +6,10 @@ import functools
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
 import httpx
+from fastapi import Depends
 from starlette.requests import Request
 
 from ..cache import CacheOptimizer
@@ -105,7 +106,11 @@ class ProxyState:
 
 
 async def current_state(request: Request) -> ProxyState:
-    """The app's state, for a route (``Depends(current_state)``). Async on purpose: FastAPI
+    """The app's state, for a route (``state: CurrentState``). Async on purpose: FastAPI
     runs a plain-function dependency in its thread pool, a hop /health cannot afford while
     compression holds every thread."""
     return request.app.state.headroom
+
+
+# A route's parameter ``state: CurrentState`` is the app's state.
+CurrentState = Annotated[ProxyState, Depends(current_state)]

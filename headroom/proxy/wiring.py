@@ -22,6 +22,19 @@ def default_headroom_config() -> HeadroomConfig:
     return HeadroomConfig(ccr=CCRConfig(backend="sqlite"))
 
 
+def register_adapters(modules: tuple[str, ...]) -> None:
+    """Register the adapter modules the config names (``--adapter``): their routes are
+    then served like the shipped ones'."""
+    if not modules:
+        return
+    import importlib
+
+    from ..formats import register
+
+    for name in modules:
+        register(importlib.import_module(name))
+
+
 def _feedback_view(config: HeadroomConfig, store: Any, toin: Any) -> tuple[Any, str | None]:
     """Per-tool retrieval feedback, a view over TOIN's counts, or None and why not."""
     if not config.ccr.feedback_enabled:
@@ -52,6 +65,7 @@ def build_state(proxy_config: ProxyConfig | None, headroom_config: HeadroomConfi
     """One app's state. A caller's ``pipeline`` (and its store) stays the caller's to close:
     ``state.owns_store`` says which."""
     cfg = proxy_config or ProxyConfig()
+    register_adapters(cfg.adapter_modules)
     hc = headroom_config or (pipeline.config if pipeline is not None else default_headroom_config())
     owns_store = pipeline is None
     if pipeline is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
@@ -14,13 +14,13 @@ from ...ccr.store import StoreError
 from ..admin_scope import RetrieveScope, retrieve_scope
 from ..forward import error_response
 from ..jsonio import BadJSON, SafeJSONResponse, parse_json
-from ..state import ProxyState, current_state
+from ..state import CurrentState, ProxyState
 
 router = APIRouter()
 
 
 @router.post("/v1/compress")
-async def compress(request: Request, state: ProxyState = Depends(current_state)) -> Response:
+async def compress(request: Request, state: CurrentState) -> Response:
     try:
         body = parse_json(await request.body())
     except BadJSON as exc:
@@ -56,7 +56,7 @@ def _retrieve(state: ProxyState, hash: str, query: str | None, scope: RetrieveSc
 
 
 @router.post("/v1/retrieve")
-async def retrieve_post(request: Request, state: ProxyState = Depends(current_state)) -> Response:
+async def retrieve_post(request: Request, state: CurrentState) -> Response:
     try:
         body = parse_json(await request.body())
     except BadJSON as exc:
@@ -68,7 +68,7 @@ async def retrieve_post(request: Request, state: ProxyState = Depends(current_st
 
 
 @router.get("/v1/retrieve/stats")
-async def retrieve_stats(state: ProxyState = Depends(current_state)) -> Response:
+async def retrieve_stats(state: CurrentState) -> Response:
     if state.store is None:
         return JSONResponse({"enabled": False})
     stats = await asyncio.to_thread(state.store.stats)
@@ -77,8 +77,7 @@ async def retrieve_stats(state: ProxyState = Depends(current_state)) -> Response
 
 
 @router.get("/v1/retrieve/{hash}")
-async def retrieve_get(request: Request, hash: str, query: str | None = None,
-                       state: ProxyState = Depends(current_state)) -> Response:
+async def retrieve_get(request: Request, hash: str, state: CurrentState, query: str | None = None) -> Response:
     return await asyncio.to_thread(_retrieve, state, hash, query, retrieve_scope(request, state.config))
 
 
@@ -87,14 +86,14 @@ def _no_feedback(state: ProxyState) -> Response:
 
 
 @router.get("/v1/feedback")
-async def feedback(state: ProxyState = Depends(current_state)) -> Response:
+async def feedback(state: CurrentState) -> Response:
     if state.feedback is None:
         return _no_feedback(state)
     return JSONResponse(await asyncio.to_thread(state.feedback.summary))
 
 
 @router.get("/v1/feedback/{tool}")
-async def feedback_tool(tool: str, state: ProxyState = Depends(current_state)) -> Response:
+async def feedback_tool(tool: str, state: CurrentState) -> Response:
     if state.feedback is None:
         return _no_feedback(state)
     data = await asyncio.to_thread(state.feedback.tool, tool)
@@ -108,7 +107,7 @@ def _toin_off() -> Response:
 
 
 @router.get("/v1/toin/stats")
-async def toin_stats(state: ProxyState = Depends(current_state)) -> Response:
+async def toin_stats(state: CurrentState) -> Response:
     toin = state.pipeline.toin
     if toin is None:
         return _toin_off()
@@ -116,7 +115,7 @@ async def toin_stats(state: ProxyState = Depends(current_state)) -> Response:
 
 
 @router.get("/v1/toin/patterns")
-async def toin_patterns(state: ProxyState = Depends(current_state)) -> Response:
+async def toin_patterns(state: CurrentState) -> Response:
     toin = state.pipeline.toin
     if toin is None:
         return _toin_off()
@@ -128,7 +127,7 @@ async def toin_patterns(state: ProxyState = Depends(current_state)) -> Response:
 
 
 @router.get("/v1/toin/patterns/{signature}")
-async def toin_pattern(signature: str, state: ProxyState = Depends(current_state)) -> Response:
+async def toin_pattern(signature: str, state: CurrentState) -> Response:
     toin = state.pipeline.toin
     if toin is None:
         return _toin_off()
@@ -139,7 +138,7 @@ async def toin_pattern(signature: str, state: ProxyState = Depends(current_state
 
 
 @router.get("/stats")
-async def stats(state: ProxyState = Depends(current_state)) -> Response:
+async def stats(state: CurrentState) -> Response:
     counters, memo, workers = await asyncio.to_thread(state.whole_proxy)  # every worker's, summed
     data = counters.snapshot()
     data["mode"] = state.config.mode
@@ -152,7 +151,7 @@ async def stats(state: ProxyState = Depends(current_state)) -> Response:
 
 
 @router.get("/metrics")
-async def metrics(state: ProxyState = Depends(current_state)) -> Response:
+async def metrics(state: CurrentState) -> Response:
     store_stats = await asyncio.to_thread(state.store.stats) if state.store is not None else None
     counters, _, _ = await asyncio.to_thread(state.whole_proxy)
     return PlainTextResponse(counters.prometheus(store_stats), media_type="text/plain; version=0.0.4")

@@ -6,18 +6,18 @@ from __future__ import annotations
 
 import os
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from starlette.responses import JSONResponse, Response
 
 from ...pipeline import UNAVAILABLE
 from ...version import __version__
-from ..state import ProxyState, current_state
+from ..state import CurrentState
 
 router = APIRouter()
 
 
 @router.get("/health")
-async def health(state: ProxyState = Depends(current_state)) -> Response:
+async def health(state: CurrentState) -> Response:
     failed = {k: v for k, v in state.warm_up.items() if v != "ok" and not v.startswith(UNAVAILABLE)}
     unavailable = {k: v for k, v in state.warm_up.items() if v.startswith(UNAVAILABLE)}
     store_problem = state.health.current_store_problem()

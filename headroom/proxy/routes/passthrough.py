@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
 from ...formats import ANTHROPIC, OPENAI_CHAT, OPENAI_RESPONSES
 from ..forward import handle_passthrough
-from ..state import ProxyState, current_state
+from ..state import CurrentState
 
 router = APIRouter()
 
@@ -23,12 +23,12 @@ def _openai_format(path: str) -> str:
 
 
 @router.post("/v1/messages/count_tokens")
-async def count_tokens(request: Request, state: ProxyState = Depends(current_state)) -> Response:
+async def count_tokens(request: Request, state: CurrentState) -> Response:
     return await handle_passthrough(request, state, state.config.anthropic_api_url, ANTHROPIC)
 
 
 @router.api_route("/v1/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
-async def other_v1(request: Request, path: str, state: ProxyState = Depends(current_state)) -> Response:
+async def other_v1(request: Request, path: str, state: CurrentState) -> Response:
     if any(h in request.headers for h in _ANTHROPIC_HEADERS):
         return await handle_passthrough(request, state, state.config.anthropic_api_url, ANTHROPIC)
     return await handle_passthrough(request, state, state.config.openai_api_url, _openai_format(path))
