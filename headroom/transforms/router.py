@@ -220,7 +220,7 @@ class ContentRouter:
                 toin_hooks.observe(ctx.toin, "observe_question", entry.ccr_hash, ctx.query)
             if memo_hit is not None and entry.ccr_hash and ctx.store is not None:
                 # Refresh the TTL (and re-create the entry after a restart or eviction).
-                ctx.store.refresh(text, known_hash=text_hash, compressed=entry.text, tool_name=block.tool_name,
+                ctx.keep_original(text, refresh=True, known_hash=text_hash, compressed=entry.text, tool_name=block.tool_name,
                                 original_tokens=tokens, compressed_tokens=entry.tokens, item_count=entry.items_before,
                                 meta=memo_meta(key, entry))
             set_block_text(block, entry.text, entry.tokens, ctx.counter)
@@ -307,7 +307,7 @@ class ContentRouter:
             meta = memo_meta(key, entry)
             if prof is not None:
                 meta["toin"] = prof.signature  # how a later retrieval finds its pattern
-            ctx.store.store(text, known_hash=h, compressed=out, tool_name=block.tool_name, original_tokens=tokens,
+            ctx.keep_original(text, known_hash=h, compressed=out, tool_name=block.tool_name, original_tokens=tokens,
                             compressed_tokens=out_tokens, item_count=result.items_before, meta=meta)
         if prof is not None:
             toin_hooks.observe(ctx.toin, "observe_compression", prof, strategy=entry.strategy,

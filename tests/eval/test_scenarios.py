@@ -36,7 +36,7 @@ def test_both_wire_shapes_parse_with_the_question_last_and_tool_results_linked(f
     s = FAMILIES[family](30, 1)
     probe = s.probes[0]
     for body, fmt in (({"model": "gpt-4o", "messages": s.openai_messages(probe)}, "openai_chat"),
-                      (s.anthropic_body(probe), "anthropic")):
+                      (s.body(probe, "anthropic", "claude-sonnet-4-5"), "anthropic")):
         conv = parse(json.loads(json.dumps(body)), fmt)
         assert conv.latest_user_text() == probe.question
         results = list(conv.tool_results())
@@ -88,7 +88,7 @@ def test_image_scenario_carries_a_decodable_screenshot_in_both_shapes():
     assert images(400, 3).meta == s.meta and images(400, 4).meta != s.meta
     probe = s.probes[0]
     for body, fmt in (({"model": "gpt-4o", "messages": s.openai_messages(probe)}, "openai_chat"),
-                      (s.anthropic_body(probe), "anthropic")):
+                      (s.body(probe, "anthropic", "claude-sonnet-4-5"), "anthropic")):
         conv = parse(json.loads(json.dumps(body)), fmt)
         assert conv.latest_user_text() == probe.question
         [img] = [b for _, _, b in conv.blocks() if b.kind.value == "image"]
