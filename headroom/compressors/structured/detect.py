@@ -168,7 +168,7 @@ def _is_makefile(nonblank: list[str]) -> bool:
 
 
 def _is_sql(sample: list[str]) -> bool:
-    from .tree import sql_statement_end
+    from .formats import sql_statement_end
 
     statements = fit = total = 0
     i, n = 0, len(sample)

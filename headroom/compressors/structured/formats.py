@@ -140,7 +140,6 @@ def _template_ok(text: str) -> bool:
 
 def _sql_ok(text: str) -> bool:
     """Quotes balanced and every statement terminated (dollar-quoted bodies skipped)."""
-    from .tree import sql_statement_end  # the same scanner that cut the statements
 
     lines = text.split("\n")
     i = 0
@@ -192,3 +191,36 @@ def comment_line(fmt: Format, indent: str, text: str) -> str:
         return f"{indent}{text}"
     tail = f" {fmt.comment_end}" if fmt.comment_end else ""
     return f"{indent}{fmt.comment} {text}{tail}"
+
+
+_SQL_SPECIAL = re.compile(r"['\";]|\$\w*\$|--")
+
+
+def sql_statement_end(lines: list[str], i: int) -> int | None:
+    """Exclusive end of the SQL statement starting at line ``i`` (after its ``;``), or None
+    when it never ends. Quotes, dollar-quoted bodies and ``--`` comments are skipped; the
+    scan jumps from one special character to the next (a regex search, not a loop per
+    character)."""
+    quote = ""  # "'", '"' or a dollar tag such as "$$" / "$body$"
+    for j in range(i, len(lines)):
+        ln = lines[j]
+        k = 0
+        while True:
+            if quote:
+                e = ln.find(quote, k)
+                if e < 0:
+                    break
+                k = e + len(quote)
+                quote = ""
+                continue
+            m = _SQL_SPECIAL.search(ln, k)
+            if m is None:
+                break
+            tok = m.group(0)
+            if tok == ";":
+                return j + 1
+            if tok == "--":
+                break
+            quote = tok
+            k = m.end()
+    return None

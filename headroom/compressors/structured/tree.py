@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .formats import TEMPLATE_CLOSE, TEMPLATE_MIDDLE, TEMPLATE_OPEN, Format
+from .formats import TEMPLATE_CLOSE, TEMPLATE_MIDDLE, TEMPLATE_OPEN, Format, sql_statement_end
 
 
 @dataclass
@@ -51,39 +51,6 @@ _WORD = re.compile(r"[A-Za-z_][\w-]*")
 
 def indent_of(line: str) -> int:
     return len(line) - len(line.lstrip(" \t")) + line[: len(line) - len(line.lstrip(" \t"))].count("\t") * 7
-
-
-_SQL_SPECIAL = re.compile(r"['\";]|\$\w*\$|--")
-
-
-def sql_statement_end(lines: list[str], i: int) -> int | None:
-    """Exclusive end of the SQL statement starting at line ``i`` (after its ``;``), or None
-    when it never ends. Quotes, dollar-quoted bodies and ``--`` comments are skipped; the
-    scan jumps from one special character to the next (a regex search, not a loop per
-    character)."""
-    quote = ""  # "'", '"' or a dollar tag such as "$$" / "$body$"
-    for j in range(i, len(lines)):
-        ln = lines[j]
-        k = 0
-        while True:
-            if quote:
-                e = ln.find(quote, k)
-                if e < 0:
-                    break
-                k = e + len(quote)
-                quote = ""
-                continue
-            m = _SQL_SPECIAL.search(ln, k)
-            if m is None:
-                break
-            tok = m.group(0)
-            if tok == ";":
-                return j + 1
-            if tok == "--":
-                break
-            quote = tok
-            k = m.end()
-    return None
 
 
 def units(lines: list[str], fmt: Format) -> list[tuple[int, int]]:
