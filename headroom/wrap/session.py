@@ -1,0 +1,106 @@
+"""One wrapped agent session: a proxy (reused or started), the agent launched through it,
+its exit code handed back, the proxy it started stopped, a one-line summary printed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from . import local_proxy
+from .agents import Launch, configure
+from .summary import SessionStats, summary_line
+
+_INSTALL_HINTS = {
+    "claude": "npm install -g @anthropic-ai/claude-code",
+    "codex": "npm install -g @openai/codex",
+    "aider": "pip install aider-chat",
+    "opencode": "npm install -g opencode-ai",
+}
+
+
+@dataclass
+class WrapOptions:
+    host: str = local_proxy.DEFAULT_HOST
+    port: int = local_proxy.DEFAULT_PORT
+    no_agent_truncation: bool = False
+    proxy_args: list[str] = field(default_factory=list)  # for a proxy this session starts
+    reuse: bool = True  # use a headroom proxy already on host:port
+    state_dir: Path | None = None
+    summary: bool = True
+    out: TextIO | None = None  # where the summary and notes go (default: stderr)
+
+
+def exit_code(returncode: int) -> int:
+    """A shell's view of a child's end: killed by signal N is 128 + N."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def run_wrapped(agent: str | None, args: list[str], options: WrapOptions | None = None,
+                *, launcher: Callable[[list[str], dict[str, str]], subprocess.Popen] | None = None) -> int:
+    """Run ``agent`` (or the command ``args``) through a headroom proxy; the agent's exit code.
+
+    ``launcher`` starts the agent process (tests hand in their own); by default the agent
+    inherits this terminal.
+    """
+    opts = options or WrapOptions()
+    out = opts.out or sys.stderr
+    # Resolve the agent first: a missing agent must not cost a proxy start.
+    probe = configure(agent, args, "http://127.0.0.1:0", no_agent_truncation=opts.no_agent_truncation,
+                      environ=os.environ)
+    executable = shutil.which(probe.argv[0])
+    if executable is None:
+        hint = _INSTALL_HINTS.get(agent or "")
+        raise FileNotFoundError(f"{probe.argv[0]} was not found on PATH" + (f"; install it ({hint})" if hint else ""))
+
+    url = local_proxy.find_running(opts.host, opts.port) if opts.reuse else None
+    started = None
+    if url is None:
+        started = local_proxy.start(opts.proxy_args, host=opts.host, directory=opts.state_dir)
+        url = started.url
+        print(f"headroom: started a proxy on {url} (log: {started.log_path})", file=out, flush=True)
+    else:
+        print(f"headroom: using the proxy already running on {url}", file=out, flush=True)
+    try:
+        before = SessionStats.from_stats(local_proxy.get_json(url + "/stats"))
+        launch = configure(agent, args, url, no_agent_truncation=opts.no_agent_truncation, environ=os.environ)
+        launch = Launch([executable, *launch.argv[1:]], launch.env, launch.notes)
+        returncode = _run_agent(launch, launcher)
+        if opts.summary:
+            after = local_proxy.get_json(url + "/stats")
+            stats = SessionStats.from_stats(after) - before if after is not None else None
+            print(summary_line(stats, shared=started is None), file=out, flush=True)
+        return exit_code(returncode)
+    finally:
+        if started is not None:
+            started.stop()
+
+
+def _run_agent(launch: Launch, launcher: Callable[[list[str], dict[str, str]], subprocess.Popen] | None) -> int:
+    env = {**os.environ, **launch.env}
+    proc = launcher(launch.argv, env) if launcher is not None else subprocess.Popen(launch.argv, env=env)
+    # The terminal sends Ctrl-C to the agent too, which decides what it means (Claude Code
+    # and Codex interrupt a turn); wrap only waits. SIGTERM and SIGHUP are for wrap itself:
+    # pass them on and let the agent end, then the proxy is stopped.
+    def forward(signum: int, _frame: object) -> None:
+        if proc.poll() is None:
+            proc.send_signal(signum)
+
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN if launcher is None else forward)
+        signal.signal(signal.SIGTERM, forward)
+        signal.signal(signal.SIGHUP, forward)
+    except ValueError:  # not the main thread: signals stay as they are
+        handlers = {}
+    try:
+        return proc.wait()
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
