@@ -24,7 +24,7 @@ LAYERS: list[set[str]] = [
     {"pipeline"},  # parse -> transforms -> render
     {"exchange_stream"},  # which streamed events reach the caller now (read by the exchange loop)
     {"api", "exchange", "report", "data", "models"},  # front door, call core and its loop, reports
-    {"client", "proxy", "integrations", "mcp_server", "eval"},  # IO shells
+    {"client", "proxy", "integrations", "mcp_server", "eval", "wrap"},  # IO shells
     {"cli"},
     {"__main__", "__init__"},  # `python -m headroom`, and the package's public surface
 ]
