@@ -23,6 +23,9 @@ CLAUDE_TOOL_TOKENS = 1_000_000
 # Codex cuts a command's output to a head and tail past ``tool_output_token_limit``.
 CODEX_TOOL_OUTPUT_TOKENS = 1_000_000
 
+# OpenCode's own cut (2 000 lines / 50 KB by default), raised through its `tool_output` config.
+OPENCODE_TOOL_OUTPUT = {"max_lines": 1_000_000, "max_bytes": 64 * 1024 * 1024}
+
 KNOWN_AGENTS = ("claude", "codex", "aider", "opencode")
 
 
@@ -129,10 +132,12 @@ def _opencode(args: list[str], url: str, no_trunc: bool, environ: Mapping[str, s
     providers = config.setdefault("provider", {})
     for name in ("anthropic", "openai"):
         providers.setdefault(name, {}).setdefault("options", {})["baseURL"] = openai_base(url)
+    if no_trunc:
+        # OpenCode cuts tool output at 2 000 lines / 50 KB unless its `tool_output` config
+        # (added in April 2026, opencode PR 23770) says otherwise.
+        config.setdefault("tool_output", {}).update(OPENCODE_TOOL_OUTPUT)
     content = json.dumps(config, separators=(",", ":"))
     notes = [f"OPENCODE_CONFIG_CONTENT={content}"]
-    if no_trunc:
-        notes.append("--no-agent-truncation: no OpenCode setting for tool output size was verified; nothing raised")
     return Launch(["opencode", *args], {"OPENCODE_CONFIG_CONTENT": content}, notes)
 
 

@@ -76,7 +76,13 @@ def test_opencode_config_by_env_keeps_what_the_user_set():
         configure("opencode", [], URL, environ={"OPENCODE_CONFIG_CONTENT": "{not json"})
 
 
-@pytest.mark.parametrize("agent", ["aider", "opencode", None])
+def test_opencode_without_truncation_raises_its_tool_output_limits():
+    config = json.loads(configure("opencode", [], URL, no_agent_truncation=True).env["OPENCODE_CONFIG_CONTENT"])
+    assert config["tool_output"]["max_bytes"] > 50 * 1024 and config["tool_output"]["max_lines"] > 2000
+    assert "tool_output" not in json.loads(configure("opencode", [], URL).env["OPENCODE_CONFIG_CONTENT"])
+
+
+@pytest.mark.parametrize("agent", ["aider", None])
 def test_agents_without_output_limit_settings_say_so(agent):
     launch = configure(agent, ["x"], URL, no_agent_truncation=True)
     assert any("nothing raised" in n for n in launch.notes)
