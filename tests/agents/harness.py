@@ -67,14 +67,18 @@ class Run:
     script: Script
 
 
-def run_agent(tmp_path: Path, agent: str, agent_args: list[str], script: Script, *, log_size: int,
-              wrap_flags: list[str] = (), timeout: float = 240) -> Run:
-    """`headroom wrap [flags] AGENT -- ARGS` in ``tmp_path`` (holding big.log), the agent's
-    home a scratch directory, the proxy new and pointed at the scripted provider."""
+def run_agent(tmp_path: Path, agent: str, agent_args: list[str], script: Script, *, log_size: int = 0,
+              files: dict[str, str] | None = None, wrap_flags: list[str] = (), timeout: float = 240) -> Run:
+    """`headroom wrap [flags] AGENT -- ARGS` in ``tmp_path``/work (holding big.log of
+    ``log_size`` characters and ``files``), the agent's home a scratch directory, the
+    proxy new and pointed at the scripted provider."""
     exe = agent_cli(agent)
     work = tmp_path / "work"
     work.mkdir()
-    (work / "big.log").write_text(server_log(log_size))
+    if log_size:
+        (work / "big.log").write_text(server_log(log_size))
+    for name, text in (files or {}).items():
+        (work / name).write_text(text)
     home = tmp_path / "home"
     home.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "CODEX_", "CLAUDE"))}

@@ -33,7 +33,7 @@ RETRIEVE = "headroom_retrieve"
 
 @dataclass
 class Script:
-    command: str  # the shell command the model asks for
+    command: str  # the shell command the model asks for (Bash, exec_command)
     final_text: str
     call_tool: str = "Bash"  # Claude Code's tool; Codex's is exec_command
     call_extra: dict[str, Any] = field(default_factory=dict)  # more arguments of that call
@@ -86,7 +86,9 @@ def decide(script: Script, results: list[tuple[str, str]], tools: Any) -> tuple[
         if script.call_tool == "Bash":
             return None, ("Bash", json.dumps({"command": script.command, "description": "show the log",
                                               **script.call_extra}))
-        return None, ("exec_command", json.dumps({"cmd": script.command, **script.call_extra}))
+        if script.call_tool == "exec_command":
+            return None, ("exec_command", json.dumps({"cmd": script.command, **script.call_extra}))
+        return None, (script.call_tool, json.dumps(script.call_extra))  # e.g. Read {"file_path": ...}
     text = next(iter(by_id.values()))
     with script.lock:
         script.seen_tool_results.append(text)
