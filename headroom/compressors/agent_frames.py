@@ -51,10 +51,11 @@ def split(text: str) -> Frame | None:
     tag = _OPEN_TAG.match(lines[0])
     if tag:
         close = f"</{tag.group(1)}>"
-        stripped = text.rstrip("\n")
-        if not stripped.endswith("\n" + close):
+        while end and text[end - 1] == "\n":  # trailing newlines, without copying the text
+            end -= 1
+        if not text.endswith("\n" + close, 0, end):
             return None
-        end = len(stripped) - len(close) - 1  # the newline before the closing line starts the tail
+        end -= len(close) + 1  # the newline before the closing line starts the tail
         tail = text[end:]
         first = 1
     head_end = _label_line(lines, first, labelled=2 if not tag else 0)
@@ -68,7 +69,7 @@ def split(text: str) -> Frame | None:
     if head_chars >= end:
         return None
     body = text[head_chars:end]
-    if not body.strip():
+    if not body or body.isspace():  # strip() would copy a long body
         return None
     return Frame(text[:head_chars], body, tail)
 
