@@ -39,7 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(default: $HEADROOM_STATE_DIR or ~/.local/state/headroom)")
     p.add_argument("--dry-run", action="store_true", help="print what would be set and run, start nothing")
     p.add_argument("--no-summary", action="store_true", help="do not print the session's summary line")
-    p.add_argument("command", nargs=argparse.REMAINDER, metavar="AGENT|-- CMD",
+    # (not "command": the top-level parser keeps the command's name there for error lines)
+    p.add_argument("agent_command", nargs=argparse.REMAINDER, metavar="AGENT|-- CMD",
                    help="claude, codex, aider or opencode, then (after --) the agent's own arguments; or -- CMD ...")
     p.set_defaults(func=run)
 
@@ -60,7 +61,7 @@ def split_command(words: list[str]) -> tuple[str | None, list[str]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    agent, rest = split_command(args.command)
+    agent, rest = split_command(args.agent_command)
     if args.dry_run:
         url = f"http://{args.host}:{args.port}"
         launch = configure(agent, rest, url, no_agent_truncation=args.no_agent_truncation,
