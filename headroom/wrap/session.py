@@ -8,10 +8,11 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
+from urllib.parse import urlsplit
 
 from . import local_proxy
 from .agents import Launch, configure
@@ -42,6 +43,29 @@ def exit_code(returncode: int) -> int:
     return 128 - returncode if returncode < 0 else returncode
 
 
+def upstream_args(environ: Mapping[str, str], proxy_args: list[str], port: int) -> list[str]:
+    """Flags that keep the user's own provider URLs behind a proxy wrap starts.
+
+    Someone whose agent already talks to a gateway (``ANTHROPIC_BASE_URL`` or
+    ``OPENAI_BASE_URL`` set) gets agent -> headroom -> that gateway, not the public APIs.
+    A URL that points at a local headroom port (a README ``export`` with no proxy running)
+    is not an upstream: the proxy would call itself.
+    """
+    out = []
+    for var, flag, suffix in (("ANTHROPIC_BASE_URL", "--anthropic-api-url", ""),
+                              ("OPENAI_BASE_URL", "--openai-api-url", "/v1")):
+        value = (environ.get(var) or "").strip().rstrip("/")
+        if not value or any(a == flag or a.startswith(flag + "=") for a in proxy_args):
+            continue
+        parsed = urlsplit(value)
+        if parsed.hostname in ("127.0.0.1", "localhost", "::1") and parsed.port in (port, local_proxy.DEFAULT_PORT):
+            continue
+        if suffix and value.endswith(suffix):
+            value = value[: -len(suffix)]
+        out.append(f"{flag}={value}")
+    return out
+
+
 def run_wrapped(agent: str | None, args: list[str], options: WrapOptions | None = None,
                 *, launcher: Callable[[list[str], dict[str, str]], subprocess.Popen] | None = None) -> int:
     """Run ``agent`` (or the command ``args``) through a headroom proxy; the agent's exit code.
@@ -62,7 +86,8 @@ def run_wrapped(agent: str | None, args: list[str], options: WrapOptions | None 
     url = local_proxy.find_running(opts.host, opts.port) if opts.reuse else None
     started = None
     if url is None:
-        started = local_proxy.start(opts.proxy_args, host=opts.host, directory=opts.state_dir)
+        proxy_args = [*upstream_args(os.environ, opts.proxy_args, opts.port), *opts.proxy_args]
+        started = local_proxy.start(proxy_args, host=opts.host, directory=opts.state_dir)
         url = started.url
         print(f"headroom: started a proxy on {url} (log: {started.log_path})", file=out, flush=True)
     else:
@@ -92,11 +117,12 @@ def _run_agent(launch: Launch, launcher: Callable[[list[str], dict[str, str]], s
         if proc.poll() is None:
             proc.send_signal(signum)
 
-    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    passed_on = [s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None]  # no SIGHUP on Windows
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, *passed_on)}
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN if launcher is None else forward)
-        signal.signal(signal.SIGTERM, forward)
-        signal.signal(signal.SIGHUP, forward)
+        for sig in passed_on:
+            signal.signal(sig, forward)
     except ValueError:  # not the main thread: signals stay as they are
         handlers = {}
     try:

@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse
 
 from headroom.wrap import SessionStats, WrapOptions, run_wrapped, summary_line
 from headroom.wrap.local_proxy import get_json, is_headroom_health
+from headroom.wrap.session import upstream_args
 from tests.servers import ServerThread
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,6 +75,18 @@ def test_a_missing_agent_fails_before_any_proxy_starts(tmp_path, monkeypatch):
     with pytest.raises(FileNotFoundError, match="npm install -g @anthropic-ai/claude-code"):
         run_wrapped("claude", [], WrapOptions(port=1, state_dir=tmp_path / "state"))
     assert not (tmp_path / "state").exists()
+
+
+def test_a_users_own_provider_urls_become_the_started_proxys_upstreams():
+    env = {"ANTHROPIC_BASE_URL": "https://gw.example.com/anthropic/", "OPENAI_BASE_URL": "https://gw.example.com/v1"}
+    assert upstream_args(env, [], 8787) == ["--anthropic-api-url=https://gw.example.com/anthropic",
+                                           "--openai-api-url=https://gw.example.com"]
+    # an explicit --proxy-arg wins; a URL naming a local headroom port is no upstream
+    assert upstream_args(env, ["--openai-api-url", "http://x"], 8787) == [
+        "--anthropic-api-url=https://gw.example.com/anthropic"]
+    assert upstream_args({"OPENAI_BASE_URL": "http://127.0.0.1:8787/v1"}, [], 8787) == []
+    assert upstream_args({"ANTHROPIC_BASE_URL": "http://localhost:9000"}, [], 9000) == []
+    assert upstream_args({}, [], 8787) == []
 
 
 def test_not_every_health_answer_is_headroom():
