@@ -115,15 +115,24 @@ def start(proxy_args: list[str] | None = None, *, host: str = DEFAULT_HOST, port
     finally:
         log.close()
     started = StartedProxy(base_url(host, port), proc, log_path)
+    try:
+        _wait_healthy(started, timeout_s)
+    except BaseException:  # a Ctrl-C while waiting too: its own session would outlive us
+        started.stop()
+        raise
+    return started
+
+
+def _wait_healthy(started: StartedProxy, timeout_s: float) -> None:
+    proc, log_path = started.process, started.log_path
     deadline = time.monotonic() + timeout_s
     while True:
         if proc.poll() is not None:
             raise OSError(f"the headroom proxy exited with code {proc.returncode} before answering; "
                           f"its log ({log_path}) ends:\n{started.log_tail()}")
         if is_headroom_health(get_json(started.url + "/health", timeout=1.0)):
-            return started
+            return
         if time.monotonic() > deadline:
-            started.stop()
             raise OSError(f"the headroom proxy did not answer on {started.url} within {timeout_s:.0f} s; "
                           f"see {log_path}")
         time.sleep(0.1)

@@ -8,7 +8,7 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -66,13 +66,9 @@ def upstream_args(environ: Mapping[str, str], proxy_args: list[str], port: int) 
     return out
 
 
-def run_wrapped(agent: str | None, args: list[str], options: WrapOptions | None = None,
-                *, launcher: Callable[[list[str], dict[str, str]], subprocess.Popen] | None = None) -> int:
-    """Run ``agent`` (or the command ``args``) through a headroom proxy; the agent's exit code.
-
-    ``launcher`` starts the agent process (tests hand in their own); by default the agent
-    inherits this terminal.
-    """
+def run_wrapped(agent: str | None, args: list[str], options: WrapOptions | None = None) -> int:
+    """Run ``agent`` (or the command ``args``) through a headroom proxy, on this terminal;
+    the agent's exit code."""
     opts = options or WrapOptions()
     out = opts.out or sys.stderr
     # Resolve the agent first: a missing agent must not cost a proxy start.
@@ -96,7 +92,7 @@ def run_wrapped(agent: str | None, args: list[str], options: WrapOptions | None 
         before = SessionStats.from_stats(local_proxy.get_json(url + "/stats"))
         launch = configure(agent, args, url, no_agent_truncation=opts.no_agent_truncation, environ=os.environ)
         launch = Launch([executable, *launch.argv[1:]], launch.env, launch.notes)
-        returncode = _run_agent(launch, launcher)
+        returncode = _run_agent(launch)
         if opts.summary:
             after = local_proxy.get_json(url + "/stats")
             stats = SessionStats.from_stats(after) - before if after is not None else None
@@ -107,9 +103,8 @@ def run_wrapped(agent: str | None, args: list[str], options: WrapOptions | None 
             started.stop()
 
 
-def _run_agent(launch: Launch, launcher: Callable[[list[str], dict[str, str]], subprocess.Popen] | None) -> int:
-    env = {**os.environ, **launch.env}
-    proc = launcher(launch.argv, env) if launcher is not None else subprocess.Popen(launch.argv, env=env)
+def _run_agent(launch: Launch) -> int:
+    proc = subprocess.Popen(launch.argv, env={**os.environ, **launch.env})
     # The terminal sends Ctrl-C to the agent too, which decides what it means (Claude Code
     # and Codex interrupt a turn); wrap only waits. SIGTERM and SIGHUP are for wrap itself:
     # pass them on and let the agent end, then the proxy is stopped.
@@ -120,7 +115,7 @@ def _run_agent(launch: Launch, launcher: Callable[[list[str], dict[str, str]], s
     passed_on = [s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None]  # no SIGHUP on Windows
     handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, *passed_on)}
     try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN if launcher is None else forward)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         for sig in passed_on:
             signal.signal(sig, forward)
     except ValueError:  # not the main thread: signals stay as they are

@@ -127,3 +127,11 @@ def test_a_started_proxy_serves_the_session_and_stops_when_wrap_is_terminated(tm
     assert proc.returncode == 42, err
     assert f"started a proxy on {url}" in err and "0 requests" in err
     assert get_json(url + "/health", timeout=1) is None  # the started proxy is gone
+
+
+def test_a_proxy_that_cannot_start_is_reported_with_its_log(tmp_path):
+    from headroom.wrap import start
+
+    with pytest.raises(OSError, match=r"exited with code 2 before answering(.|\n)*invalid choice"):
+        start(["--mode", "nonsense"], directory=tmp_path)
+    assert list(tmp_path.glob("proxy-*.log"))
