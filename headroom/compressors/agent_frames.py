@@ -3,14 +3,14 @@
 Agents wrap what a command printed before the model sees it: a few status lines and a
 bare label line such as ``Output:`` before the body (Codex's exec results, sometimes with
 a truncation notice after the label), or an element that opens on the first line and
-closes on the last with a short paragraph and a label line inside (Claude Code's
-preview of an output it saved to a file). Detection must see the body alone (a log under
+closes on the last with a short notice paragraph and maybe a label line inside (Claude
+Code's preview of an output it saved to a file, or of one it cut). Detection must see the body alone (a log under
 a header is still a log) and the frame must reach the model verbatim: its lines carry
 the exit code, the original size and the path of the saved output.
 
 Recognised by structure only: short ``Label: value`` lines and a line that is a label
-ending in a colon, or an element's matching open and close lines. Nothing here names an
-agent's field.
+ending in a colon, or a custom element's matching open and close lines. Nothing here
+names an agent's field.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ _HEAD_MAX_LINES = 8
 _HEAD_LINE_MAX = 400  # a status line, or a notice naming a saved file's path
 _LABEL_VALUE = re.compile(r"^[A-Z][A-Za-z0-9 ]{0,40}: \S")  # "Wall time: 0.3 seconds"
 _BARE_LABEL = re.compile(r"^[A-Z][A-Za-z0-9 ()]{0,40}:$")  # "Output:"
+# An agent's own element: a custom name (with "-" or "_"), alone on the first line.
 _OPEN_TAG = re.compile(r"^<([A-Za-z][\w-]{0,40})>$")
 _NOTICE_MAX_LINES = 3
 # Under a YAML key the next line is indented or a list item; a command's output under an
@@ -50,6 +51,8 @@ def split(text: str) -> Frame | None:
     end = len(text)
     tag = _OPEN_TAG.match(lines[0])
     if tag:
+        if not any(c in tag.group(1) for c in "-_"):
+            return None  # a document's own element (html, svg, project): not a frame
         close = f"</{tag.group(1)}>"
         while end and text[end - 1] == "\n":  # trailing newlines, without copying the text
             end -= 1
@@ -58,12 +61,18 @@ def split(text: str) -> Frame | None:
         end -= len(close) + 1  # the newline before the closing line starts the tail
         tail = text[end:]
         first = 1
-    head_end = _label_line(lines, first, labelled=2 if not tag else 0)
-    if head_end is None:
-        return None
-    nxt = lines[head_end + 1]
-    if _NESTED.match(nxt) and not _NUMBERED.match(nxt):
-        return None
+    if tag:
+        # Inside an element: up to a label line, else the notice paragraph that opens it.
+        head_end = _label_line(lines, first, labelled=0)
+        if head_end is None:
+            head_end = _paragraph(lines, first)
+    else:
+        head_end = _label_line(lines, first, labelled=2)
+        if head_end is None:
+            return None
+        nxt = lines[head_end + 1]
+        if _NESTED.match(nxt) and not _NUMBERED.match(nxt):
+            return None
     head_end = _notice(lines, head_end)
     head_chars = sum(len(x) + 1 for x in lines[: head_end + 1])
     if head_chars >= end:
@@ -87,6 +96,17 @@ def _label_line(lines: list[str], first: int, labelled: int) -> int | None:
         if _LABEL_VALUE.match(line):
             seen += 1
     return None
+
+
+def _paragraph(lines: list[str], first: int) -> int:
+    """The blank line that closes a short paragraph starting at ``first`` (a notice such as
+    "Output too large …"), or the line before ``first`` when there is none."""
+    for i in range(first, min(len(lines) - 1, first + _NOTICE_MAX_LINES + 1)):
+        if lines[i] == "":
+            return i if i > first else first - 1
+        if len(lines[i]) > _HEAD_LINE_MAX:
+            break
+    return first - 1
 
 
 def _notice(lines: list[str], label: int) -> int:

@@ -82,7 +82,7 @@ def test_a_labelled_header_comes_off_whole_and_goes_back_byte_for_byte(pairs, la
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.from_regex(r"[a-z][a-z-]{0,15}", fullmatch=True), st.lists(_body_line, min_size=1, max_size=20))
+@given(st.from_regex(r"[a-z]{1,8}[-_][a-z]{1,8}", fullmatch=True), st.lists(_body_line, min_size=1, max_size=20))
 def test_an_element_frame_keeps_its_open_and_close_lines_and_its_notice(tag, body_lines):
     body = "\n".join(body_lines)
     if not body.strip():
@@ -93,6 +93,20 @@ def test_an_element_frame_keeps_its_open_and_close_lines_and_its_notice(tag, bod
     assert frame.head == f"<{tag}>\nSaved to: /tmp/out/{tag}.txt\n\nPreview:\n"
     assert frame.tail == f"\n</{tag}>\n"
     assert frame.wrap(frame.body) == text
+
+
+def test_an_element_without_a_label_line_keeps_its_notice_paragraph():
+    text = ("<truncated-output>\nOutput too large (812 KB). It could not be saved, so only the first 40 KB are "
+            "shown; the rest was dropped.\n\n" + _log(60) + "\n</truncated-output>")
+    frame = split(text)
+    assert frame is not None
+    assert frame.head.startswith("<truncated-output>\nOutput too large (812 KB).") and frame.head.endswith("\n\n")
+    assert frame.body == _log(60) and frame.tail == "\n</truncated-output>"
+
+
+def test_a_documents_own_element_is_not_a_frame():
+    assert split("<html>\n<body>\nNote:\n<p>hi</p>\n</body>\n</html>\n") is None
+    assert split("<project>\nVersion: 1\nModules:\n<module>a</module>\n</project>") is None
 
 
 def test_texts_without_a_frame_have_none():
