@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--new-proxy", action="store_true", help="always start a proxy for this session")
     p.add_argument("--no-agent-truncation", action="store_true",
                    help="raise the agent's own output limits where it has settings for them, so headroom does the "
-                        "reduction (Claude Code, Codex; see docs/agents.md)")
+                        "reduction (Claude Code, Codex, OpenCode; see docs/agents.md)")
     p.add_argument("--proxy-arg", action="append", default=[], metavar="ARG",
                    help="an argument for a proxy this command starts, e.g. --proxy-arg=--anthropic-api-url=URL "
                         "(repeatable)")
