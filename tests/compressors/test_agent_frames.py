@@ -170,3 +170,20 @@ def test_a_numbered_listing_under_an_exec_header_is_read_as_code(fresh_pipeline)
     assert decision.content_type == "code", decision
     assert out.startswith(split(text).head)
     assert "def _redirect_headers" in out
+
+
+def test_json_under_an_exec_header_is_crushed_as_json_and_still_parses(fresh_pipeline):
+    rng = random.Random(5)
+    rows = [{"id": i, "status": "ok" if i != 137 else "failed", "latency_ms": rng.randrange(5, 90),
+             "region": rng.choice(["eu-west", "us-east"])} for i in range(300)]
+    body = json.dumps(rows, indent=1)
+    text = _exec_frame(body + "\n")
+    out, decision, _ = _through_pipeline(fresh_pipeline, text, "which request failed?")
+    assert decision.action == "compressed", decision.reason
+    assert decision.content_type == "json_array"
+    head = split(text).head
+    assert out.startswith(head)
+    rest = out[len(head):]
+    marker = rest.rfind("\n[")
+    crushed = json.loads(rest[:marker] if marker > 0 and HASH.search(rest[marker:]) else rest)
+    assert any(r.get("status") == "failed" for r in crushed if isinstance(r, dict))
