@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.agents.harness import RARE, run_agent  # noqa: E402
-from tests.agents.scripted_provider import Script  # noqa: E402
+from tests.agents.harness import RARE, run_agent
+from tests.agents.scripted_provider import Script
 
 CLAUDE = ["-p", "What went wrong in big.log?", "--allowedTools", "Bash(cat:*)", "--output-format", "text"]
 CODEX = ["exec", "--skip-git-repo-check", "--sandbox", "danger-full-access", "What went wrong in big.log?"]

@@ -128,7 +128,7 @@ def _opencode(args: list[str], url: str, no_trunc: bool, environ: Mapping[str, s
     except json.JSONDecodeError as exc:
         raise ValueError(f"OPENCODE_CONFIG_CONTENT is not JSON ({exc}); fix or unset it") from None
     if not isinstance(config, dict):
-        raise ValueError("OPENCODE_CONFIG_CONTENT is not a JSON object; fix or unset it")
+        raise ValueError("OPENCODE_CONFIG_CONTENT is not a JSON object; fix or unset it")  # noqa: TRY004 - the CLI reports ValueError as a user error
     providers = config.setdefault("provider", {})
     for name in ("anthropic", "openai"):
         providers.setdefault(name, {}).setdefault("options", {})["baseURL"] = openai_base(url)

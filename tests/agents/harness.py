@@ -94,5 +94,5 @@ def run_agent(tmp_path: Path, agent: str, agent_args: list[str], script: Script,
                f"--proxy-arg=--anthropic-api-url={provider.url}", f"--proxy-arg=--openai-api-url={provider.url}",
                "--proxy-arg=--no-toin", agent, "--", *agent_args]
         proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL)
+                              stdin=subprocess.DEVNULL, check=False)
     return Run(proc.returncode, proc.stdout, proc.stderr, script)

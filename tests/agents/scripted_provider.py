@@ -77,7 +77,7 @@ def _offers_retrieve(tools: Any) -> bool:
 def decide(script: Script, results: list[tuple[str, str]], tools: Any) -> tuple[str | None, tuple[str, str] | None]:
     """(text, (tool name, JSON arguments)) for this turn."""
     by_id = dict(results)
-    retrieved = [t for i, t in results if i.startswith("toolu_hr_") or i.startswith("call_hr_")]
+    retrieved = [t for i, t in results if i.startswith(("toolu_hr_", "call_hr_"))]
     if retrieved:
         with script.lock:
             script.retrieved.extend(retrieved)

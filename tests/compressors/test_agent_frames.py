@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -163,7 +164,7 @@ def test_a_saved_output_preview_keeps_its_path_line_and_closing_line(fresh_pipel
 def test_a_numbered_listing_under_an_exec_header_is_read_as_code(fresh_pipeline):
     import httpx._client as source  # a real installed module (site-packages), read as a listing
 
-    code = open(source.__file__, encoding="utf-8").read().split("\n")
+    code = Path(source.__file__).read_text(encoding="utf-8").split("\n")
     listing = "\n".join(f"{i + 1:6d}\t{line}" for i, line in enumerate(code))
     text = _exec_frame(listing)
     out, decision, _ = _through_pipeline(fresh_pipeline, text, "what does _redirect_headers do?")

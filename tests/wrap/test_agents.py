@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-
 import pytest
 
 from headroom.cli.cmd_wrap import split_command
