@@ -1,6 +1,6 @@
 # The two commands the README promises, plus their building blocks.
 #   make proxy   set up (CPU torch pinned) and run the proxy on embedded defaults
-#   make test    set up everything (all extras, redis-server, chromium) and run every test
+#   make test    set up everything (all extras, redis-server, nginx, chromium) and run every test
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
@@ -26,8 +26,8 @@ $(VENV)/.all-installed: pyproject.toml constraints/cpu.txt | $(VENV)/bin/python
 setup: $(VENV)/.proxy-installed
 setup-all: $(VENV)/.all-installed
 
-# Debian packages the test suite needs: a real redis-server (shared CCR store tests) and
-# chromium (the HTML report is checked in a headless browser). Installed only if missing.
+# Debian packages the test suite needs: a real redis-server (shared CCR store tests), nginx
+# (three replicas behind it, tests/deploy) and chromium (the HTML report is checked in a headless browser). Installed only if missing.
 system-deps:
 	@./scripts/system-deps.sh
 

@@ -26,6 +26,7 @@ from .formats import BlockKind, Conversation, adapter, detect_format, parse, ren
 from .query.bounded import bound_question
 from .token_accounting import RequestTokens, model_counter
 from .transforms.base import Decision, Transform, TransformContext
+from .transforms.observations import question_text
 from .transforms.router import CompressionMemo, ContentRouter
 
 log = logging.getLogger("headroom.pipeline")
@@ -108,6 +109,13 @@ class PipelineResult:
         """Whether the rendered request holds a CCR marker (ours, or one already in the
         history), read from the conversation: the body need not be parsed again."""
         return bool(self.ccr_hashes) or any(has_marker(b.text) for _, _, b in self.conversation.blocks())
+
+    @property
+    def agent_loop(self) -> bool:
+        """Whether the request is an agent loop that sends tool output in user turns (some
+        user block was classified as one): such an agent is offered ``headroom_retrieve``
+        from its first observation on, so its tool list never changes mid-session."""
+        return any(d.transform == "user_observations" and d.action == "classified" for d in self.decisions)
 
     @property
     def messages(self) -> list[Any]:
@@ -231,7 +239,7 @@ class Pipeline:
             store=ScopedStore(self.store, tenant) if tenant and self.store is not None else self.store,
             deadline=time.monotonic() + budget_s if budget_s is not None else None,
             model=model,
-            query=bound_question(query if query is not None else conv.latest_user_text(turns=2)),
+            query=bound_question(query if query is not None else question_text(conv, turns=2)),
             memo=self.memo,
             hints=self._hints() if self._hints else {},
             relevance=self.relevance(),

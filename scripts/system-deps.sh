@@ -3,6 +3,8 @@
 set -euo pipefail
 need=()
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+# nginx in front of three proxies (tests/deploy/test_replicas_nginx.py); Debian puts it in /usr/sbin.
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 # Real Rust and Go source files for the code compressor's language tests
 # (tests/compressors/test_code_languages.py reads /usr/share/cargo and /usr/share/gocode).

@@ -194,13 +194,18 @@ class SQLiteBackend:
     connection is created with ``check_same_thread=False`` so worker threads can use it.
     """
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, *, read_only: bool = False):
+        """``read_only``: a reader beside the proxy (``headroom inspect``) that creates,
+        repairs and writes nothing; the file must exist."""
         self.path = str(path)
         self._inode: int | None = None
-        # Owner-only, nothing memory-mapped (no SIGBUS from a file cut under us), a
-        # damaged file replaced at open: headroom.sqlite_files.
-        self._conn = sqlite_files.connect(self.path)
-        self._conn.executescript(_SCHEMA)
+        if read_only:
+            self._conn = sqlite_files.connect_read_only(self.path)
+        else:
+            # Owner-only, nothing memory-mapped (no SIGBUS from a file cut under us), a
+            # damaged file replaced at open: headroom.sqlite_files.
+            self._conn = sqlite_files.connect(self.path)
+            self._conn.executescript(_SCHEMA)
         self._lock = threading.Lock()
         if self.path != ":memory:":
             self._inode = os.stat(self.path).st_ino

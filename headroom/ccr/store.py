@@ -19,6 +19,7 @@ from typing import Any
 from ..formats.model import content_hash
 from ..relevance.bm25 import BM25
 from .backends import Backend, Entry, MemoryBackend, RetrievalEvent, SQLiteBackend
+from .file_lines import file_lines
 
 log = logging.getLogger("headroom.ccr")
 
@@ -246,10 +247,16 @@ class CompressionStore:
         return found
 
     def search(self, hash: str, query: str, k: int = 20) -> list[str]:
-        """Items of the original that match ``query`` (BM25), in their original order."""
+        """Items of the original that match ``query`` (BM25), in their original order.
+
+        A query that is exactly a path a stored search output prints answers with every
+        line of that file instead (:mod:`.file_lines`; not capped at ``k``): that is how
+        the search compressor's marker tells the model to get one file's hits."""
         e = self.get(hash)
         if e is None:
             return []
+        if lines := file_lines(e.original, query):
+            return lines
         items = split_items(e.original)
         if not items:
             return []

@@ -76,17 +76,21 @@ def carries_markers(body: dict[str, Any], fmt: str) -> bool:
 def inject_retrieve_tool(body: dict[str, Any], fmt: str, markers: bool | None = None) -> dict[str, Any]:
     """A new body with ``headroom_retrieve`` appended to ``tools`` when it is needed.
 
-    Returns ``body`` itself (unchanged) when the request carries no marker or already
-    defines the tool. ``markers`` is whether it carries markers when the caller already
+    Needed when the request carries a marker, and always when it defines tools of its own
+    (so the tool list stays the same across an agent's session). Returns ``body`` itself
+    (unchanged) when neither holds or it already defines the tool. ``markers`` is whether it carries markers when the caller already
     knows (the pipeline does: :attr:`PipelineResult.carries_markers`); else the body is
     parsed to find out. The caller's dict and its ``tools`` list are never mutated.
     """
     if defines_retrieve_tool(body):
         return body
-    if not (carries_markers(body, fmt) if markers is None else markers):
-        return body
     tools = body.get("tools")
     existing = list(tools) if isinstance(tools, list) else []
+    # An agent that defines tools of its own gets the retrieve tool from its first request
+    # on: the tool list is part of every provider's cached prefix, so adding the tool only
+    # when the first marker appears would invalidate the whole cached conversation then.
+    if not existing and not (carries_markers(body, fmt) if markers is None else markers):
+        return body
     return {**body, "tools": [*existing, retrieve_tool_definition(fmt)]}
 
 

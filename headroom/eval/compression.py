@@ -56,9 +56,9 @@ class CaseResult:
     markers: int
     transforms: dict[str, dict[str, float]] = field(default_factory=dict)
     error: str | None = None
-    # Real-output corpus cases: "dev" or "heldout" (sources nobody tunes on); else None.
+    # Real-output corpus cases: "dev" or "heldout" (sources measured once, at the end); else None.
     split: str | None = None
-    # Per fact basis ("template" | "independent"): {"kept", "recoverable", "lost"} counts.
+    # Per fact basis (headroom.eval.corpus.FACT_BASES): {"kept", "recoverable", "lost"} counts.
     by_basis: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
@@ -281,7 +281,7 @@ def run_compression(
             "families": {f: summarize(cs) for f, cs in fams.items()},
             # Which kind of fact suffers first: spikes, errors, anomalies, looked-up items.
             "probe_kinds": {k: summarize(cs) for k, cs in sorted(kinds.items())},
-            # The real-output corpus per split; "heldout" sources are never tuned on.
+            # The real-output corpus per split; "heldout" sources are measured once, at the end.
             # The independent-fact split: facts defined from a signal the compressor never sees.
             "corpus_splits": {**{k: summarize(cs) for k, cs in sorted(splits.items())},
                               **({INDEPENDENT_SPLIT: ind} if (ind := summarize_basis(mine, "independent")) else {})},

@@ -59,6 +59,9 @@ class Block:
     tool_name: str | None = None
     # For TOOL_RESULT: the arguments string of the call it answers (set by linking).
     tool_arguments: str | None = None
+    # For TOOL_RESULT: what the assistant wrote in the turn that made the call ("let me
+    # look at how defaults are parsed"): the agent's own statement of what it looks for.
+    tool_intent: str | None = None
     image: ImageData | None = None
     raw: Any = None
     # Set at parse time; used to tell whether the block changed.
@@ -183,14 +186,21 @@ class Conversation:
     def link_tool_results(self) -> None:
         """Give every tool result the name and arguments of the call it answers."""
         calls: dict[str, Block] = {}
-        for _, _, b in self.blocks():
+        intents: dict[str, str] = {}
+        for i, _, b in self.blocks():
             if b.kind is BlockKind.TOOL_CALL and b.tool_call_id:
                 calls[b.tool_call_id] = b
+                intent = self.messages[i].text()
+                if not intent and i > 0 and self.messages[i - 1].role is Role.ASSISTANT:
+                    intent = self.messages[i - 1].text()  # Responses: the text is an item of its own
+                if intent:
+                    intents[b.tool_call_id] = intent
         for _, _, b in self.blocks():
             if b.kind is BlockKind.TOOL_RESULT and b.tool_call_id in calls:
                 call = calls[b.tool_call_id]
                 b.tool_name = call.tool_name
                 b.tool_arguments = call.text
+                b.tool_intent = intents.get(b.tool_call_id)
 
 
 def is_retrieve_tool(name: str | None) -> bool:

@@ -63,6 +63,9 @@ class ProxyStats:
         self.upstream_errors = 0
         self.latency = _Histogram(LATENCY_BUCKETS_MS)
         self.compression = _Histogram(LATENCY_BUCKETS_MS)
+        # Summed over workers: how old the oldest worker's numbers were (0.0 when every
+        # worker answered live; headroom.proxy.shared_stats).
+        self.lag_s = 0.0
 
     def record(self, *, api: str, mode: str, status: int, latency_ms: float, tokens_before: int = 0,
                tokens_after: int = 0, forwarded_compressed: bool = False, by_transform: dict[str, int] | None = None,
@@ -126,8 +129,11 @@ class ProxyStats:
             for (api, _mode, status), n in self.requests.items():
                 by_api[api] += n
                 by_status[str(status)] += n
+            now = time.time()
             return {
-                "uptime_s": round(time.time() - self.started_at, 1),
+                "as_of": round(now, 3),  # the counters below include every request answered before this
+                "lag_s": round(self.lag_s, 3),  # > 0 only when a worker's last published copy stood in
+                "uptime_s": round(now - self.started_at, 1),
                 "requests": {"total": sum(self.requests.values()), "by_api": dict(by_api),
                              "by_status": dict(by_status), "bypassed": self.bypassed,
                              "upstream_errors": self.upstream_errors},
@@ -164,6 +170,8 @@ class ProxyStats:
             metric("headroom_bypassed_total", "counter", "Requests sent with x-headroom-bypass.", [({}, self.bypassed)])
             metric("headroom_compression_failures_total", "counter", "Requests forwarded uncompressed after an error or timeout.",
                    [({}, self.compression_failures)])
+            metric("headroom_stats_lag_seconds", "gauge", "Age of the oldest worker copy summed here (0: all live).",
+                   [({}, round(self.lag_s, 3))])
             metric("headroom_ccr_retrieve_rounds_total", "counter", "Upstream rounds the proxy ran to answer headroom_retrieve.",
                    [({}, self.retrieve_rounds)])
             for name, hist, help_ in (("headroom_request_latency_ms", self.latency, "Whole request latency (ms)."),

@@ -24,9 +24,12 @@ from ..compressors.log_records import layout_of as log_records_layout
 from ..compressors.sections import HOSTS as SECTION_HOSTS
 from ..compressors.sections import SectionsCompressor
 from ..compressors.sections import plan as plan_sections
+from ..compressors.structured import claim as claim_structured
+from ..compressors.structured import refine as refine_structured
 from ..formats.model import Conversation, content_hash
 from ..providers import context_window
 from ..query.anchors import extract_anchors
+from ..query.bounded import bound_question
 from ..toin import hooks as toin_hooks
 from .base import (
     COUNT_ALONGSIDE_CHARS,
@@ -36,6 +39,7 @@ from .base import (
     set_block_text,
 )
 from .deadline import run_with_deadline, start_with_deadline
+from .observations import DETECTED_META, observation_blocks, routed
 from .protect import protection_reason
 
 NAME = "content_router"
@@ -103,6 +107,7 @@ def default_compressors() -> dict[ContentType, Compressor]:
     from ..compressors.logs import LogCompressor
     from ..compressors.search import SearchCompressor
     from ..compressors.smart_crusher import SmartCrusher
+    from ..compressors.structured import StructuredCompressor
     from ..compressors.tables.csv_compressor import TableCompressor
     from ..compressors.text import TextCrusher
 
@@ -122,6 +127,7 @@ def default_compressors() -> dict[ContentType, Compressor]:
         ContentType.LISTING: ListingCompressor(),
         ContentType.HTML: HTMLCompressor(),
         ContentType.CODE: CodeCompressor(),
+        ContentType.STRUCTURED: StructuredCompressor(),
         ContentType.TEXT: TextCrusher(),
     }
 
@@ -161,7 +167,9 @@ class ContentRouter:
         if not cfg.router.enabled:
             return conv
         anchors = extract_anchors(ctx.query)
-        for i, j, block in list(conv.tool_results()):
+        # Tool outputs, and earlier user turns whose body is one (transforms/observations.py).
+        for i, j, found in [*conv.tool_results(), *observation_blocks(conv, ctx)]:
+            block, frame = routed(found)  # an observation's output without the agent's framing
             where = dict(message_index=i, block_index=j, tool_name=block.tool_name)
             reason = protection_reason(conv, i, block, cfg)
             if reason:
@@ -177,6 +185,7 @@ class ContentRouter:
             if tokens is not None and tokens < cfg.router.min_tokens:
                 self._below_minimum(ctx, tokens, where)
                 continue
+            block_anchors = extract_anchors(block_query(ctx, block)) if block.tool_intent else anchors
             text_hash = content_hash(text)  # memo key, marker hash and CCR key: hashed once
             # The tokenizer is part of the key: compressors decide on token counts, and the
             # entry's count is the block's count from here on.
@@ -197,7 +206,7 @@ class ContentRouter:
                     tokens = entry.original_tokens
                     remember_tokens(block, ctx.counter, tokens)
             else:
-                entry, tokens = self._compress(text, key, tokens, block, anchors, ctx)
+                entry, tokens = self._compress(text, key, tokens, block, block_anchors, ctx)
                 if entry is None:
                     self._below_minimum(ctx, tokens, where)
                     continue
@@ -216,6 +225,8 @@ class ContentRouter:
                                 original_tokens=tokens, compressed_tokens=entry.tokens, item_count=entry.items_before,
                                 meta=memo_meta(key, entry))
             set_block_text(block, entry.text, entry.tokens, ctx.counter)
+            if frame is not None:
+                frame.write_back(ctx.counter)
             how = "memo hit" if in_memo else "memo hit (from the CCR store)" if stored else entry.reason
             ctx.decide(NAME, "compressed", how, content_type=entry.content_type,
                        strategy=entry.strategy, tokens_before=tokens, tokens_after=entry.tokens,
@@ -334,9 +345,15 @@ class _FirstTry:
             else None
         if split is not None:  # one enormous line: compressors select lines, so give them some
             text = split[0]
-        detected = detect(text)
+        # Config, build and query files, templates and Markdown, by their lines' grammar
+        # (compressors/structured/): whole lines kept or elided, never rewritten. An
+        # observation in a user turn was read by the detector already (observations.py).
+        detected = claim_structured(text) or (block.meta.get(DETECTED_META) if split is None else None) \
+            or detect(text)
         if is_source_file(block.tool_arguments, detected.type):  # read_file {"path": "app.py"}: code
             detected = Detected(ContentType.CODE, why="the tool call's path names a source file")
+        else:  # plain text that is not prose: whole lines too
+            detected = refine_structured(text, detected)
         self.ctype = ctype = detected.type
         self.why = "; ".join(w for w in (split[1] if split else "", detected.why) if w)
         parts = plan_sections(text) if ctype in SECTION_HOSTS else None
@@ -358,7 +375,7 @@ class _FirstTry:
             text=text,
             config=cfg,
             counter=ctx.counter,
-            query=ctx.query,
+            query=block_query(ctx, block),
             anchors=self.anchors,
             tool_name=block.tool_name,
             tool_arguments=block.tool_arguments,
@@ -385,6 +402,15 @@ class _FirstTry:
         return result
 
 
+def block_query(ctx: TransformContext, block) -> str:
+    """What a tool output is read for: the conversation's question plus what the assistant
+    said when it made the call (an agent's tool results usually follow a task stated many
+    turns earlier; "let me see how defaults are parsed" names what this output is for)."""
+    if not block.tool_intent:
+        return ctx.query
+    return bound_question(f"{ctx.query}\n{block.tool_intent}")
+
+
 def over_window(tokens: int, ctx: TransformContext, compressed: bool = False) -> str:
     """What a decision adds when the block, as sent, is alone larger than the model's
     context window ("" otherwise): nobody should find that out from the provider's error."""
@@ -408,7 +434,8 @@ def rendered(result, text_hash: str, ctx: TransformContext) -> tuple[str, int]:
     if result.lossy and ctx.config.ccr.inject_retrieval_marker and ctx.store is not None:
         marker = format_marker(result.items_before, result.items_after, text_hash, ctx.store.ttl_seconds,
                                result.summary)
-        marker = f"\n{result.comment} {marker}" if result.comment else "\n" + marker
+        tail = f" {result.comment_end}" if getattr(result, "comment_end", "") else ""
+        marker = f"\n{result.comment} {marker}{tail}" if result.comment else "\n" + marker
         out += marker
         out_tokens += ctx.counter.count(marker)
     return out, out_tokens

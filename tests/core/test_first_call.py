@@ -25,7 +25,7 @@ TIMEOUT_S = 60
 
 def _run(code: str, tmp_path: Path, *, env: dict[str, str] | None = None) -> dict:
     script = tmp_path / "first_call.py"
-    script.write_text(textwrap.dedent(code))
+    script.write_text(_PRELUDE + textwrap.dedent(code))
     full_env = {**os.environ, **(env or {})}
     full_env.pop("HEADROOM_CCR_TTL_SECONDS", None)
     try:
@@ -37,11 +37,15 @@ def _run(code: str, tmp_path: Path, *, env: dict[str, str] | None = None) -> dic
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-_ROWS = "json.dumps([{'order': f'ORD-{80000 + i}', 'ok': i != 231, 'ms': 30 + i % 9} for i in range(300)])"
-_BODY = """[{"role": "user", "content": "which order failed?"},
- {"role": "assistant", "content": None, "tool_calls": [
-   {"id": "c1", "type": "function", "function": {"name": "orders", "arguments": "{}"}}]},
- {"role": "tool", "tool_call_id": "c1", "content": ROWS}]"""
+# Every child script starts with ROWS (a 300-row JSON tool output) and BODY (a chat that
+# carries it as a tool result).
+_PRELUDE = """import json
+ROWS = json.dumps([{'order': f'ORD-{80000 + i}', 'ok': i != 231, 'ms': 30 + i % 9} for i in range(300)])
+BODY = [{"role": "user", "content": "which order failed?"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "orders", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": ROWS}]
+"""
 
 
 def test_retrieve_of_an_unknown_hash_raises_in_a_fresh_process(tmp_path):
@@ -64,8 +68,7 @@ def test_retrieve_reads_an_original_another_process_stored_in_sqlite(tmp_path):
     first = _run(f"""
         import json
         from headroom import HeadroomConfig, compress
-        ROWS = {_ROWS}
-        r = compress({_BODY}, config={cfg})
+        r = compress(BODY, config={cfg})
         print(json.dumps({{"hashes": r.ccr_hashes, "original": ROWS}}))
     """, tmp_path)
     assert first["hashes"], "the 300-row array must be compressed into the store"
@@ -92,8 +95,7 @@ def test_compress_then_retrieve_as_a_new_users_first_script(tmp_path):
     out = _run(f"""
         import json
         from headroom import compress, retrieve
-        ROWS = {_ROWS}
-        r = compress({_BODY})
+        r = compress(BODY)
         print(json.dumps({{"saved": r.tokens_saved, "same": retrieve(r.ccr_hashes[0]).content == ROWS}}))
     """, tmp_path)
     assert out["saved"] > 0 and out["same"]
@@ -104,7 +106,6 @@ def test_headroom_client_first_call_in_a_fresh_process(tmp_path):
     out = _run(f"""
         import json, httpx, openai
         from headroom import HeadroomClient
-        ROWS = {_ROWS}
         seen = []
         def answer(request):
             seen.append(json.loads(request.content))
@@ -115,7 +116,7 @@ def test_headroom_client_first_call_in_a_fresh_process(tmp_path):
         raw = openai.OpenAI(api_key="k", base_url="http://upstream.test/v1",
                             http_client=httpx.Client(transport=httpx.MockTransport(answer)))
         client = HeadroomClient(raw)
-        resp = client.chat.completions.create(model="gpt-4o", messages={_BODY})
+        resp = client.chat.completions.create(model="gpt-4o", messages=BODY)
         sent = seen[0]["messages"][-1]["content"]
         print(json.dumps({{"answer": resp.choices[0].message.content, "shrunk": len(sent) < len(ROWS)}}))
     """, tmp_path)
@@ -128,9 +129,8 @@ def test_integrations_first_calls_in_a_fresh_process(tmp_path):
         import json
         from headroom.integrations.langchain import retrieve_tool
         from headroom.integrations.litellm import HeadroomLiteLLMCallback
-        ROWS = {_ROWS}
         unknown = retrieve_tool().invoke({{"hash": "1" * 24}})
-        sent = HeadroomLiteLLMCallback().compress("gpt-4o", {_BODY})
+        sent = HeadroomLiteLLMCallback().compress("gpt-4o", BODY)
         print(json.dumps({{"unknown": unknown, "shrunk": len(sent[-1]["content"]) < len(ROWS)}}))
     """, tmp_path)
     assert "unknown or expired" in out["unknown"] and out["shrunk"]

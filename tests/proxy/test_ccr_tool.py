@@ -92,6 +92,16 @@ def test_not_injected_without_markers(fmt):
     assert inject_retrieve_tool(body, fmt) is body
 
 
+def test_an_agent_with_tools_gets_it_from_its_first_request_so_the_tool_list_never_changes():
+    # The tool list heads every provider's cached prefix: adding the tool only when the
+    # first marker appears would invalidate the whole cached conversation at that turn.
+    existing = [{"type": "function", "function": {"name": "search", "parameters": {"type": "object"}}}]
+    before = inject_retrieve_tool(chat_body("plain output, nothing compressed yet", tools=existing), "openai_chat")
+    after = inject_retrieve_tool(chat_body(f"row 1\n{MARKER}", tools=existing), "openai_chat")
+    assert before["tools"] == after["tools"]
+    assert tool_names(before, "openai_chat") == ["search", "headroom_retrieve"]
+
+
 def test_appended_after_existing_tools():
     existing = [{"type": "function", "function": {"name": "search", "parameters": {"type": "object"}}}]
     out = inject_retrieve_tool(chat_body(MARKER, tools=existing), "openai_chat")

@@ -34,3 +34,20 @@ def test_the_image_command_is_a_valid_proxy_command_line():
     nginx_host = re.search(r"proxy_set_header Host (\S+);", (DEPLOY / "nginx.conf").read_text()).group(1)
     assert proxy.host_allowed(nginx_host) and proxy.host == "0.0.0.0"
     assert shlex.join(cmd)
+
+
+def test_the_balancer_drops_idle_connections_before_a_replica_does():
+    """nginx must not reuse an upstream connection the replica is about to close: a POST
+    sent on it would fail with 502 and is not resent (deploy/nginx.conf). The replica's
+    idle keep-alive is uvicorn's default, which headroom.proxy.server does not change."""
+    import inspect
+
+    import uvicorn
+
+    from headroom.proxy import server
+
+    nginx = (DEPLOY / "nginx.conf").read_text()
+    upstream = re.search(r"upstream \w+ \{(.*?)\}", nginx, re.DOTALL).group(1)
+    idle = float(re.search(r"keepalive_timeout (\d+)s;", upstream).group(1))
+    assert "timeout_keep_alive" not in inspect.getsource(server.serve)
+    assert idle < uvicorn.Config(app=None).timeout_keep_alive

@@ -35,8 +35,8 @@ class Probe:
     # headroom.eval.scoring.fact_recall); the real-output corpus asks for its facts here
     # and leaves ``expected`` empty. Empty: ``expected`` is the answer.
     answers: tuple[str, ...] = ()
-    # Per evidence string, how the fact was defined ("template" | "independent", see
-    # headroom.eval.corpus.FACT_BASES); empty for generated scenarios.
+    # Per evidence string, how the fact was defined ("template" | "program-field" |
+    # "independent", see headroom.eval.corpus.FACT_BASES); empty for generated scenarios.
     basis: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
