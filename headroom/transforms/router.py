@@ -8,6 +8,7 @@ and the decision record.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections import OrderedDict
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..ccr.markers import format_marker
-from ..compressors import long_lines
+from ..compressors import agent_frames, long_lines
 from ..compressors.base import CompressInput, Compressor, PendingTokens
 from ..compressors.detect import ContentType, Detected, detect, first_visible_char, is_source_file
 from ..compressors.log_records import LogRecordsCompressor
@@ -336,7 +337,10 @@ class _FirstTry:
 
     def __call__(self, _arg=None):
         ctx, cfg, block = self.ctx, self.ctx.config, self.block
-        text = self.text
+        # An agent's frame around the output (an exec header, a saved-output notice) is
+        # taken off here and put back verbatim on the result: detection sees the body.
+        frame = agent_frames.split(self.text)
+        text = frame.body if frame is not None else self.text
         split = long_lines.split(text) if long_lines.needs_split(text) and first_visible_char(text) not in "[{" \
             else None
         if split is not None:  # one enormous line: compressors select lines, so give them some
@@ -388,6 +392,8 @@ class _FirstTry:
             self.compressor = compressor = self.router.compressors[ctype]
             self.why = ""
             result = compressor.compress(inp)
+        if frame is not None and result is not None and not isinstance(result, str):
+            result = dataclasses.replace(result, text=frame.wrap(result.text))
         if result is not None and not isinstance(result, str):
             # Rendered and counted here, while the router's thread may still be counting
             # the input: both counts release the GIL, so on a table that compresses faster

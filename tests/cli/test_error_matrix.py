@@ -80,6 +80,7 @@ BAD_FLAGS = [
     (("eval", "report", "dir", "--noplots"), "eval report", "did you mean --no-plots?"),
     (("inspect", "--lats", "3"), "inspect", "did you mean --last?"),
     (("savings", "--dyas", "3"), "savings", "did you mean --days?"),
+    (("wrap", "--prot", "1", "claude"), "wrap", "did you mean --port?"),
 ]
 
 
@@ -95,6 +96,7 @@ def test_a_bad_flag_prints_that_commands_usage(cwd, argv, command, hint):
 @pytest.mark.parametrize("argv,command", [
     (("doctor",), "doctor"), (("compress",), "compress"), (("models",), "models"),
     (("toin", "stats"), "toin"), (("report",), "report"), (("proxy",), "proxy"), (("mcp", "serve"), "mcp serve"),
+    (("wrap", "--", "true"), "wrap"),
 ])
 def test_a_bad_headroom_value_is_one_line(cwd, argv, command):
     r = headroom(*argv, cwd=cwd, env={"HEADROOM_CCR_TTL_SECONDS": "2h"}, stdin="")

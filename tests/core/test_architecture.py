@@ -23,7 +23,7 @@ LAYERS: list[set[str]] = [
     {"image"},  # the image stage
     {"pipeline"},  # parse -> transforms -> render
     {"api", "exchange", "report", "data", "models"},  # front door, call core and its loop, reports
-    {"client", "proxy", "integrations", "mcp_server", "eval"},  # IO shells
+    {"client", "proxy", "integrations", "mcp_server", "eval", "wrap"},  # IO shells
     {"cli"},
     {"__main__", "__init__"},  # `python -m headroom`, and the package's public surface
 ]
