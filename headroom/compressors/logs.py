@@ -37,6 +37,7 @@ from .templates import (
 _MIN_LINES = 12  # shorter logs are cheaper to send whole
 _CONTEXT = 2  # lines kept before and after an error
 _HEAD, _TAIL = 3, 3
+_ANCHORED = 0.25  # priority of a line the question names: after errors, before one-offs
 _INTENT_EDGE = 10  # lines kept at the start/end when the question asks for the first/last
 _ANCHOR_LIMIT = 60  # an anchor in more lines than this is the search term itself
 _SMALL_CLUSTER = 10  # a cluster of at most this many one-off lines keeps them as one-offs
@@ -380,7 +381,9 @@ def _select_by_kind(lines: list[_Line], in_trace, anchored: set[int], text_count
         elif ln.kind == "summary":
             sel.mark(i, 0)
         if i in anchored:
-            sel.mark(i, 0)
+            # Right after errors: a question that quotes a whole log names dozens of its
+            # lines, and they must not push a one-off failure out of view.
+            sel.mark(i, _ANCHORED)
     for tpl, rows in error_rows.items():
         shown = rows if len(rows) <= rare_max else rows[:1]
         for i in shown:

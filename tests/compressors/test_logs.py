@@ -608,3 +608,15 @@ def test_the_last_line_of_a_run_stays_when_its_one_offs_overflow_the_budget():
     text = sent.body["messages"][-1]["content"]
     assert len(text) < len(out)
     assert last in text
+
+
+def test_a_one_off_error_stays_when_the_question_quotes_the_log_itself():
+    # A question that pastes a log names dozens of its lines as anchors; they come after
+    # errors, so the one-off failure is never pushed out of view by them.
+    lines = [f"2026-11-22T04:{i // 60 % 60:02d}:{i % 60:02d} INFO worker-{i % 7} processed batch {i} in {i % 13} ms"
+             for i in range(300)]
+    lines[211] = "2026-11-22T04:03:31 ERROR worker-1 batch 211 failed: disk quota exceeded on /var/data"
+    log = "\n".join(lines)
+    for question in ("", "what happened?", log[:3000]):
+        out = compress(log, question)
+        assert out is not None and "disk quota exceeded" in out.text, len(question)
