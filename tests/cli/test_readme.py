@@ -101,8 +101,13 @@ class Session:
                               timeout=timeout, stdin=subprocess.DEVNULL, check=False)
 
     def start_proxy(self, cmd: str, port: int) -> subprocess.Popen:
-        p = subprocess.Popen(["bash", "-c", self.proxy_command(cmd, port)], cwd=self.cwd, env=self.env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        # Output goes to files, not pipes: a proxy kept for the whole module logs a line per
+        # request, and a pipe nobody reads fills up and blocks its event loop mid-request.
+        logs = (self.cwd.parent / f"proxy-{port}.out", self.cwd.parent / f"proxy-{port}.err")
+        with open(logs[0], "w") as out, open(logs[1], "w") as err:
+            p = subprocess.Popen(["bash", "-c", self.proxy_command(cmd, port)], cwd=self.cwd, env=self.env,
+                                 stdout=out, stderr=err, text=True, start_new_session=True)
+        p.logs = logs  # type: ignore[attr-defined]
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline and p.poll() is None:
             try:
@@ -118,14 +123,19 @@ class Session:
             stop(self.proxy)
 
 
+def outputs(p: subprocess.Popen) -> tuple[str, str]:
+    return tuple(path.read_text(errors="replace") for path in p.logs)  # type: ignore[attr-defined,return-value]
+
+
 def stop(p: subprocess.Popen) -> tuple[str, str]:
     if p.poll() is None:
         os.killpg(p.pid, signal.SIGTERM)
     try:
-        return p.communicate(timeout=20)
+        p.wait(timeout=20)
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
-        return p.communicate()
+        p.wait()
+    return outputs(p)
 
 
 @pytest.fixture(scope="module")
@@ -224,7 +234,8 @@ def run_proxy(session: Session, item: Item) -> None:
     port = session.port if keep else _free_port()
     p = session.start_proxy(cmd, port)
     if p.poll() is not None:  # it exited: only allowed for what this machine lacks, in one line
-        out, err = p.communicate()
+        p.wait()
+        out, err = outputs(p)
         _no_traceback(out, err)
         need = next((v for k, v in NEEDS.items() if k in cmd), None)
         assert need, f"{cmd} exited {p.returncode}: {err[-3000:]}"
