@@ -28,6 +28,8 @@ from ..providers import context_window
 from ..query.anchors import extract_anchors
 from ..query.bounded import bound_question
 from ..toin import hooks as toin_hooks
+from ..token_accounting import remember_hash
+from ..tokens import QUICK_EXACT_CHARS
 from .base import (
     COUNT_ALONGSIDE_CHARS,
     TransformContext,
@@ -196,7 +198,8 @@ class ContentRouter:
                 entry = memo_hit
                 if tokens is None:  # the same bytes and tokenizer: the count the entry was made with
                     tokens = entry.original_tokens
-                    remember_tokens(block, ctx.counter, tokens)
+                    if len(text) <= QUICK_EXACT_CHARS:  # longer: an estimate (see _compress)
+                        remember_tokens(block, ctx.counter, tokens)
             else:
                 entry, tokens = self._compress(text, key, tokens, block, block_anchors, ctx)
                 if entry is None:
@@ -256,11 +259,18 @@ class ContentRouter:
             # Nothing between the hand-over and the BPE may release the GIL (hashing,
             # I/O): the compressor's thread would take it, and this one would wait for it
             # instead of counting alongside.
+            # A long text is estimated here (issue 34): the keep-or-not decisions need
+            # no exact count, and the exact one, as costly as compressing, is taken only
+            # where a total is read (PipelineResult, after the request is forwarded).
+            exact = len(text) <= QUICK_EXACT_CHARS or counter.exact
             try:
-                tokens = counter.count_uncached(text, count_key)
+                tokens = counter.count_uncached(text, count_key) if exact else counter.quick_count(text)
             finally:
                 first.tokens.resolve(tokens)  # type: ignore[union-attr]
-            remember_tokens(block, counter, tokens)
+            if exact:
+                remember_tokens(block, counter, tokens)
+            else:
+                remember_hash(block, counter, text, count_key)
         result = pending.wait()
         if tokens < cfg.router.min_tokens:
             return None, tokens
