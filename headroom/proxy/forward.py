@@ -189,7 +189,7 @@ async def _counted(pending: asyncio.Future | None) -> None:
     if pending is not None:
         try:
             await pending
-        except Exception:  # noqa: BLE001 - the totals are then counted when read
+        except Exception:  # the totals are then counted when read
             log.debug("token totals could not be counted on a worker", exc_info=True)
 
 
