@@ -292,6 +292,9 @@ class ContentRouter:
             return kept(result), tokens
         if result is None:
             return kept(f"{compressor.name}: nothing to compress"), tokens
+        if kept_nearly_all(result.text, text, cfg.router.min_savings):
+            return kept(f"{compressor.name}: saved too little ({len(text)} -> {len(result.text)} characters, "
+                        f"not counted)"), tokens
         if result.lossy and (ctx.store is None or not cfg.ccr.enabled):
             return kept(f"{compressor.name}: lossy result discarded (no CCR store to keep the original)"), tokens
         # The first try rendered and counted its own result on its thread (see _FirstTry).
@@ -383,7 +386,8 @@ class _FirstTry:
             self.compressor = compressor = self.router.compressors[ctype]
             self.why = ""
             result = compressor.compress(inp)
-        if result is not None and not isinstance(result, str):
+        if result is not None and not isinstance(result, str) \
+                and not kept_nearly_all(result.text, self.text, cfg.router.min_savings):
             # Rendered and counted here, while the router's thread may still be counting
             # the input: both counts release the GIL, so on a table that compresses faster
             # than it counts, the output's count no longer follows the wait.
@@ -398,6 +402,18 @@ def block_query(ctx: TransformContext, block) -> str:
     if not block.tool_intent:
         return ctx.query
     return bound_question(f"{ctx.query}\n{block.tool_intent}")
+
+
+def kept_nearly_all(out: str, text: str, min_savings: float) -> bool:
+    """Whether a compressor's output keeps so much of the input's characters that it
+    cannot save ``min_savings`` of its tokens: it is then discarded uncounted (issue 34:
+    counting an output as large as its input cost more than the rest of the call).
+
+    Not a strict bound (tokens are not characters), hence a third of the margin: at 10 %
+    required savings, an output with at least 96.7 % of the characters would need the
+    removed 3.3 % to hold 10 % of the tokens, three times the text's own token density.
+    """
+    return len(out) >= len(text) * (1 - min_savings / 3)
 
 
 def over_window(tokens: int, ctx: TransformContext, compressed: bool = False) -> str:

@@ -80,3 +80,27 @@ def test_lazy_totals_equal_counting_everything_first(lines, seed):
     r = Pipeline(store=CompressionStore()).compress_body(body(text))
     assert r.tokens_before == expected
     assert r.tokens_after == conversation_tokens(parse(r.body, "openai_chat"), counter_for("gpt-4o"))
+
+
+def test_an_output_keeping_nearly_every_character_is_discarded_uncounted(fresh_pipeline, monkeypatch):
+    from headroom.compressors.base import Compressed
+    from headroom.compressors.detect import ContentType
+    from headroom.transforms.router import ContentRouter
+
+    class DropsOneLine:
+        name = "drops_one_line"
+
+        def compress(self, inp):
+            lines = inp.text.split("\n")
+            return Compressed("\n".join(lines[1:]), len(lines), len(lines) - 1, "one_line", lossy=True)
+
+    text = log_text(300, seed=5)
+    counted: list[int] = []
+    real = TokenCounter.quick_count
+    monkeypatch.setattr(TokenCounter, "quick_count", lambda self, t: counted.append(len(t)) or real(self, t))
+    p = fresh_pipeline(transforms=[ContentRouter({ct: DropsOneLine() for ct in ContentType})])
+    r = p.compress_body(body(text))
+    [d] = [d for d in r.decisions if d.transform == "content_router"]
+    assert d.action == "kept" and "saved too little" in d.reason and "not counted" in d.reason
+    assert r.body["messages"][2]["content"] == text
+    assert not any(n < len(text) and n > 0.9 * len(text) for n in counted)  # the output was never counted
