@@ -8,7 +8,7 @@ PIP     = $(PY) -m pip install -q -c constraints/cpu.txt
 HOST   ?= 127.0.0.1
 PORT   ?= 8787
 
-.PHONY: proxy test setup setup-all system-deps smoke bench clean
+.PHONY: proxy test setup setup-all system-deps agent-clis smoke bench clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,10 @@ setup-all: $(VENV)/.all-installed
 system-deps:
 	@./scripts/system-deps.sh
 
+# The pinned Claude Code and Codex CLIs for tests/agents/ (npm, into .agent-clis/).
+agent-clis:
+	@./scripts/agent-clis.sh
+
 proxy: setup
 	$(VENV)/bin/headroom proxy --host $(HOST) --port $(PORT)
 
@@ -39,11 +43,11 @@ proxy: setup
 smoke:
 	./scripts/smoke.sh
 
-test: setup-all system-deps smoke
+test: setup-all system-deps agent-clis smoke
 	$(PY) -m pytest
 
 bench: setup-all
 	$(PY) benchmarks/compress_bench.py
 
 clean:
-	rm -rf $(VENV) .venv-smoke .pytest_cache .hypothesis
+	rm -rf $(VENV) .venv-smoke .pytest_cache .hypothesis .agent-clis

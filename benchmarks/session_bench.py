@@ -149,7 +149,9 @@ def git_agent(turns: int, seed: int) -> Iterator[Step]:
         out = sh(f"git log --stat -n 60 --skip {k}", cwd=ROOT)
         shas = [s for s in re.findall(r"^commit ([0-9a-f]{40})", out, re.M)]
         top = max(shas, key=lambda s: sizes.get(s, 0))
-        yield Step(f"git log --stat -n 60 --skip {k}", out, [top], why="which commit changed the most?")
+        # The agent names the commit next by git's own short form (7 hex digits, what
+        # `git log --oneline` prints and every git command accepts).
+        yield Step(f"git log --stat -n 60 --skip {k}", out, [top[:7]], why="which commit changed the most?")
         n += 1
         show = sh(f"git show --stat {top}", cwd=ROOT)
         yield Step(f"git show --stat {top}", show, why="what did it touch")

@@ -128,6 +128,10 @@ class RouterConfig(_Section):
     protect_recent_messages: int = Field(0, ge=0)
     text_target_ratio: float = Field(0.35, gt=0, le=1)
     log_max_lines: int = Field(60, ge=5)
+    # A log line or record whose template, or whose level-like value (found by its
+    # distribution, whatever the field is called), occurs at most this many times is rare:
+    # it stays verbatim and in view, never folded into a count (docs/decisions.md).
+    rare_max: int = Field(5, ge=0)
     search_max_per_file: int = Field(5, ge=1)
     search_max_total: int = Field(40, ge=1)
     diff_context_lines: int = Field(1, ge=0)

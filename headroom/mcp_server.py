@@ -21,6 +21,7 @@ from pydantic import Field
 from .ccr.scope import credential_tags, owned_by, owner
 from .ccr.store import CompressionStore
 from .ccr.tool import TOOL_DESCRIPTION
+from .formats import ADAPTERS
 from .formats.model import RETRIEVE_TOOL_NAME
 
 SERVER_NAME = "headroom"
@@ -28,9 +29,13 @@ _HASH = re.compile(r"^[0-9a-f]{24}$")
 
 
 log = logging.getLogger("headroom.mcp")
-# Provider keys in the server's environment are the tenant it reads as (an agent that
-# starts it usually has its own key there): the proxy tagged that key's entries.
-CREDENTIAL_ENV = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
+
+
+def credential_env() -> tuple[str, ...]:
+    """Provider keys in the server's environment are the tenant it reads as (an agent
+    that starts it usually has its own key there): the proxy tagged that key's entries.
+    Which variables hold a provider's key is its adapter's ``CREDENTIAL_ENV``."""
+    return tuple(dict.fromkeys(k for a in ADAPTERS.values() for k in getattr(a, "CREDENTIAL_ENV", ())))
 
 
 class RetrieveError(Exception):
@@ -50,7 +55,7 @@ class TenantScope:
     def from_credentials(cls, credentials: list[str], *, all_tenants: bool = False,
                          environ: dict[str, str] | None = None) -> TenantScope:
         env = os.environ if environ is None else environ
-        keys = [c for c in credentials if c.strip()] + [env[k] for k in CREDENTIAL_ENV if env.get(k, "").strip()]
+        keys = [c for c in credentials if c.strip()] + [env[k] for k in credential_env() if env.get(k, "").strip()]
         return cls(frozenset(t for k in keys for t in credential_tags(k)), all_tenants)
 
     def may_read(self, store: CompressionStore, hash: str) -> bool:

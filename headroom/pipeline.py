@@ -11,7 +11,6 @@ compression memo (cache stability). Build one per process and reuse it.
 from __future__ import annotations
 
 import functools
-import importlib
 import logging
 import time
 from collections.abc import Callable
@@ -19,13 +18,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from .ccr.markers import has_marker
-from .ccr.scope import ScopedStore
 from .ccr.store import CompressionStore
 from .config import HeadroomConfig
 from .formats import BlockKind, Conversation, adapter, detect_format, parse, render
 from .query.bounded import bound_question
+from .relevance import scorer_for
+from .toin import toin_from_config
 from .token_accounting import RequestTokens, model_counter
 from .transforms.base import Decision, Transform, TransformContext
+from .transforms.observations import question_text
 from .transforms.router import CompressionMemo, ContentRouter
 
 log = logging.getLogger("headroom.pipeline")
@@ -146,12 +147,15 @@ class PipelineResult:
         return bool(self.ccr_hashes) or any(has_marker(b.text) for _, _, b in self.conversation.blocks())
 
     @property
+    def agent_loop(self) -> bool:
+        """Whether the request is an agent loop that sends tool output in user turns (some
+        user block was classified as one): such an agent is offered ``headroom_retrieve``
+        from its first observation on, so its tool list never changes mid-session."""
+        return any(d.transform == "user_observations" and d.action == "classified" for d in self.decisions)
+
+    @property
     def messages(self) -> list[Any]:
         return self.body.get(adapter(self.format).MESSAGES_KEY)  # type: ignore[return-value]
-
-
-def _optional(module: str, attr: str) -> Any:
-    return getattr(importlib.import_module(module, __package__), attr)
 
 
 class Pipeline:
@@ -179,7 +183,7 @@ class Pipeline:
         # (name, load) for every model the configuration enables; see warm_up().
         self._warmers: list[tuple[str, Callable[[], Any]]] = []
         # Learned tool-output patterns (headroom.toin): a caller's, or the config's.
-        self.toin = toin if toin is not None else _optional(".toin", "toin_from_config")(self.config)
+        self.toin = toin if toin is not None else toin_from_config(self.config)
         if self.toin is not None and self.store is not None and not any(
                 getattr(getattr(fn, "__self__", None), "store_id", None) == self.toin.store_id
                 for fn in self.store.retrieval_listeners):
@@ -191,33 +195,47 @@ class Pipeline:
         self.transforms: list[Transform] = transforms if transforms is not None else self._default_transforms()
 
     def _default_transforms(self) -> list[Transform]:
+        # Each stage's module is imported here, when the configuration enables it, so
+        # `import headroom` does not pay for stages a caller never builds (docs/decisions.md,
+        # "Stages imported by name, not by string").
         cfg = self.config
         out: list[Transform] = []
         if cfg.image.enabled:
-            out.append(_LazyTransform("image", ".image.transform", "ImageTransform", cfg, needs=BlockKind.IMAGE))
+            out.append(_LazyTransform("image", _image_stage, cfg, needs=BlockKind.IMAGE))
         if cfg.cache_aligner.enabled:
-            out.append(_optional(".transforms.cache_aligner", "CacheAligner")())
+            from .transforms.cache_aligner import CacheAligner
+
+            out.append(CacheAligner())
         text_override = None
         if cfg.llmlingua.enabled:
-            text_override = _optional(".compressors.llmlingua", "LLMLinguaCompressor")(cfg.llmlingua)
+            from .compressors.llmlingua import LLMLinguaCompressor  # its model loads on warm_up
+
+            text_override = LLMLinguaCompressor(cfg.llmlingua)
             self._warmers.append(("llmlingua", text_override.warm_up))
         out.append(ContentRouter(text_compressor_override=text_override))
         if cfg.ccr.enabled and cfg.ccr.proactive_expansion:
-            out.append(_optional(".transforms.expansion", "ContextTracker")(
-                max_items=cfg.ccr.expand_max_items, max_tokens=cfg.ccr.expand_max_tokens))
+            from .transforms.expansion import ContextTracker
+
+            out.append(ContextTracker(max_items=cfg.ccr.expand_max_items, max_tokens=cfg.ccr.expand_max_tokens))
         if cfg.tool_args.enabled:
-            out.append(_optional(".transforms.tool_args", "ToolArgsShrinker")())
+            from .transforms.tool_args import ToolArgsShrinker
+
+            out.append(ToolArgsShrinker())
         if cfg.context.strategy == "rolling_window":
-            out.append(_optional(".transforms.rolling_window", "RollingWindow")())
+            from .transforms.rolling_window import RollingWindow
+
+            out.append(RollingWindow())
         elif cfg.context.strategy == "intelligent":
-            out.append(_optional(".transforms.intelligent_context", "IntelligentContext")())
+            from .transforms.intelligent_context import IntelligentContext
+
+            out.append(IntelligentContext())
         return out
 
     def relevance(self) -> Any:
         if self.config.relevance.mode == "bm25":
             return None
         if self._relevance is None:
-            self._relevance = _optional(".relevance", "scorer_for")(self.config.relevance)
+            self._relevance = scorer_for(self.config.relevance)
         return self._relevance
 
     def warm_up(self) -> dict[str, str]:
@@ -236,8 +254,7 @@ class Pipeline:
         if self.config.relevance.mode != "bm25":
             steps.append(("relevance", lambda: self.relevance()("warm up", ["warm up"])))
         if self.config.context.strategy == "intelligent":
-            steps.append(("intelligent_context", lambda: _optional(".ml.embeddings", "embed")(
-                ["warm up"], self.config.context.device)))
+            steps.append(("intelligent_context", lambda: _embed(["warm up"], self.config.context.device)))
         for name, load in steps:
             try:
                 load()
@@ -264,10 +281,11 @@ class Pipeline:
         ctx = TransformContext(
             config=self.config,
             counter=counter,
-            store=ScopedStore(self.store, tenant) if tenant and self.store is not None else self.store,
+            store=self.store,
+            tenant=tenant or None,
             deadline=time.monotonic() + budget_s if budget_s is not None else None,
             model=model,
-            query=bound_question(query if query is not None else conv.latest_user_text(turns=2)),
+            query=bound_question(query if query is not None else question_text(conv, turns=2)),
             memo=self.memo,
             hints=self._hints() if self._hints else {},
             relevance=self.relevance(),
@@ -299,15 +317,16 @@ class _LazyTransform:
     missing extra is reported in the decisions instead of failing the import.
     """
 
-    def __init__(self, name: str, module: str, attr: str, config: HeadroomConfig, needs: BlockKind):
-        self.name, self._module, self._attr, self._config, self._needs = name, module, attr, config, needs
+    def __init__(self, name: str, build: Callable[[HeadroomConfig], Transform], config: HeadroomConfig,
+                 needs: BlockKind):
+        self.name, self._build, self._config, self._needs = name, build, config, needs
         self._impl: Any = None
         self._error: str | None = None
 
     def warm_up(self) -> None:
         """Import the stage and load its models now (the proxy calls this before serving)."""
         if self._impl is None and self._error is None:
-            self._impl = _optional(self._module, self._attr)(self._config)
+            self._impl = self._build(self._config)
         warm = getattr(self._impl, "warm_up", None)
         if warm is not None:
             warm()
@@ -317,10 +336,24 @@ class _LazyTransform:
             return conv
         if self._impl is None and self._error is None:
             try:
-                self._impl = _optional(self._module, self._attr)(self._config)
+                self._impl = self._build(self._config)
             except ImportError as exc:
                 self._error = f"unavailable: {exc}"
         if self._impl is None:
             ctx.decide(self.name, "skipped", self._error or "unavailable")
             return conv
         return self._impl.apply(conv, ctx)
+
+
+def _image_stage(config: HeadroomConfig) -> Transform:
+    # Imported when a conversation first carries an image: the stage's own imports are
+    # light, but its models and pillow load with it.
+    from .image.transform import ImageTransform
+
+    return ImageTransform(config)
+
+
+def _embed(texts: list[str], device: str) -> Any:
+    from .ml.embeddings import embed  # sentence_transformers and torch load on the first call
+
+    return embed(texts, device)

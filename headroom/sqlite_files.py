@@ -26,6 +26,7 @@ import logging
 import os
 import sqlite3
 import time
+import urllib.parse
 from pathlib import Path
 
 log = logging.getLogger("headroom.sqlite")
@@ -85,3 +86,18 @@ def connect(path: str | Path, *, timeout: float = 10.0) -> sqlite3.Connection:
         conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=timeout)
         _tune(conn)
         return conn
+
+
+def connect_read_only(path: str | Path, *, timeout: float = 10.0) -> sqlite3.Connection:
+    """A read-only connection to an existing file, for readers in another process while a
+    proxy writes it (``headroom inspect``, ``headroom savings``): it creates nothing,
+    changes no journal mode, never repairs, and cannot write. FileNotFoundError when the
+    file is not there."""
+    path = str(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no SQLite file at {path}")
+    uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None, timeout=timeout)
+    conn.execute("PRAGMA mmap_size=0")
+    conn.execute("PRAGMA query_only=ON")
+    return conn

@@ -1,6 +1,6 @@
 """Compress, Cache, Retrieve: originals of lossy compressions and how to get them back."""
 
-from .backends import Backend, Entry, MemoryBackend, RetrievalEvent, SQLiteBackend
+from .backends import Backend, Entry, MemoryBackend, SQLiteBackend
 from .markers import MARKER_RE, find_hashes, format_marker, has_marker
 from .store import CompressionStore, Retrieved, split_items
 
@@ -10,7 +10,6 @@ __all__ = [
     "CompressionStore",
     "Entry",
     "MemoryBackend",
-    "RetrievalEvent",
     "Retrieved",
     "SQLiteBackend",
     "find_hashes",

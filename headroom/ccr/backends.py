@@ -1,7 +1,7 @@
 """Storage backends for the CCR store.
 
-A backend stores :class:`Entry` rows by hash and keeps a log of retrievals (the feedback
-loop reads it). It knows nothing of TTL policy or LRU capacity beyond the primitives the
+A backend stores :class:`Entry` rows by hash (each counts its own retrievals; who
+retrieved what, per tool, is TOIN's to learn: headroom.toin). It knows nothing of TTL policy or LRU capacity beyond the primitives the
 store asks for; :class:`~headroom.ccr.store.CompressionStore` owns the policy.
 """
 
@@ -34,14 +34,6 @@ class Entry:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass
-class RetrievalEvent:
-    hash: str
-    tool_name: str | None
-    query: str | None
-    at: float
-
-
 class Backend(Protocol):
     def put(self, entry: Entry) -> None: ...
     def get(self, hash: str) -> Entry | None: ...
@@ -53,10 +45,6 @@ class Backend(Protocol):
     def count(self) -> int: ...
     def evict_lru(self, keep: int) -> int: ...
     def purge_expired(self, now: float) -> int: ...
-    def log_retrieval(self, event: RetrievalEvent) -> None: ...
-    def retrievals(self, since: float = 0.0) -> list[RetrievalEvent]: ...
-    # Forget retrieval events older than ``before`` (the store prunes them with its TTL).
-    def prune_retrievals(self, before: float) -> int: ...
     # Why the backend cannot be trusted to keep what it is given, or None when healthy.
     def problem(self) -> str | None: ...
     def close(self) -> None: ...
@@ -67,7 +55,6 @@ class MemoryBackend:
 
     def __init__(self) -> None:
         self._rows: OrderedDict[str, Entry] = OrderedDict()
-        self._events: list[RetrievalEvent] = []
         self._lock = threading.RLock()
 
     def put(self, entry: Entry) -> None:
@@ -119,22 +106,6 @@ class MemoryBackend:
                 del self._rows[h]
             return len(dead)
 
-    def log_retrieval(self, event: RetrievalEvent) -> None:
-        with self._lock:
-            self._events.append(event)
-            if len(self._events) > 100_000:
-                del self._events[: len(self._events) - 100_000]
-
-    def retrievals(self, since: float = 0.0) -> list[RetrievalEvent]:
-        with self._lock:
-            return [e for e in self._events if e.at >= since]
-
-    def prune_retrievals(self, before: float) -> int:
-        with self._lock:
-            n = len(self._events)
-            self._events = [e for e in self._events if e.at >= before]
-            return n - len(self._events)
-
     def problem(self) -> str | None:
         return None
 
@@ -159,13 +130,9 @@ CREATE TABLE IF NOT EXISTS ccr_entries (
 );
 CREATE INDEX IF NOT EXISTS ccr_entries_last_access ON ccr_entries(last_access);
 CREATE INDEX IF NOT EXISTS ccr_entries_expires ON ccr_entries(expires_at);
-CREATE TABLE IF NOT EXISTS ccr_retrievals (
-    hash TEXT NOT NULL,
-    tool_name TEXT,
-    query TEXT,
-    at REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS ccr_retrievals_at ON ccr_retrievals(at);
+-- The retrieval log of earlier versions (issue 34: TOIN is the one learner): dropped,
+-- not migrated. It held digests and times only, pruned with the TTL.
+DROP TABLE IF EXISTS ccr_retrievals;
 """
 
 _COLUMNS = [f for f in Entry.__dataclass_fields__]
@@ -194,13 +161,18 @@ class SQLiteBackend:
     connection is created with ``check_same_thread=False`` so worker threads can use it.
     """
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, *, read_only: bool = False):
+        """``read_only``: a reader beside the proxy (``headroom inspect``) that creates,
+        repairs and writes nothing; the file must exist."""
         self.path = str(path)
         self._inode: int | None = None
-        # Owner-only, nothing memory-mapped (no SIGBUS from a file cut under us), a
-        # damaged file replaced at open: headroom.sqlite_files.
-        self._conn = sqlite_files.connect(self.path)
-        self._conn.executescript(_SCHEMA)
+        if read_only:
+            self._conn = sqlite_files.connect_read_only(self.path)
+        else:
+            # Owner-only, nothing memory-mapped (no SIGBUS from a file cut under us), a
+            # damaged file replaced at open: headroom.sqlite_files.
+            self._conn = sqlite_files.connect(self.path)
+            self._conn.executescript(_SCHEMA)
         self._lock = threading.Lock()
         if self.path != ":memory:":
             self._inode = os.stat(self.path).st_ino
@@ -266,24 +238,6 @@ class SQLiteBackend:
     def purge_expired(self, now: float) -> int:
         with self._lock:
             return self._conn.execute("DELETE FROM ccr_entries WHERE expires_at <= ?", (now,)).rowcount
-
-    def log_retrieval(self, event: RetrievalEvent) -> None:
-        with self._lock:
-            self._conn.execute(
-                "INSERT INTO ccr_retrievals (hash, tool_name, query, at) VALUES (?, ?, ?, ?)",
-                (event.hash, event.tool_name, event.query, event.at),
-            )
-
-    def retrievals(self, since: float = 0.0) -> list[RetrievalEvent]:
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT hash, tool_name, query, at FROM ccr_retrievals WHERE at >= ? ORDER BY at", (since,)
-            ).fetchall()
-        return [RetrievalEvent(*r) for r in rows]
-
-    def prune_retrievals(self, before: float) -> int:
-        with self._lock:
-            return self._conn.execute("DELETE FROM ccr_retrievals WHERE at < ?", (before,)).rowcount
 
     def problem(self) -> str | None:
         """A deleted, replaced or unwritable database file (or -wal/-shm) loses originals silently."""

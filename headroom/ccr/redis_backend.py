@@ -8,7 +8,8 @@ Layout (all keys under one prefix, default ``headroom:ccr:``):
 - ``{prefix}exp``       sorted set hash -> ``expires_at`` (store clock): ``purge_expired``.
 - ``{prefix}deadline``  sorted set hash -> wall-clock ms of the native expiry, so index
   members whose key Redis already expired can be dropped without scanning everything.
-- ``{prefix}events``    sorted set of retrieval events scored by time, capped in size.
+- ``{prefix}events``, ``{prefix}events:seq``  the retrieval log of earlier versions:
+  no longer written (TOIN learns retrievals); deleted when a backend opens.
 
 Multi-key changes run as Lua scripts or MULTI pipelines so that replicas sharing the
 database never see an entry without its index rows (or the reverse). Single Redis node
@@ -22,7 +23,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from .backends import Entry, RetrievalEvent
+from .backends import Entry
 
 _INT_FIELDS = ("original_tokens", "compressed_tokens", "item_count", "retrieval_count")
 _FLOAT_FIELDS = ("created_at", "expires_at", "last_access")
@@ -132,7 +133,6 @@ class RedisBackend:
         ttl_seconds: int = 1800,
         *,
         prefix: str = "headroom:ccr:",
-        max_events: int = 100_000,
         client: Any = None,
     ):
         if ttl_seconds < 1:
@@ -140,7 +140,6 @@ class RedisBackend:
         self.display_url = redact_url(url)  # never keep the password where it could be logged
         self.ttl_seconds = ttl_seconds
         self.prefix = prefix
-        self.max_events = max_events
         if client is None:
             client = _connect(url)
         self._redis = client
@@ -148,13 +147,12 @@ class RedisBackend:
         self._lru = f"{prefix}lru"
         self._exp = f"{prefix}exp"
         self._deadline = f"{prefix}deadline"
-        self._events = f"{prefix}events"
-        self._event_seq = f"{prefix}events:seq"
         self._touch = client.register_script(_TOUCH)
         self._extend = client.register_script(_EXTEND)
         self._count = client.register_script(_COUNT)
         self._evict = client.register_script(_EVICT_LRU)
         self._purge = client.register_script(_PURGE_EXPIRED)
+        client.delete(f"{prefix}events", f"{prefix}events:seq")  # the old retrieval log (see above)
 
     def _key(self, hash: str) -> str:
         return self._entry_prefix + hash
@@ -208,35 +206,6 @@ class RedisBackend:
         return int(
             self._purge(keys=self._index_keys(), args=[self._entry_prefix, _now_ms(), repr(now)])
         )
-
-    def log_retrieval(self, event: RetrievalEvent) -> None:
-        # A sequence number keeps two identical events (same hash, query, time) distinct
-        # members of the sorted set.
-        seq = self._redis.incr(self._event_seq)
-        member = json.dumps(
-            {
-                "seq": seq,
-                "hash": event.hash,
-                "tool_name": event.tool_name,
-                "query": event.query,
-                "at": event.at,
-            }
-        )
-        pipe = self._redis.pipeline(transaction=True)
-        pipe.zadd(self._events, {member: event.at})
-        pipe.zremrangebyrank(self._events, 0, -(self.max_events + 1))
-        pipe.execute()
-
-    def retrievals(self, since: float = 0.0) -> list[RetrievalEvent]:
-        rows = self._redis.zrangebyscore(self._events, repr(since), "+inf")
-        out = []
-        for raw in rows:
-            d = json.loads(raw)
-            out.append(RetrievalEvent(d["hash"], d["tool_name"], d["query"], d["at"]))
-        return out
-
-    def prune_retrievals(self, before: float) -> int:
-        return int(self._redis.zremrangebyscore(self._events, "-inf", f"({before!r}"))
 
     def problem(self) -> str | None:
         return None  # connection faults raise on use, and the store reports them

@@ -10,7 +10,7 @@ in the adapters (:mod:`headroom.formats`); this module decides:
 - :func:`answer` — what the tool returns for one call;
 - :func:`continue_body` — the next request: the assistant turn plus the tool results.
 
-A streamed turn is rebuilt by :class:`headroom.exchange_stream.StreamAccumulator`.
+A streamed turn is rebuilt by :class:`headroom.exchange.stream.StreamAccumulator`.
 """
 
 from __future__ import annotations

@@ -44,17 +44,23 @@ def tenant_tag(headers: Iterable[tuple[str, str]], key: bytes | None = None) -> 
     return hmac.new(secret, credential.strip().encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:32]
 
 
+def tagged(meta: dict[str, Any] | None, tenant: str | None) -> dict[str, Any] | None:
+    """An entry's metadata with its tenant recorded: the one place an original is tagged
+    (``TransformContext.keep_original``, and ``ScopedStore`` for callers outside a pipeline)."""
+    return meta if tenant is None else {**(meta or {}), TENANT_META_KEY: tenant}
+
+
 class ScopedStore:
-    """The store as one request sees it: whatever it stores is tagged with its tenant."""
+    """The store as one caller sees it: whatever it stores is tagged with its tenant."""
 
     def __init__(self, store: Any, tenant: str):
         self._store, self.tenant = store, tenant
 
     def store(self, original: str, *, meta: dict[str, Any] | None = None, **kwargs: Any) -> str:
-        return self._store.store(original, meta={**(meta or {}), TENANT_META_KEY: self.tenant}, **kwargs)
+        return self._store.store(original, meta=tagged(meta, self.tenant), **kwargs)
 
     def refresh(self, original: str, *, meta: dict[str, Any] | None = None, **kwargs: Any) -> str:
-        return self._store.refresh(original, meta={**(meta or {}), TENANT_META_KEY: self.tenant}, **kwargs)
+        return self._store.refresh(original, meta=tagged(meta, self.tenant), **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)

@@ -18,7 +18,8 @@ from typing import Any
 
 from ..formats.model import content_hash
 from ..relevance.bm25 import BM25
-from .backends import Backend, Entry, MemoryBackend, RetrievalEvent, SQLiteBackend
+from .backends import Backend, Entry, MemoryBackend, SQLiteBackend
+from .file_lines import file_lines
 
 log = logging.getLogger("headroom.ccr")
 
@@ -185,7 +186,6 @@ class CompressionStore:
                 self._writes_since_sweep = 0
         if sweep:
             self.backend.purge_expired(now)
-            self.backend.prune_retrievals(now - self.ttl_seconds)
         if sweep or self.backend.count() > self.max_entries:
             self.backend.evict_lru(self.max_entries)
 
@@ -228,11 +228,10 @@ class CompressionStore:
         first = e.retrieval_count == 0  # read before touch(), which counts this one
         if record:
             try:
-                with self._guard("log a retrieval of"):
+                with self._guard("count a retrieval of"):
                     self.backend.touch(hash, now)
-                    self.backend.log_retrieval(RetrievalEvent(hash, e.tool_name, query_digest(query), now))
             except StoreError:
-                pass  # the original was read; a lost log line must not withhold it
+                pass  # the original was read; a lost count must not withhold it
         found = None
         if query:
             items = self.search(hash, query, k=max_items)
@@ -246,10 +245,16 @@ class CompressionStore:
         return found
 
     def search(self, hash: str, query: str, k: int = 20) -> list[str]:
-        """Items of the original that match ``query`` (BM25), in their original order."""
+        """Items of the original that match ``query`` (BM25), in their original order.
+
+        A query that is exactly a path a stored search output prints answers with every
+        line of that file instead (:mod:`.file_lines`; not capped at ``k``): that is how
+        the search compressor's marker tells the model to get one file's hits."""
         e = self.get(hash)
         if e is None:
             return []
+        if lines := file_lines(e.original, query):
+            return lines
         items = split_items(e.original)
         if not items:
             return []
@@ -260,10 +265,6 @@ class CompressionStore:
         # Weak partial matches (a shared word like "user") would bury the real hit.
         best = sorted((i for i, s in enumerate(scores) if s >= 0.5 * top), key=lambda i: (-scores[i], i))[:k]
         return [items[i] for i in sorted(best)]
-
-    def retrievals(self, since: float = 0.0) -> list[RetrievalEvent]:
-        with self._guard("read the retrieval log of"):
-            return self.backend.retrievals(since)
 
     def problem(self) -> str | None:
         """Why this store is degraded (its last failure, or a file gone or unwritable), or None."""

@@ -20,6 +20,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--anthropic-api-url", default="https://api.anthropic.com", help="Anthropic upstream base URL")
     p.add_argument("--gemini-api-url", default="https://generativelanguage.googleapis.com",
                    help="Google Gemini upstream base URL (routes /v1beta/models/...)")
+    p.add_argument("--adapter", action="append", default=[], metavar="MODULE",
+                   help="register a wire-format adapter module (importable name; repeatable): its PROXY_ROUTES "
+                        "are served like the shipped providers' (docs/architecture.md, formats/)")
+    p.add_argument("--upstream", action="append", default=[], metavar="PROVIDER=URL",
+                   help="upstream base URL of a provider (repeatable); default: its adapter's UPSTREAM_URL")
     p.add_argument("--mode", choices=PROXY_MODES, default=OPTIMIZE,
                    help="optimize: forward compressed; audit: measure only, forward the original; "
                         "passthrough: touch nothing (default: optimize)")
@@ -78,6 +83,13 @@ def parse_workers(value: str) -> int:
     return n
 
 
+def _provider_url(value: str) -> tuple[str, str]:
+    provider, sep, url = value.partition("=")
+    if not sep or not provider.strip() or not url.strip():
+        raise ValueError(f"--upstream takes PROVIDER=URL, got {value!r}")
+    return provider.strip(), url.strip()
+
+
 def build_configs(args: argparse.Namespace):
     """(ProxyConfig, HeadroomConfig) for the parsed flags."""
     from ..config import CCRConfig, HeadroomConfig, LLMLinguaConfig, ToinConfig
@@ -85,7 +97,8 @@ def build_configs(args: argparse.Namespace):
 
     proxy = ProxyConfig(
         host=args.host, port=args.port, openai_api_url=args.openai_api_url, anthropic_api_url=args.anthropic_api_url,
-        gemini_api_url=args.gemini_api_url,
+        gemini_api_url=args.gemini_api_url, adapter_modules=tuple(args.adapter),
+        upstream_urls=dict(_provider_url(u) for u in args.upstream),
         mode=args.mode, max_body_mb=args.max_body_mb,
         admin_token=args.admin_token or None, allowed_hosts=(*LOOPBACK_HOSTS, *args.allowed_host),
         compression_timeout_s=args.compression_timeout, upstream_read_timeout_s=args.upstream_timeout,

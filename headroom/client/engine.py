@@ -153,7 +153,7 @@ class Engine:
         after = self.provider.estimate_cost(call.model, r.tokens_after).input_usd
         body = r.body
         if self.core.loop_enabled:
-            body = inject_retrieve_tool(body, call.fmt, markers=r.carries_markers)
+            body = inject_retrieve_tool(body, call.fmt, markers=r.carries_markers or r.agent_loop)
         self.record(call, None, simulated=True)
         return SimulationResult(SIMULATE, call.model, r.tokens_before, r.tokens_after, r.tokens_saved,
                                 r.transforms_applied, body, [d.to_dict() for d in r.decisions], before, after)

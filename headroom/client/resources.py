@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ..exchange import arun, run
+from ..exchange.driver import AsyncRunner, Loop, Open, Send, SyncRunner, adrive, drive, rounds
 from ..formats import ANTHROPIC
 from ..modes import AUDIT, OPTIMIZE, PASSTHROUGH, SIMULATE
 from .engine import Call, Engine
@@ -24,6 +24,44 @@ class _Wrapped:
         return getattr(self._target, name)
 
 
+def _sending(eng: Engine, call: Call, transport: SDKTransport | AsyncSDKTransport, live: Any) -> Loop:
+    """One SDK call as a loop of effects, written once for sync and async: the driver's
+    runners perform them (``drive`` / ``adrive``), so the two cannot drift apart. ``live``
+    wraps a stream the retrieve loop must watch (``LiveStream`` or ``AsyncLiveStream``)."""
+    try:
+        if call.mode in (AUDIT, PASSTHROUGH):
+            resp = yield Send(call.kwargs)  # the caller's own kwargs (options included), untouched
+            eng.record(call, None if call.stream else resp)
+            return resp
+        if call.stream:
+            resp = yield Open(call.send)
+            if not call.injected_tool:
+                eng.record(call, None)
+                return resp  # the SDK's own stream, untouched
+            # Live: the text as it comes; rounds and the metrics row happen as it is read.
+            return live(eng, call, transport, resp)
+        resp = yield from rounds(eng.core, call.ex, transport)
+        eng.record(call, resp)
+        return resp
+    except Exception as exc:
+        eng.record(call, None, error=exc, status_code=getattr(exc, "status_code", None))
+        raise
+
+
+def _live(eng: Engine, call: Call, transport: SDKTransport, resp: Any) -> LiveStream:
+    return LiveStream(live_chunks(eng, call, transport, resp), resp)
+
+
+def _alive(eng: Engine, call: Call, transport: AsyncSDKTransport, resp: Any) -> AsyncLiveStream:
+    return AsyncLiveStream(alive_chunks(eng, call, transport, resp), resp)
+
+
+def _options(call: Call) -> dict[str, Any]:
+    """Request options every round adds; pass-through modes send the caller's kwargs as
+    they are (options included), so theirs add none."""
+    return {} if call.mode in (AUDIT, PASSTHROUGH) else call.options
+
+
 class Creates(_Wrapped):
     """Sync ``chat.completions`` / ``messages`` / ``responses``."""
 
@@ -34,26 +72,8 @@ class Creates(_Wrapped):
         return self._send(call, self._target.create)
 
     def _send(self, call: Call, create: Any) -> Any:
-        eng = self._engine
-        try:
-            if call.mode in (AUDIT, PASSTHROUGH):
-                resp = create(**call.kwargs)
-                eng.record(call, None if call.stream else resp)
-                return resp
-            transport = SDKTransport(create, call.options)
-            if call.stream:
-                resp = transport.stream(call.send)
-                if not call.injected_tool:
-                    eng.record(call, None)
-                    return resp  # the SDK's own stream, untouched
-                # Live: the text as it comes; rounds and the metrics row happen as it is read.
-                return LiveStream(live_chunks(eng, call, transport, resp), resp)
-            resp = run(eng.core, call.ex, transport)
-            eng.record(call, resp)
-            return resp
-        except Exception as exc:
-            eng.record(call, None, error=exc, status_code=getattr(exc, "status_code", None))
-            raise
+        transport = SDKTransport(create, _options(call))
+        return drive(_sending(self._engine, call, transport, _live), SyncRunner(transport))
 
 
 class Messages(Creates):
@@ -82,25 +102,8 @@ class AsyncCreates(_Wrapped):
         return await self._send(call, self._target.create)
 
     async def _send(self, call: Call, create: Any) -> Any:
-        eng = self._engine
-        try:
-            if call.mode in (AUDIT, PASSTHROUGH):
-                resp = await create(**call.kwargs)
-                eng.record(call, None if call.stream else resp)
-                return resp
-            transport = AsyncSDKTransport(create, call.options)
-            if call.stream:
-                resp = await transport.stream(call.send)
-                if not call.injected_tool:
-                    eng.record(call, None)
-                    return resp
-                return AsyncLiveStream(alive_chunks(eng, call, transport, resp), resp)
-            resp = await arun(eng.core, call.ex, transport)
-            eng.record(call, resp)
-            return resp
-        except Exception as exc:
-            eng.record(call, None, error=exc, status_code=getattr(exc, "status_code", None))
-            raise
+        transport = AsyncSDKTransport(create, _options(call))
+        return await adrive(_sending(self._engine, call, transport, _alive), AsyncRunner(transport))
 
 
 class AsyncMessages(AsyncCreates):

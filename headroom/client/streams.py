@@ -2,7 +2,7 @@
 
 When headroom injected ``headroom_retrieve``, the model's turn might be a retrieve call
 the caller must never see. The caller still gets the answer live: the SDK's chunk
-objects pass through :class:`~headroom.exchange_stream.LiveTurn` (the gate the proxy
+objects pass through :class:`~headroom.exchange.stream.LiveTurn` (the gate the proxy
 uses), which holds back only what may belong to such a call; a retrieve-only turn is
 answered and the next round continues the same iterator. Requests without the tool are
 not touched: the caller gets the SDK's stream object itself.

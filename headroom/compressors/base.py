@@ -102,6 +102,9 @@ class Compressed:
     # Line-comment prefix of the output's language ("#", "//"), or "": the router writes the
     # retrieval marker behind it, so a compressed source file still parses.
     comment: str = ""
+    # Closer of a block comment ("-->" for XML/HTML/Markdown, "#}" for Jinja), or "" for
+    # line comments: the marker is written as ``comment marker comment_end``.
+    comment_end: str = ""
 
 
 class Compressor(Protocol):

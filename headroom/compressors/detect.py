@@ -34,23 +34,26 @@ class ContentType(str, enum.Enum):
     LOG = "log"
     DIAGNOSTICS = "diagnostics"
     CODE = "code"
+    # Config, build and query files, templates, Markdown, and text that is not prose:
+    # whole lines selected (compressors/structured/, which decides it after detect()).
+    STRUCTURED = "structured"
     TEXT = "text"
 
 
 _SAMPLE_LINES = 200
 _SAMPLE_CHARS = 65_536  # where the sample lines are looked for first (a 600 kB log splits in ~1 ms)
-_SEARCH_LINE = re.compile(r"^(?:\./)?[\w./\\-]+\.[\w]+[:-]\d+[:-]")
-_GREP_N = re.compile(r"^(?:\./)?[\w./\\-]+\.\w+:\d+:")  # grep -n / rg: "path:line:" with colons
+_SEARCH_LINE = re.compile(r"^(?:\./)?[\w./\\@+-]+\.[\w]+[:-]\d+[:-]")  # "@": npm scopes
+_GREP_N = re.compile(r"^(?:\./)?[\w./\\@+-]+\.\w+:\d+:")  # grep -n / rg: "path:line:" with colons
 # rg/grep without line numbers: "path:text". The path needs a slash or a known source
 # extension, so "server.port: 8080" (YAML, properties) does not count, and a single colon,
 # so pytest node ids ("tests/test_a.py::test_x PASSED") and URLs do not either.
 _SEARCH_NO_LINE = re.compile(
-    r"^(?:\./)?(?:[\w.-]+/)+[\w.-]+:(?![/:])|"
+    r"^(?:\./)?(?:[\w.@+-]+/)+[\w.-]+:(?![/:])|"
     r"^[\w.-]+\.(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|go|rs|java|kt|kts|c|h|cc|cpp|hpp|cs|rb|php|swift|scala|sh|"
     r"md|rst|txt|json|ya?ml|toml|ini|cfg|html?|css|scss|sql|xml|vue|svelte|proto|ex|exs|lua|dart|tf):(?!:)"
 )
 # rg's heading mode: a path on its own line, then "12:text" lines.
-_HEADING_PATH = re.compile(r"^(?:\./)?[\w.-]+(?:/[\w.-]+)*(?:/[\w.-]+|\.\w{1,10})$")
+_HEADING_PATH = re.compile(r"^(?:\./)?[\w.@+-]+(?:/[\w.@+-]+)*(?:/[\w.-]+|\.\w{1,10})$")
 _HEADING_HIT = re.compile(r"^\d+[:-]")
 _DIFF_START = re.compile(r"^(?:diff --git |--- \S|\+\+\+ \S|@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@)", re.MULTILINE)
 _HTML = re.compile(r"<(?:!doctype html|html|head|body|div|p|span|table|a\s|script|ul|li)\b", re.IGNORECASE)
@@ -85,7 +88,7 @@ _LOG_MARK = re.compile(
     # each of the 80 positions (2x faster; the same lines match, pinned by
     # tests/compressors/test_detect_speed.py). Shapes, in order: ISO date-time; hh:mm:ss;
     # "23 Nov 2026 18:17"; syslog "Nov 23 18:17:07"; Apache "[23/Nov/2026:18:17:07";
-    # HDFS "081109 203615" at the line start; upper-case level words; "[warn]"; level=.
+    # upper-case level words; "[warn]"; level=.
     # A leading \b becomes (?<!\w<first char>) once the first character is consumed.
     r"[\d\[A-Zl](?:"
     r"(?<=\d)\d{3}-\d{2}-\d{2}[T ]\d{2}:\d{2}|"
@@ -93,12 +96,11 @@ _LOG_MARK = re.compile(
     r"(?<=\d)(?<!\w\d)\d? [A-Z][a-z]{2} \d{4} \d{2}:\d{2}|"
     r"(?<=[A-Z])(?<!\w[A-Z])[a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}|"
     r"(?<=\[)\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}|"
-    r"(?<=^\d)\d{5} \d{6}\b|" + _MARK_LEVELS + ")"
+    + _MARK_LEVELS + ")"
 )
-# Every time shape holds a colon; a span without one can only show the HDFS prefix or a
-# level, and skipping the time shapes matters on digit-dense lines (CSV, tables), where
-# every digit would start one.
-_HDFS_START = re.compile(r"\d{6} \d{6}\b")
+# Every time shape holds a colon; a span without one can only show a level, and skipping
+# the time shapes matters on digit-dense lines (CSV, tables), where every digit would
+# start one.
 _LOG_MARK_UNTIMED = re.compile(r"[\[TDINWEFCSl](?:" + _MARK_LEVELS + ")")
 _LOG_MARK_SPAN = 80
 
@@ -107,8 +109,7 @@ def _has_log_mark(line: str) -> bool:
     """Whether ``_LOG_MARK`` matches within the line's first ``_LOG_MARK_SPAN`` characters."""
     if line.find(":", 0, _LOG_MARK_SPAN) >= 0:
         return _LOG_MARK.search(line, 0, _LOG_MARK_SPAN) is not None
-    return (_HDFS_START.match(line, 0, _LOG_MARK_SPAN) is not None
-            or _LOG_MARK_UNTIMED.search(line, 0, _LOG_MARK_SPAN) is not None)
+    return _LOG_MARK_UNTIMED.search(line, 0, _LOG_MARK_SPAN) is not None
 # A multi-file log: every line starts with its source file's name (which may itself hold
 # a timestamp with colons) and a colon, then the log line. No line number: that is grep.
 _SOURCED_LOG = re.compile(r"^(?=\S*?\.\w{1,8}:)\S*?\.\w{1,8}:\s?(?!\d+[:-])")

@@ -37,6 +37,7 @@ from .templates import (
 _MIN_LINES = 12  # shorter logs are cheaper to send whole
 _CONTEXT = 2  # lines kept before and after an error
 _HEAD, _TAIL = 3, 3
+_ANCHORED = 0.25  # priority of a line the question names: after errors, before one-offs
 _INTENT_EDGE = 10  # lines kept at the start/end when the question asks for the first/last
 _ANCHOR_LIMIT = 60  # an anchor in more lines than this is the search term itself
 _SMALL_CLUSTER = 10  # a cluster of at most this many one-off lines keeps them as one-offs
@@ -69,7 +70,7 @@ _MAX_LINE_CHARS = 2000  # one giant line (minified JSON, base64) is cut, not kep
 _ERROR = re.compile(
     r"\b(?:errors?|err!|fatal|critical|crit|exception|failed|failures?|fail|panic(?:ked)?|"
     r"segmentation fault|aborted|traceback|assertionerror|uncaught|unhandled)\b|"
-    r"^E\s{2,}\S|\berror\[\w+\]|\"level\"\s*:\s*\"(?:error|fatal|critical)\"",
+    r"^E\s{2,}\S|\berror\[\w+\]",
     re.IGNORECASE,
 )
 # "0 errors", "no failures", "errors: 0": the word is there, the problem is not.
@@ -81,11 +82,13 @@ _NOT_ERROR = re.compile(
 # test that did not run (unittest's "... skipped 'reason'", pytest's SKIPPED).
 _WARNING = re.compile(
     r"\b(?:warn(?:ing)?s?|deprecat\w*|denied|refused|unable to|cannot|can't|could not|couldn't|"
-    r"not found|timed out)\b|\.\.\. skipped\b|\bSKIPPED\b|\"level\"\s*:\s*\"warn(?:ing)?\"",
+    r"not found|timed out)\b|\.\.\. skipped\b|\bSKIPPED\b",
     re.IGNORECASE,
 )
 _NOT_WARNING = re.compile(r"\b(?:0|no)\s+warnings?\b|\bwarnings?\s*[:=]\s*0\b", re.IGNORECASE)
-_JSON_LEVEL = re.compile(r"\"(?:level|severity|lvl|log\.level|levelname)\"\s*:\s*\"(\w+)\"", re.IGNORECASE)
+# A JSON record's level: a field, whatever it is called, whose whole value is a level word.
+_JSON_LEVEL = re.compile(r"\"[^\"\n]{1,40}\"\s*:\s*\"(trace|debug|info|notice|warn|warning|error|err|fatal|critical|crit|"
+                         r"panic|alert|emerg|emergency)\"", re.IGNORECASE)
 _JSON_ERROR_LEVELS = frozenset({"error", "err", "fatal", "critical", "crit", "panic", "alert", "emerg", "emergency"})
 _SUMMARY = re.compile(
     r"^=+ .*\b(?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|no tests ran)\b.*=+\s*$|"
@@ -133,14 +136,14 @@ def _classify(template: str) -> str:
     """The kind of a template that names a keyword. "0 errors" is refined per line in
     ``_kind``."""
     if template.startswith("{"):
-        m = _JSON_LEVEL.search(template)
-        if m:
-            # A structured record says its level; an "error": null field in an info
+        values = {m.group(1).lower() for m in _JSON_LEVEL.finditer(template)}
+        if values:
+            # A structured record says its level (the most severe level word among its
+            # values, whatever the fields are called); an "error": null field in an info
             # record is not a failure.
-            value = m.group(1).lower()
-            if value in _JSON_ERROR_LEVELS:
+            if values & _JSON_ERROR_LEVELS:
                 return "error"
-            if value.startswith("warn"):
+            if any(v.startswith("warn") for v in values):
                 return "warning"
             return "other"
     if _SUMMARY.search(template):
@@ -297,6 +300,33 @@ def _classify_lines(raw: list[str]) -> tuple[list[_Line], Counter[str]]:
     return lines, levels
 
 
+def _rare_level_lines(lines: list[_Line], levels: Counter[str], rare_max: int) -> list[int]:
+    """Lines of a level heard at most ``rare_max`` times in a log that uses several (the
+    only NOTICE among thousands of INFO lines, two warnings): kept whatever their template,
+    like a record's rare level value. Errors keep their own rule."""
+    counts = Counter({"warning": sum(ln.kind == "warning" for ln in lines)}) + levels
+    rare = {w for w, c in counts.items() if 0 < c <= rare_max}
+    if not rare or len(+counts) < 2:
+        return []
+    words = {w for w in rare if w != "warning"}
+    out = []
+    for i, ln in enumerate(lines):
+        if (ln.kind == "warning" and "warning" in rare) or \
+                (words and ln.kind == "other" and any(_has_word(ln.template.lower(), w) for w in words)):
+            out.append(i)
+    return out
+
+
+def _has_word(text: str, word: str) -> bool:
+    k = text.find(word)
+    while k != -1:
+        end = k + len(word)
+        if (k == 0 or not text[k - 1].isalnum()) and (end >= len(text) or not text[end].isalnum()):
+            return True
+        k = text.find(word, end)
+    return False
+
+
 # A passing test in a verbose test run (unittest's "name (module.Class.name) ... ok",
 # pytest's "path::name PASSED"): the test's name is what varies, so every passing line
 # is one template, and skips and failures stay the rare lines they are.
@@ -338,34 +368,41 @@ def _select_traces(raw: list[str], traces: list[tuple[int, int]], sel: _Selectio
 
 
 def _select_by_kind(lines: list[_Line], in_trace, anchored: set[int], text_counts: Counter[str],
-                    sel: _Selection) -> None:
-    """Errors (first of each template, with context and a count), summaries, anchors.
-    Warnings and the rest are selected by template rarity (``_select_templates``)."""
-    error_first: dict[str, int] = {}
-    error_counts: Counter[str] = Counter()
+                    sel: _Selection, rare_max: int) -> None:
+    """Errors, summaries, anchors. An error template seen at most ``rare_max`` times keeps
+    every line (rare stays verbatim: three failures that differ in a user id are three
+    facts); a more frequent one keeps its first line, with context and a note saying how
+    many lines it stands for and what varies in them. Warnings and the rest are selected
+    by template rarity (``_select_templates``)."""
+    error_rows: dict[str, list[int]] = {}
     for i, ln in enumerate(lines):
         if ln.kind == "error" and i not in in_trace:
-            error_counts[ln.template] += 1
-            if ln.template not in error_first:
-                error_first[ln.template] = i
-                sel.mark(i, 0)
-                for k in range(i - _CONTEXT, i + _CONTEXT + 1):
-                    sel.mark(k, 3)
+            error_rows.setdefault(ln.template, []).append(i)
         elif ln.kind == "summary":
             sel.mark(i, 0)
         if i in anchored:
+            # Right after errors: a question that quotes a whole log names dozens of its
+            # lines, and they must not push a one-off failure out of view.
+            sel.mark(i, _ANCHORED)
+    for tpl, rows in error_rows.items():
+        shown = rows if len(rows) <= rare_max else rows[:1]
+        for i in shown:
             sel.mark(i, 0)
-    for tpl, i in error_first.items():
-        if error_counts[tpl] > 1:
-            sel.notes[i] = _count_note(text_counts, lines[i].text, error_counts[tpl])
-            sel.members[i] = [k for k, ln in enumerate(lines) if ln.template == tpl and ln.kind == "error"]
+            for k in range(i - _CONTEXT, i + _CONTEXT + 1):
+                sel.mark(k, 3)
+        if len(shown) < len(rows):
+            first = rows[0]
+            sel.notes[first] = _count_note(text_counts, lines[first].text, len(rows), tpl,
+                                           [lines[k].text for k in _spread_rows(rows)])
+            sel.members[first] = rows
 
 
 @dataclass
 class _TemplateStats:
     templates: int = 0
     one_offs: list[int] = field(default_factory=list)  # line indices of one-off templates
-    # one-off line -> its key, for ranking them when not all fit (``rank_one_offs``)
+    # rare line (a one-off, or a key seen at most rare_max times in a cluster of its own)
+    # -> its key, for ranking them when not all fit (``rank_one_offs``)
     key_of_one_off: dict[int, str] = field(default_factory=dict)
     miner: TemplateMiner | None = None
     summarised: int = 0  # frequent clusters shown as one exemplar
@@ -373,7 +410,7 @@ class _TemplateStats:
 
 
 def _select_templates(lines: list[_Line], in_trace, text_counts: Counter[str], sel: _Selection,
-                      intents: frozenset[str], query: str = "") -> _TemplateStats:
+                      intents: frozenset[str], query: str = "", rare_max: int = 5) -> _TemplateStats:
     """Rare templates whole, one exemplar (with count and what varies) per frequent one.
 
     Keys are clustered (Drain). A key seen at most ``rare_max`` times is rare and all its
@@ -391,7 +428,7 @@ def _select_templates(lines: list[_Line], in_trace, text_counts: Counter[str], s
     for i, ln in enumerate(lines):
         if ln.kind in ("other", "warning") and i not in in_trace and ln.text.strip():
             rows_of.setdefault(ln.template, []).append(i)
-    rare_max = max(2, n // 1000)
+    rare_max = max(rare_max, n // 1000)
     stats = _TemplateStats(templates=len(rows_of))
     miner = TemplateMiner(header=header_tokens(list(rows_of)))
     for key, rows in rows_of.items():
@@ -412,12 +449,15 @@ def _select_templates(lines: list[_Line], in_trace, text_counts: Counter[str], s
         # So is the odd variant of a frequent event when the cluster has few variants
         # ("flags=M" once among 42 "flags=N" closes: the master's connection).
         cluster = miner.cluster_of(key)
-        own = (len(rows) == 1 and (size <= max(rare_max, _SMALL_CLUSTER) or len(cluster.keys) <= _FEW_KEYS)) \
-            or size <= rare_max
-        prio = (1 if len(rows) == 1 or "one_off" in intents else 2) if own else \
-            3.1 if size <= 30 else 3.2 if size <= 300 else 3.3
+        # A rare key of a small cluster or of a cluster of few keys (debconf's "falling back
+        # to frontend: Teletype", four times) is a rare event and stays in view like a
+        # one-off; a rare key of a cluster of many keys is a variant ("Setting up <pkg>").
+        own = size <= max(rare_max, _SMALL_CLUSTER) or len(cluster.keys) <= _FEW_KEYS
+        prio = 1 if own else 3.1 if size <= 30 else 3.2 if size <= 300 else 3.3
         for i in rows:
             sel.mark(i, prio)
+            if own:  # ranked with the one-offs when not all rare lines fit
+                stats.key_of_one_off[i] = key
     for key, rows in rows_of.items():
         if lines[rows[0]].kind == "warning":
             sel.mark(rows[0], 0.5)  # every kind of warning, once, before the one-offs
@@ -592,8 +632,11 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
     traces = _trace_spans(raw)
     trace_of = _select_traces(raw, traces, sel)
     text_counts = Counter(raw)
+    rare_max = inp.config.router.rare_max
     _select_by_kind(lines, trace_of.keys(), lowered.anchored(inp.anchors, max(_ANCHOR_LIMIT, n // 50)),
-                    text_counts, sel)
+                    text_counts, sel, rare_max)
+    for i in _rare_level_lines(lines, levels, rare_max):
+        sel.mark(i, 0.5)
     for i, prio in (must or {}).items():
         sel.mark(i, prio)
     head, tail = (_INTENT_EDGE if "first" in intents else _HEAD), (_INTENT_EDGE if "last" in intents else _TAIL)
@@ -601,7 +644,12 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
         sel.mark(i, 0 if "first" in intents else 2)
     for i in range(max(0, n - tail), n):
         sel.mark(i, 0 if "last" in intents else 2)
-    stats = _select_templates(lines, trace_of.keys(), text_counts, sel, intents, inp.query)
+    # The last non-blank line is the run's final state (a test run's summary, a build's
+    # result, the server's last word): it stays whatever else the budget drops.
+    last = next((i for i in range(n - 1, -1, -1) if raw[i].strip()), None)
+    if last is not None:
+        sel.mark(last, 0)
+    stats = _select_templates(lines, trace_of.keys(), text_counts, sel, intents, inp.query, max(2, rare_max))
     # What the question names or asks to rank comes right after errors and anchors.
     for i in _lines_naming_content_words(lowered, inp.query, n):
         sel.mark(i, 0.5)
@@ -666,11 +714,14 @@ def _clamp(x: float) -> float:
     return min(1.0, max(0.0, float(x)))
 
 
-def _count_note(text_counts: Counter[str], text: str, count: int) -> str:
-    """Identical repeats read "repeated", template-equal ones read "similar"."""
+def _count_note(text_counts: Counter[str], text: str, count: int, template: str = "",
+                texts: list[str] | None = None) -> str:
+    """Identical repeats read "repeated", template-equal ones read "similar" with what
+    varies in them (the marker says what was folded)."""
     if text_counts[text] == count:
         return f"  … repeated {count} times"
-    return f"  … {count} similar lines (numbers/ids differ)"
+    varies = describe(template.split(), texts, total=count) if template and texts else ""
+    return f"  … {count} similar lines ({varies or 'numbers/ids differ'})"
 
 
 def _total_cost(raw: list[str]) -> int:

@@ -56,9 +56,9 @@ class CaseResult:
     markers: int
     transforms: dict[str, dict[str, float]] = field(default_factory=dict)
     error: str | None = None
-    # Real-output corpus cases: "dev" or "heldout" (sources nobody tunes on); else None.
+    # Real-output corpus cases: "dev" or "heldout" (sources measured once, at the end); else None.
     split: str | None = None
-    # Per fact basis ("template" | "independent"): {"kept", "recoverable", "lost"} counts.
+    # Per fact basis (headroom.eval.corpus.FACT_BASES): {"kept", "recoverable", "lost"} counts.
     by_basis: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
@@ -66,12 +66,8 @@ class CaseResult:
         return self.tokens_after <= self.tokens_before
 
 
-def _request(scenario: Scenario, probe: Probe, fmt: str) -> tuple[Any, str, Any]:
-    """(messages, model, system) in the given wire shape."""
-    if fmt == "anthropic":
-        body = scenario.anthropic_body(probe)
-        return body["messages"], body["model"], body["system"]
-    return scenario.openai_messages(probe), "gpt-4o", None
+# The model a case is measured with, per wire format (its tokenizer and context window).
+MODELS = {"openai_chat": "gpt-4o", "anthropic": "claude-sonnet-4-5"}
 
 
 def _transform_stats(decisions: Iterable[Any]) -> dict[str, dict[str, float]]:
@@ -118,13 +114,13 @@ class _ConfigRun:
         # Each case is judged on its own question: a shared memo would serve the form
         # compressed for an earlier question (right in production, wrong for measuring).
         p.memo = CompressionMemo(read_store=False)
-        messages, model, system = _request(scenario, probe, fmt)
+        body = scenario.body(probe, fmt, MODELS[fmt])
         base = {"config": self.ec.name, "family": scenario.family, "scenario": scenario.id, "size": scenario.size,
                 "seed": scenario.seed, "format": fmt, "probe_kind": probe.kind, "question": probe.question,
                 "split": scenario.meta.get("split")}
         t0 = time.perf_counter()
         try:
-            result = compress(messages, model=model, system=system, pipeline=p)
+            result = compress(body, format=fmt, pipeline=p)
         except Exception as exc:  # noqa: BLE001 (a crash is a finding, reported per case)
             return CaseResult(**base, tokens_before=0, tokens_after=0, latency_ms=0.0,
                               evidence_total=len(probe.evidence), kept=0, recoverable=0,
@@ -281,7 +277,7 @@ def run_compression(
             "families": {f: summarize(cs) for f, cs in fams.items()},
             # Which kind of fact suffers first: spikes, errors, anomalies, looked-up items.
             "probe_kinds": {k: summarize(cs) for k, cs in sorted(kinds.items())},
-            # The real-output corpus per split; "heldout" sources are never tuned on.
+            # The real-output corpus per split; "heldout" sources are measured once, at the end.
             # The independent-fact split: facts defined from a signal the compressor never sees.
             "corpus_splits": {**{k: summarize(cs) for k, cs in sorted(splits.items())},
                               **({INDEPENDENT_SPLIT: ind} if (ind := summarize_basis(mine, "independent")) else {})},

@@ -5,8 +5,9 @@ wheel; read with tomllib); ``--gate-config`` points at another file and command-
 override ``[overall]``. Nothing passes quietly:
 
 - a configuration that was asked for and skipped fails, unless named in ``allow_skip``;
-- a required family (the real-output corpus) or corpus split (dev, held-out, independent
-  facts) that is absent fails, unless named in ``allow_missing``;
+- a required family (the real-output corpus) or corpus split (the shipped gate requires dev
+  and independent facts; held-out sources are measured once, at the end, and gated when a
+  run holds them) that is absent fails, unless named in ``allow_missing``;
 - each corpus split has its own floor and ceiling (``[splits.*]``), never pooled;
 - a negative control (:mod:`headroom.eval.controls`) must fail: its failed checks are
   expected (``XFAIL``), and a control that passes everything fails the gate;

@@ -41,6 +41,7 @@ from ..ccr.store import CompressionStore, StoreError
 from ..ccr.tool import inject_retrieve_tool
 from ..formats import adapter, provider_of
 from ..formats.wire import Usage
+from ..metrics.agent import agent_name
 from ..metrics.row import RequestMetrics
 from ..modes import AUDIT, OPTIMIZE, PASSTHROUGH
 from ..pipeline import Pipeline, PipelineResult
@@ -68,6 +69,8 @@ class Exchange:
     model_name: str | None = None  # when the body does not name it (Gemini: it is in the URL)
     status: int = 0  # HTTP status of the answer the client got
     error: str | None = None  # what went wrong on the way, for logs and the metrics row
+    user_agent: str | None = None  # the client's User-Agent header (proxy): the row's agent
+    retrieved: list[dict[str, Any]] = field(default_factory=list)  # [{"hash", "found"}] per call answered
     started: float = field(default_factory=time.perf_counter)
 
     @property
@@ -153,7 +156,7 @@ class ExchangeCore:
             return ex
         send = result.body
         if self.loop_enabled:
-            with_tool = inject_retrieve_tool(send, fmt, markers=result.carries_markers)
+            with_tool = inject_retrieve_tool(send, fmt, markers=result.carries_markers or result.agent_loop)
             ex.injected, send = with_tool is not send, with_tool
         if self.cache is not None and mode == OPTIMIZE:
             send = self.cache.apply(send, fmt, session_id=session_id)
@@ -197,8 +200,12 @@ class ExchangeCore:
             except StoreError:
                 allowed = True  # answer() tells the model the store failed
             if not allowed:
+                ex.retrieved.append({"hash": call.hash, "found": False})
                 return unknown_hash_message(call.hash)
-        return answer(store, call)
+        text = answer(store, call)
+        ex.retrieved.append({"hash": call.hash, "found": text != unknown_hash_message(call.hash)
+                             and not text.startswith("headroom_retrieve error:")})
+        return text
 
     # -- finish -----------------------------------------------------------------------------
 
@@ -216,6 +223,8 @@ class ExchangeCore:
             latency_ms=round(ex.latency_ms, 3), stream=stream,
             status_code=status_code, retrievals=ex.retrievals,
             output_tokens=usage.output_tokens, cached_tokens=usage.cache_read_tokens,
+            cache_write_tokens=usage.cache_write_tokens, tenant=ex.tenant, agent=agent_name(ex.user_agent),
+            retrieved=list(ex.retrieved),
             error=error or (f"compression: {ex.compression_error}" if ex.compression_error else None),
         )
         cols.update(columns)  # a shell's own measurements win (e.g. LiteLLM's timings)

@@ -24,10 +24,10 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..exchange_stream import LiveTurn
 from ..formats import adapter
 from ..pipeline import PipelineResult
 from .core import Exchange, ExchangeCore
+from .stream import LiveTurn
 
 # -- transports -------------------------------------------------------------------------------
 
@@ -202,7 +202,7 @@ async def _aclose(stream: Any) -> None:
             await res
 
 
-class _Sync:
+class SyncRunner:
     """Performs effects with a blocking transport; holds the open stream."""
 
     def __init__(self, transport: Transport, stream: Any = None):
@@ -219,10 +219,10 @@ class _Sync:
         if effect is CLOSE:
             self.close()
             return None
-        if isinstance(effect, Open):
+        if isinstance(effect, Open):  # answers the stream object (the loop may hand it on)
             self.stream = self.transport.stream(effect.body)
             self.items = iter(self.stream)
-            return None
+            return self.stream
         raise TypeError(f"not an effect: {effect!r}")
 
     def close(self) -> None:
@@ -231,7 +231,7 @@ class _Sync:
             _close(stream)
 
 
-class _Async:
+class AsyncRunner:
     """Performs effects with an awaited transport; holds the open stream."""
 
     def __init__(self, transport: AsyncTransport, stream: Any = None):
@@ -251,7 +251,7 @@ class _Async:
         if isinstance(effect, Open):
             self.stream = await self.transport.stream(effect.body)
             self.items = aiter(self.stream)
-            return None
+            return self.stream
         raise TypeError(f"not an effect: {effect!r}")
 
     async def close(self) -> None:
@@ -260,32 +260,51 @@ class _Async:
             await _aclose(stream)
 
 
-def run(core: ExchangeCore, ex: Exchange, transport: Transport) -> Any:
-    """The reply the caller gets, after every retrieve round (blocking)."""
-    loop, runner, value = rounds(core, ex, transport), _Sync(transport), None
+def drive(loop: Loop, runner: SyncRunner) -> Any:
+    """Run a loop of effects (whole answers; no :class:`Emit`) to its return value. An
+    effect that raises is thrown into the loop, so a shell's loop can book the failure."""
+    value, error = None, None
     while True:
         try:
-            effect = loop.send(value)
+            effect = loop.send(value) if error is None else loop.throw(error)
         except StopIteration as done:
             return done.value
-        value = runner.perform(effect)
+        value, error = None, None
+        try:
+            value = runner.perform(effect)
+        except Exception as exc:  # noqa: BLE001 - handed to the loop, which re-raises it or not
+            error = exc
+
+
+async def adrive(loop: Loop, runner: AsyncRunner) -> Any:
+    """:func:`drive` with the awaited runner: the same loop serves sync and async callers."""
+    value, error = None, None
+    while True:
+        try:
+            effect = loop.send(value) if error is None else loop.throw(error)
+        except StopIteration as done:
+            return done.value
+        value, error = None, None
+        try:
+            value = await runner.perform(effect)
+        except Exception as exc:  # noqa: BLE001 - handed to the loop, which re-raises it or not
+            error = exc
+
+
+def run(core: ExchangeCore, ex: Exchange, transport: Transport) -> Any:
+    """The reply the caller gets, after every retrieve round (blocking)."""
+    return drive(rounds(core, ex, transport), SyncRunner(transport))
 
 
 async def arun(core: ExchangeCore, ex: Exchange, transport: AsyncTransport) -> Any:
     """The reply the caller gets, after every retrieve round (awaited)."""
-    loop, runner, value = rounds(core, ex, transport), _Async(transport), None
-    while True:
-        try:
-            effect = loop.send(value)
-        except StopIteration as done:
-            return done.value
-        value = await runner.perform(effect)
+    return await adrive(rounds(core, ex, transport), AsyncRunner(transport))
 
 
 def run_stream(core: ExchangeCore, ex: Exchange, transport: Transport, first: Any) -> Iterator[Any]:
     """The caller's stream items over every round, starting with the open stream ``first``.
     Returns (as the generator's value) the caller's last turn; sets ``ex.usage``."""
-    loop, runner, value = live_rounds(core, ex, transport), _Sync(transport, first), None
+    loop, runner, value = live_rounds(core, ex, transport), SyncRunner(transport, first), None
     try:
         while True:
             try:
@@ -305,7 +324,7 @@ async def arun_stream(core: ExchangeCore, ex: Exchange, transport: AsyncTranspor
                       batched: bool = False) -> AsyncIterator[Any]:
     """The async twin of :func:`run_stream` (the last turn is in ``ex.usage`` only);
     ``batched`` yields lists, each what one streamed item released (one write for the proxy)."""
-    loop, runner, value = live_rounds(core, ex, transport), _Async(transport, first), None
+    loop, runner, value = live_rounds(core, ex, transport), AsyncRunner(transport, first), None
     try:
         while True:
             try:
@@ -325,5 +344,6 @@ async def arun_stream(core: ExchangeCore, ex: Exchange, transport: AsyncTranspor
         await runner.close()
 
 
-__all__ = ["AsyncTransport", "Event", "Reader", "Transport", "arun", "arun_stream", "astart", "live_rounds",
-           "open_exchange", "rounds", "run", "run_stream", "start"]
+__all__ = ["AsyncRunner", "AsyncTransport", "Blocking", "Emit", "Event", "Open", "Reader", "Send", "SyncRunner",
+           "Transport", "adrive", "arun", "arun_stream", "astart", "drive", "live_rounds", "open_exchange", "rounds",
+           "run", "run_stream", "start"]

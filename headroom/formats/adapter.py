@@ -35,6 +35,25 @@ class ImageRules:
 
 
 @dataclass(frozen=True)
+class ProxyRoute:
+    """A POST path ``headroom proxy`` serves for an adapter (read from its optional
+    ``PROXY_ROUTES``; its upstream's default base URL is its optional ``UPSTREAM_URL``).
+    ``call`` reads ``(model, stream)`` from the path parameters where the API puts them in
+    the URL (None for either: the body says); it answers None for a path that is not a
+    call to compress (forwarded untouched). Without ``call`` the body says both."""
+
+    path: str
+    call: Callable[[dict[str, str]], tuple[str | None, bool | None] | None] | None = None
+
+
+# Optional adapter members (read with getattr; an adapter without them is still valid):
+#   PROXY_ROUTES: tuple[ProxyRoute, ...]   paths `headroom proxy` serves for it
+#   UPSTREAM_URL: str                      its API's default base URL
+#   CREDENTIAL_ENV: tuple[str, ...]        environment variables holding its key (MCP scope)
+#   SYSTEM_IN_MESSAGES: bool               the system prompt is a message (Chat), not apart
+
+
+@dataclass(frozen=True)
 class PrefixView:
     """A request as a provider's prompt cache reads it, in cache order: tools, then the
     system prompt, then the conversation items. ``None``/empty where the body has none."""

@@ -22,7 +22,7 @@ from ._parts import (
     render_tool_output,
     tool_output_images,
 )
-from .adapter import ImageRules, PrefixView
+from .adapter import ImageRules, PrefixView, ProxyRoute
 from .model import Block, BlockKind, Conversation, ImageData, Message, Role
 from .wire import (
     ToolCall,
@@ -53,6 +53,9 @@ PROMPT_CACHE_KEY: str | None = None  # body field routing a session to one cache
 TEXT_PART_TYPE: str | None = "text"
 CALLS_SPAN_ITEMS = False  # tool_use blocks of a turn share one assistant message
 ALTERNATING_ROLES = True  # user and assistant turns alternate
+PROXY_ROUTES = (ProxyRoute("/v1/messages"),)
+UPSTREAM_URL = "https://api.anthropic.com"
+CREDENTIAL_ENV = ("ANTHROPIC_API_KEY",)  # environment variables holding a key (headroom mcp serve)
 
 # Image sizing: about width*height/750 tokens after the API's own downscale (long side
 # at most 1568 px, about 1.15 megapixels), i.e. at most ~1600 tokens.

@@ -21,7 +21,7 @@ import json
 import math
 from typing import Any
 
-from .adapter import ImageRules, PrefixView
+from .adapter import ImageRules, PrefixView, ProxyRoute
 from .model import Block, BlockKind, Conversation, ImageData, Message, Role
 from .wire import PlainRelay, ToolCall, Usage, as_int, error_payload
 
@@ -38,6 +38,20 @@ PROMPT_CACHE_KEY: str | None = None  # body field routing a session to one cache
 TEXT_PART_TYPE: str | None = None  # a text part is {"text": ...}, no type field
 CALLS_SPAN_ITEMS = False  # a turn's functionCall parts share one model content
 ALTERNATING_ROLES = False
+
+
+def _proxy_call(params: dict[str, str]) -> tuple[str | None, bool | None] | None:
+    # generateContent / streamGenerateContent: the model and the stream flag are in the URL;
+    # another action of a model (countTokens...) is forwarded untouched.
+    model, _, action = params.get("target", "").partition(":")
+    if action not in ("generateContent", "streamGenerateContent"):
+        return None
+    return model, action == "streamGenerateContent"
+
+
+PROXY_ROUTES = (ProxyRoute("/v1beta/models/{target}", _proxy_call),)
+UPSTREAM_URL = "https://generativelanguage.googleapis.com"
+CREDENTIAL_ENV = ("GEMINI_API_KEY", "GOOGLE_API_KEY")  # environment variables holding a key (headroom mcp serve)
 
 # Image sizing: 258 tokens when both sides are at most 384 px, otherwise 258 per 768x768 tile.
 IMAGE_TILE_TOKENS, IMAGE_SMALL, IMAGE_TILE = 258, 384, 768

@@ -15,7 +15,7 @@ from ._parts import (
     render_part,
     split_data_url,
 )
-from .adapter import ImageRules, PrefixView
+from .adapter import ImageRules, PrefixView, ProxyRoute
 from .model import Block, BlockKind, Conversation, ImageData, Message, Role
 from .wire import PlainRelay, ToolCall, Usage, as_int, error_payload, usage_dict
 
@@ -32,6 +32,10 @@ PROMPT_CACHE_KEY: str | None = "prompt_cache_key"  # body field routing a sessio
 TEXT_PART_TYPE: str | None = "text"
 CALLS_SPAN_ITEMS = False  # a turn's tool calls share one assistant message
 ALTERNATING_ROLES = False
+SYSTEM_IN_MESSAGES = True  # the system prompt is the first message (the others carry it apart)
+PROXY_ROUTES = (ProxyRoute("/v1/chat/completions"),)
+UPSTREAM_URL = "https://api.openai.com"
+CREDENTIAL_ENV = ("OPENAI_API_KEY",)  # environment variables holding a key (headroom mcp serve)
 
 # Image sizing (GPT-4o family): ``detail: low`` is a flat 85 tokens. Otherwise the image
 # is scaled to fit 2048x2048, then so its short side is at most 768, and costs

@@ -23,7 +23,7 @@ from ._parts import (
     split_data_url,
     tool_output_images,
 )
-from .adapter import PrefixView
+from .adapter import PrefixView, ProxyRoute
 from .model import Block, BlockKind, Conversation, ImageData, Message, Role
 from .wire import (
     ToolCall,
@@ -51,6 +51,9 @@ TEXT_PART_TYPE: str | None = "input_text"
 # kept or dropped together with their outputs.
 CALLS_SPAN_ITEMS = True
 ALTERNATING_ROLES = False
+PROXY_ROUTES = (ProxyRoute("/v1/responses"),)
+UPSTREAM_URL = "https://api.openai.com"
+CREDENTIAL_ENV = ("OPENAI_API_KEY",)  # environment variables holding a key (headroom mcp serve)
 
 
 def owns(body: dict[str, Any]) -> bool:

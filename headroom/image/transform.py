@@ -190,10 +190,10 @@ class ImageTransform:
     def _store_original(image: ImageData, outcome: Outcome, ctx: TransformContext) -> str:
         original = make_data_url(image.media_type, image.data or "")
         w, h = outcome.size_before or (0, 0)
-        return ctx.store.store(original, compressed=outcome.text, tool_name=None,
-                               original_tokens=outcome.tokens_before, compressed_tokens=outcome.tokens_after,
-                               item_count=1, meta={"kind": "image", "width": w, "height": h,
-                                                   "action": outcome.action})
+        return ctx.keep_original(original, compressed=outcome.text, tool_name=None,
+                                 original_tokens=outcome.tokens_before, compressed_tokens=outcome.tokens_after,
+                                 item_count=1, meta={"kind": "image", "width": w, "height": h,
+                                                     "action": outcome.action})
 
     def _apply_outcome(self, conv: Conversation, i: int, j: int, block: Block, outcome: Outcome,
                        ctx: TransformContext) -> None:

@@ -44,6 +44,19 @@ class RequestMetrics:
     retrievals: int = 0  # headroom_retrieve calls answered for this request
     cost_saved_usd: float | None = None  # input price × tokens_saved when the price is known
     error: str | None = None
+    # What `headroom inspect` and `headroom savings` read (columns added later: a row of
+    # an older database reads them as their defaults, see store.py).
+    tenant: str | None = None  # headroom.ccr.scope tag of the caller's credential; None = untagged
+    agent: str = ""  # product of the client's user agent (claude-cli, codex_exec, openai-python)
+    cache_write_tokens: int = 0  # provider prompt-cache writes reported in the response usage
+    # Tokens saved in blocks already sent compressed in an earlier request (memo hits):
+    # they sit in the prompt-cache prefix, so direct they would have been cache reads.
+    # None on rows written before this column existed.
+    repeat_saved: int | None = None
+    # The blocks this request changed, one dict each (see blocks_of_result), and the
+    # headroom_retrieve calls answered for it: [{"hash", "found"}].
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+    retrieved: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def savings_ratio(self) -> float:
@@ -56,8 +69,9 @@ class RequestMetrics:
     def from_dict(cls, data: dict[str, Any]) -> RequestMetrics:
         """Build a row from a dict, ignoring keys this version does not know."""
         known = {f.name for f in fields(cls)}
-        # A NULL in a list/dict column (e.g. a row written by an older version) means empty.
-        return cls(**{k: v for k, v in data.items() if k in known and not (v is None and k in JSON_COLUMNS)})
+        # A NULL in a column that is never None (a row written by an older version, before
+        # the column existed) means the column's default: empty, zero, "".
+        return cls(**{k: v for k, v in data.items() if k in known and not (v is None and k in NOT_NULL)})
 
     @classmethod
     def from_pipeline(cls, result: Any, *, mode: str = OPTIMIZE, **columns: Any) -> RequestMetrics:
@@ -78,6 +92,8 @@ class RequestMetrics:
             tool_names=list(s.tools),
             compression_ms=round(result.duration_ms, 3),
             ccr_hashes=list(result.ccr_hashes),
+            blocks=blocks_of_result(result),
+            repeat_saved=sum(d.tokens_saved for d in result.decisions if _is_repeat(d)),
         )
         for k, v in columns.items():
             if not hasattr(row, k):
@@ -87,4 +103,37 @@ class RequestMetrics:
 
 
 COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(RequestMetrics))
-JSON_COLUMNS = frozenset({"transforms_applied", "transform_savings", "tool_savings", "tool_names", "ccr_hashes"})
+NOT_NULL = frozenset(f.name for f in fields(RequestMetrics) if f.default is not None)
+JSON_COLUMNS = frozenset({"transforms_applied", "transform_savings", "tool_savings", "tool_names", "ccr_hashes",
+                          "blocks", "retrieved"})
+
+
+# Actions that change what is sent (as PipelineResult.transforms_applied counts them).
+_CHANGING = frozenset({"compressed", "moved", "shrunk", "dropped", "expanded"})
+# A request of a long session lists every compressed block of its history again; the
+# row keeps the first ones and says how many it left out.
+MAX_BLOCKS = 200
+
+
+def _is_repeat(decision: Any) -> bool:
+    """A block rendered from the memo: the same compressed bytes went out in an earlier request."""
+    return decision.action == "compressed" and str(decision.reason).startswith("memo hit")
+
+
+def blocks_of_result(result: Any) -> list[dict[str, Any]]:
+    """One small dict per block the pipeline changed: where it is, whose it is, what did
+    it, tokens before and after, the CCR hash of its original, whether it repeats an
+    earlier request's compressed form. Texts stay in the CCR store (by hash), never here."""
+    messages = getattr(result.conversation, "messages", [])
+    out: list[dict[str, Any]] = []
+    changed = [d for d in result.decisions if d.action in _CHANGING]
+    for d in changed[:MAX_BLOCKS]:
+        i = d.message_index
+        role = messages[i].role.value if isinstance(i, int) and 0 <= i < len(messages) else ("system" if i == -1 else None)
+        out.append({"message": i, "block": d.block_index, "role": role, "tool": d.tool_name,
+                    "transform": d.transform, "action": d.action, "strategy": d.strategy,
+                    "content_type": d.content_type, "before": d.tokens_before, "after": d.tokens_after,
+                    "hash": d.ccr_hash, "repeat": _is_repeat(d)})
+    if len(changed) > MAX_BLOCKS:
+        out.append({"omitted": len(changed) - MAX_BLOCKS})
+    return out

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ _SQL_TYPES = {
     "timestamp": "REAL", "latency_ms": "REAL", "compression_ms": "REAL", "cost_saved_usd": "REAL",
     "tokens_before": "INTEGER", "tokens_after": "INTEGER", "tokens_saved": "INTEGER",
     "cached_tokens": "INTEGER", "output_tokens": "INTEGER", "stream": "INTEGER",
-    "status_code": "INTEGER", "retrievals": "INTEGER",
+    "status_code": "INTEGER", "retrievals": "INTEGER", "cache_write_tokens": "INTEGER", "repeat_saved": "INTEGER",
 }
 TABLE = "requests"
 
@@ -52,9 +52,12 @@ class MetricsStore:
     ``":memory:"`` keeps an in-memory SQLite database (tests, simulate runs).
     """
 
-    def __init__(self, path: str | Path = "headroom.db", *, max_rows: int | None = None):
+    def __init__(self, path: str | Path = "headroom.db", *, max_rows: int | None = None, read_only: bool = False):
         """``max_rows`` (SQLite only) keeps just the newest rows, so a long-running process
-        with an in-memory store does not grow without bound."""
+        with an in-memory store does not grow without bound. ``read_only``: a reader in
+        another process while a proxy writes the file (``headroom inspect``, ``headroom
+        savings``); it creates and migrates nothing (an older file's missing columns read
+        as their defaults) and the file must exist."""
         self.path = str(path)
         self.kind = "jsonl" if self.path.endswith(".jsonl") else "sqlite"
         if max_rows is not None and (max_rows < 1 or self.kind == "jsonl"):
@@ -63,6 +66,18 @@ class MetricsStore:
         self._inserts = 0
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
+        self.read_only = read_only
+        self._have: tuple[str, ...] = COLUMNS  # the columns the file has (an older one: fewer)
+        if read_only:
+            if not Path(self.path).exists():
+                raise FileNotFoundError(f"no metrics database at {self.path}: pass the proxy's --metrics-db")
+            if self.kind == "sqlite":
+                self._conn = sqlite_files.connect_read_only(self.path)
+                have = {r[1] for r in self._conn.execute(f"PRAGMA table_info({TABLE})")}
+                if not have:
+                    raise FileNotFoundError(f"{self.path} holds no request metrics (no '{TABLE}' table)")
+                self._have = tuple(c for c in COLUMNS if c in have)
+            return
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         if self.kind == "sqlite":
@@ -88,6 +103,8 @@ class MetricsStore:
 
     def record(self, row: RequestMetrics | dict[str, Any]) -> RequestMetrics:
         """Append one row. Accepts a :class:`RequestMetrics` or a dict of its columns."""
+        if self.read_only:
+            raise PermissionError(f"{self.path} is open read-only")
         if isinstance(row, dict):
             row = RequestMetrics.from_dict(row)
         data = row.to_dict()
@@ -125,14 +142,18 @@ class MetricsStore:
         model: str | None = None,
         mode: str | None = None,
         limit: int | None = None,
+        tenants: Collection[str] | None = None,
     ) -> list[RequestMetrics]:
         """Rows in time order, oldest first; ``since`` inclusive, ``until`` exclusive.
 
-        With ``limit``, the *latest* ``limit`` matching rows (still oldest first).
+        With ``limit``, the *latest* ``limit`` matching rows (still oldest first). With
+        ``tenants``, only rows of those tenant tags and untagged rows (as retrieval reads
+        the CCR store, headroom.ccr.scope); None reads every row.
         """
         lo, hi = _epoch(since), _epoch(until)
         if self.kind == "jsonl":
-            rows = [r for r in self._read_jsonl() if _matches(r, lo, hi, model, mode)]
+            rows = [r for r in self._read_jsonl() if _matches(r, lo, hi, model, mode)
+                    and (tenants is None or r.tenant is None or r.tenant in tenants)]
             rows.sort(key=lambda r: r.timestamp)
             return rows[-limit:] if limit else rows
         where, args = [], []
@@ -140,7 +161,11 @@ class MetricsStore:
             if value is not None:
                 where.append(clause)
                 args.append(value)
-        sql = f"SELECT {', '.join(COLUMNS)} FROM {TABLE}"
+        if tenants is not None and "tenant" in self._have:
+            tags = sorted(tenants)
+            where.append("(tenant IS NULL" + "".join(" OR tenant = ?" for _ in tags) + ")")
+            args.extend(tags)
+        sql = f"SELECT {', '.join(self._have)} FROM {TABLE}"
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY timestamp DESC, id DESC"
@@ -149,7 +174,7 @@ class MetricsStore:
         with self._lock:
             assert self._conn is not None
             fetched = self._conn.execute(sql, args).fetchall()
-        return [self._from_sql(r) for r in reversed(fetched)]
+        return [self._from_sql(r, self._have) for r in reversed(fetched)]
 
     def summary(self, since: float | datetime | None = None, until: float | datetime | None = None,
                 model: str | None = None, mode: str | None = None) -> dict[str, Any]:
@@ -178,10 +203,10 @@ class MetricsStore:
     # -- decoding -----------------------------------------------------------------------
 
     @staticmethod
-    def _from_sql(values: tuple[Any, ...]) -> RequestMetrics:
-        data = dict(zip(COLUMNS, values))
+    def _from_sql(values: tuple[Any, ...], columns: tuple[str, ...] = COLUMNS) -> RequestMetrics:
+        data = dict(zip(columns, values))
         for c in JSON_COLUMNS:
-            if data[c] is not None:
+            if data.get(c) is not None:
                 data[c] = json.loads(data[c])
         data["stream"] = bool(data["stream"])
         return RequestMetrics.from_dict(data)

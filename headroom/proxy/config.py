@@ -28,6 +28,12 @@ class ProxyConfig(BaseModel):
     openai_api_url: str = "https://api.openai.com"
     anthropic_api_url: str = "https://api.anthropic.com"
     gemini_api_url: str = "https://generativelanguage.googleapis.com"
+    # Base URL per provider (an adapter's PROVIDER) for providers without a field above; a
+    # provider named in neither goes to its adapter's UPSTREAM_URL.
+    upstream_urls: dict[str, str] = Field(default_factory=dict)
+    # Adapter modules (importable names) registered when the app is built, in every
+    # worker: a provider that is not shipped is served with no edit to headroom.
+    adapter_modules: tuple[str, ...] = ()
     mode: Mode = OPTIMIZE
     max_body_mb: float = Field(64.0, gt=0)
     # Anthropic cache_control breakpoints on the stable prefix (headroom.cache), as
@@ -62,3 +68,17 @@ class ProxyConfig(BaseModel):
 
     def host_allowed(self, host: str) -> bool:
         return host in self.allowed_hosts or host == self.host or "*" in self.allowed_hosts
+
+    def upstream_for(self, provider: str, default: str | None = None) -> str:
+        """The base URL requests of ``provider`` are forwarded to."""
+        if provider in self.upstream_urls:
+            return self.upstream_urls[provider]
+        if provider in _NAMED_URLS:
+            return getattr(self, _NAMED_URLS[provider])
+        if default:
+            return default
+        raise ValueError(f"no upstream URL for provider {provider!r}: set upstream_urls[{provider!r}]")
+
+
+# The providers that had a URL field (and a CLI flag) before URLs came from the adapters.
+_NAMED_URLS = {"openai": "openai_api_url", "anthropic": "anthropic_api_url", "google": "gemini_api_url"}

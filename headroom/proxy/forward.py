@@ -131,6 +131,7 @@ async def handle_llm(request: Request, state: ProxyState, fmt: str, base_url: st
         log.error("%s request could not be prepared", fmt, exc_info=exc)
         return error_response(502, _cause(exc), "proxy_error")
     ex = out.ex
+    ex.user_agent = request.headers.get("user-agent")  # the metrics row's agent (headroom savings)
     url = upstream_url(base_url, raw_path(request.scope), request.url.query)
     headers = request_headers(request.headers.items())
     stream = body.get("stream") is True if stream is None else stream

@@ -12,6 +12,8 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from ..formats import ADAPTERS
+
 # Paths a client sends when its base URL lacks /v1 -> the URL to configure.
 _MISSING_V1 = {
     "chat/completions": "OPENAI_BASE_URL=http://HOST:PORT/v1",
@@ -22,8 +24,14 @@ _MISSING_V1 = {
     "messages": "ANTHROPIC_BASE_URL=http://HOST:PORT (the Anthropic SDK adds /v1 itself)",
     "messages/count_tokens": "ANTHROPIC_BASE_URL=http://HOST:PORT (the Anthropic SDK adds /v1 itself)",
 }
-SERVED = ("/v1/chat/completions", "/v1/responses", "/v1/messages", "/v1beta/models/{model}:generateContent",
-          "/v1/* (passed through)", "/health", "/stats", "/metrics")
+# Besides the LLM routes every registered adapter declares (its PROXY_ROUTES).
+_ALSO_SERVED = ("/v1/* (passed through)", "/health", "/stats", "/metrics")
+
+
+def served() -> tuple[str, ...]:
+    """Every route the proxy serves, as the hint lists them."""
+    llm = [r.path for a in ADAPTERS.values() for r in getattr(a, "PROXY_ROUTES", ())]
+    return (*llm, *_ALSO_SERVED)
 
 
 def hint_for(path: str, host: str) -> str:
@@ -38,7 +46,7 @@ def hint_for(path: str, host: str) -> str:
         return f"the base URL is missing /v1: this request should go to /v1/{bare}; set {fix}"
     if bare.startswith(("v1beta/", "models/")):
         return "Gemini requests go to /v1beta/models/MODEL:generateContent (or :streamGenerateContent)"
-    return f"not a route of the headroom proxy; it serves {', '.join(SERVED)}"
+    return f"not a route of the headroom proxy; it serves {', '.join(served())}"
 
 
 async def not_found(request: Request, exc: Exception) -> Response:

@@ -89,10 +89,22 @@ def _check_models(headroom: Any) -> None:
 
 
 def preflight(proxy: Any, headroom: Any) -> None:
+    _check_adapters(proxy)
     _check_models(headroom)
     _check_store(headroom)
     _check_metrics(proxy)
     _check_port(proxy)
+
+
+def _check_adapters(proxy: Any) -> None:
+    """An --adapter module that cannot be imported or lacks part of the contract stops
+    the start with its name, not the first worker."""
+    from .wiring import register_adapters
+
+    try:
+        register_adapters(proxy.adapter_modules)
+    except (ImportError, TypeError) as exc:
+        raise StartupError(f"--adapter: {exc}") from None
 
 
 def _store_line(headroom: Any) -> str:

@@ -6,9 +6,11 @@ import functools
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
 import httpx
+from fastapi import Depends
+from starlette.requests import Request
 
 from ..cache import CacheOptimizer
 from ..config import HeadroomConfig
@@ -31,6 +33,8 @@ class ProxyState:
     metrics: Any = None  # headroom.metrics.MetricsStore, or None when --metrics-db is off
     feedback: Any = None  # headroom.toin.feedback.ToolFeedback (a view over TOIN), or None: feedback_error says why
     feedback_error: str | None = None
+    # False when a caller handed in its pipeline: its store and TOIN stay the caller's to close.
+    owns_store: bool = True
     # Pipeline.warm_up()'s report: stage -> "ok" or why its models did not load.
     warm_up: dict[str, str] = field(default_factory=dict)
     # Request compression runs here, apart from the loop's default executor. Two threads:
@@ -99,3 +103,14 @@ class ProxyState:
         self._writer.shutdown(wait=True)
         if self.metrics is not None and hasattr(self.metrics, "close"):
             self.metrics.close()
+
+
+async def current_state(request: Request) -> ProxyState:
+    """The app's state, for a route (``state: CurrentState``). Async on purpose: FastAPI
+    runs a plain-function dependency in its thread pool, a hop /health cannot afford while
+    compression holds every thread."""
+    return request.app.state.headroom
+
+
+# A route's parameter ``state: CurrentState`` is the app's state.
+CurrentState = Annotated[ProxyState, Depends(current_state)]

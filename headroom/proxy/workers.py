@@ -38,7 +38,7 @@ def worker_app() -> Any:
     from ..config import HeadroomConfig
     from .app import create_app
     from .config import ProxyConfig
-    from .server import setup_process
+    from .process import setup_process
 
     data = json.loads(os.environ[ENV])
     proxy = ProxyConfig.model_validate(data["proxy"])

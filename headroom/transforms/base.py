@@ -12,6 +12,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..ccr.scope import tagged
 from ..formats.model import Block, Conversation
 
 # The counts and their memo live in headroom/token_accounting.py; all but block_tokens
@@ -81,6 +82,28 @@ class TransformContext:
     # time.monotonic() past which this request compresses nothing more (its budget);
     # None = no budget. Blocks not reached go through unchanged, with a decision saying so.
     deadline: float | None = None
+    # The tenant tag (headroom.ccr.scope) of whoever sent this request: every original kept
+    # through keep_original() records it, so only that tenant (or its conversation) reads it back.
+    tenant: str | None = None
+
+    @property
+    def keeps_originals(self) -> bool:
+        """Whether a lossy change may be made: there is a CCR store to keep the original."""
+        return self.store is not None and self.config.ccr.enabled
+
+    def keep_original(self, original: str, *, refresh: bool = False, meta: dict[str, Any] | None = None,
+                      **entry: Any) -> str:
+        """Keep ``original`` in the CCR store and return its hash: the one way a transform
+        makes a change reversible. The entry records this request's tenant, and lives for
+        the store's TTL (``store.ttl_seconds``, what the marker's "Expires in" says) from
+        now; ``refresh`` re-keeps an entry a memo hit reuses (its TTL starts again, and an
+        entry lost to a restart or eviction comes back). ``entry``: ``compressed``,
+        ``tool_name``, ``original_tokens``, ``compressed_tokens``, ``item_count``,
+        ``known_hash`` (see ``CompressionStore.store``)."""
+        if self.store is None:
+            raise RuntimeError("no CCR store to keep the original (check keeps_originals first)")
+        keep = self.store.refresh if refresh else self.store.store
+        return keep(original, meta=tagged(meta, self.tenant), **entry)
 
     def budget_spent(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline

@@ -158,7 +158,7 @@ def drop_units(conv: Conversation, ctx: TransformContext, drop: list[Unit], tran
     summary = f"{len(drop)} older units ({tokens} tokens) dropped to fit the context window"
     if tools:
         summary += f"; tool calls: {', '.join(tools[:8])}"
-    use_ccr = ctx.store is not None and ctx.config.ccr.enabled
+    use_ccr = ctx.keeps_originals
     h = content_hash(original) if use_ccr else None
     marker = format_marker(len(removed), 0, h, ctx.store.ttl_seconds, summary + ".") if h else ""
     # What the question names among the dropped lines stays in view under the marker.
@@ -170,8 +170,8 @@ def drop_units(conv: Conversation, ctx: TransformContext, drop: list[Unit], tran
         ctx.decide(transform, "skipped", f"dropping {tokens} tokens would cost a larger marker")
         return 0
     if use_ccr:
-        ctx.store.store(original, tool_name=None, original_tokens=tokens, item_count=len(removed),
-                        meta={"kind": "dropped_messages", "transform": transform})
+        ctx.keep_original(original, known_hash=h, tool_name=None, original_tokens=tokens, item_count=len(removed),
+                          meta={"kind": "dropped_messages", "transform": transform})
     keep = set(range(len(conv.messages))) - set(indices)
     new_msgs = [m for i, m in enumerate(conv.messages) if i in keep]
     insert_at = sum(1 for i in keep if i < indices[0])

@@ -6,9 +6,10 @@ call with all its results, or a conversational turn) and spends the budget on th
 - recency: newer units are more likely to be in play;
 - semantic similarity to the recent turns (real MiniLM embeddings of each unit's most
   unusual lines; BM25 when the model is missing, which the decision record says);
-- learned importance per tool-output shape (tool name x content type): shapes whose
-  compressed outputs the model retrieved through CCR before are worth keeping whole;
-  the retrieval log lives in the CCR backend, so with SQLite it survives restarts;
+- learned importance: per tool-output signature where TOIN is confident, else per tool
+  from TOIN's retrieval counts: tools whose compressed outputs the model retrieved
+  before are worth keeping whole (TOIN's backend is shared and, with SQLite or Redis,
+  survives restarts);
 - error indicators (tracebacks, failures: what agents come back to);
 - forward references: a tool result whose identifiers (paths, ids, numbers) later
   messages mention is load-bearing;
@@ -22,12 +23,13 @@ System prompts, the frozen prefix and the last turns are protected by ``group_un
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any
 
 from ..ccr.markers import format_marker, has_marker
 from ..compressors.detect import detect_content_type
@@ -45,10 +47,8 @@ from .context_units import (
 )
 from .protect import protection_reason
 
-if TYPE_CHECKING:
-    from ..ccr.store import CompressionStore
-
 NAME = "intelligent_context"
+log = logging.getLogger("headroom.transforms.intelligent_context")
 
 WEIGHTS = {
     "recency": 0.20,
@@ -97,48 +97,46 @@ class UnitView:
     score: float = 0.0
 
 
-# --- learned importance from the CCR retrieval log ----------------------------------
+# --- learned importance from TOIN's per-tool retrieval counts --------------------------
 
 class RetrievalImportance:
-    """Importance per tool-output shape from how often the model retrieved such outputs.
+    """Importance per tool from how often the model retrieved that tool's outputs, read
+    from TOIN (the one learner of retrieval feedback: every retrieval on every path, shared
+    by the workers and replicas that share its backend, over its feedback window).
 
-    ``r / (r + 3)``: one retrieval is a hint, a handful is a pattern. Recomputed at most
-    every ``refresh_s`` seconds per store (the log can be long and lives in SQLite).
+    ``r / (r + 3)``: one retrieval is a hint, a handful is a pattern. Re-read at most every
+    ``refresh_s`` seconds per TOIN (``Toin.tool_activity`` writes TOIN's buffer and reads
+    its backend: too dear for every request).
     """
 
     def __init__(self, refresh_s: float = 30.0):
         self.refresh_s = refresh_s
         self._cache: dict[int, tuple[float, dict[str, float]]] = {}
-        self._shape_of_hash: dict[str, str] = {}
         self._lock = threading.Lock()
 
-    def table(self, store: CompressionStore | None) -> dict[str, float]:
-        if store is None:
+    def table(self, toin: Any) -> dict[str, float]:
+        """Tool name -> importance in [0, 1); empty without TOIN."""
+        if toin is None:
             return {}
         now = time.monotonic()
         with self._lock:
-            hit = self._cache.get(id(store))
+            hit = self._cache.get(id(toin))
             if hit and now - hit[0] < self.refresh_s:
                 return hit[1]
-        counts: dict[str, int] = {}
-        for ev in store.retrievals():
-            shape = self._shape_of_hash.get(ev.hash)
-            if shape is None:
-                entry = store.get(ev.hash)
-                kind = detect_content_type(entry.original).value if entry is not None else "*"
-                shape = self._shape_of_hash.setdefault(ev.hash, f"{ev.tool_name or '?'}:{kind}")
-            counts[shape] = counts.get(shape, 0) + 1
-        table = {shape: r / (r + 3) for shape, r in counts.items()}
+        try:
+            counts, _ = toin.tool_activity()
+        except Exception:  # a backend down costs this signal, never the request
+            log.warning("TOIN's per-tool counts are unreadable; importance left at 0", exc_info=True)
+            counts = {}
+        table = {tool: r / (r + 3) for tool, c in counts.items() if (r := c.get("events", 0)) > 0}
         with self._lock:
-            self._cache[id(store)] = (now, table)
+            self._cache[id(toin)] = (now, table)
         return table
 
     @staticmethod
     def lookup(table: dict[str, float], shape: str) -> float:
-        if not shape:
-            return 0.0
-        tool = shape.split(":", 1)[0]
-        return max(table.get(shape, 0.0), table.get(f"{tool}:*", 0.0))
+        """The importance of a unit of ``shape`` (``tool:content type``): its tool's."""
+        return table.get(shape.split(":", 1)[0], 0.0) if shape else 0.0
 
 
 _importance = RetrievalImportance()
@@ -269,7 +267,7 @@ class IntelligentContext:
         recent = self._recent_text(conv, ctx)
         sims, how = semantic_scores(recent, [v.text for v in views], ctx.config.context.device)
         semantic = _rank_normalise(sims)
-        table = self.importance.table(ctx.store)
+        table = self.importance.table(ctx.toin)
         # Identifiers shared by many units (dates, the repo name) say nothing about any one.
         unit_refs = [_refs(v.text) for v in views]
         df: dict[str, int] = {}
@@ -345,7 +343,7 @@ class IntelligentContext:
         turns (about a fifth of the lines), the original goes to CCR behind a marker, and
         the tool call/result ids stay, so the unit remains valid and retrievable.
         """
-        if ctx.store is None or not ctx.config.ccr.enabled:
+        if not ctx.keeps_originals:
             return 0
         saved = 0
         query = self._recent_text(conv, ctx)
@@ -367,8 +365,7 @@ class IntelligentContext:
                     if squeezed is None:
                         continue
                     text, kept, lines = squeezed
-                    h = ctx.store.store(b.text, compressed=None, tool_name=b.tool_name, original_tokens=before,
-                                        item_count=lines)
+                    h = ctx.keep_original(b.text, tool_name=b.tool_name, original_tokens=before, item_count=lines)
                     marker = format_marker(lines, kept, h, ctx.store.ttl_seconds, "Squeezed to fit the context window.")
                     new_text = f"{text}\n{marker}"
                     after = ctx.counter.count(new_text)

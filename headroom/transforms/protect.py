@@ -1,6 +1,7 @@
 """What must never be rewritten. One function, used by every transform and every path.
 
-Protected: ``headroom_retrieve`` outputs (also MCP-namespaced), user and assistant text,
+Protected: ``headroom_retrieve`` outputs (also MCP-namespaced), user and assistant text
+(except earlier user blocks that are a tool's output: observations.py),
 thinking blocks, excluded tools (fnmatch globs), anything inside the frozen prefix, and
 tool results in the last N messages when configured.
 """
@@ -11,6 +12,7 @@ from fnmatch import fnmatchcase
 
 from ..config import HeadroomConfig
 from ..formats.model import Block, BlockKind, Conversation, is_retrieve_tool
+from .observations import is_observation
 
 
 def is_excluded_tool(name: str | None, patterns: tuple[str, ...]) -> bool:
@@ -39,7 +41,8 @@ def protection_reason(conv: Conversation, message_index: int, block: Block, conf
         return reason
     if block.kind is BlockKind.TEXT and message_index >= 0:
         role = conv.messages[message_index].role.value
-        if role in ("user", "assistant"):
+        # A user block found to be a tool's output (observations.py) is routed like one.
+        if role == "assistant" or (role == "user" and not is_observation(block)):
             return f"{role} text"
     if 0 <= message_index < config.frozen_prefix_messages:
         return "inside frozen prefix"

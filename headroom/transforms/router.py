@@ -8,6 +8,7 @@ and the decision record.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections import OrderedDict
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..ccr.markers import format_marker
-from ..compressors import long_lines
+from ..compressors import agent_frames, long_lines
 from ..compressors.base import CompressInput, Compressor, PendingTokens
 from ..compressors.detect import ContentType, Detected, detect, first_visible_char, is_source_file
 from ..compressors.log_records import LogRecordsCompressor
@@ -23,6 +24,8 @@ from ..compressors.log_records import layout_of as log_records_layout
 from ..compressors.sections import HOSTS as SECTION_HOSTS
 from ..compressors.sections import SectionsCompressor
 from ..compressors.sections import plan as plan_sections
+from ..compressors.structured import claim as claim_structured
+from ..compressors.structured import refine as refine_structured
 from ..formats.model import Conversation, content_hash
 from ..providers import context_window
 from ..query.anchors import extract_anchors
@@ -38,6 +41,7 @@ from .base import (
     set_block_text,
 )
 from .deadline import run_with_deadline, start_with_deadline
+from .observations import DETECTED_META, observation_blocks, routed
 from .protect import protection_reason
 
 NAME = "content_router"
@@ -105,6 +109,7 @@ def default_compressors() -> dict[ContentType, Compressor]:
     from ..compressors.logs import LogCompressor
     from ..compressors.search import SearchCompressor
     from ..compressors.smart_crusher import SmartCrusher
+    from ..compressors.structured import StructuredCompressor
     from ..compressors.tables.csv_compressor import TableCompressor
     from ..compressors.text import TextCrusher
 
@@ -124,6 +129,7 @@ def default_compressors() -> dict[ContentType, Compressor]:
         ContentType.LISTING: ListingCompressor(),
         ContentType.HTML: HTMLCompressor(),
         ContentType.CODE: CodeCompressor(),
+        ContentType.STRUCTURED: StructuredCompressor(),
         ContentType.TEXT: TextCrusher(),
     }
 
@@ -163,7 +169,9 @@ class ContentRouter:
         if not cfg.router.enabled:
             return conv
         anchors = extract_anchors(ctx.query)
-        for i, j, block in list(conv.tool_results()):
+        # Tool outputs, and earlier user turns whose body is one (transforms/observations.py).
+        for i, j, found in [*conv.tool_results(), *observation_blocks(conv, ctx)]:
+            block, frame = routed(found)  # an observation's output without the agent's framing
             where = dict(message_index=i, block_index=j, tool_name=block.tool_name)
             reason = protection_reason(conv, i, block, cfg)
             if reason:
@@ -216,10 +224,12 @@ class ContentRouter:
                 toin_hooks.observe(ctx.toin, "observe_question", entry.ccr_hash, ctx.query)
             if memo_hit is not None and entry.ccr_hash and ctx.store is not None:
                 # Refresh the TTL (and re-create the entry after a restart or eviction).
-                ctx.store.refresh(text, known_hash=text_hash, compressed=entry.text, tool_name=block.tool_name,
+                ctx.keep_original(text, refresh=True, known_hash=text_hash, compressed=entry.text, tool_name=block.tool_name,
                                 original_tokens=tokens, compressed_tokens=entry.tokens, item_count=entry.items_before,
                                 meta=memo_meta(key, entry))
             set_block_text(block, entry.text, entry.tokens, ctx.counter)
+            if frame is not None:
+                frame.write_back(ctx.counter)
             how = "memo hit" if in_memo else "memo hit (from the CCR store)" if stored else entry.reason
             ctx.decide(NAME, "compressed", how, content_type=entry.content_type,
                        strategy=entry.strategy, tokens_before=tokens, tokens_after=entry.tokens,
@@ -311,7 +321,7 @@ class ContentRouter:
             meta = memo_meta(key, entry)
             if prof is not None:
                 meta["toin"] = prof.signature  # how a later retrieval finds its pattern
-            ctx.store.store(text, known_hash=h, compressed=out, tool_name=block.tool_name, original_tokens=tokens,
+            ctx.keep_original(text, known_hash=h, compressed=out, tool_name=block.tool_name, original_tokens=tokens,
                             compressed_tokens=out_tokens, item_count=result.items_before, meta=meta)
         if prof is not None:
             toin_hooks.observe(ctx.toin, "observe_compression", prof, strategy=entry.strategy,
@@ -340,14 +350,23 @@ class _FirstTry:
 
     def __call__(self, _arg=None):
         ctx, cfg, block = self.ctx, self.ctx.config, self.block
-        text = self.text
+        # An agent's frame around the output (an exec header, a saved-output notice) is
+        # taken off here and put back verbatim on the result: detection sees the body.
+        frame = agent_frames.split(self.text)
+        text = frame.body if frame is not None else self.text
         split = long_lines.split(text) if long_lines.needs_split(text) and first_visible_char(text) not in "[{" \
             else None
         if split is not None:  # one enormous line: compressors select lines, so give them some
             text = split[0]
-        detected = detect(text)
+        # Config, build and query files, templates and Markdown, by their lines' grammar
+        # (compressors/structured/): whole lines kept or elided, never rewritten. An
+        # observation in a user turn was read by the detector already (observations.py).
+        detected = claim_structured(text) or (block.meta.get(DETECTED_META) if split is None else None) \
+            or detect(text)
         if is_source_file(block.tool_arguments, detected.type):  # read_file {"path": "app.py"}: code
             detected = Detected(ContentType.CODE, why="the tool call's path names a source file")
+        else:  # plain text that is not prose: whole lines too
+            detected = refine_structured(text, detected)
         self.ctype = ctype = detected.type
         self.why = "; ".join(w for w in (split[1] if split else "", detected.why) if w)
         parts = plan_sections(text) if ctype in SECTION_HOSTS else None
@@ -386,6 +405,8 @@ class _FirstTry:
             self.compressor = compressor = self.router.compressors[ctype]
             self.why = ""
             result = compressor.compress(inp)
+        if frame is not None and result is not None and not isinstance(result, str):
+            result = dataclasses.replace(result, text=frame.wrap(result.text))
         if result is not None and not isinstance(result, str) \
                 and not kept_nearly_all(result.text, self.text, cfg.router.min_savings):
             # Rendered and counted here, while the router's thread may still be counting
@@ -439,7 +460,8 @@ def rendered(result, text_hash: str, ctx: TransformContext) -> tuple[str, int]:
     if result.lossy and ctx.config.ccr.inject_retrieval_marker and ctx.store is not None:
         marker = format_marker(result.items_before, result.items_after, text_hash, ctx.store.ttl_seconds,
                                result.summary)
-        marker = f"\n{result.comment} {marker}" if result.comment else "\n" + marker
+        tail = f" {result.comment_end}" if getattr(result, "comment_end", "") else ""
+        marker = f"\n{result.comment} {marker}{tail}" if result.comment else "\n" + marker
         out += marker
         out_tokens += ctx.counter.count(marker)
     return out, out_tokens

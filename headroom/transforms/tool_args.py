@@ -93,7 +93,7 @@ class ToolArgsShrinker:
             ctx.decide(NAME, "skipped", "arguments are not valid JSON", **where)
             return
         h = content_hash(original)
-        if ctx.store is None or not ctx.config.ccr.enabled:
+        if not ctx.keeps_originals:
             ctx.decide(NAME, "skipped", "no CCR store to keep the original", **where)
             return
         new_value, n = shrink_strings(parsed, cfg.max_string_chars, f"headroom_retrieve hash={h}")
@@ -105,8 +105,8 @@ class ToolArgsShrinker:
         if after >= before:
             ctx.decide(NAME, "kept", "shrinking saved nothing", tokens_before=before, tokens_after=before, **where)
             return
-        ctx.store.store(original, compressed=new_text, tool_name=b.tool_name, original_tokens=before,
-                        compressed_tokens=after, meta={"kind": "tool_arguments"})
+        ctx.keep_original(original, compressed=new_text, tool_name=b.tool_name, original_tokens=before,
+                          compressed_tokens=after, meta={"kind": "tool_arguments"})
         b.text = new_text
         ctx.decide(NAME, "shrunk", f"shortened {n} long string values", strategy="string_values",
                    tokens_before=before, tokens_after=after, ccr_hash=h, **where)

@@ -66,7 +66,7 @@ def test_f5_store_faults_become_a_tool_error_and_the_request_completes(fake, sta
     assert "headroom_retrieve error: the compression store failed" in tool_result
     assert r.json()["choices"][0]["message"]["content"].startswith("echo: q2")
 
-    failing.failing |= {"put", "touch", "log_retrieval", "count", "extend"}
+    failing.failing |= {"put", "touch", "count", "extend"}
     broken = httpx.post(f"{url}{CHAT}", json={"model": "gpt-4o", "messages": chat_messages("q4") + [
         {"role": "user", "content": "and this?\n" + "new line\n" * 40}]}, timeout=20)
     assert broken.status_code == 200  # nothing can be stored: forwarded as it came, not a 500
@@ -118,20 +118,24 @@ def test_f5_store_files_are_private(tmp_path):
     store.close()
 
 
-def test_f5_retrieval_log_is_pruned_with_the_ttl_and_keeps_no_query_text(tmp_path):
-    now = [1000.0]
-    store = CompressionStore(SQLiteBackend(tmp_path / "ccr.sqlite3"), ttl_seconds=60, clock=lambda: now[0])
+def test_f5_a_retrieval_keeps_no_query_text_and_the_old_log_is_dropped(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "ccr.sqlite3"
+    old = sqlite3.connect(path)  # a file written before issue 34, with its retrieval log
+    old.execute("CREATE TABLE ccr_retrievals (hash TEXT NOT NULL, tool_name TEXT, query TEXT, at REAL NOT NULL)")
+    old.execute("INSERT INTO ccr_retrievals VALUES (?, 'db', ?, 1.0)", ("a" * 24, query_digest("x")))
+    old.commit()
+    old.close()
+    store = CompressionStore(SQLiteBackend(path), ttl_seconds=60)
     h = store.store("alpha\nbeta\n" * 20)
     store.retrieve(h, "secret customer name")
-    (event,) = store.retrievals()
-    assert event.query == query_digest("secret customer name") and "secret" not in event.query
+    assert store.get(h).retrieval_count == 1
+    store.close()
     raw = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("ccr.sqlite3"))
     assert b"secret customer name" not in raw
-    now[0] += 120  # two TTLs later, with enough writes to trigger a sweep
-    for i in range(300):
-        store.store(f"filler {i}\n" * 10)
-    assert store.retrievals() == []
-    store.close()
+    tables = {r[0] for r in sqlite3.connect(path).execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert "ccr_retrievals" not in tables and "ccr_entries" in tables
 
 
 def _retrieved_text(fake) -> str:

@@ -68,10 +68,10 @@ async def test_mcp_serve_retrieves_from_the_proxys_sqlite_store(tmp_path):
     )
     assert _is_error(invalid) and "invalid hash" in text_of(invalid)
 
-    # The retrievals land in the shared store's log, and TOIN's file next to it counts them
-    # for the proxy's per-tool retrieval feedback.
+    # The retrievals count on the shared store's entry, and TOIN's file next to it counts
+    # them for the proxy's per-tool retrieval feedback.
     reopened = CompressionStore(SQLiteBackend(db))
-    assert [(e.hash, e.query) for e in reopened.retrievals()] == [(h, None), (h, query_digest("web-17.prod"))]
+    assert reopened.get(h).retrieval_count == 2
     reopened.close()
     toin = SQLiteToinBackend(tmp_path / "ccr.toin.sqlite3")
     assert toin.tool_counts(0) == {"list_hosts": {"events": 2, "retrieved": 1}}

@@ -78,6 +78,9 @@ BAD_FLAGS = [
     (("eval", "run", "--siute", "smoke"), "eval run", "did you mean --suite?"),
     (("eval", "gate", "dir", "--min-savigns", "1"), "eval gate", "did you mean --min-savings?"),
     (("eval", "report", "dir", "--noplots"), "eval report", "did you mean --no-plots?"),
+    (("inspect", "--lats", "3"), "inspect", "did you mean --last?"),
+    (("savings", "--dyas", "3"), "savings", "did you mean --days?"),
+    (("wrap", "--prot", "1", "claude"), "wrap", "did you mean --port?"),
 ]
 
 
@@ -93,6 +96,7 @@ def test_a_bad_flag_prints_that_commands_usage(cwd, argv, command, hint):
 @pytest.mark.parametrize("argv,command", [
     (("doctor",), "doctor"), (("compress",), "compress"), (("models",), "models"),
     (("toin", "stats"), "toin"), (("report",), "report"), (("proxy",), "proxy"), (("mcp", "serve"), "mcp serve"),
+    (("wrap", "--", "true"), "wrap"),
 ])
 def test_a_bad_headroom_value_is_one_line(cwd, argv, command):
     r = headroom(*argv, cwd=cwd, env={"HEADROOM_CCR_TTL_SECONDS": "2h"}, stdin="")
@@ -150,6 +154,13 @@ def test_report_on_a_missing_database(cwd):
     line = assert_one_line_error(headroom("report", "--metrics-db", "none.db", cwd=cwd), "report")
     assert "none.db does not exist" in line and "--metrics-db" in line
     assert list(cwd.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["inspect", "savings"])
+def test_inspect_and_savings_on_a_missing_database(cwd, command):
+    line = assert_one_line_error(headroom(command, "--metrics-db", "none.db", cwd=cwd), command)
+    assert "none.db" in line and "--metrics-db" in line
+    assert list(cwd.iterdir()) == []  # readers create nothing
 
 
 def test_report_bad_time(cwd):

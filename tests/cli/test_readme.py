@@ -5,10 +5,11 @@ They run in README order, in one temporary directory, like a user's session: the
 proxies start, answer /health and stop. What the test changes, and only this:
 - ports: 8787 (the proxy), 8000 (an OpenAI-compatible server) and 6379 (Redis) become
   free ports of this test's proxy, fake upstream and redis-server;
+- every `headroom wrap` is given the running proxy's `--port`;
 - every `headroom proxy` is given `--openai-api-url/--anthropic-api-url` of the fake
   upstream (its provider), and `--port` when the README leaves the default;
 - files the README's commands name as the reader's own (`body.json`, `app.log`,
-  `rows.json`) are provided: the bundled example session, a real redis-server log and the
+  `rows.json`, `my_agent.py`) are provided: the bundled example session, a real redis-server log and the
   same log as JSON rows (headroom.eval.corpus);
 - `msgs`, the SDK example's placeholder for the caller's messages, is the Library
   example's `messages`;
@@ -46,7 +47,13 @@ EXAMPLE = REPO / "headroom" / "data" / "examples" / "agent_session.json"
 NEEDS = {
     "--llmlingua": "llmlingua-2",
     "--reader model.gguf": "model.gguf",
+    " claude -- ": "claude",  # `headroom wrap` with the agent CLI not installed
+    " codex -- ": "codex",
 }
+# The reader's own agent that `headroom wrap -- python3 my_agent.py` runs: it reaches the
+# proxy through the base URL wrap sets.
+MY_AGENT = ("import os, urllib.request\n"
+            "print(urllib.request.urlopen(os.environ['OPENAI_BASE_URL'].removesuffix('/v1') + '/health').read().decode())\n")
 SLOW = ("headroom eval",)  # the standard suite takes minutes on 2 cores; report and gate read its results
 
 
@@ -70,7 +77,8 @@ class Session:
         shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m headroom "$@"\n')
         shim.chmod(0o755)
         self.env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "PYTHONPATH": str(REPO),
-                    "OPENAI_API_KEY": "sk-test", "ANTHROPIC_API_KEY": "sk-ant-test", "COLUMNS": "80"}
+                    "OPENAI_API_KEY": "sk-test", "ANTHROPIC_API_KEY": "sk-ant-test", "COLUMNS": "80",
+                    "HEADROOM_STATE_DIR": str(cwd.parent / "state")}  # a proxy `headroom wrap` starts
         for key in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "HEADROOM_CCR_TTL_SECONDS"):
             self.env.pop(key, None)
 
@@ -79,6 +87,7 @@ class Session:
         cmd = cmd.replace("127.0.0.1:8787", f"127.0.0.1:{self.port}")
         cmd = cmd.replace("http://127.0.0.1:8000/v1", f"{self.upstream}/v1")
         cmd = cmd.replace("redis://127.0.0.1:6379/0", self.redis)
+        cmd = re.sub(r"^headroom wrap ", f"headroom wrap --port {self.port} ", cmd)  # the README's running proxy
         return cmd
 
     def proxy_command(self, cmd: str, port: int) -> str:
@@ -130,6 +139,7 @@ def session(tmp_path_factory, redis_server):
     (cwd / "app.log").write_text(max(redis_log, key=lambda c: len(c.content)).content)
     redis_rows = [c for c in load_cases(sources=["redis_server"]) if c.form == "json"]
     (cwd / "rows.json").write_text(min(redis_rows, key=lambda c: len(c.content)).content)
+    (cwd / "my_agent.py").write_text(MY_AGENT)
     fake = FakeUpstream().start()
     s = Session(cwd, fake.url, redis_server)
     old_cwd = os.getcwd()

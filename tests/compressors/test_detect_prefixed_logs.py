@@ -1,9 +1,11 @@
 """Logs whose lines start with something other than their timestamp (issue 24, class 2).
 
-Real log lines (the corpus' postgres and redis runs) with the prefixes real tooling puts
-in front of them: a rotated file's name with its own date (several files concatenated), a
-dash and a Unix time with a long node id (the shape of supercomputer RAS logs), an alert
-category. Each is a log whatever precedes the timestamp, and the decision says why.
+Real log lines (the corpus' postgres runs) with the prefixes real tooling puts in front of
+them: a rotated file's name with its own date (several files concatenated), and the
+corpus' own PostgreSQL captures whose lines start with a dash and a Unix time or with the
+backend type. Each is a log whatever precedes the timestamp, and the decision says why.
+(Until issue 33 two shapes here imitated a reserved public log benchmark's lines; they
+are replaced by real captures.)
 """
 
 from __future__ import annotations
@@ -28,24 +30,12 @@ def _file_prefixed(lines: list[str]) -> str:
                      for ln in p)
 
 
-def _dash_prefixed(lines: list[str]) -> str:
-    """"- <unix time> <date> <node> <date-time> <node> RAS KERNEL <LEVEL> <message>"."""
-    out = []
-    for k, ln in enumerate(lines):
-        level = "WARNING" if " # " in ln else "INFO"
-        out.append(f"- {1709373601 + k} 2024.03.02 R02-M1-N0-C:J12-U11 2024-03-02-10.00.01.{k:06d} "
-                   f"R02-M1-N0-C:J12-U11 RAS KERNEL {level} {ln.split(' ', 4)[-1]}")
-    return "\n".join(out)
+def _as_captured(lines: list[str]) -> str:
+    return "\n".join(lines)
 
 
-def _category_prefixed(lines: list[str]) -> str:
-    return "\n".join(f"{'KERNDTLB' if ' # ' in ln else '-'} {1709373601 + k} 2024.03.02 R02-M1-N0-C:J12-U11 "
-                     f"2024-03-02-10.00.01.{k:06d} R02-M1-N0-C:J12-U11 RAS KERNEL INFO {ln.split(' ', 4)[-1]}"
-                     for k, ln in enumerate(lines))
-
-
-@pytest.mark.parametrize("shape, source", [(_file_prefixed, "postgres_server"), (_dash_prefixed, "redis_server"),
-                                           (_category_prefixed, "redis_server")])
+@pytest.mark.parametrize("shape, source", [(_file_prefixed, "postgres_server"), (_as_captured, "postgres_dash_prefix"),
+                                           (_as_captured, "pg_category_prefix")])
 def test_prefixed_logs_are_logs(shape, source) -> None:
     text = shape(_text_case(source).content.splitlines())
     assert detect(text).type is ContentType.LOG

@@ -22,7 +22,7 @@ from headroom.eval.corpus import load_cases
 PLAIN_LOG_MARK = re.compile(
     r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\b\d{2}:\d{2}:\d{2}\b|"
     r"\b\d{1,2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}|\b[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}|"
-    r"\[\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}|^\d{6} \d{6}\b|"
+    r"\[\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}|"
     r"\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|SEVERE)\b|"
     r"\[(?:trace|debug|info|notice|warn|warning|error|crit|alert|emerg)\]|\b(?:level|lvl)=\w"
 )
@@ -30,7 +30,7 @@ PLAIN_LOG_MARK = re.compile(
 # Pieces that make up log marks and their near misses, glued by separators.
 PIECES = ["2026-11-23", "2026-11-23T18:17", " 18:17:07", "18:17:070", "a18:17:07", "23 Nov 2026 18:17",
           "3 Nov 2026 18:17", "Nov 23 18:17:07", "Nov  3 18:17:07", "xNov 23 18:17:07", "[23/Nov/2026:18:17:07",
-          "081109 203615", "0811090 203615", "INFO", "WARNING", "WARN", "WARNx", "xERROR", "SEVERE", "FATAL_",
+          "261128 101500", "2611280 101500", "INFO", "WARNING", "WARN", "WARNx", "xERROR", "SEVERE", "FATAL_",
           "[warn]", "[warning]", "[Warn]", "level=3", "lvl=x", "xlevel=3", "level=", "l", "T", "1", "[", "_",
           "Alabama,459.9,7.1", "12.5,0.3", ":", "x" * 70]
 

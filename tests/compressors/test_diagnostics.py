@@ -281,22 +281,24 @@ def test_real_reports_fold_paths_without_losing_a_shown_line(case_id: str) -> No
         assert (fact.text in folded) == (fact.text in plain), fact.text
 
 
-def test_verbose_test_run_folds_passing_lines_and_keeps_every_skip_and_failure() -> None:
-    # Log compressor, not diagnostics: unittest -v output names every test, so without
-    # folding passing lines into one template each "... ok" line looked like a one-off.
+def test_verbose_test_run_folds_passing_lines_and_keeps_the_rest() -> None:
+    # Log compressor, not diagnostics: a verbose test run names every test, so without
+    # folding passing lines into one template each "PASSED" line looked like a one-off.
+    # (This used CPython's own unittest run until issue 33 removed that source: the standard
+    # library's sources are reserved for outside checks.)
     from headroom.compressors.logs import LogCompressor
 
-    text = _content("unittest_run/failing_skipped")
+    text = _content("pytest_run/networkx_last")
     result = LogCompressor().compress(
         CompressInput(text=text, config=HeadroomConfig(), counter=counter_for("gpt-4o")))
     lines = text.splitlines()
-    for ln in lines:
-        if "... skipped" in ln or ln.endswith("... FAIL") or ln.startswith(("FAIL:", "FAILED (")):
-            assert ln in result.text, ln
-    passing = [ln for ln in lines if ln.endswith(" ... ok")]
+    passing = [ln for ln in lines if " PASSED" in ln]
     assert len(passing) > 100
     assert sum(1 for ln in passing if ln in result.text) <= 0.05 * len(passing)
-    assert re.search(r"… \d{3} similar lines: \"<test> \.\.\. ok\"", result.text)
+    for ln in lines:
+        if ln.strip() and " PASSED" not in ln and not ln.startswith(("platform ", "rootdir: ", "configfile: ")):
+            assert ln in result.text, ln
+    assert re.search(r"… \d{3} similar lines", result.text)
 
 
 def test_one_severity_is_named_once_in_the_header_not_on_every_folded_line(gcc_text: str) -> None:

@@ -22,6 +22,7 @@ from headroom.compressors.log_records import (
     record_line,
     record_lines,
 )
+from headroom.compressors.record_shape import RecordLayout
 from headroom.config import HeadroomConfig
 from headroom.eval.corpus import load_cases
 from headroom.query.anchors import extract_anchors
@@ -63,7 +64,7 @@ def test_log_record_array_keeps_every_one_off_without_date_change_points() -> No
     out, decision = _run(records, "Which events in these records happened only a single time?")
     assert decision.action == "compressed"
     assert decision.strategy == "log_records:log_record_templates"
-    assert "log records: message field 'message'" in decision.reason
+    assert "free-text field 'message', time 'time'" in decision.reason
     body = _body(out)
     assert {f.text for f in case.facts if f.text not in out} == set()
     # Kept records are original records, in their original order; no record is there
@@ -96,17 +97,23 @@ def test_structured_logger_layouts_are_recognised() -> None:
     rows = json.loads(_case("postgres_server", "one_off").content)
     structlog = [{"event": r["message"], "level": r["level"].lower(), "timestamp": r["ts"], "logger": r["component"]}
                  for r in rows]
-    journal = [{"MESSAGE": r["message"], "PRIORITY": "6", "__REALTIME_TIMESTAMP": str(1700000000000000 + k),
+    # journalctl -o json: priorities as digit strings, 3 (err) on three records only.
+    journal = [{"MESSAGE": r["message"], "PRIORITY": "3" if k % 500 == 250 else "6",
+                "__REALTIME_TIMESTAMP": str(1700000000000000 + k),
                 "SYSLOG_IDENTIFIER": "postgres", "_PID": "3559", "_BOOT_ID": "9f1c"} for k, r in enumerate(rows)]
     assert layout_of(structlog).message == "event"
+    assert layout_of(structlog).time == "timestamp"
     lay = layout_of(journal)
-    assert (lay.message, lay.level) == ("MESSAGE", "PRIORITY")
-    assert record_line({"MESSAGE": "disk full", "PRIORITY": "3", "SYSLOG_IDENTIFIER": "kernel"}, lay) \
-        == "ERROR kernel disk full"
+    assert (lay.message, lay.time, lay.level) == ("MESSAGE", "__REALTIME_TIMESTAMP", "PRIORITY")
+    assert record_line({"MESSAGE": "disk full", "PRIORITY": "err", "SYSLOG_IDENTIFIER": "kernel"}, lay) \
+        == "ERROR disk full"
     out, decision = _run(journal, "Anything unusual in the journal?")
     assert decision.strategy == "log_records:log_record_templates"
     # Fields every record holds with one value are stated once.
     assert _body(out)["_constant"]["_BOOT_ID"] == "9f1c"
+    # The rare priority is in view on every record that holds it, whatever its message.
+    stamps = {it["__REALTIME_TIMESTAMP"] for it in _body(out)["items"] if it.get("PRIORITY") == "3"}
+    assert stamps == {r["__REALTIME_TIMESTAMP"] for r in journal if r["PRIORITY"] == "3"}
 
 
 def test_listings_and_tables_are_not_logs() -> None:
@@ -163,7 +170,7 @@ _VALUES = st.one_of(st.none(), st.text(max_size=12), st.integers(0, 9), st.lists
 @given(st.lists(st.dictionaries(st.sampled_from(["level", "logger", "msg", "exc_info", "x"]), _VALUES, max_size=5),
                 min_size=1, max_size=20))
 def test_record_lines_column_wise_equals_one_record_at_a_time(items) -> None:
-    lay = layout_of([{"level": "INFO", "logger": "a", "msg": "m", "exc_info": None}] * 12)
+    lay = RecordLayout(message="msg", levels=("level", "logger"), time=None, exception="exc_info", reason="")
     assert record_lines(items, lay) == [record_line(it, lay) for it in items]
 
 

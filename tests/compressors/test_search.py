@@ -9,11 +9,11 @@ from hypothesis import strategies as st
 
 import headroom
 from headroom.ccr.markers import MARKER_RE
-from headroom.config import HeadroomConfig, RouterConfig
-from headroom.tokens import count_tokens, counter_for
-from headroom.query.anchors import extract_anchors
 from headroom.compressors.base import CompressInput
 from headroom.compressors.search import SearchCompressor, parse_search
+from headroom.config import HeadroomConfig, RouterConfig
+from headroom.query.anchors import extract_anchors
+from headroom.tokens import count_tokens, counter_for
 
 PLANTED = "    raise PaymentDeclined(code='CARD_EXPIRED_4417')  # compute_total path"
 
@@ -57,7 +57,8 @@ def test_per_file_cap_and_dropped_counts() -> None:
     for f in range(5):
         path = f"src/pkg{f % 5}/module_{f}.py"
         assert sum(1 for ln in hit_lines(out.text) if ln.startswith(path + ":")) == 5
-    assert out.text.count("  … +7 more in this file") == 5
+    for f in range(5):  # the rest of each file: one line with its count and line range (issue 33)
+        assert f"… src/pkg{f % 5}/module_{f}.py: 7 more hits (lines 45-87)" in out.text
     # Without a question the earliest hits of each file are kept, in order.
     first = hit_lines(out.text)[:5]
     assert [int(ln.split(":")[1]) for ln in first] == [10, 17, 24, 31, 38]
@@ -77,9 +78,12 @@ def test_total_cap_lists_dropped_files() -> None:
     cfg = HeadroomConfig(router=RouterConfig(search_max_total=10, search_max_per_file=2))
     out = compress(text, config=cfg)
     assert out.items_after == 10
-    m = re.search(r"… (\d+) matches in (\d+) other files: ", out.text)
-    assert m and int(m.group(2)) == 50 and int(m.group(1)) == 150
-    assert "and 35 more files" in out.text  # 15 listed by name, the rest counted
+    # Files with nothing in view: one line each with their count and line range (issue 33).
+    # Past 40 such files, the rest are counted per directory.
+    unseen = re.findall(r"^… (src/\S+\.py): (\d+) hits \(lines 10-24\)$", out.text, re.MULTILINE)
+    dirs = re.findall(r"^… (src/pkg\d/): (\d+) hits in (\d+) more files$", out.text, re.MULTILINE)
+    assert len(unseen) == 40 and sum(int(m) for *_, m in dirs) == 10
+    assert sum(int(n) for _, n in unseen) + sum(int(n) for _, n, _ in dirs) == 150
 
 
 def test_without_line_numbers_and_heading_mode() -> None:
@@ -93,7 +97,8 @@ def test_without_line_numbers_and_heading_mode() -> None:
     files, other = parse_search(heading)
     assert len(files) == 6 and other == 0 and all(len(f.hits) == 9 for f in files)
     out = compress(heading)
-    assert "src/mod2/file2.py:1:    x = compute_total(0)" in out.text
+    # Heading mode stays heading mode: the path line, then the file's own "12:text" lines.
+    assert "src/mod2/file2.py\n1:    x = compute_total(0)\n" in out.text
     assert out.items_before == 54 and out.items_after == 30
 
 
@@ -151,3 +156,70 @@ def test_end_to_end_marker_retrieves_exact_original() -> None:
     assert m
     got = headroom.retrieve(m.group("hash"))
     assert got is not None and got.content == text
+
+
+# (file, a definition of fetch_rows in its language, a use of it)
+LANGS = [("src/a.py", "def fetch_rows(x):", "    rows = fetch_rows(q)"),
+         ("lib/b.js", "function fetch_rows (q) {", "  return fetch_rows(a, b);"),
+         ("c.rs", "pub fn fetch_rows() {", "    let r = fetch_rows();"),
+         ("include/d.h", "#define fetch_rows(x) x", "    n = fetch_rows(3);"),
+         ("completions/tool", "fetch_rows() {", "    fetch_rows \"$@\"")]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, len(LANGS) - 1), st.integers(1, 900), st.booleans()), min_size=3,
+                max_size=120),
+       st.booleans())
+def test_kept_lines_are_original_lines_and_definitions_stay(rows, heading: bool) -> None:
+    """Issue 33: every output line is an original line, an rg heading, or a "… " summary;
+    every definition line of the searched symbol is among the kept ones."""
+    hits = [(LANGS[k][0], n, LANGS[k][1] if is_def else LANGS[k][2]) for k, n, is_def in rows]
+    if heading:
+        by_file: dict[str, list[str]] = {}
+        for p, n, t in hits:
+            by_file.setdefault(p, []).append(f"{n}:{t}")
+        text = "\n\n".join(p + "\n" + "\n".join(lines) for p, lines in by_file.items())
+    else:
+        text = "\n".join(f"{p}:{n}:{t}" for p, n, t in hits)
+    out = SearchCompressor().compress(CompressInput(
+        text=text, config=HeadroomConfig(), counter=counter_for("gpt-4o"), query="where is it defined?",
+        tool_arguments='{"command": "rg -n fetch_rows"}'))
+    if out is None:
+        return
+    original = set(text.splitlines())
+    kept = out.text.splitlines()
+    for ln in kept:
+        assert ln in original or ln.startswith("… ") or not ln, ln
+    if sum(1 for *_, is_def in rows if is_def) > 40:
+        return  # past the cap of definition lines (a name defined in 40+ places is a method name)
+    for (p, n, t), (_, _, is_def) in zip(hits, rows):
+        if is_def:
+            assert (f"{n}:{t}" if heading else f"{p}:{n}:{t}") in kept
+
+
+def test_scoped_npm_paths_are_search_hits() -> None:
+    """Issue 33: grep over an npm tree prints ``node_modules/@scope/...`` paths; those read as
+    search hits, not as a log (file names are npm's own; the hit texts are paraphrases)."""
+    from headroom.compressors.detect import ContentType, detect
+
+    files = ("build-ideal-tree.js", "reify.js", "load-actual.js", "node.js", "edge.js")
+    plain = "\n".join(f"node_modules/@npmcli/arborist/lib/{f}:{10 * k + 3}:    const depth = node.depth + {k}"
+                      for k in range(30) for f in files[k % 5:k % 5 + 1])
+    assert detect(plain).type is ContentType.SEARCH
+    heading = "\n\n".join(f"node_modules/@npmcli/arborist/lib/{f}\n" + "\n".join(
+        f"{10 * k + 3}:    const depth = node.depth + {k}" for k in range(6)) for f in files)
+    assert detect(heading).type is ContentType.SEARCH
+
+
+def test_vimgrep_columns_are_split_off_and_kept() -> None:
+    """``rg --vimgrep`` prints ``path:line:column:text``: the definition is still found, and
+    the kept line is printed exactly as rg printed it."""
+    lines = [f"src/m{k}.py:{k + 3}:9:    total = fetch_rows(q{k})" for k in range(60)]
+    lines.insert(55, "src/db.py:41:5:def fetch_rows(query):")  # past the 40 files filler reaches
+    text = "\n".join(lines)
+    files, _ = parse_search(text)
+    assert all(h.column and h.render() in text for f in files for h in f.hits)
+    out = SearchCompressor().compress(CompressInput(
+        text=text, config=HeadroomConfig(), counter=counter_for("gpt-4o"), query="",
+        tool_arguments='{"command": "rg --vimgrep fetch_rows"}'))
+    assert "src/db.py:41:5:def fetch_rows(query):" in out.text.splitlines()

@@ -11,7 +11,7 @@ import pytest
 from headroom import compress
 from headroom.ccr.responses import retrieve_calls
 from headroom.ccr.tool import inject_retrieve_tool, retrieve_tool_definition
-from headroom.exchange_stream import StreamAccumulator
+from headroom.exchange.stream import StreamAccumulator
 from headroom.formats import ADAPTERS, GEMINI, adapter, parse, provider_of, render
 from headroom.formats.adapter import Adapter
 from headroom.formats.wire import Usage

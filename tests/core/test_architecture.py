@@ -22,9 +22,8 @@ LAYERS: list[set[str]] = [
     {"transforms"},  # conversation stages
     {"image"},  # the image stage
     {"pipeline"},  # parse -> transforms -> render
-    {"exchange_stream"},  # which streamed events reach the caller now (read by the exchange loop)
     {"api", "exchange", "report", "data", "models"},  # front door, call core and its loop, reports
-    {"client", "proxy", "integrations", "mcp_server", "eval"},  # IO shells
+    {"client", "proxy", "integrations", "mcp_server", "eval", "wrap"},  # IO shells
     {"cli"},
     {"__main__", "__init__"},  # `python -m headroom`, and the package's public surface
 ]
@@ -143,8 +142,9 @@ def test_no_lower_layer_imports_a_higher_one():
     assert sorted(KNOWN_UPWARD - offences.keys()) == [], "fixed: remove from KNOWN_UPWARD"
 
 
-def test_no_import_cycle():
-    graph = {m: {t for t in _imports(m, p, top_level_only=True) if t in MODULES} for m, p in MODULES.items()}
+def _cycles(top_level_only: bool) -> list[list[str]]:
+    """Strongly connected components of more than one module in the import graph."""
+    graph = {m: {t for t in _imports(m, p, top_level_only) if t in MODULES} for m, p in MODULES.items()}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -175,7 +175,17 @@ def test_no_import_cycle():
     for v in graph:
         if v not in index:
             visit(v)
-    assert cycles == []
+    return cycles
+
+
+def test_no_import_cycle():
+    assert _cycles(top_level_only=True) == []
+
+
+def test_no_import_cycle_through_lazy_imports_either():
+    # A circle closed only by an import inside a function still ties two modules into one
+    # concern (proxy/server.py <-> proxy/workers.py did, through setup_process).
+    assert _cycles(top_level_only=False) == []
 
 
 def test_the_checker_sees_lazy_imports():
@@ -183,11 +193,27 @@ def test_the_checker_sees_lazy_imports():
     assert "headroom.api" in found  # imported inside run()
 
 
-def test_the_checker_sees_importlib_loads():
-    found = _imports("headroom.pipeline", MODULES["headroom.pipeline"], top_level_only=False)
-    # _optional(".toin", ...), _optional(".transforms.cache_aligner", ...), and the image
-    # stage's module name handed to _LazyTransform: all reach importlib.import_module.
-    assert {"headroom.toin", "headroom.transforms.cache_aligner", "headroom.image.transform"} <= found
+def test_the_checker_sees_importlib_loads(tmp_path):
+    src = tmp_path / "m.py"
+    src.write_text("import importlib\n\ndef _optional(module, attr):\n"
+                   "    return getattr(importlib.import_module(module, __package__), attr)\n\n"
+                   "def f():\n    return _optional('.toin', 'toin_from_config'), "
+                   "importlib.import_module('.transforms.cache_aligner', __package__)\n")
+    found = _imports("headroom.pipeline", src, top_level_only=False)
+    # A name handed to a helper reaches importlib.import_module all the same.
+    assert {"headroom.toin", "headroom.transforms.cache_aligner"} <= found
+
+
+def test_no_headroom_module_is_loaded_by_a_string():
+    # "Find usages" and import-graph tools miss a module named in a string: in-package
+    # modules are imported by name (a function-level import where loading must wait),
+    # lazy loading by string is for heavy optional dependencies only (torch, pillow...).
+    by_string = {}
+    for mod, path in MODULES.items():
+        pkg = mod if path.name == "__init__.py" else mod.rsplit(".", 1)[0]
+        if found := _loaded_by_name(ast.parse(path.read_text(encoding="utf-8")), pkg):
+            by_string[mod] = sorted(found)
+    assert by_string == {}
 
 
 def test_a_module_loaded_by_name_from_below_is_an_offence(tmp_path):
@@ -196,3 +222,33 @@ def test_a_module_loaded_by_name_from_below_is_an_offence(tmp_path):
     mod = "headroom.tokens"  # layer 0: loading the proxy by name runs up every floor
     found = _imports(mod, src, top_level_only=False)
     assert "headroom.proxy.app" in found and LAYER_OF[_unit("headroom.proxy.app")] > LAYER_OF["tokens"]
+
+
+MAX_FUNCTION_LINES = 120
+# Functions still over the limit, in files other branches are rewriting (compressors/,
+# transforms/router.py, eval/corpus/, cli/): "path:function". Each must still be over it,
+# so the list only shrinks. Empty since create_app (218 lines) became routers (issue 34).
+KNOWN_LONG: set[str] = set()
+
+
+def _long_functions() -> dict[str, int]:
+    out = {}
+    for path in ROOT.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = node.end_lineno - node.lineno + 1
+                if length > MAX_FUNCTION_LINES:
+                    out[f"{path.relative_to(ROOT).as_posix()}:{node.name}"] = length
+    return out
+
+
+def test_no_function_is_over_120_lines():
+    long = _long_functions()
+    assert {k: v for k, v in long.items() if k not in KNOWN_LONG} == {}
+    assert sorted(KNOWN_LONG - long.keys()) == [], "now short: remove from KNOWN_LONG"
+
+
+def test_create_app_stays_short():
+    tree = ast.parse((ROOT / "proxy" / "app.py").read_text(encoding="utf-8"))
+    (fn,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "create_app"]
+    assert fn.end_lineno - fn.lineno + 1 < 60

@@ -10,6 +10,7 @@ import asyncio
 import copy
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -209,3 +210,35 @@ def test_sync_and_async_runners_are_the_same_loop(script, max_rounds, streamed):
     # At most max_rounds + 1 retrieve rounds, then one round that forbade tools.
     assert s_ex.rounds <= max_rounds + 1 and len(s_fake.sent) <= max_rounds + 2
     assert s_fake.closed == a_fake.closed == (len(s_fake.sent) if streamed else 0)
+
+
+def test_drive_and_adrive_throw_a_failed_effect_into_the_loop():
+    from headroom.exchange.driver import AsyncRunner, Send, SyncRunner, adrive, drive
+
+    class Down:
+        def send(self, body):
+            raise ConnectionError(f"down: {body['n']}")
+
+    class ADown:
+        async def send(self, body):
+            raise ConnectionError(f"down: {body['n']}")
+
+    def loop(booked):
+        try:
+            yield Send({"n": 1})
+        except ConnectionError as exc:
+            booked.append(str(exc))
+            return "booked"
+
+    sync_booked, async_booked = [], []
+    assert drive(loop(sync_booked), SyncRunner(Down())) == "booked"
+    assert asyncio.run(adrive(loop(async_booked), AsyncRunner(ADown()))) == "booked"
+    assert sync_booked == async_booked == ["down: 1"]
+
+    def reraising():
+        yield Send({"n": 3})
+
+    with pytest.raises(ConnectionError, match="down: 3"):
+        drive(reraising(), SyncRunner(Down()))
+    with pytest.raises(ConnectionError, match="down: 3"):
+        asyncio.run(adrive(reraising(), AsyncRunner(ADown())))

@@ -1,7 +1,9 @@
-"""Facts from a signal the compressor never sees (issue 24): the PostgreSQL sources whose
-event types come from the server's message catalogue and severity field, uvicorn's JSON
-records whose event types are the format strings of uvicorn's own source, and the
-benchmark lines that report them apart."""
+"""Facts defined by the program itself (issue 24): the PostgreSQL sources whose event types
+come from the server's message catalogue and severity field, uvicorn's JSON records whose
+event types are the format strings of uvicorn's own source, and the benchmark lines that
+report them apart. Issue 33's audit found their one-offs coincide with the log compressor's
+own key singletons and their severity fields are read by name, so their basis is
+``program-field``, not ``independent``."""
 
 from __future__ import annotations
 
@@ -13,16 +15,16 @@ from headroom.eval.corpus import load_cases, split_of
 from headroom.eval.corpus.captures import _catalogue
 from tests.eval.bench_scripts import load_bench
 
-INDEPENDENT = ("pg_sessions_jsonlog", "postgres_multifile", "postgres_dash_prefix", "postgres_debug_log",
+PROGRAM_FIELD = ("pg_sessions_jsonlog", "postgres_multifile", "postgres_dash_prefix", "postgres_debug_log",
                "pg_category_prefix", "uvicorn_json_logger")
 MO = "/usr/share/locale/de/LC_MESSAGES/postgres-15.mo"
 
 
-def test_independent_sources_mark_every_fact_and_hold_two_out() -> None:
-    cases = load_cases(sources=list(INDEPENDENT))
-    assert {c.source for c in cases} == set(INDEPENDENT)
-    assert all(f.basis == "independent" for c in cases for f in c.facts)
-    assert sum(split_of(s) == "heldout" for s in INDEPENDENT) >= 2
+def test_program_field_sources_mark_every_fact_and_are_dev() -> None:
+    cases = load_cases(sources=list(PROGRAM_FIELD))
+    assert {c.source for c in cases} == set(PROGRAM_FIELD)
+    assert all(f.basis == "program-field" for c in cases for f in c.facts)
+    assert all(split_of(s) == "dev" for s in PROGRAM_FIELD)  # measured and tuned on: never held out
     assert {c.form for c in cases} == {"text", "json"}
 
 
@@ -72,7 +74,25 @@ def test_never_slower_follows_the_decided_rule() -> None:
 def test_bench_reports_facts_by_basis(capsys) -> None:
     bench = load_bench("real_corpus_bench")
     assert bench.main(["--only-ours", "--rounds", "1", "--split", "dev",
-                       "--cases", "pg_sessions_jsonlog/*_errors,redis_server/replica_text_one_off"]) == 0
+                       "--cases", "pg_sessions_jsonlog/*_errors,redis_server/replica_text_one_off,"
+                                  "read_shell/_usr_bin_apt-key_net_update"]) == 0
     printed = capsys.readouterr().out
     assert "| **dev** | independent |" in printed and "| **dev** | template |" in printed
-    assert "independent one-off/error/warning facts in view" in printed
+    assert "| **dev** | program-field |" in printed and "program-field facts in view" in printed
+    assert "no independent fact lost" in printed
+
+
+def test_key_overlap_counts_one_offs_on_lines_whose_compressor_key_is_single() -> None:
+    # benchmarks/fact_key_overlap.py (issue 33's audit): a one-off fact on a line the
+    # compressor also keys once counts; one on a line whose key repeats does not.
+    from headroom.eval.corpus import CorpusCase, Fact
+
+    bench = load_bench("fact_key_overlap")
+    lines = [f"2026-01-01 10:00:{i:02d} INFO worker {i} done" for i in range(20)]
+    lines[5] = "2026-01-01 10:00:05 ERROR disk quota exceeded"
+    facts = (Fact("disk quota exceeded", "one_off"), Fact("worker 7 done", "one_off"))
+    case = CorpusCase("s/c", "s", "text", "dev", "shell", {}, "q?", "one_off", "\n".join(lines), facts)
+    assert bench.overlap(case) == (1, 2)
+    rows = "[" + ",".join(f'{{"t": {i}, "msg": "{ln[20:]}"}}' for i, ln in enumerate(lines)) + "]"
+    as_json = CorpusCase("s/j", "s", "json", "dev", "api", {}, "q?", "one_off", rows, facts)
+    assert bench.lines_of(as_json)[5] == "ERROR disk quota exceeded" and bench.overlap(as_json) == (1, 2)

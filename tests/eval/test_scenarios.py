@@ -36,7 +36,7 @@ def test_both_wire_shapes_parse_with_the_question_last_and_tool_results_linked(f
     s = FAMILIES[family](30, 1)
     probe = s.probes[0]
     for body, fmt in (({"model": "gpt-4o", "messages": s.openai_messages(probe)}, "openai_chat"),
-                      (s.anthropic_body(probe), "anthropic")):
+                      (s.body(probe, "anthropic", "claude-sonnet-4-5"), "anthropic")):
         conv = parse(json.loads(json.dumps(body)), fmt)
         assert conv.latest_user_text() == probe.question
         results = list(conv.tool_results())
@@ -74,10 +74,10 @@ def test_the_real_corpus_is_in_standard_whole_and_in_smoke_one_case_per_source()
     from headroom.eval.corpus import available_sources, load_cases
 
     standard = [s for s in build_suite("standard", [CORPUS_FAMILY])]
-    assert len(standard) == len(load_cases())
-    assert {s.meta["split"] for s in standard} == {"dev", "heldout"}
+    assert len(standard) == len(load_cases("dev"))
+    assert {s.meta["split"] for s in standard} == {"dev"}  # held-out only when asked for
     smoke = build_suite("smoke", [CORPUS_FAMILY])
-    assert sorted(s.meta["source"] for s in smoke) == available_sources()
+    assert sorted(s.meta["source"] for s in smoke) == sorted({c.source for c in load_cases("dev")})
 
 
 def test_image_scenario_carries_a_decodable_screenshot_in_both_shapes():
@@ -88,8 +88,21 @@ def test_image_scenario_carries_a_decodable_screenshot_in_both_shapes():
     assert images(400, 3).meta == s.meta and images(400, 4).meta != s.meta
     probe = s.probes[0]
     for body, fmt in (({"model": "gpt-4o", "messages": s.openai_messages(probe)}, "openai_chat"),
-                      (s.anthropic_body(probe), "anthropic")):
+                      (s.body(probe, "anthropic", "claude-sonnet-4-5"), "anthropic")):
         conv = parse(json.loads(json.dumps(body)), fmt)
         assert conv.latest_user_text() == probe.question
         [img] = [b for _, _, b in conv.blocks() if b.kind.value == "image"]
         assert img.image.media_type == "image/png" and img.image.data == s.meta["image_png_b64"]
+
+
+def test_held_out_sources_join_a_suite_only_when_asked(monkeypatch):
+    # Issue 33: held-out sources are measured once, at the end; an ordinary run leaves them out.
+    from headroom.eval.corpus import HELDOUT_SOURCES, available_sources
+    from headroom.eval.scenarios import HELDOUT_ENV
+
+    monkeypatch.delenv(HELDOUT_ENV, raising=False)
+    assert not {s.meta["source"] for s in build_suite("smoke", [CORPUS_FAMILY])} & HELDOUT_SOURCES
+    monkeypatch.setenv(HELDOUT_ENV, "1")
+    smoke = build_suite("smoke", [CORPUS_FAMILY])
+    assert sorted(s.meta["source"] for s in smoke) == available_sources()
+    assert {s.meta["source"] for s in smoke if s.meta["split"] == "heldout"} == HELDOUT_SOURCES

@@ -7,9 +7,10 @@ import pytest
 from headroom.ccr.backends import SQLiteBackend
 from headroom.ccr.markers import find_hashes
 from headroom.ccr.store import CompressionStore
-from headroom.config import ContextConfig, HeadroomConfig, RollingWindowConfig
+from headroom.config import ContextConfig, HeadroomConfig, RollingWindowConfig, ToinConfig
 from headroom.formats import parse
 from headroom.pipeline import Pipeline
+from headroom.toin import SQLiteToinBackend, Toin
 from headroom.tokens import counter_for
 from headroom.transforms.base import TransformContext
 from headroom.transforms.context_units import group_units
@@ -38,17 +39,17 @@ def _session(results: list[tuple[str, str]], final: str = "What should we do nex
     return msgs
 
 
-def _ctx(msgs, store=None, max_tokens=10**6):
+def _ctx(msgs, store=None, max_tokens=10**6, toin=None):
     cfg = HeadroomConfig(context=ContextConfig(strategy="intelligent", max_tokens=max_tokens,
                                                rolling_window=RollingWindowConfig(keep_last_turns=1)))
     conv = parse({"model": "gpt-4o", "messages": msgs}, "openai_chat")
     ctx = TransformContext(config=cfg, counter=counter_for("gpt-4o"), store=store or CompressionStore(),
-                           model="gpt-4o", query=conv.latest_user_text(turns=2))
+                           model="gpt-4o", query=conv.latest_user_text(turns=2), toin=toin)
     return conv, ctx
 
 
-def _scores(msgs, store=None):
-    conv, ctx = _ctx(msgs, store)
+def _scores(msgs, store=None, toin=None):
+    conv, ctx = _ctx(msgs, store, toin=toin)
     views = IntelligentContext(RetrievalImportance(refresh_s=0)).score(conv, ctx, group_units(conv, ctx))
     return {conv.messages[v.unit.indices[0]].blocks[0].tool_call_id: v for v in views if v.unit.kind == "tool"}, ctx
 
@@ -84,18 +85,27 @@ def test_error_and_forward_reference_and_semantics_raise_scores(minilm):
     assert any("semantic signal: minilm" in d.reason for d in ctx.decisions)
 
 
-def test_learned_importance_from_retrievals_persists_in_sqlite(tmp_path, minilm):
-    path = tmp_path / "ccr.sqlite3"
-    store = CompressionStore(SQLiteBackend(path))
+def _toin(path):
+    return Toin(SQLiteToinBackend(path), ToinConfig())
+
+
+def test_learned_importance_is_read_from_toin_and_persists(tmp_path, minilm):
+    # TOIN hears every retrieval through the store's listener and keeps per-tool counts in
+    # its own backend; the CCR store keeps no log of its own.
+    store, toin = CompressionStore(SQLiteBackend(tmp_path / "ccr.sqlite3")), _toin(tmp_path / "toin.sqlite3")
+    store.retrieval_listeners.append(toin.on_retrieval)
     for i in range(3):
         h = store.store(f"{FILLER}\nrun {i}", tool_name="get_logs")
         store.retrieve(h)
     store.close()
-    reopened = CompressionStore(SQLiteBackend(path))  # a restarted proxy
+    toin.close()
+    reopened = CompressionStore(SQLiteBackend(tmp_path / "ccr.sqlite3"))  # a restarted proxy
     msgs = _session([("get_logs", FILLER), ("query_db", FILLER.replace("INFO", "ROW"))])
-    views, _ = _scores(msgs, reopened)
+    views, _ = _scores(msgs, reopened, toin=_toin(tmp_path / "toin.sqlite3"))
     assert views["c0"].features["importance"] == pytest.approx(3 / 6)
     assert views["c1"].features["importance"] == 0.0
+    views, _ = _scores(msgs, reopened)  # without TOIN nothing is learned
+    assert views["c0"].features["importance"] == 0.0
 
 
 def test_missing_embeddings_fall_back_to_bm25_and_say_so(monkeypatch):

@@ -1,5 +1,5 @@
 """headroom.ccr.responses (retrieve calls, answers, continuation bodies) and the stream
-accumulator in headroom.exchange_stream."""
+accumulator in headroom.exchange.stream."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from headroom.ccr.responses import (
     retrieve_calls,
 )
 from headroom.ccr.store import CompressionStore
-from headroom.exchange_stream import StreamAccumulator
+from headroom.exchange.stream import StreamAccumulator
 from headroom.formats.wire import SSEDecoder
 
 

@@ -14,7 +14,7 @@ import httpx
 import pytest
 from test_e2e_sdk import BIG, BIG_TAG, anthropic_messages, chat_messages, responses_input
 
-from headroom.exchange_stream import StreamAccumulator
+from headroom.exchange.stream import StreamAccumulator
 from headroom.formats.wire import SSEDecoder
 from tests.proxy.conftest import wait_for
 

@@ -12,7 +12,7 @@ import pytest
 from test_e2e_sdk import anthropic_messages, chat_messages, responses_input
 
 from headroom.ccr.markers import find_hashes
-from headroom.exchange_stream import StreamAccumulator
+from headroom.exchange.stream import StreamAccumulator
 from headroom.formats.wire import SSEDecoder
 from headroom.proxy import ProxyConfig, create_app
 from tests.proxy.conftest import make_pipeline

@@ -295,7 +295,7 @@ class SmartCrusher:
         stats = field_stats(view, cfg.variance_threshold, outlier_cap=cfg.max_items_after_crush)
         roles = find_roles(view, stats)
         pattern = detect_pattern(roles)
-        plan = plan_records(data, texts, stats, roles, pattern, **common)
+        plan = plan_records(data, texts, stats, roles, pattern, rare_max=inp.config.router.rare_max, **common)
         plan = toin_steer.steer_plan(plan, data, inp.toin)  # learned fields (headroom.toin)
         return CrushedArray([data[i] for i in plan.kept], plan, pattern, stats)
 

@@ -25,7 +25,14 @@ from ...relevance.bm25 import tokenize
 from ..templates import keys_of, mine
 from .patterns import FieldRoles, Pattern
 from .rows import RowIndex
-from .signals import error_items, error_keys, is_error_item, rows_with_error_text
+from .signals import (
+    error_items,
+    error_keys,
+    is_error_item,
+    rows_with_error_text,
+    state_error_items,
+    state_error_keys,
+)
 from .stats import FieldStats, change_point_positions, hashable, numeric_values, outlier_positions
 
 # Must-keep reasons, in the order the summary lists them.
@@ -247,11 +254,12 @@ def fill(n: int, must: set[int], target: int, rankings: Iterable[Sequence[int]],
 
 def plan_records(items: list[Any], texts: list[str], stats: dict[str, FieldStats], roles: FieldRoles,
                  pattern: Pattern, *, first: int, last: int, max_items: int, aggressiveness: float,
-                 anchors: Anchors, query: str, score: Callable[[list[str]], list[float]]) -> KeepPlan:
+                 anchors: Anchors, query: str, score: Callable[[list[str]], list[float]],
+                 rare_max: int = 5) -> KeepPlan:
     """Keep plan for an array of objects (non-object items are treated as plain text)."""
     n = len(items)
     index = RowIndex(texts)
-    structural = error_items(items, error_keys(stats))
+    structural = error_items(items, error_keys(stats)) | state_error_items(items, state_error_keys(stats))
     structural |= {i for i, it in enumerate(items) if not isinstance(it, dict) and is_error_item(it)}
     must: dict[str, set[int]] = {
         ERRORS: structural | rows_with_error_text(index),
@@ -278,9 +286,12 @@ def plan_records(items: list[Any], texts: list[str], stats: dict[str, FieldStats
     _steer_by_intent(must, intents, items, stats, roles, n)
     must[ANCHORS] |= asked_value_positions(items, stats, query, cap=max(4 * max_items, 16), keys=template_keys)
     if template_keys is not None and len(must[ERRORS]) > target_size(max_items, aggressiveness):
-        # Errors sharing a message template say the same thing: past the budget, one
-        # exemplar per template (and every error the question names).
-        must[ERRORS] = one_per_key(must[ERRORS], template_keys, keep=must[ANCHORS])
+        # Errors sharing a frequent message template say the same thing: past the budget,
+        # one exemplar per such template (and every error the question names). An error
+        # whose template occurs at most rare_max times is rare and stays.
+        counts = Counter(template_keys[i] for i in must[ERRORS])
+        rare = {i for i in must[ERRORS] if counts[template_keys[i]] <= rare_max}
+        must[ERRORS] = one_per_key(must[ERRORS], template_keys, keep=must[ANCHORS] | rare)
     # An error is often also a rare value (the one "ERROR" level): say it once, as an error.
     must[ANOMALIES] -= must[ERRORS]
     must.get(ONE_OFFS, set()).difference_update(must[ERRORS])

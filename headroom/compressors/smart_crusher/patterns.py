@@ -1,13 +1,16 @@
 """What kind of array this is: time series, logs, search results or generic.
 
 The pattern decides how leftover slots are filled (evenly spaced samples for a series,
-the best-scored hits for search results) and names the strategy in decisions. Field
-roles are found by name first (cheap and reliable for real APIs), then by value shape.
+the best-scored hits for search results) and names the strategy in decisions. The log
+roles (time, level, message) are found by value shape only, whatever the fields are
+called (issue 33): ISO times or a number that only goes one way, a handful of level
+words, free text. A search hit's score is still found by its name.
 """
 
 from __future__ import annotations
 
 import enum
+import itertools
 import operator
 import re
 from dataclasses import dataclass
@@ -23,15 +26,7 @@ class Pattern(str, enum.Enum):
     GENERIC = "generic"
 
 
-# snake_case suffixes in any case; camelCase suffixes (createdAt) only with their capital,
-# so "format" or "heartbeat" do not look like times.
-_TIME_NAME = re.compile(
-    r"^(?i:ts|t|time|timestamp|date|datetime|when|period|bucket|window)$|"
-    r"(?i:_at|_time|_ts|_date)$|[a-z](?:At|Time|Timestamp|Date)$"
-)
 _ISO_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$")
-_LEVEL_NAME = re.compile(r"^(?:level|lvl|severity|log_?level|loglevel|priority)$", re.IGNORECASE)
-_MESSAGE_NAME = re.compile(r"^(?:message|msg|log|text|event|line)$", re.IGNORECASE)
 _SCORE_NAME = re.compile(r"^_?(?:score|relevance|relevance_score|similarity|rank|ranking|confidence|distance)$", re.IGNORECASE)
 _LEVEL_VALUES = {"trace", "debug", "info", "notice", "warn", "warning", "error", "err", "fatal", "critical", "crit", "panic"}
 
@@ -52,14 +47,21 @@ class FieldRoles:
 
 
 def _looks_like_time(name: str, fs: FieldStats, sample: list[Any]) -> bool:
-    """ISO-8601 strings; or a monotonic number in the epoch s/ms range or with a time-like name."""
+    """ISO-8601 strings; or a monotonic number in the epoch s/ms range, or one whose
+    values are mostly distinct (seconds since start, a sequence)."""
     if fs.dominant_type == "string":
         strings = [v for v in sample if isinstance(v, str)]
         return bool(strings) and sum(1 for v in strings if _ISO_TIME.match(v)) >= 0.8 * len(strings)
     if fs.is_numeric and fs.monotonic and fs.minimum is not None and fs.maximum is not None:
         lo, hi = fs.minimum, fs.maximum
         epoch = (_EPOCH_S[0] <= lo and hi < _EPOCH_S[1]) or (_EPOCH_MS[0] <= lo and hi < _EPOCH_MS[1])
-        return epoch or bool(_TIME_NAME.search(name))
+        if epoch:
+            return True
+        # Mostly distinct and irregular steps: seconds since start, a clock. A run of
+        # integers in equal steps (1, 2, 3 …) is a row id, not a time.
+        steps = {b - a for a, b in itertools.pairwise(sample)
+                 if isinstance(a, (int, float)) and isinstance(b, (int, float))}
+        return len(set(sample)) >= max(3, 0.9 * len(sample)) and len(steps) > 1
     return False
 
 
@@ -75,12 +77,19 @@ def _mostly_sorted(values: list[Any]) -> bool:
 
 
 def _is_level(name: str, fs: FieldStats, sample: list[Any]) -> bool:
-    """A log level: by name (``level``, ``severity``…) or by values (INFO/WARN/ERROR…)."""
+    """A log level, by its values (INFO/WARN/ERROR…), whatever the field is called."""
     if fs.dominant_type != "string":
         return False
-    if _LEVEL_NAME.match(name):
-        return True
     return fs.distinct <= 8 and bool(sample) and all(isinstance(v, str) and v.lower() in _LEVEL_VALUES for v in sample)
+
+
+def _is_message(fs: FieldStats, sample: list[Any]) -> bool:
+    """Free text: most sampled values hold a space and at least 3 differ."""
+    if fs.dominant_type != "string":
+        return False
+    strings = [v for v in sample if isinstance(v, str)]
+    return len(strings) >= 3 and sum(" " in v.strip() for v in strings) >= 0.5 * len(strings) \
+        and len(set(strings)) >= 3
 
 
 def find_roles(items: list[Any], stats: dict[str, FieldStats]) -> FieldRoles:
@@ -90,14 +99,15 @@ def find_roles(items: list[Any], stats: dict[str, FieldStats]) -> FieldRoles:
     timestamp = level = message = score = None
     for name, fs in stats.items():
         values = [d[name] for d in sample if name in d]
-        if timestamp is None and _looks_like_time(name, fs, values):
+        # A ranked hit list's score is sorted too: named as a score, it is no clock.
+        if score is None and _SCORE_NAME.match(name) and fs.is_numeric:
+            score = name
+        elif timestamp is None and _looks_like_time(name, fs, values):
             timestamp = name
         elif level is None and _is_level(name, fs, values):
             level = name
-        elif message is None and _MESSAGE_NAME.match(name) and fs.dominant_type == "string":
+        elif message is None and _is_message(fs, values):
             message = name
-        elif score is None and _SCORE_NAME.match(name) and fs.is_numeric:
-            score = name
     metrics = tuple(
         name for name, fs in stats.items()
         if fs.is_numeric and not fs.constant and not fs.monotonic and name not in (timestamp, score)

@@ -75,6 +75,34 @@ def error_keys(keys) -> list:
     return [k for k in keys if isinstance(k, str) and k.lower() in _ALL_SIGNAL_KEYS]
 
 
+# Values that say "error" in a category column whatever it is called (issue 33: a level
+# or state is found by its values, not its name). Narrower than _ERROR_WORDS: "down" or
+# "alert" in a column of a few values may be a direction or a kind, not a failure.
+_STATE_ERROR_VALUES = frozenset({"error", "err", "errored", "fatal", "critical", "crit", "failed", "failure",
+                                 "panic", "emergency", "emerg", "crashed", "aborted", "exception"})
+_STATE_MAX_VALUES = 16
+
+
+def state_error_keys(stats) -> list:
+    """Category columns (a handful of string values) holding an error word among their
+    values: a level or state column, whatever its name."""
+    return [k for k, fs in stats.items()
+            if fs.categories is not None and fs.distinct <= _STATE_MAX_VALUES
+            and any(v.strip().lower() in _STATE_ERROR_VALUES for v in fs.categories if isinstance(v, str))]
+
+
+def state_error_items(items: list[Any], keys: list) -> set[int]:
+    """Items whose value in one of the ``keys`` columns is an error word."""
+    out: set[int] = set()
+    for k in keys:
+        for i, it in enumerate(items):
+            if isinstance(it, dict):
+                v = it.get(k)
+                if isinstance(v, str) and v.strip().lower() in _STATE_ERROR_VALUES:
+                    out.add(i)
+    return out
+
+
 def _pair_is_error(key: Any, v: Any) -> bool:
     """One field of :func:`is_error_item`: does ``key`` (lowercased) with value ``v`` say error?"""
     if key in _STATE_KEYS and isinstance(v, str) and v.strip().lower() in _ERROR_WORDS:

@@ -5,7 +5,8 @@ pip, ruff, git, ...) or read from real data shipped in packages; ``build.py`` re
 them and ``facts.py`` computes what a question about each one needs. The committed files
 under ``data/`` are the reference (see README.md in this folder).
 
-Whole sources are held out (:func:`split_of`), so nobody tunes a compressor on them.
+Whole sources are held out (:func:`split_of`, :data:`HELDOUT_SOURCES`): nobody tunes a
+compressor on them, and they are measured once, at the end.
 """
 
 from __future__ import annotations
@@ -26,9 +27,14 @@ FACT_KINDS = ("one_off", "error", "warning", "extreme", "named_item", "last_stat
 INTENTS = ("one_off", "errors", "extreme", "named", "last", "change", "summary", "describe")
 # How a fact was defined. "template": by the corpus' own message-template rule (facts.py), which
 # overlaps with the log compressor's key, so it partly measures the compressor against itself.
-# "independent": from a signal the compressor never sees (the program's message catalogue, a
-# dataset's labels, fields the program itself writes). The benchmark reports the two apart.
-FACT_BASES = ("template", "independent")
+# "independent": from a signal the compressor never sees (a dataset's labels, values the program
+# itself writes, a definition found by the language's own parser).
+# "program-field": defined by the program (its message catalogue, its severity field) but
+# equal in effect to the compressor's own rule: the PostgreSQL and uvicorn one-offs coincide
+# with the log compressor's key singletons, and their severity/component fields are ones
+# log_records reads by name (issue 33's audit). Counted on their own line, never as independent.
+# The benchmark reports the three apart.
+FACT_BASES = ("template", "independent", "program-field")
 DATA_SUFFIX = ".json.xz"
 FAMILY = "real_corpus"
 SYSTEM_PROMPT = ("You are an engineering assistant with shell and HTTP tools. Answer from the tool output; "
@@ -72,11 +78,19 @@ def outside_output_text(tool_arguments: dict[str, Any]) -> str:
     return f"{SYSTEM_PROMPT}\n{arguments_text(tool_arguments)}"
 
 
+# Held-out sources, named one by one (issue 33). The earlier hash-of-the-name rule could not
+# demote a source once it had been measured and tuned on, and every source it held out had
+# been (docs/eval.md, "Held-out split"): they are all dev now. A held-out source is measured
+# once, at the end of the work it is meant to judge (README.md in this folder gives the
+# command); after that run it moves to dev, here, and new held-out sources take its place.
+HELDOUT_SOURCES = frozenset({
+    "elf_readelf", "elf_disassembly", "dpkg_status", "gpg_keyring", "tz_transitions", "man_pages",
+})
+
+
 def split_of(source: str) -> str:
-    """The held-out rule, fixed once: a source is held out when the first byte of the
-    SHA-256 of its name is below 77 (about 30 % of names). It depends on the name only,
-    so adding sources never moves an existing one between splits."""
-    return "heldout" if hashlib.sha256(source.encode()).digest()[0] < 77 else "dev"
+    """``"heldout"`` for a source named in :data:`HELDOUT_SOURCES`, else ``"dev"``."""
+    return "heldout" if source in HELDOUT_SOURCES else "dev"
 
 
 def _data_dir():
@@ -171,6 +185,6 @@ def corpus_scenarios(split: str | None = None) -> list[Scenario]:
     return [case_scenario(c) for c in load_cases(split)]
 
 
-__all__ = ["FACT_BASES", "FACT_KINDS", "FAMILY", "INTENTS", "CorpusCase", "EvidenceOutsideOutput", "Fact",
+__all__ = ["FACT_BASES", "FACT_KINDS", "FAMILY", "HELDOUT_SOURCES", "INTENTS", "CorpusCase", "EvidenceOutsideOutput", "Fact",
            "available_sources", "case_scenario", "corpus_scenarios", "load_cases", "outside_output_text",
            "rejected_cases", "split_of"]

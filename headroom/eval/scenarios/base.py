@@ -13,6 +13,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...formats import OPENAI_CHAT, adapter, render
+from ...formats.model import Block, BlockKind, Conversation, ImageData, Message, Role
+
 
 @dataclass(frozen=True)
 class Probe:
@@ -35,8 +38,8 @@ class Probe:
     # headroom.eval.scoring.fact_recall); the real-output corpus asks for its facts here
     # and leaves ``expected`` empty. Empty: ``expected`` is the answer.
     answers: tuple[str, ...] = ()
-    # Per evidence string, how the fact was defined ("template" | "independent", see
-    # headroom.eval.corpus.FACT_BASES); empty for generated scenarios.
+    # Per evidence string, how the fact was defined ("template" | "program-field" |
+    # "independent", see headroom.eval.corpus.FACT_BASES); empty for generated scenarios.
     basis: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -119,68 +122,59 @@ class Scenario:
                                  "lose it, so it measures nothing")
 
     # -- wire shapes -------------------------------------------------------------------
-    def openai_messages(self, probe: Probe) -> list[dict[str, Any]]:
-        """OpenAI Chat Completions messages ending with the question's tool results.
-
-        The question is the latest user turn; the tool calls the agent made for it
-        follow, as in the request an agent sends right after its tools ran.
-        """
-        msgs: list[dict[str, Any]] = [{"role": "system", "content": self.system}]
+    def conversation(self, probe: Probe, fmt: str, model: str) -> Conversation:
+        """The conversation in the neutral model, ending with the question's tool results:
+        the question is the latest user turn, and the tool calls the agent made for it
+        follow, as in the request an agent sends right after its tools ran. Where the
+        system prompt and tool results go is the adapter's rule, not the eval's."""
+        rules = adapter(fmt)
+        system = [_built(BlockKind.TEXT, text=self.system)]
+        # Chat carries the system prompt as its first message; the others apart from them.
+        apart = not getattr(rules, "SYSTEM_IN_MESSAGES", False)
+        msgs = [] if apart else [Message(Role.SYSTEM, system, content_is_string=True)]
         turns = self._turns_for(probe)
         for n, turn in enumerate(turns):
             image = self.meta.get("image_png_b64") if n == len(turns) - 1 else None
+            user = [_built(BlockKind.TEXT, text=turn.user)]
             if image:
-                msgs.append({"role": "user", "content": [
-                    {"type": "text", "text": turn.user},
-                    {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{image}"}}]})
-            else:
-                msgs.append({"role": "user", "content": turn.user})
+                user.append(_built(BlockKind.IMAGE, image=ImageData(media_type="image/png", data=image)))
+            msgs.append(Message(Role.USER, user, content_is_string=not image))
             if turn.calls:
                 ids = [f"call_{n}_{k}" for k in range(len(turn.calls))]
-                msgs.append({
-                    "role": "assistant",
-                    "content": None,
-                    "tool_calls": [
-                        {"id": i, "type": "function",
-                         "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
-                        for i, c in zip(ids, turn.calls)
-                    ],
-                })
-                msgs.extend({"role": "tool", "tool_call_id": i, "content": c.output} for i, c in zip(ids, turn.calls))
+                msgs.append(Message(Role.ASSISTANT, [
+                    _built(BlockKind.TOOL_CALL, text=json.dumps(c.arguments), tool_call_id=i, tool_name=c.name)
+                    for i, c in zip(ids, turn.calls)]))
+                results = [_built(BlockKind.TOOL_RESULT, text=c.output, tool_call_id=i, tool_name=c.name)
+                           for i, c in zip(ids, turn.calls)]
+                # Alternating roles (Anthropic): one user turn holds every result.
+                msgs.extend([Message(Role.USER, results)] if rules.ALTERNATING_ROLES
+                            else [Message(Role.TOOL, [r]) for r in results])
             if turn.reply:
-                msgs.append({"role": "assistant", "content": turn.reply})
-        return msgs
+                msgs.append(Message(Role.ASSISTANT, [_built(BlockKind.TEXT, text=turn.reply)], content_is_string=True))
+        conv = Conversation(fmt, msgs, {"model": model},
+                            system=system if apart else [], system_is_string=apart)
+        conv.link_tool_results()
+        return conv
 
-    def anthropic_body(self, probe: Probe) -> dict[str, Any]:
-        """The same conversation as an Anthropic Messages body (system at top level)."""
-        msgs: list[dict[str, Any]] = []
-        turns = self._turns_for(probe)
-        for n, turn in enumerate(turns):
-            image = self.meta.get("image_png_b64") if n == len(turns) - 1 else None
-            if image:
-                msgs.append({"role": "user", "content": [
-                    {"type": "text", "text": turn.user},
-                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": image}}]})
-            else:
-                msgs.append({"role": "user", "content": turn.user})
-            if turn.calls:
-                ids = [f"toolu_{n}_{k}" for k in range(len(turn.calls))]
-                msgs.append({"role": "assistant", "content": [
-                    {"type": "tool_use", "id": i, "name": c.name, "input": c.arguments}
-                    for i, c in zip(ids, turn.calls)
-                ]})
-                msgs.append({"role": "user", "content": [
-                    {"type": "tool_result", "tool_use_id": i, "content": c.output}
-                    for i, c in zip(ids, turn.calls)
-                ]})
-            if turn.reply:
-                msgs.append({"role": "assistant", "content": turn.reply})
-        return {"model": "claude-sonnet-4-5", "max_tokens": 1024, "system": self.system, "messages": msgs}
+    def body(self, probe: Probe, fmt: str, model: str) -> dict[str, Any]:
+        """The request body in ``fmt``, rendered by its adapter (``formats.render``)."""
+        return render(self.conversation(probe, fmt, model))
+
+    def openai_messages(self, probe: Probe) -> list[dict[str, Any]]:
+        """OpenAI Chat Completions messages (see :meth:`conversation`)."""
+        return self.body(probe, OPENAI_CHAT, "gpt-4o")["messages"]
 
     def _turns_for(self, probe: Probe) -> list[Turn]:
         """History with the probe's question as the user text of the final turn."""
         *past, last = self.turns
         return [*past, Turn(user=probe.question, calls=last.calls, reply=None)]
+
+
+def _built(kind: BlockKind, **fields: Any) -> Block:
+    # Built here, not parsed from a body: ``added`` makes the adapter render it whole.
+    block = Block(kind, **fields)
+    block.added = True
+    return block
 
 
 def _leaves(value: Any) -> list[str]:

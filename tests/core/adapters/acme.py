@@ -13,7 +13,7 @@ import copy
 import json
 from typing import Any
 
-from headroom.formats.adapter import ImageRules, PrefixView
+from headroom.formats.adapter import ImageRules, PrefixView, ProxyRoute
 from headroom.formats.model import Block, BlockKind, Conversation, Message, Role
 from headroom.formats.wire import PlainRelay, ToolCall, Usage, as_int, error_payload
 
@@ -30,6 +30,11 @@ CALLS_SPAN_ITEMS = True  # each invoke is a turn of its own
 ALTERNATING_ROLES = False
 IMAGES = ImageRules(lambda w, h, detail=None: 100 + (w * h) // 1000, low_detail=False,
                     downscale_field="google_max_long_side")
+
+# Served by `headroom proxy` once registered (tests/proxy/test_registered_provider.py).
+PROXY_ROUTES = (ProxyRoute("/acme/v1/talk"),)
+UPSTREAM_URL = "https://api.acme.invalid"
+CREDENTIAL_ENV = ("ACME_API_KEY",)
 
 _ROLES = {"human": Role.USER, "bot": Role.ASSISTANT}
 

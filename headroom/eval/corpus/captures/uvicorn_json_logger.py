@@ -117,7 +117,9 @@ def _facts(records: list[dict[str, Any]], content: str) -> dict[str, list[dict[s
 
 
 def _catalogue_fact(text: str, kind: str, note: str) -> dict[str, str]:
-    return fact(text, kind, note, basis="independent")
+    # "program-field", not "independent": these one-offs coincide with the log compressor's
+    # own key singletons and levelname is a field log_records reads by name (issue 33).
+    return fact(text, kind, note, basis="program-field")
 
 
 def build(work: Path) -> list[dict[str, Any]]:

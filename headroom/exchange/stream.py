@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from .formats import adapter, is_retrieve_tool
-from .formats.wire import SSEEvent
+from ..formats import adapter, is_retrieve_tool
+from ..formats.wire import SSEEvent
 
 log = logging.getLogger("headroom.exchange")
 

@@ -1,0 +1,229 @@
+"""SearchCompressor: grep / ripgrep / git grep output (``file:line:content``).
+
+What stays in view, in this order of precedence:
+
+1. the **definition sites** of the searched symbol (:mod:`.symbol` finds the symbol,
+   :mod:`.definitions` recognises a definition by the line's shape in its file's
+   language), always, within a generous cap;
+2. hits that name a selective anchor of the question;
+3. a few representative hits: the best of each file (relevance to the question, earlier
+   lines on ties), then the best overall, within ``search_max_total`` and
+   ``search_max_per_file``.
+
+Everything else is summarised **per file** with its count and line range, in the files'
+own order (``… path: 37 more hits (lines 12-940)``), and the retrieval marker says how to
+get one file's hits back: ``headroom_retrieve`` with the file path as the query (the CCR
+store answers such a query with exactly that file's lines).
+
+Every kept line is an original line: rg's heading mode stays heading mode (the path line,
+then the file's own ``12:text`` lines), and a vimgrep column is printed back.
+"""
+
+from __future__ import annotations
+
+from ...toin import steer as toin_steer
+from ..base import Compressed, CompressInput
+from ..text import anchored_indices
+from .definitions import STRONG, DefinitionFinder, family_of
+from .parse import FileHits, Hit, parse_search
+from .symbol import searched_symbols
+
+_MAX_DEFINITIONS = 40  # strong definition lines kept (a symbol defined in 40+ places is a method name)
+_MAX_WEAK = 12  # weak ones (assignments, prototypes, enumerators, impl blocks) when no strong one
+_MAX_WEAK_BESIDE_STRONG = 4  # ... and beside strong ones, where they are mostly aliases and impls
+_MAX_FILE_LINES = 40  # files summarised one line each; the rest one line per directory
+_MAX_DIR_LINES = 20
+# A hit line longer than this (minified JavaScript, a data file) is kept only as a
+# definition or for an anchor, never as a representative hit: it would cost more than the
+# rest of the output together.
+_MAX_FILLER_CHARS = 400
+
+
+def _with_context(hits: list[Hit], chosen: set[int]) -> list[Hit]:
+    """Chosen matches in order, each with the context lines (``rg -C``) around it.
+
+    A context line belongs to a match when it is in the same unbroken run of line
+    numbers; context around dropped matches goes with them.
+    """
+    out: list[Hit] = []
+    run: list[Hit] = []
+
+    def flush() -> None:
+        if any(not h.context and id(h) in chosen for h in run):
+            out.extend(h for h in run if h.context or id(h) in chosen)
+
+    for h in hits:
+        if run and (h.line is None or run[-1].line is None or h.line != run[-1].line + 1):
+            flush()
+            run = []
+        run.append(h)
+    flush()
+    return out
+
+
+def definition_hits(matches: list[Hit], symbols: list[str]) -> list[Hit]:
+    """The matches that define one of ``symbols``: strong shapes first (at most
+    ``_MAX_DEFINITIONS``), then weak ones (``_MAX_WEAK``, fewer beside strong ones), each
+    in output order."""
+    strong: list[Hit] = []
+    weak: list[Hit] = []
+    families: dict[str, str | None] = {}
+    finder = DefinitionFinder(frozenset(symbols))
+    for h in matches:
+        fam = families.get(h.path, "?")
+        if fam == "?":
+            fam = families[h.path] = family_of(h.path)
+        rank = finder.rank(h.text, fam)
+        if rank is not None:
+            (strong if rank == STRONG else weak).append(h)
+    return strong[:_MAX_DEFINITIONS] + weak[:_MAX_WEAK_BESIDE_STRONG if strong else _MAX_WEAK]
+
+
+def _span(hits: list[Hit]) -> str:
+    lines = [h.line for h in hits if h.line is not None]
+    if not lines:
+        return ""
+    lo, hi = min(lines), max(lines)
+    return f" (line {lo})" if lo == hi else f" (lines {lo}-{hi})"
+
+
+def _hits_word(n: int) -> str:
+    return "hit" if n == 1 else "hits"
+
+
+def summary_lines(files: list[FileHits], kept: dict[int, list[Hit]]) -> dict[int, str]:
+    """file index -> the line that summarises its hits not in view. Files with nothing
+    in view: one line each for the ``_MAX_FILE_LINES`` with most hits; the rest one line per
+    directory, under the first of its files (and a last line counting what is left)."""
+    out: dict[int, str] = {}
+    unseen: list[int] = []
+    for i, f in enumerate(files):
+        fm = [h for h in f.hits if not h.context]
+        k = len(kept.get(i, ()))
+        if k and k < len(fm):
+            seen = {id(h) for h in kept[i]}
+            rest = [h for h in fm if id(h) not in seen]
+            out[i] = f"… {f.path}: {len(rest)} more {_hits_word(len(rest))}{_span(rest)}"
+        elif not k:
+            unseen.append(i)
+
+    def n_of(i: int) -> int:
+        return sum(1 for h in files[i].hits if not h.context)
+
+    listed = set(sorted(unseen, key=lambda i: (-n_of(i), i))[:_MAX_FILE_LINES])
+    for i in listed:
+        fm = [h for h in files[i].hits if not h.context]
+        out[i] = f"… {files[i].path}: {len(fm)} {_hits_word(len(fm))}{_span(fm)}"
+    by_dir: dict[str, list[int]] = {}
+    for i in unseen:
+        if i not in listed:
+            by_dir.setdefault(files[i].path.rsplit("/", 1)[0] + "/" if "/" in files[i].path else "./", []).append(i)
+    for d, idx in list(by_dir.items())[:_MAX_DIR_LINES]:
+        n = sum(n_of(i) for i in idx)
+        out[idx[0]] = f"… {d}: {n} {_hits_word(n)} in {len(idx)} more files" if len(idx) > 1 else \
+            f"… {files[idx[0]].path}: {n} {_hits_word(n)}{_span([h for h in files[idx[0]].hits if not h.context])}"
+    rest = list(by_dir.items())[_MAX_DIR_LINES:]
+    if rest:
+        n = sum(n_of(i) for _, idx in rest for i in idx)
+        last = max(i for _, idx in rest for i in idx)
+        out[last] = f"… and {n} {_hits_word(n)} in {sum(len(idx) for _, idx in rest)} files under " \
+                    f"{len(rest)} more directories"
+    return out
+
+
+class SearchCompressor:
+    name = "search"
+
+    def compress(self, inp: CompressInput) -> Compressed | None:
+        files, other = parse_search(inp.text)
+        # Context lines ride along with the matches they surround; they are not items.
+        matches = [h for f in files for h in f.hits if not h.context]
+        if len(matches) < 2 or other > len(matches):
+            return None  # not really search output
+        cfg = inp.config.router
+        scale = 1.5 - min(1.0, max(0.0, float(inp.aggressiveness)))
+        per_file = max(1, round(cfg.search_max_per_file * scale))
+        total = toin_steer.budget(inp.toin, max(1, round(cfg.search_max_total * scale)))  # learned (headroom.toin)
+
+        symbols = searched_symbols(inp.tool_arguments, inp.query, [h.text for h in matches])
+        defs = definition_hits(matches, symbols) if symbols else []
+
+        # Grep output repeats the same line content across files (every call site of a
+        # function reads alike); score each distinct content once.
+        # Lines too long to be filler are not scored (tokenizing minified bundles was most of
+        # the cost of a JavaScript search).
+        distinct = list(dict.fromkeys(h.text for h in matches if len(h.text) <= _MAX_FILLER_CHARS))
+        by_text = dict.fromkeys((h.text for h in matches), 0.0)
+        by_text.update(zip(distinct, inp.relevance_scores(distinct)))
+        score_of = {id(h): by_text[h.text] for h in matches}
+        anchored = {id(matches[i]) for i in anchored_indices(inp.anchors, [f"{h.path}:{h.text}" for h in matches], total)}
+
+        # Per file: its matches best first (anchored, then relevance, then line order).
+        ranked: list[list[tuple[tuple, Hit]]] = []
+        for f in files:
+            fm = [h for h in f.hits if not h.context and (id(h) in anchored or len(h.text) <= _MAX_FILLER_CHARS)]
+            ranked.append(sorted((((id(h) not in anchored, -score_of[id(h)], k), h) for k, h in enumerate(fm)),
+                                 key=lambda kh: kh[0]))
+
+        # Definitions always stay, outside the caps (but they use up the total); anchored
+        # matches always stay too, inside the total cap. Then one match per file (best files first), then the best remaining
+        # matches overall, within both caps.
+        # Definitions also take the place of filler: with many of them (a struct defined
+        # per platform) the representative hits would only repeat what they show.
+        chosen: set[int] = set(anchored) | {id(h) for h in defs}
+        filled = len(anchored) + len(defs)
+        per_count = [sum(1 for _, h in hs if id(h) in chosen) for hs in ranked]
+        file_order = sorted((hs[0][0][:2] + (i,) for i, hs in enumerate(ranked) if hs))
+        for *_, i in file_order:
+            if filled >= total:
+                break
+            if per_count[i] == 0:
+                chosen.add(id(ranked[i][0][1]))
+                per_count[i] += 1
+                filled += 1
+        if filled < total:
+            pool = sorted((key + (i,), h) for i, hs in enumerate(ranked) for key, h in hs if id(h) not in chosen)
+            for key, h in pool:
+                if filled >= total:
+                    break
+                i = key[-1]
+                if per_count[i] < per_file:
+                    chosen.add(id(h))
+                    per_count[i] += 1
+                    filled += 1
+        if len(chosen) >= len(matches):
+            return None
+
+        kept: dict[int, list[Hit]] = {}
+        for i, f in enumerate(files):
+            k = [h for h in f.hits if not h.context and id(h) in chosen]
+            if k:
+                kept[i] = k
+        summaries = summary_lines(files, kept)
+        out: list[str] = []
+        for i, f in enumerate(files):
+            if i in kept:
+                shown = _with_context(f.hits, chosen)
+                heading = shown[0].heading
+                if heading:  # rg --heading: the path line, then the file's own "12:text" lines
+                    out.append(f.path)
+                out.extend(h.render() for h in shown)
+            if i in summaries:
+                out.append(summaries[i])
+            if i in kept and heading:
+                out.append("")
+        while out and not out[-1]:
+            out.pop()
+        n_defs = len(defs)
+        what = f"{len(chosen)} of {len(matches)} hits in view, in {len(kept)} of {len(files)} files"
+        if symbols and n_defs:
+            what += f"; {n_defs} definition {'line' if n_defs == 1 else 'lines'} of {symbols[0]} kept"
+        what += "; the rest counted per file. One file's hits: headroom_retrieve with query=<its path>"
+        return Compressed(
+            text="\n".join(out),
+            items_before=len(matches),
+            items_after=len(chosen),
+            strategy="search_definitions_per_file",
+            lossy=True,
+            summary=what,
+        )

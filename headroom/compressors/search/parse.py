@@ -1,0 +1,86 @@
+"""Parsing grep / ripgrep / git grep output into hits grouped by file.
+
+Accepted shapes: ``path:12:text`` (grep -n, rg, git grep -n), ``path:12-text`` (context
+lines), ``path:text`` (no line numbers), ``path:12:5:text`` (rg --vimgrep, grep --column),
+and rg's heading mode (a path line, then ``12:text``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# A path: no spaces, has a dot-extension or a slash, no leading colon.
+_WITH_LINE = re.compile(r"^(?P<path>[^\s:][^:\n]*?):(?P<line>\d+)(?P<sep>[:-])(?P<text>.*)$")
+_NO_LINE = re.compile(r"^(?P<path>[^\s:]+?\.[A-Za-z0-9_]{1,10}|[^\s:]*/[^\s:]+):(?P<text>.*)$")
+_HEADING_HIT = re.compile(r"^(?P<line>\d+)(?P<sep>[:-])(?P<text>.*)$")
+_HEADING_PATH = re.compile(r"^[^\s:]*(?:/|\.[A-Za-z0-9_]{1,10}$)[^\s:]*$")
+
+
+@dataclass
+class Hit:
+    path: str
+    line: int | None
+    text: str
+    context: bool = False  # a ``-`` context line, not a match
+    heading: bool = False  # under an rg ``--heading`` path line: printed as ``12:text``
+    column: str = ""  # ``rg --vimgrep`` / ``grep --column``: ``path:12:5:text``
+
+    def render(self) -> str:
+        """The line as the search printed it."""
+        if self.column:
+            return f"{'' if self.heading else self.path + ':'}{self.line}:{self.column}:{self.text}"
+        if self.heading:
+            return f"{self.line}{'-' if self.context else ':'}{self.text}"
+        if self.line is None:
+            return f"{self.path}:{self.text}"
+        return f"{self.path}:{self.line}{'-' if self.context else ':'}{self.text}"
+
+
+@dataclass
+class FileHits:
+    path: str
+    hits: list[Hit] = field(default_factory=list)
+
+
+def parse_search(text: str) -> tuple[list[FileHits], int]:
+    """Files in first-seen order, and the number of lines that were not hits."""
+    files: dict[str, FileHits] = {}
+    heading: str | None = None
+    other = 0
+    for raw in text.splitlines():
+        if not raw.strip() or raw == "--":
+            heading = None if not raw.strip() else heading
+            continue
+        hit = None
+        m = _WITH_LINE.match(raw)
+        if m and (heading is None or not _HEADING_HIT.match(raw)):
+            hit = Hit(m["path"], int(m["line"]), m["text"], m["sep"] == "-")
+        elif heading is not None and (m := _HEADING_HIT.match(raw)):
+            hit = Hit(heading, int(m["line"]), m["text"], m["sep"] == "-", heading=True)
+        elif (m := _NO_LINE.match(raw)) is not None:
+            hit = Hit(m["path"], None, m["text"])
+        elif _HEADING_PATH.match(raw.strip()):
+            heading = raw.strip()
+            continue
+        if hit is None:
+            other += 1
+            continue
+        files.setdefault(hit.path, FileHits(hit.path)).hits.append(hit)
+    _split_columns([h for f in files.values() for h in f.hits if h.line is not None and not h.context])
+    return list(files.values()), other
+
+
+_COLUMN = re.compile(r"(\d+):")
+
+
+def _split_columns(hits: list[Hit]) -> None:
+    """``rg --vimgrep`` and ``grep --column`` print a column after the line number. When
+    (nearly) every numbered hit has one, it is split off, so the text is the code line."""
+    if len(hits) < 2 or sum(1 for h in hits if _COLUMN.match(h.text)) < 0.9 * len(hits):
+        return
+    for h in hits:
+        if m := _COLUMN.match(h.text):
+            h.column, h.text = m.group(1), h.text[m.end():]
+
+

@@ -1,0 +1,148 @@
+"""Structured text stays structured: config files, build files, SQL, templates and
+Markdown are line-selected, never rewritten.
+
+``claim`` runs before the general detector and takes the texts whose lines follow a
+structured format's grammar (detect.py), which the general detector used to misread (a
+YAML schema as a log, a TOML file as prose, a Jinja template as HTML); ``refine`` runs
+after it and takes the plain text that is not prose (lines selected, "lines" format). :class:`StructuredCompressor`
+then keeps whole original lines: the question's key path with its parents, an outline
+(select.py, tree.py), or for Markdown whole blocks (markdown.py); each elided run is one
+comment in the format's own syntax, and the router writes the retrieval marker behind
+the same comment. The output is parsed with the format's own parser (formats.py); when
+the input parsed and the output would not, the input passes through unchanged.
+"""
+
+from __future__ import annotations
+
+from ..base import Compressed, CompressInput
+from ..detect import ContentType, Detected
+from .detect import detect_format, is_prose
+from .formats import FORMATS, Format, comment_line
+from .markdown import MARKDOWN, blocks, fences_balanced, select_blocks
+from .select import MIN_RUN, render, select
+from .tree import build
+
+MIN_LINES = 12  # shorter texts pass through: an elision would save next to nothing
+_SAMPLE_LINES = 200
+_SAMPLE_CHARS = 65_536
+# What the probe marker looks like (the router's real marker has the same characters).
+_PROBE = "[0 items compressed to 0. Retrieve more: hash=000000000000000000000000. Expires in 30m.]"
+
+
+def sample_lines(text: str) -> list[str]:
+    head = text[:_SAMPLE_CHARS]
+    return head.splitlines()[:_SAMPLE_LINES]
+
+
+def claim(text: str) -> Detected | None:
+    """A STRUCTURED detection (hint: the format name) when the text's lines follow a
+    structured format's grammar, else None. Runs before the general detector: it looks
+    at a bounded sample only, and a claimed text skips the general detector's passes."""
+    fmt = detect_format(text, sample_lines(text))
+    if fmt is None:
+        return None
+    return Detected(ContentType.STRUCTURED, hint=fmt, why=f"{fmt}, by its lines' grammar")
+
+
+def refine(text: str, detected: Detected) -> Detected:
+    """``detected``, or a STRUCTURED "lines" detection when the general detector found
+    plain text that is not prose: its lines are selected whole, never joined."""
+    if detected.type is not ContentType.TEXT or is_prose(sample_lines(text)):
+        return detected
+    from ..sections import plan
+
+    if plan(text):
+        return detected  # parts of different kinds: each goes to its own compressor
+    return Detected(ContentType.STRUCTURED, hint="lines", why="not prose: whole lines selected")
+
+
+class StructuredCompressor:
+    name = "structured"
+
+    def compress(self, inp: CompressInput) -> Compressed | str | None:
+        text = inp.text
+        fmt_name = inp.hint if isinstance(inp.hint, str) else detect_format(text, sample_lines(text)) or "lines"
+        lines = text.split("\n")
+        if len(lines) < MIN_LINES:
+            return None
+        ratio = inp.config.router.text_target_ratio * (1.5 - min(1.0, max(0.0, float(inp.aggressiveness))))
+        if fmt_name == "markdown":
+            fmt: Format = MARKDOWN
+            bl = blocks(lines)
+            keep = select_blocks(lines, bl, inp.query, inp.anchors, max(600, int(len(text) * ratio)))
+            _refill_short_runs(lines, keep)
+            items_before, items_after = len(bl), sum(1 for b in bl if keep[b.start])
+            unit = "blocks"
+        else:
+            fmt = FORMATS[fmt_name]
+            nodes = build(lines, fmt)
+            nonblank = sum(1 for ln in lines if ln.strip())
+            keep = select(lines, nodes, inp.query, inp.anchors, max(20, int(nonblank * ratio)))
+            if fmt.name == "jsonc":
+                _keep_last_members(lines, keep, nodes)
+            items_before, items_after = len(nodes), sum(1 for nd in nodes if keep[nd.start])
+            unit = "entries"
+        if all(keep):
+            return None
+        out, runs, dropped = render(lines, keep, fmt)
+        probe = out + "\n" + comment_line(fmt, "", _PROBE)
+        ok = fences_balanced(probe) if fmt is MARKDOWN else fmt.check(probe)
+        if not ok and (fences_balanced(text) if fmt is MARKDOWN else fmt.check(text)):
+            return f"structured: the {fmt.name} output would not parse as {fmt.name}; passed through unchanged"
+        return Compressed(
+            text=out,
+            items_before=items_before,
+            items_after=items_after,
+            strategy="lines" if fmt.name == "lines" else f"{fmt.name}_lines",
+            lossy=True,
+            summary=(f"{fmt.name}: {items_after} of {items_before} {unit} kept, {dropped} lines in {runs} runs elided, "
+                     f"kept lines unchanged; headroom_retrieve with this hash returns the file, with a query the "
+                     f"matching lines"),
+            comment=fmt.comment,
+            comment_end=fmt.comment_end,
+        )
+
+
+def _keep_last_members(lines: list[str], keep: list[bool], nodes) -> None:
+    """JSON allows no trailing comma: a run elided up to a closing bracket would leave the
+    kept member before it ending in ",". The run's last member stays instead."""
+    by_end: dict[int, int] = {}
+    for nd in nodes:  # the outermost node ending at each line
+        if nd.end not in by_end or nd.start < by_end[nd.end]:
+            by_end[nd.end] = nd.start
+    n, i = len(lines), 0
+    while i < n:
+        if keep[i]:
+            i += 1
+            continue
+        j = i
+        while j < n and not keep[j]:
+            j += 1
+        if j < n and lines[j].lstrip()[:1] in "}]":
+            end = j
+            while end > i and not lines[end - 1].strip():
+                end -= 1
+            start = by_end.get(end)
+            if start is not None and start >= i:
+                for k in range(start, j):
+                    keep[k] = True
+        i = j
+
+
+def _refill_short_runs(lines: list[str], keep: list[bool]) -> None:
+    """Markdown runs are whole blocks: a run too short for a comment is kept whole."""
+    i, n = 0, len(keep)
+    while i < n:
+        if keep[i]:
+            i += 1
+            continue
+        j = i
+        while j < n and not keep[j]:
+            j += 1
+        if sum(1 for k in range(i, j) if lines[k].strip()) < MIN_RUN:
+            for k in range(i, j):
+                keep[k] = True
+        i = j
+
+
+__all__ = ["StructuredCompressor", "claim", "detect_format", "is_prose", "refine"]

@@ -1,0 +1,362 @@
+"""Which structured format a text is in, from its content alone.
+
+No path, no file name, no key names: each format is recognised by the grammar of its
+lines on a bounded sample (the first 200 lines): the share of lines that are that
+format's keys, sections, items, instructions, statements, tags or comments, plus one
+structural property real files have and look-alikes lack (YAML's top-level keys are
+distinct, a Dockerfile starts with FROM or ARG, a Makefile has tab-led recipe lines,
+TOML values are typed where INI values are bare words). A format is claimed only when
+nearly every sampled line fits it; anything else is left to the detector that ran
+before (logs, code, tables) or to the prose test.
+
+Prose is decided the same way, by measurable features: lines of many words that end
+sentences, few structural characters.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Plain keys hold no colon: "path:12: text" is a grep hit, "file.py:3:1: E501" a report.
+_YAML_KEY = re.compile(r"^( *)(?:- +)*(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s#'\"\[\]{},&*!|>%@`:-][^#:\n]*?|-[^\s#:][^#:\n]*?)"
+                       r"\s*:(?:[ \t]|$)")
+_YAML_ITEM = re.compile(r"^ *-(?:[ \t]|$)")
+_YAML_BLOCK = re.compile(r"[:\-]\s*[|>][+-]?\d*\s*(?:#.*)?$")
+_YAML_COMPLEX = re.compile(r"^ *[?:](?:[ \t]|$)")  # complex mapping keys and their values
+_SECTION = re.compile(r"^\s*\[\[?\s*[^\[\]=]+?\s*\]\]?\s*(?:[#;].*)?$")
+_ASSIGN = re.compile(r"^\s*(?:export\s+)?(?:\"[^\"]*\"|'[^']*'|[\w.\-/$@{}]+)\s*=(?!=)")
+# Statement ends of code: an assignment line ending like this is a program, not a config.
+_CODE_END = re.compile(r"[;{(]\s*$")
+_OPENS_VALUE = re.compile(r"=\s*[\[{]\s*(?:#.*)?$")
+_TOML_VALUE = re.compile(r"^\s*(?:\"[^\"]*\"|'[^']*'|[\w.\-]+)\s*=\s*"
+                         r"(?:[\"'\[{]|[+-]?\d|true\b|false\b|inf\b|nan\b)")
+_ENV_LINE = re.compile(r"^(?:export\s+)?[A-Za-z_][\w.]*=\S?")
+_DOCKER_FIRST = re.compile(r"^\s*(?:FROM|ARG)\s", re.IGNORECASE)
+_DOCKER = re.compile(r"^\s*(?:FROM|RUN|CMD|LABEL|EXPOSE|ENV|ADD|COPY|ENTRYPOINT|VOLUME|USER|WORKDIR|ARG|ONBUILD|"
+                     r"STOPSIGNAL|HEALTHCHECK|SHELL|MAINTAINER)\s", re.IGNORECASE)
+_MAKE_TARGET = re.compile(r"^[^\s:=#][^:=#]*?::?(?!=)(?:\s|$)")
+_MAKE_ASSIGN = re.compile(r"^\s*(?:override\s+|export\s+)?[\w.\-${}()]+\s*(?::{1,3}|\?|\+|!)?=")
+_MAKE_DIRECTIVE = re.compile(r"^\s*-?(?:ifeq|ifneq|ifdef|ifndef|else|endif|include|sinclude|define|endef|export|"
+                             r"unexport|vpath|override)\b")
+_SQL_START = re.compile(r"^\s*(?:CREATE|INSERT|SELECT|UPDATE|DELETE|ALTER|DROP|BEGIN|COMMIT|ROLLBACK|GRANT|REVOKE|"
+                        r"WITH|SET|PRAGMA|COMMENT|TRUNCATE|VALUES|USE|START|END|DECLARE|REPLACE|DO|CALL|ANALYZE|VACUUM|"
+                        r"EXPLAIN|COPY|LOCK|NOTIFY|LISTEN|REFRESH|REINDEX|CLUSTER|IMPORT|MERGE|SHOW|RESET|PREPARE|"
+                        r"EXECUTE|DEALLOCATE|SAVEPOINT|RELEASE)(?=[\s(;]|$)", re.IGNORECASE)
+# A header field at the line start ("Author: Ann", "Content-Type: text/plain"): no SQL
+# statement holds one.
+_HEADER_FIELD = re.compile(r"^[A-Z][A-Za-z-]*: \S")
+# Template tags; "${{ }}" is an expression inside a YAML value (CI workflows), not a template.
+_TEMPLATE_TAG = re.compile(r"\{%-?|(?<!\$)\{\{-?|<%[=#-]?")
+_GO_TAG = re.compile(r"\{\{-?\s*(?:\.|end\b|if\b|range\b|with\b|define\b|template\b|include\b|\$)")
+_JINJA_TAG = re.compile(r"\{%-?\s*\w")
+_EXPR_TAG = re.compile(r"(?<!\$)\{\{")
+_ERB_TAG = re.compile(r"<%[=#-]?\s")
+_MD_HEADING = re.compile(r"^#{1,6}\s+\S")
+_MD_FENCE = re.compile(r"^\s{0,3}(?:`{3,}|~{3,})")
+_MD_TABLE = re.compile(r"^\s*\|.*\|\s*$")
+_MD_LIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\S")
+_MD_ADMONITION = re.compile(r"^\s*(?:!!!|\?\?\?\+?|:::|>\s*\[!)")
+_XML_START = re.compile(r"^\s*(?:<\?xml|<!--|<[A-Za-z_][\w:.-]*[\s>/]|<!DOCTYPE\s+(?!html)\w)", re.IGNORECASE)
+_HTML_ROOT = re.compile(r"^\s*(?:<!doctype\s+html|<html\b|<head\b|<body\b)", re.IGNORECASE)
+_WORDS = re.compile(r"[A-Za-z][a-z'’-]*")
+_SENTENCE_END = re.compile(r"[.!?:][\"')\]*_]*$|[.!?]\s+[A-Z]")
+_STRUCTURAL = re.compile(r"[{}\[\]<>=;|\\$@#]")
+
+_SHARE = 0.9  # sampled non-blank lines that must fit a format's grammar
+_MIN_LINES = 5
+
+
+def detect_format(text: str, sample: list[str]) -> str | None:
+    """The format name (see ``formats.FORMATS``, or ``"markdown"``) or None."""
+    nonblank = [ln for ln in sample if ln.strip()]
+    n = len(nonblank)
+    if n < _MIN_LINES:
+        return None
+    first = nonblank[0].lstrip()
+    if first[:1] in "{[" and not _SECTION.match(nonblank[0]) and not _TEMPLATE_TAG.match(first):
+        return "jsonc" if _has_json_comments(nonblank) else None
+    if first.startswith("<"):
+        template = _template_kind(nonblank)
+        if template is not None or _HTML_ROOT.match(first) or not _XML_START.match(first):
+            return template  # plain HTML pages stay with the HTML compressor
+        return "xml" if _share(nonblank, lambda ln: ln.lstrip()[:1] == "<") >= 0.5 else None
+    template = _template_kind(nonblank)
+    if template is not None:
+        return template
+    # Each format's first statement line must already fit it: most texts leave every
+    # grammar below after one line, so claiming costs next to nothing when nothing fits.
+    lead = _first_statement(nonblank, ("#",))
+    if lead is not None and _DOCKER_FIRST.match(lead) and _is_dockerfile(nonblank):
+        return "dockerfile"
+    if _is_makefile(nonblank):
+        return "makefile"
+    sql_lead = _first_statement(nonblank, ("--", "/*", "*", "\\"))  # and psql meta-commands
+    if sql_lead is not None and _SQL_START.match(sql_lead) and _is_sql(sample):
+        return "sql"
+    yaml_lead = _first_statement(nonblank, ("#", "---", "%", "..."))
+    if yaml_lead is not None and (_YAML_KEY.match(yaml_lead) or _YAML_ITEM.match(yaml_lead)) \
+            and _is_yaml(sample, nonblank):
+        return "yaml"
+    ini_lead = _first_statement(nonblank, ("#", ";", "!"))
+    if ini_lead is not None and (_SECTION.match(ini_lead) or _ASSIGN.match(ini_lead)):
+        kind = _ini_family(nonblank)
+        if kind is not None:
+            return kind
+    if _is_markdown(nonblank):
+        return "markdown"
+    return None
+
+
+def _first_statement(nonblank: list[str], comments: tuple[str, ...]) -> str | None:
+    """The first line that is not a comment in the given syntax."""
+    for ln in nonblank:
+        if not ln.lstrip().startswith(comments):
+            return ln
+    return None
+
+
+def _share(lines: list[str], hit) -> float:
+    return sum(1 for ln in lines if hit(ln)) / len(lines)
+
+
+def _has_json_comments(nonblank: list[str]) -> bool:
+    return any(ln.lstrip().startswith(("//", "/*")) for ln in nonblank)
+
+
+def _template_kind(nonblank: list[str]) -> str | None:
+    """Jinja, Go template or ERB: template tags on at least 3 lines and 5 % of the sample."""
+    if not any("{%" in ln or "{{" in ln or "<%" in ln for ln in nonblank):
+        return None
+    tagged = [ln for ln in nonblank if _TEMPLATE_TAG.search(ln)]
+    if len(tagged) < max(3, 0.05 * len(nonblank)):
+        return None
+    go = sum(1 for ln in tagged if _GO_TAG.search(ln))
+    erb = sum(1 for ln in tagged if _ERB_TAG.search(ln))
+    # Jinja: its statements, or "{{ expr }}" lines Go's syntax does not explain.
+    jinja = sum(1 for ln in tagged if _JINJA_TAG.search(ln) or (_EXPR_TAG.search(ln) and not _GO_TAG.search(ln)))
+    best = max((jinja, "jinja"), (go, "gotemplate"), (erb, "erb"))
+    return best[1] if best[0] >= 3 else None
+
+
+def _is_dockerfile(nonblank: list[str]) -> bool:
+    code = [ln for ln in nonblank if not ln.lstrip().startswith("#")]
+    if len(code) < 3 or not re.match(r"^\s*(?:FROM|ARG)\s", code[0], re.IGNORECASE):
+        return False
+    heads, cont = 0, False
+    for ln in code:
+        if not cont and _DOCKER.match(ln):
+            heads += 1
+        cont = ln.rstrip().endswith("\\")
+    # Continuation lines (long RUN commands) are not heads: count instructions against
+    # lines that start a logical line.
+    starts = sum(1 for k, ln in enumerate(code) if k == 0 or not code[k - 1].rstrip().endswith("\\"))
+    return heads >= 3 and heads >= 0.9 * starts
+
+
+def _is_makefile(nonblank: list[str]) -> bool:
+    recipes = sum(1 for ln in nonblank if ln.startswith("\t"))
+    targets = sum(1 for ln in nonblank if _MAKE_TARGET.match(ln))
+    if recipes < 2 or targets < 2:
+        return False
+    fit, cont = 0, False
+    for ln in nonblank:
+        if cont or ln.startswith("\t") or ln.lstrip().startswith("#") or _MAKE_TARGET.match(ln) \
+                or _MAKE_ASSIGN.match(ln) or _MAKE_DIRECTIVE.match(ln):
+            fit += 1
+        cont = ln.rstrip().endswith("\\")
+    return fit >= _SHARE * len(nonblank)
+
+
+def _is_sql(sample: list[str]) -> bool:
+    from .formats import sql_statement_end
+
+    statements = fit = total = 0
+    i, n = 0, len(sample)
+    while i < n:
+        s = sample[i].strip()
+        if not s:
+            i += 1
+            continue
+        if s.startswith(("--", "\\")):  # comments, psql meta-commands
+            fit += 1
+            total += 1
+            i += 1
+            continue
+        if s.startswith("/*"):  # a block comment, up to its closer
+            j = i
+            while j < n and "*/" not in sample[j]:
+                j += 1
+            span = sum(1 for ln in sample[i:j + 1] if ln.strip())
+            fit += span
+            total += span
+            i = j + 1
+            continue
+        if not _SQL_START.match(s):
+            total += 1
+            i += 1
+            continue
+        end = sql_statement_end(sample, i)
+        if end is None:  # the sample ends inside a statement
+            end = n
+        elif any(_HEADER_FIELD.match(ln) for ln in sample[i + 1:end]):
+            # "Author: …" / "Date: …" at the line start: a commit or mail header that
+            # happens to start with a keyword ("commit 1f3a…"), never an SQL statement.
+            total += 1
+            i += 1
+            continue
+        else:
+            statements += 1
+        span = sum(1 for ln in sample[i:end] if ln.strip())
+        fit += span
+        total += span
+        i = end
+    # Three statements, or fewer when nothing else is there (a script of one DO block).
+    return (statements >= 3 and fit >= _SHARE * total) or (statements >= 1 and fit == total)
+
+
+def _ini_family(nonblank: list[str]) -> str | None:
+    """TOML, INI/cfg or properties/.env: sections and ``key = value`` lines (their
+    continuations: indented lines for INI, a multi-line array or table for TOML, a
+    trailing backslash). Keys are distinct within a section; no line ends like code."""
+    sections = assigns = typed = env = fit = 0
+    cont = False
+    depth = 0
+    keys: set[str] = set()
+    repeats = 0
+    for ln in nonblank:
+        s = ln.strip()
+        if depth > 0 or cont:
+            fit += 1
+            if depth > 0:
+                depth = max(0, depth + s.count("[") + s.count("{") - s.count("]") - s.count("}"))
+        elif s[0] in "#;!":
+            fit += 1
+        elif _SECTION.match(ln):
+            sections += 1
+            fit += 1
+            keys = set()
+        elif (m := _ASSIGN.match(ln)) and not (_CODE_END.search(s) and not _OPENS_VALUE.search(s)):
+            assigns += 1
+            fit += 1
+            key = m.group(0).split("=", 1)[0].strip()
+            repeats += key in keys
+            keys.add(key)
+            if _TOML_VALUE.match(ln):
+                typed += 1
+            if _ENV_LINE.match(ln):
+                env += 1
+            if _OPENS_VALUE.search(s):
+                depth = 1
+        elif ln[:1] in " \t" and assigns and not _CODE_END.search(s):
+            fit += 1  # INI continuation line
+        cont = s.endswith("\\")
+    n = len(nonblank)
+    if assigns < 3 or fit < _SHARE * n or repeats > 0.1 * assigns:
+        return None
+    if sections and typed >= 0.8 * assigns:
+        return "toml"
+    if sections:
+        return "ini"
+    if typed >= 0.8 * assigns and any(" = " in ln for ln in nonblank):
+        return "toml"
+    if env >= 0.8 * assigns or all(":" not in ln.split("=", 1)[0] for ln in nonblank if "=" in ln):
+        return "properties"
+    return None
+
+
+def _is_yaml(sample: list[str], nonblank: list[str]) -> bool:
+    """Nearly every line a key, an item, a comment, a document marker or inside a block
+    scalar / flow collection; top-level keys distinct; no tab indentation."""
+    keys = fit = 0
+    roots: set[str] = set()
+    repeats = top = 0
+    scalar_indent = -1  # inside a block scalar deeper than this
+    flow = 0
+    misses, allowed = 0, (1 - _SHARE) * len(nonblank)
+    for ln in sample:
+        s = ln.strip()
+        if not s:
+            continue
+        if misses > allowed:
+            return False
+        misses += 1  # taken back below when the line fits
+        ind = len(ln) - len(ln.lstrip(" "))
+        if ln[:1] == "\t":
+            return False
+        if scalar_indent >= 0:
+            if ind > scalar_indent:
+                fit += 1
+                misses -= 1
+                continue
+            scalar_indent = -1
+        if flow > 0:
+            fit += 1
+            misses -= 1
+            flow = max(0, flow + s.count("[") + s.count("{") - s.count("]") - s.count("}"))
+            continue
+        if s.startswith(("#", "--- ")) or s in ("---", "..."):
+            fit += 1
+            misses -= 1
+            if not s.startswith("#"):
+                roots = set()  # a new document: its top-level keys start afresh
+            if _YAML_BLOCK.search(s):
+                scalar_indent = ind
+            continue
+        m = _YAML_KEY.match(ln)
+        if m or _YAML_ITEM.match(ln) or _YAML_COMPLEX.match(ln):
+            fit += 1
+            misses -= 1
+            if m:
+                keys += 1
+                if ind == 0 and not s.startswith("-"):
+                    root = s.split(":", 1)[0]
+                    repeats += root in roots
+                    roots.add(root)
+                    top += 1
+            if _YAML_BLOCK.search(s):
+                scalar_indent = ind
+            else:
+                flow = max(0, s.count("[") + s.count("{") - s.count("]") - s.count("}"))
+    n = len(nonblank)
+    if keys < 3 or fit < _SHARE * n:
+        return False
+    return repeats <= 0.1 * top
+
+
+def _is_markdown(nonblank: list[str]) -> bool:
+    fences = headings = tables = admonitions = 0
+    for ln in nonblank:
+        c = ln.lstrip()[:1]
+        if c not in "#`~|!:>?":
+            continue  # most lines of any text: no Markdown block starts here
+        if _MD_FENCE.match(ln):
+            fences += 1
+        elif _MD_HEADING.match(ln):
+            headings += 1
+        elif _MD_TABLE.match(ln):
+            tables += 1
+        elif _MD_ADMONITION.match(ln):
+            admonitions += 1
+    front = nonblank[0].strip() == "---"
+    structure = (fences >= 2) + (headings >= 2) + (tables >= 3) + (admonitions >= 1) + front
+    return structure >= 2 or (fences >= 2 and headings >= 1)
+
+
+def is_prose(sample: list[str]) -> bool:
+    """Paragraphs of sentences: most lines carry many words, lines (or paragraphs) end
+    sentences, and structural characters are rare."""
+    nonblank = [ln for ln in sample if ln.strip()]
+    n = len(nonblank)
+    if not n:
+        return False
+    wordy = ends = chars = structural = 0
+    for ln in nonblank:
+        s = ln.strip()
+        words = _WORDS.findall(s)
+        if len(words) >= 5 and sum(len(w) for w in words) >= 0.6 * len(s):
+            wordy += 1
+        if _SENTENCE_END.search(s):
+            ends += 1
+        chars += len(s)
+        structural += len(_STRUCTURAL.findall(s))
+    return wordy >= 0.6 * n and ends >= 0.25 * n and structural <= 0.03 * chars

@@ -1,0 +1,213 @@
+"""Which lines of a structured text stay: the key path the question asks, its parents,
+and an outline; elided runs become one comment line each.
+
+1. Nodes whose key the question names win, scored by how much of the asked path they
+   match (the key itself counts double, each ancestor's key once): ``timeout`` under
+   ``server`` keeps ``server:`` → ``timeout:``, not every ``timeout``. A matched node is
+   kept whole when small, else its header and its children's headers.
+2. Lines holding a selective anchor of the question (an id, a number, a quoted string)
+   stay, with their parents.
+3. The outline: headers level by level (top-level keys, sections, targets) while the
+   line budget allows.
+4. Everything kept takes its ancestors' headers and its own closers (``</tag>``,
+   ``{% endif %}``), so the output nests like the input. Runs of at least ``MIN_RUN``
+   dropped lines become one comment at the run's indentation; shorter runs stay.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+from .formats import Format, comment_line
+from .tree import Node
+
+MIN_RUN = 3  # an elision comment costs about a line: shorter runs are kept
+WHOLE_MAX_LINES = 40  # a matched node this small is kept whole
+_TERM = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_KEY_WORD = re.compile(r"[A-Za-z0-9]+")
+_CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_STOP = frozenset((
+    "a", "an", "and", "any", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from",
+    "get", "give", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my",
+    "of", "on", "or", "set", "show", "tell", "that", "the", "their", "them", "then", "there",
+    "these", "this", "to", "under", "value", "values", "what", "when", "where", "which", "who",
+    "why", "will", "with", "within", "you", "your", "file", "config", "configuration", "setting",
+    "settings", "option", "options", "key", "keys", "line", "lines", "please", "find", "look",
+    "see", "used", "use", "using", "current", "currently", "did", "should", "would", "could",
+))
+
+
+def _stem(word: str) -> str:
+    """Plural and singular alike ("tests" asks for "test")."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def question_terms(query: str) -> set[str]:
+    """Lower-case words and identifier parts of the question (stop words dropped), stemmed."""
+    out: set[str] = set()
+    for m in _TERM.finditer(query[:2000]):
+        w = m.group(0).lower()
+        if len(w) >= 3 and w not in _STOP:
+            out.add(_stem(w))
+        for part in w.split("_"):
+            if len(part) >= 3 and part not in _STOP:
+                out.add(_stem(part))
+    return out
+
+
+def _key_words(key: str) -> set[str]:
+    words = {w.lower() for w in _KEY_WORD.findall(key)}
+    # camelCase keys: "maxRetries" is asked as "max retries"
+    for w in _CAMEL.findall(key):
+        words.add(w.lower())
+    whole = key.lower().strip()
+    if whole:
+        words.add(whole)
+    return {_stem(w) for w in words}
+
+
+def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_lines: int) -> list[bool]:
+    """Which lines to keep (True) for ``nodes`` of ``lines`` and the question."""
+    n = len(lines)
+    keep = [False] * n
+    if not nodes:
+        return [True] * n
+    terms = question_terms(query) if query else set()
+    # A cheap test first (one regex of the question's few terms, longest first): most
+    # keys hold none of them.
+    own: list[set[str]] = [set()] * len(nodes)
+    if terms:
+        rx = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE)
+        own = [(_key_words(nd.key) & terms) if nd.key and rx.search(nd.key) else set() for nd in nodes]
+    wanted: list[int] = []  # nodes kept with their ancestors
+    if terms:
+        scores = []
+        for i, nd in enumerate(nodes):
+            if not own[i]:
+                continue
+            path = set()
+            p = nd.parent
+            while p >= 0:
+                path |= own[p]
+                p = nodes[p].parent
+            scores.append((2 * len(own[i]) + len(path - own[i]), i))
+        if scores:
+            best = max(s for s, _ in scores)
+            wanted = [i for s, i in scores if s == best][:12]
+    whole: set[int] = set()
+    for i in wanted:
+        nd = nodes[i]
+        if nd.end - nd.start <= WHOLE_MAX_LINES:
+            whole.add(i)
+    if anchors:
+        # Which lines hold an anchor: one lower-cased copy of the text, one find per term.
+        low = "\n".join(lines).lower()
+        starts = [nd.start for nd in nodes]
+        offsets = _line_offsets(lines)
+        hit_lines: set[int] = set()
+        for term in anchors.terms:
+            pos = low.find(term)
+            while pos >= 0 and len(hit_lines) < 256:
+                hit_lines.add(bisect_right(offsets, pos) - 1)
+                pos = low.find(term, pos + 1)
+        for i, start in enumerate(starts):
+            if start in hit_lines and len(wanted) < 64:
+                wanted.append(i)
+    children: dict[int, list[int]] = {}
+    for i, nd in enumerate(nodes):
+        children.setdefault(nd.parent, []).append(i)
+
+    def take(i: int) -> None:
+        nd = nodes[i]
+        for k in range(nd.start, nd.head_end):
+            keep[k] = True
+        for a, b in nd.closers:
+            for k in range(a, b):
+                keep[k] = True
+
+    def take_with_ancestors(i: int) -> None:
+        while i >= 0 and not keep[nodes[i].start]:
+            take(i)
+            i = nodes[i].parent
+
+    for i in wanted:
+        take_with_ancestors(i)
+        if i in whole:
+            for k in range(nodes[i].start, nodes[i].end):
+                keep[k] = True
+        else:
+            for c in children.get(i, ()):
+                take(c)
+    # The outline, level by level, while the budget allows.
+    used = sum(keep)
+    level = children.get(-1, [])
+    while level:
+        cost = sum(nodes[i].head_end - nodes[i].start for i in level if not keep[nodes[i].start])
+        if used + cost > budget_lines:
+            # The level does not fit: its first headers, in order, while the budget lasts
+            # (a flat file's opening entries rather than none at all).
+            for i in level:
+                size = nodes[i].head_end - nodes[i].start
+                if not keep[nodes[i].start] and used + size <= budget_lines:
+                    take_with_ancestors(i)
+                    used += size
+            break
+        for i in level:
+            if not keep[nodes[i].start]:
+                take_with_ancestors(i)
+        used = sum(keep)
+        level = [c for i in level for c in children.get(i, ())]
+    _fill_short_runs(lines, keep)
+    return keep
+
+
+def _fill_short_runs(lines: list[str], keep: list[bool]) -> None:
+    """Keep dropped runs too short to be worth a comment, and blank lines next to kept lines."""
+    n = len(keep)
+    i = 0
+    while i < n:
+        if keep[i]:
+            i += 1
+            continue
+        j = i
+        while j < n and not keep[j]:
+            j += 1
+        if sum(1 for k in range(i, j) if lines[k].strip()) < MIN_RUN:
+            for k in range(i, j):
+                keep[k] = True
+        i = j
+
+
+def _line_offsets(lines: list[str]) -> list[int]:
+    """Character offset of each line's start in ``"\n".join(lines)``."""
+    out, pos = [], 0
+    for ln in lines:
+        out.append(pos)
+        pos += len(ln) + 1
+    return out
+
+
+def render(lines: list[str], keep: list[bool], fmt: Format, note: str = "lines elided") -> tuple[str, int, int]:
+    """(output, elided runs, elided lines): kept lines verbatim, each dropped run as one
+    comment line at the indentation of its first non-blank line."""
+    out: list[str] = []
+    runs = dropped = 0
+    n = len(lines)
+    i = 0
+    while i < n:
+        if keep[i]:
+            out.append(lines[i])
+            i += 1
+            continue
+        j = i
+        while j < n and not keep[j]:
+            j += 1
+        first = next((lines[k] for k in range(i, j) if lines[k].strip()), "")
+        indent = first[: len(first) - len(first.lstrip(" \t"))]
+        count = j - i
+        out.append(comment_line(fmt, indent, f"… {count} {note} (lines {i + 1}-{j}) …"))
+        runs += 1
+        dropped += count
+        i = j
+    return "\n".join(out), runs, dropped
