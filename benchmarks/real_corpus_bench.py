@@ -36,7 +36,7 @@ particular), so they cannot fail: they are flagged ``marker_listed`` and
 reported on their own line, outside the main in-view totals. PASS/FAIL lines give the
 targets of issues 11 and 24, "never slower than upstream" as docs/decisions.md defines it:
 where upstream passes an output through unchanged and we compress it, our call may take
-up to 2.5x the time tiktoken needs to count that output; where we leave it unchanged too,
+up to 2.5x the time tiktoken needs to count that output plus 2 ms (issue 34); where we leave it unchanged too,
 at most 2 ms more than upstream; everywhere else no more than upstream.
 """
 
@@ -184,7 +184,7 @@ def slower_than_upstream(r: CaseRow) -> bool:
     up_unchanged = up["tokens_after"] >= r.tokens_before
     ours_unchanged = r.tokens_after >= r.tokens_before
     if up_unchanged and not ours_unchanged:
-        return r.ms > max(up["ms"], COMPRESS_VS_COUNT * r.count_ms)
+        return r.ms > max(up["ms"], COMPRESS_VS_COUNT * r.count_ms + UNCHANGED_SLACK_MS)  # issue 34: plus 2 ms
     if up_unchanged and ours_unchanged:
         return r.ms > up["ms"] + UNCHANGED_SLACK_MS
     return r.ms > up["ms"]

@@ -14,7 +14,7 @@ import functools
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .ccr.markers import has_marker
@@ -65,15 +65,51 @@ def savings_of(decisions: list[Decision]) -> Savings:
     return Savings(by_transform, by_tool, list(tools))
 
 
-@dataclass
+@dataclass(init=False)
 class PipelineResult:
+    """What a run produced. ``tokens_before`` / ``tokens_after`` are exact totals; the
+    pipeline passes them as one callable that counts on first access (issue 34): exact
+    BPE of a long tool output is as costly as compressing it, and a caller that never
+    reads the totals (a client sending the body on) should not wait for it."""
+
     conversation: Conversation
     body: dict[str, Any]
     format: str
-    tokens_before: int
-    tokens_after: int
-    decisions: list[Decision] = field(default_factory=list)
-    duration_ms: float = 0.0
+    decisions: list[Decision]
+    duration_ms: float
+
+    def __init__(self, conversation: Conversation, body: dict[str, Any], format: str,
+                 tokens_before: int | Callable[[], tuple[int, int]], tokens_after: int | None = None,
+                 decisions: list[Decision] | None = None, duration_ms: float = 0.0):
+        self.conversation, self.body, self.format = conversation, body, format
+        self.decisions = decisions if decisions is not None else []
+        self.duration_ms = duration_ms
+        if callable(tokens_before):
+            self._totals: Callable[[], tuple[int, int]] | None = tokens_before
+        else:
+            self._totals = None
+            self.__dict__["tokens_before"], self.__dict__["tokens_after"] = tokens_before, int(tokens_after or 0)
+
+    def count_totals(self) -> None:
+        """Take the exact totals now (the proxy does, on a worker thread, while the
+        upstream answers). Two threads at once may both count (the same numbers)."""
+        if "tokens_before" in self.__dict__:
+            return
+        before, after = self._totals()  # type: ignore[misc]
+        self.__dict__["tokens_after"] = after
+        self.__dict__["tokens_before"] = before
+
+    @property
+    def tokens_before(self) -> int:
+        if "tokens_before" not in self.__dict__:
+            self.count_totals()
+        return self.__dict__["tokens_before"]
+
+    @property
+    def tokens_after(self) -> int:
+        if "tokens_after" not in self.__dict__:
+            self.count_totals()
+        return self.__dict__["tokens_after"]
 
     @property
     def tokens_saved(self) -> int:
@@ -262,9 +298,9 @@ class Pipeline:
             except Exception as exc:  # never worse: a broken stage leaves the request as it was
                 log.exception("transform %s failed", t.name)
                 ctx.decide(t.name, "skipped", f"error: {type(exc).__name__}: {exc}")
-        before, after = tokens.totals(conv)
         body = render(conv)
-        return PipelineResult(conv, body, conv.format, before, after, ctx.decisions,
+        out = conv
+        return PipelineResult(conv, body, conv.format, lambda: tokens.totals(out), None, ctx.decisions,
                               (time.perf_counter() - t0) * 1000)
 
     def compress_body(self, body: dict[str, Any], fmt: str | None = None, *, model: str | None = None,

@@ -82,6 +82,17 @@ def remember_tokens(block: Block, counter: TokenCounter, tokens: int) -> None:
     block.meta[_TOKENS_KEY] = (counter, block.text, tokens)
 
 
+# Key in ``Block.meta`` of (counter, text object, cache key) where a stage hashed a text
+# for the count cache but took only an estimate (the router, above QUICK_EXACT_CHARS): the
+# exact count, when a total is read, reuses the hash instead of hashing the text again.
+_HASHED_KEY = "_tokens_hashed"
+
+
+def remember_hash(block: Block, counter: TokenCounter, text: str, key: str) -> None:
+    """Record ``counter.cache_key(text)`` for a text whose exact count is left for later."""
+    block.meta[_HASHED_KEY] = (counter, text, key)
+
+
 def original_tokens(block: Block, text: str, counter: TokenCounter) -> int:
     """Tokens of ``text``, the block's text before any stage replaced it: the count a
     stage took of it on the way, else counted now."""
@@ -89,6 +100,10 @@ def original_tokens(block: Block, text: str, counter: TokenCounter) -> int:
         cached = block.meta.get(key)
         if cached is not None and cached[0] is counter and cached[1] is text:
             return cached[2]
+    hashed = block.meta.get(_HASHED_KEY)
+    if hashed is not None and hashed[0] is counter and hashed[1] is text:
+        n = counter.cached(hashed[2])
+        return n if n is not None else counter.count_uncached(text, hashed[2])
     return counter.count(text)
 
 

@@ -173,9 +173,31 @@ def bad_answer(ex: Exchange, status: int, data: bytes, exc: Exception) -> Respon
                             status_code=502)
 
 
+def _count_meanwhile(state: ProxyState, ex: Exchange) -> asyncio.Future | None:
+    """Start the request's exact token totals on a compression worker while the upstream
+    answers (issue 34): the pipeline leaves them to the first read, and the headers and
+    metrics row read them once the answer is back; counted here, off the event loop and
+    after the request went out, they cost the client nothing."""
+    if ex.result is None:
+        return None
+    try:
+        return asyncio.get_running_loop().run_in_executor(state.compress_pool, ex.result.count_totals)
+    except RuntimeError:  # the pool is shut down (the proxy is stopping): counted when read
+        return None
+
+
+async def _counted(pending: asyncio.Future | None) -> None:
+    if pending is not None:
+        try:
+            await pending
+        except Exception:  # the totals are then counted when read
+            log.debug("token totals could not be counted on a worker", exc_info=True)
+
+
 async def _complete(state: ProxyState, url: str, headers: list[tuple[str, str]], out: Outgoing) -> Response:
     ex = out.ex
     upstream = Upstream(state, url, headers, out.content)
+    counting = _count_meanwhile(state, ex)
     try:
         reply = await arun(state.core, ex, upstream)
     except Unanswerable as exc:
@@ -193,6 +215,7 @@ async def _complete(state: ProxyState, url: str, headers: list[tuple[str, str]],
     ex.status = reply.status_code
     if reply.status_code == 200:
         ex.usage = _usage(ex.fmt, reply.data)
+    await _counted(counting)
     _finish(state, ex, stream=False)
     return Response(reply.data, status_code=reply.status_code, headers=response_headers(reply.headers, out.headers()))
 
@@ -200,7 +223,9 @@ async def _complete(state: ProxyState, url: str, headers: list[tuple[str, str]],
 async def _stream(state: ProxyState, url: str, headers: list[tuple[str, str]], out: Outgoing) -> Response:
     ex = out.ex
     upstream = Upstream(state, url, headers, out.content)
+    counting = _count_meanwhile(state, ex)
     resp = await upstream.open(ex.send)
+    await _counted(counting)
     ex.status = resp.status_code
     if resp.status_code >= 400:
         # Errors are JSON, not a stream: pass them through whole, with their status.

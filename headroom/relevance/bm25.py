@@ -61,6 +61,33 @@ class BM25:
             out.append(s)
         return out
 
+    @staticmethod
+    def scores_from_counts(counts: list[Counter], query_tokens: list[str], k1: float = 1.5,
+                           b: float = 0.75) -> list[float]:
+        """``BM25.from_counts(counts, k1, b).scores_for_tokens(query_tokens)``, the same
+        floats, without the index: document frequencies and idf are taken for the query's
+        terms only, not for every term of every document (a source file's units hold
+        thousands; a question a handful)."""
+        q = set(query_tokens)
+        lengths = [c.total() for c in counts]
+        avgdl = (sum(lengths) / len(lengths)) if lengths else 0.0
+        n = len(counts)
+        idf = {}
+        for t in q:
+            f = sum(1 for c in counts if t in c)
+            if f:
+                idf[t] = math.log(1 + (n - f + 0.5) / (f + 0.5))
+        out: list[float] = []
+        for c, length in zip(counts, lengths):
+            s = 0.0
+            norm = k1 * (1 - b + b * length / avgdl) if avgdl else k1
+            for t in q:
+                f = c.get(t)
+                if f:
+                    s += idf[t] * f * (k1 + 1) / (f + norm)
+            out.append(s)
+        return out
+
     def top(self, query: str, k: int) -> list[int]:
         """Indices of the k best-scoring documents with a positive score, best first."""
         scored = [(s, i) for i, s in enumerate(self.scores(query)) if s > 0]

@@ -31,6 +31,8 @@ from ..providers import context_window
 from ..query.anchors import extract_anchors
 from ..query.bounded import bound_question
 from ..toin import hooks as toin_hooks
+from ..token_accounting import remember_hash
+from ..tokens import QUICK_EXACT_CHARS
 from .base import (
     COUNT_ALONGSIDE_CHARS,
     TransformContext,
@@ -204,7 +206,8 @@ class ContentRouter:
                 entry = memo_hit
                 if tokens is None:  # the same bytes and tokenizer: the count the entry was made with
                     tokens = entry.original_tokens
-                    remember_tokens(block, ctx.counter, tokens)
+                    if len(text) <= QUICK_EXACT_CHARS:  # longer: an estimate (see _compress)
+                        remember_tokens(block, ctx.counter, tokens)
             else:
                 entry, tokens = self._compress(text, key, tokens, block, block_anchors, ctx)
                 if entry is None:
@@ -266,11 +269,18 @@ class ContentRouter:
             # Nothing between the hand-over and the BPE may release the GIL (hashing,
             # I/O): the compressor's thread would take it, and this one would wait for it
             # instead of counting alongside.
+            # A long text is estimated here (issue 34): the keep-or-not decisions need
+            # no exact count, and the exact one, as costly as compressing, is taken only
+            # where a total is read (PipelineResult, after the request is forwarded).
+            exact = len(text) <= QUICK_EXACT_CHARS or counter.exact
             try:
-                tokens = counter.count_uncached(text, count_key)
+                tokens = counter.count_uncached(text, count_key) if exact else counter.quick_count(text)
             finally:
                 first.tokens.resolve(tokens)  # type: ignore[union-attr]
-            remember_tokens(block, counter, tokens)
+            if exact:
+                remember_tokens(block, counter, tokens)
+            else:
+                remember_hash(block, counter, text, count_key)
         result = pending.wait()
         if tokens < cfg.router.min_tokens:
             return None, tokens
@@ -292,6 +302,9 @@ class ContentRouter:
             return kept(result), tokens
         if result is None:
             return kept(f"{compressor.name}: nothing to compress"), tokens
+        if kept_nearly_all(result.text, text, cfg.router.min_savings):
+            return kept(f"{compressor.name}: saved too little ({len(text)} -> {len(result.text)} characters, "
+                        f"not counted)"), tokens
         if result.lossy and (ctx.store is None or not cfg.ccr.enabled):
             return kept(f"{compressor.name}: lossy result discarded (no CCR store to keep the original)"), tokens
         # The first try rendered and counted its own result on its thread (see _FirstTry).
@@ -394,7 +407,8 @@ class _FirstTry:
             result = compressor.compress(inp)
         if frame is not None and result is not None and not isinstance(result, str):
             result = dataclasses.replace(result, text=frame.wrap(result.text))
-        if result is not None and not isinstance(result, str):
+        if result is not None and not isinstance(result, str) \
+                and not kept_nearly_all(result.text, self.text, cfg.router.min_savings):
             # Rendered and counted here, while the router's thread may still be counting
             # the input: both counts release the GIL, so on a table that compresses faster
             # than it counts, the output's count no longer follows the wait.
@@ -409,6 +423,18 @@ def block_query(ctx: TransformContext, block) -> str:
     if not block.tool_intent:
         return ctx.query
     return bound_question(f"{ctx.query}\n{block.tool_intent}")
+
+
+def kept_nearly_all(out: str, text: str, min_savings: float) -> bool:
+    """Whether a compressor's output keeps so much of the input's characters that it
+    cannot save ``min_savings`` of its tokens: it is then discarded uncounted (issue 34:
+    counting an output as large as its input cost more than the rest of the call).
+
+    Not a strict bound (tokens are not characters), hence a third of the margin: at 10 %
+    required savings, an output with at least 96.7 % of the characters would need the
+    removed 3.3 % to hold 10 % of the tokens, three times the text's own token density.
+    """
+    return len(out) >= len(text) * (1 - min_savings / 3)
 
 
 def over_window(tokens: int, ctx: TransformContext, compressed: bool = False) -> str:

@@ -20,7 +20,7 @@ def is_numbered(text: str) -> bool:
 def split_numbers(text: str) -> tuple[str, list[str]] | None:
     """(the code without numbers, each line's number prefix), or None when a line lacks one."""
     lines = text.split("\n")
-    prefixes = [m.group() for m in _NUMBERED.finditer(text)]
+    prefixes = _NUMBERED.findall(text)  # whole matches (no groups), listed in C
     trailing = 1 if lines and lines[-1] == "" else 0
     if len(prefixes) != len(lines) - trailing:
         return None

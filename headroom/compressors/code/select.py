@@ -107,7 +107,7 @@ def scores(units: list[Unit], lines: list[str], query: str, relevance=None) -> l
     q = terms(query)
     if not q:
         return [0.0] * len(units)
-    return BM25.from_counts(unit_term_counts(units, lines)).scores_for_tokens(q)
+    return BM25.scores_from_counts(unit_term_counts(units, lines), q)
 
 
 def keep_whole(units: list[Unit], lines: list[str], query: str, anchors, relevance=None) -> set[int]:

@@ -1,0 +1,106 @@
+"""Issue 34: exact token counting is off the hot path. The pipeline's totals are counted
+when first read (and in the proxy on a worker while the upstream answers); the router
+decides on quick_count's estimate above QUICK_EXACT_CHARS. What must hold: the totals
+read are the exact counts of the request as it came and as it goes out."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from headroom.ccr.store import CompressionStore
+from headroom.formats import parse
+from headroom.pipeline import Pipeline, PipelineResult
+from headroom.token_accounting import conversation_tokens
+from headroom.tokens import QUICK_EXACT_CHARS, SAMPLE_ABOVE_CHARS, TokenCounter, counter_for
+
+
+def body(text: str) -> dict:
+    return {"model": "gpt-4o", "messages": [
+        {"role": "user", "content": "what failed?"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "shell", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": text}]}
+
+
+def log_text(lines: int, seed: int = 0) -> str:
+    return "\n".join(f"2024-05-01 12:{i // 60 % 60:02d}:{i % 60:02d} INFO worker-{(i + seed) % 5} "
+                     f"finished job {i * 7 + seed} in {(i * 13 + seed) % 997} ms" for i in range(lines))
+
+
+def test_the_call_does_not_count_a_long_output_exactly(monkeypatch):
+    text = log_text(800, seed=11)
+    assert 2 * QUICK_EXACT_CHARS < len(text) <= SAMPLE_ABOVE_CHARS  # counted exactly when read
+    encoded: list[int] = []
+    raw = TokenCounter._bpe
+
+    def bpe(self, t):
+        encoded.append(len(t))
+        return raw(self, t)
+
+    monkeypatch.setattr(TokenCounter, "_bpe", bpe)
+    counter_for("gpt-4o")._cache.clear()
+    r = Pipeline(store=CompressionStore()).compress_body(body(text))
+    assert len(text) not in encoded  # nothing encoded the whole output during the call
+    before = r.tokens_before
+    assert len(text) in encoded  # the exact total, on first read
+    n = len(encoded)
+    assert r.tokens_saved == r.tokens_before - r.tokens_after and len(encoded) == n  # counted once
+    assert before == conversation_tokens(parse(body(text), "openai_chat"), TokenCounter("gpt-4o"))
+
+
+def test_totals_are_exact_for_what_went_out():
+    text = log_text(3000, seed=3)
+    r = Pipeline(store=CompressionStore()).compress_body(body(text))
+    counter = counter_for("gpt-4o")
+    assert r.tokens_after == conversation_tokens(parse(r.body, "openai_chat"), counter)
+    assert r.tokens_after < r.tokens_before
+
+
+def test_a_result_built_from_numbers_keeps_them():
+    r = PipelineResult(None, {}, "openai_chat", 1500, 520, [], 1.0)  # type: ignore[arg-type]
+    assert (r.tokens_before, r.tokens_after, r.tokens_saved) == (1500, 520, 980)
+
+
+def test_count_totals_is_idempotent():
+    calls = []
+    r = PipelineResult(None, {}, "openai_chat", lambda: calls.append(1) or (10, 4))  # type: ignore[arg-type]
+    assert calls == []
+    r.count_totals()
+    r.count_totals()
+    assert (r.tokens_before, r.tokens_after) == (10, 4) and calls == [1]
+
+
+@settings(max_examples=15, deadline=None)
+@given(lines=st.integers(200, 1500), seed=st.integers(0, 50))
+def test_lazy_totals_equal_counting_everything_first(lines, seed):
+    text = log_text(lines, seed)
+    expected = conversation_tokens(parse(body(text), "openai_chat"), counter_for("gpt-4o"))
+    counter_for("gpt-4o")._cache.clear()
+    r = Pipeline(store=CompressionStore()).compress_body(body(text))
+    assert r.tokens_before == expected
+    assert r.tokens_after == conversation_tokens(parse(r.body, "openai_chat"), counter_for("gpt-4o"))
+
+
+def test_an_output_keeping_nearly_every_character_is_discarded_uncounted(fresh_pipeline, monkeypatch):
+    from headroom.compressors.base import Compressed
+    from headroom.compressors.detect import ContentType
+    from headroom.transforms.router import ContentRouter
+
+    class DropsOneLine:
+        name = "drops_one_line"
+
+        def compress(self, inp):
+            lines = inp.text.split("\n")
+            return Compressed("\n".join(lines[1:]), len(lines), len(lines) - 1, "one_line", lossy=True)
+
+    text = log_text(300, seed=5)
+    counted: list[int] = []
+    real = TokenCounter.quick_count
+    monkeypatch.setattr(TokenCounter, "quick_count", lambda self, t: counted.append(len(t)) or real(self, t))
+    p = fresh_pipeline(transforms=[ContentRouter({ct: DropsOneLine() for ct in ContentType})])
+    r = p.compress_body(body(text))
+    [d] = [d for d in r.decisions if d.transform == "content_router"]
+    assert d.action == "kept" and "saved too little" in d.reason and "not counted" in d.reason
+    assert r.body["messages"][2]["content"] == text
+    assert not any(n < len(text) and n > 0.9 * len(text) for n in counted)  # the output was never counted
