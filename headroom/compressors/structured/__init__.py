@@ -19,7 +19,7 @@ from ..detect import ContentType, Detected
 from .detect import detect_format, is_prose
 from .formats import FORMATS, Format, comment_line
 from .markdown import MARKDOWN, blocks, fences_balanced, select_blocks
-from .select import MIN_RUN, render, select
+from .select import fill_short_runs, render, select
 from .tree import build
 
 MIN_LINES = 12  # shorter texts pass through: an elision would save next to nothing
@@ -70,7 +70,7 @@ class StructuredCompressor:
             fmt: Format = MARKDOWN
             bl = blocks(lines)
             keep = select_blocks(lines, bl, inp.query, inp.anchors, max(600, int(len(text) * ratio)))
-            _refill_short_runs(lines, keep)
+            fill_short_runs(lines, keep)
             items_before, items_after = len(bl), sum(1 for b in bl if keep[b.start])
             unit = "blocks"
         else:
@@ -126,22 +126,6 @@ def _keep_last_members(lines: list[str], keep: list[bool], nodes) -> None:
             if start is not None and start >= i:
                 for k in range(start, j):
                     keep[k] = True
-        i = j
-
-
-def _refill_short_runs(lines: list[str], keep: list[bool]) -> None:
-    """Markdown runs are whole blocks: a run too short for a comment is kept whole."""
-    i, n = 0, len(keep)
-    while i < n:
-        if keep[i]:
-            i += 1
-            continue
-        j = i
-        while j < n and not keep[j]:
-            j += 1
-        if sum(1 for k in range(i, j) if lines[k].strip()) < MIN_RUN:
-            for k in range(i, j):
-                keep[k] = True
         i = j
 
 

@@ -158,12 +158,13 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
                 take_with_ancestors(i)
         used = sum(keep)
         level = [c for i in level for c in children.get(i, ())]
-    _fill_short_runs(lines, keep)
+    fill_short_runs(lines, keep)
     return keep
 
 
-def _fill_short_runs(lines: list[str], keep: list[bool]) -> None:
-    """Keep dropped runs too short to be worth a comment, and blank lines next to kept lines."""
+def fill_short_runs(lines: list[str], keep: list[bool]) -> None:
+    """Keep dropped runs too short to be worth a comment (Markdown's runs are whole blocks:
+    one too short for a comment is kept whole too)."""
     n = len(keep)
     i = 0
     while i < n:
