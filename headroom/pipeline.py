@@ -149,9 +149,11 @@ class PipelineResult:
     @property
     def agent_loop(self) -> bool:
         """Whether the request is an agent loop that sends tool output in user turns (some
-        user block was classified as one): such an agent is offered ``headroom_retrieve``
+        user block was classified as one, or answers an action inside the agent's framing,
+        "Observation:", however short): such an agent is offered ``headroom_retrieve``
         from its first observation on, so its tool list never changes mid-session."""
-        return any(d.transform == "user_observations" and d.action == "classified" for d in self.decisions)
+        return any(d.transform == "user_observations" and (d.action == "classified" or (d.extra or {}).get("agent_frame"))
+                   for d in self.decisions)
 
     @property
     def messages(self) -> list[Any]:

@@ -40,6 +40,7 @@ from ..formats.model import Block, BlockKind, Conversation, Role, content_hash
 from .base import TransformContext, known_tokens, set_block_text
 
 NAME = "user_observations"
+AGENT_FRAME = "agent_frame"  # decision extra: the block answers an action inside an agent's framing
 # Set on a block this module found to be tool output (read by protect.py, never rendered),
 # and the detector's reading of its output, which the router then reuses.
 OBSERVATION_META = "user_observation"
@@ -204,7 +205,12 @@ def observation_blocks(conv: Conversation, ctx: TransformContext) -> Iterator[tu
         for j, block in enumerate(m.blocks):
             if block.kind is not BlockKind.TEXT or not block.text:
                 continue
-            where = {"message_index": i, "block_index": j}
+            where: dict[str, Any] = {"message_index": i, "block_index": j}
+            # An answer to the assistant's action that opens with the agent's framing
+            # ("Observation:"): an agent loop, even while its outputs are too short to
+            # compress (PipelineResult.agent_loop offers it the retrieve tool from here on).
+            if i > 0 and conv.messages[i - 1].role is Role.ASSISTANT and split_frame(block.text[:2048]).head:
+                where["extra"] = {AGENT_FRAME: True}
             # The latest user turn is the person's request, unless it answers the
             # assistant's action: then it is the newest observation of an agent loop, and
             # it is compressed now, as a tool result is in its own turn. Compressing it

@@ -235,3 +235,23 @@ def test_an_agent_loop_is_offered_the_retrieve_tool_from_its_first_observation(p
     plain = run(pipeline, chat)
     assert not plain.agent_loop
     assert "tools" not in core.prepare(plain.body, "openai_chat", OPTIMIZE, result=plain).send
+
+
+def test_an_agent_loop_with_short_first_observations_gets_the_tool_from_the_start(pipeline):
+    # Its first outputs are too short to compress, yet the framing ("Observation:") after the
+    # assistant's action shows the loop: the tool list must not change at the first marker.
+    from headroom.exchange import ExchangeCore
+    from headroom.modes import OPTIMIZE
+
+    msgs = [{"role": "system", "content": "You solve tasks with Thought, Action and Observation steps."},
+            {"role": "user", "content": TASK},
+            {"role": "assistant", "content": "Thought: where am I?\nAction: pwd"},
+            {"role": "user", "content": "Observation:\n/srv/app"}]
+    result = run(pipeline, msgs)
+    assert result.agent_loop and not result.carries_markers
+    sent = ExchangeCore(pipeline).prepare(result.body, "openai_chat", OPTIMIZE, result=result).send
+    assert [t["function"]["name"] for t in sent["tools"]] == ["headroom_retrieve"]
+    # A person's short reply to the assistant is no agent loop.
+    chat = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello! What can I do?"},
+            {"role": "user", "content": "tell me a joke"}]
+    assert not run(pipeline, chat).agent_loop
