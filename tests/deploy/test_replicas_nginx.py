@@ -231,7 +231,14 @@ def check_originals(cluster) -> tuple[int, list]:
     """Every marker the provider saw, fetched through the balancer as the storing tenant."""
     lb, rec = cluster["lb"], cluster["rec"]
     hashes = seen_hashes(rec)
-    assert {digest(service_log(i)) for i in range(LOAD_REQUESTS)} <= hashes  # every load request's marker went up
+    # Every load request's marker went up, or its original did: on a loaded machine a
+    # compression past the proxy's deadline forwards the original (never worse), and then
+    # there is nothing to retrieve. Most must have been compressed for the check to mean much.
+    sent = {m["content"] for body in rec.bodies("/v1/chat/completions") for m in body.get("messages", [])
+            if m.get("role") == "tool" and isinstance(m.get("content"), str)}
+    uncompressed = [i for i in range(LOAD_REQUESTS) if digest(service_log(i)) not in hashes]
+    assert all(service_log(i) in sent for i in uncompressed), uncompressed
+    assert len(uncompressed) <= LOAD_REQUESTS // 10, uncompressed
     missing = []
     with httpx.Client(timeout=30) as client:
         for h in sorted(hashes):
