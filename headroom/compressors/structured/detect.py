@@ -269,7 +269,7 @@ def _is_yaml(sample: list[str], nonblank: list[str]) -> bool:
     scalar / flow collection; top-level keys distinct; no tab indentation."""
     keys = fit = 0
     roots: set[str] = set()
-    repeats = top = 0
+    repeats = top = spaced_numbers = 0
     scalar_indent = -1  # inside a block scalar deeper than this
     flow = 0
     misses, allowed = 0, (1 - _SHARE) * len(nonblank)
@@ -313,6 +313,9 @@ def _is_yaml(sample: list[str], nonblank: list[str]) -> bool:
                     repeats += root in roots
                     roots.add(root)
                     top += 1
+                    # "postmaster 1795774619.416 [2444] LOG": a log line's prefix (words
+                    # and numbers before a level and a colon), not a mapping key.
+                    spaced_numbers += " " in root and any(ch.isdigit() for ch in root)
             if _YAML_BLOCK.search(s):
                 scalar_indent = ind
             else:
@@ -320,7 +323,7 @@ def _is_yaml(sample: list[str], nonblank: list[str]) -> bool:
     n = len(nonblank)
     if keys < 3 or fit < _SHARE * n:
         return False
-    return repeats <= 0.1 * top
+    return repeats <= 0.1 * top and spaced_numbers <= 0.5 * top
 
 
 def _is_markdown(nonblank: list[str]) -> bool:
