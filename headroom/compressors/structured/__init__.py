@@ -19,7 +19,7 @@ from ..detect import ContentType, Detected
 from .detect import detect_format, is_prose
 from .formats import FORMATS, Format, comment_line
 from .markdown import MARKDOWN, blocks, fences_balanced, select_blocks
-from .select import fill_short_runs, render, select
+from .select import dropped_runs, fill_short_runs, render, select
 from .tree import build
 
 MIN_LINES = 12  # shorter texts pass through: an elision would save next to nothing
@@ -110,14 +110,8 @@ def _keep_last_members(lines: list[str], keep: list[bool], nodes) -> None:
     for nd in nodes:  # the outermost node ending at each line
         if nd.end not in by_end or nd.start < by_end[nd.end]:
             by_end[nd.end] = nd.start
-    n, i = len(lines), 0
-    while i < n:
-        if keep[i]:
-            i += 1
-            continue
-        j = i
-        while j < n and not keep[j]:
-            j += 1
+    n = len(lines)
+    for i, j in dropped_runs(keep):
         if j < n and lines[j].lstrip()[:1] in "}]":
             end = j
             while end > i and not lines[end - 1].strip():
@@ -126,7 +120,6 @@ def _keep_last_members(lines: list[str], keep: list[bool], nodes) -> None:
             if start is not None and start >= i:
                 for k in range(start, j):
                     keep[k] = True
-        i = j
 
 
 __all__ = ["StructuredCompressor", "claim", "detect_format", "is_prose", "refine"]

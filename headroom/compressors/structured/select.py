@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterator
 
 from .formats import Format, comment_line
 from .tree import Node
@@ -162,11 +163,10 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
     return keep
 
 
-def fill_short_runs(lines: list[str], keep: list[bool]) -> None:
-    """Keep dropped runs too short to be worth a comment (Markdown's runs are whole blocks:
-    one too short for a comment is kept whole too)."""
-    n = len(keep)
-    i = 0
+def dropped_runs(keep: list[bool]) -> Iterator[tuple[int, int]]:
+    """Each run [i, j) of lines not kept, in order. A caller may mark lines of the run it
+    was just given as kept; the next run is looked for after it."""
+    n, i = len(keep), 0
     while i < n:
         if keep[i]:
             i += 1
@@ -174,10 +174,17 @@ def fill_short_runs(lines: list[str], keep: list[bool]) -> None:
         j = i
         while j < n and not keep[j]:
             j += 1
+        yield i, j
+        i = j
+
+
+def fill_short_runs(lines: list[str], keep: list[bool]) -> None:
+    """Keep dropped runs too short to be worth a comment (Markdown's runs are whole blocks:
+    one too short for a comment is kept whole too)."""
+    for i, j in dropped_runs(keep):
         if sum(1 for k in range(i, j) if lines[k].strip()) < MIN_RUN:
             for k in range(i, j):
                 keep[k] = True
-        i = j
 
 
 def _line_offsets(lines: list[str]) -> list[int]:
@@ -194,21 +201,15 @@ def render(lines: list[str], keep: list[bool], fmt: Format, note: str = "lines e
     comment line at the indentation of its first non-blank line."""
     out: list[str] = []
     runs = dropped = 0
-    n = len(lines)
-    i = 0
-    while i < n:
-        if keep[i]:
-            out.append(lines[i])
-            i += 1
-            continue
-        j = i
-        while j < n and not keep[j]:
-            j += 1
+    done = 0  # lines before this are written
+    for i, j in dropped_runs(keep):
+        out.extend(lines[done:i])
         first = next((lines[k] for k in range(i, j) if lines[k].strip()), "")
         indent = first[: len(first) - len(first.lstrip(" \t"))]
         count = j - i
         out.append(comment_line(fmt, indent, f"… {count} {note} (lines {i + 1}-{j}) …"))
         runs += 1
         dropped += count
-        i = j
+        done = j
+    out.extend(lines[done:])
     return "\n".join(out), runs, dropped
