@@ -191,8 +191,11 @@ class ContentRouter:
             text_hash = content_hash(text)  # memo key, marker hash and CCR key: hashed once
             # The tokenizer is part of the key: compressors decide on token counts, and the
             # entry's count is the block's count from here on.
+            # So is what the output was read for: an agent that reads the same file again
+            # for another function gets it compressed for that function, while each earlier
+            # read keeps its own bytes (its calling turn, and so its key, never changes).
             key = (text_hash, block.tool_name or "", cfg.fingerprint(), self._override_name(),
-                   f"{ctx.counter.encoding_name}x{ctx.counter.factor}")
+                   f"{ctx.counter.encoding_name}x{ctx.counter.factor}", intent_key(block))
             t0 = time.perf_counter()
             in_memo = ctx.memo.get(key) if ctx.memo is not None else None
             stored = None
@@ -414,6 +417,11 @@ class _FirstTry:
             # than it counts, the output's count no longer follows the wait.
             self.rendered = (result, *rendered(result, self.text_hash, ctx))
         return result
+
+
+def intent_key(block) -> str:
+    """The memo key's part for a tool output's own calling turn ("" without one)."""
+    return content_hash(block.tool_intent)[:16] if block.tool_intent else ""
 
 
 def block_query(ctx: TransformContext, block) -> str:

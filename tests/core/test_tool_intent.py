@@ -81,3 +81,28 @@ def test_the_function_the_call_names_stays_whole_though_the_question_does_not_na
     assert "return step_23_7  # end of GetStdHandle" in block.text
     assert "return step_5_7  # end of helper_5" not in block.text
 
+
+
+def test_a_file_read_again_for_another_function_is_compressed_for_that_function():
+    """The memo keys an output by what it was read for too: the second read of the same
+    file, for helper_7, shows helper_7, while the first read keeps its bytes request after
+    request (so the cached prefix holds)."""
+    src = _module()
+    pipeline = Pipeline(HeadroomConfig(), store=CompressionStore())
+    first = [
+        {"role": "user", "content": "investigate the console module"},
+        {"role": "assistant", "content": INTENT, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": json.dumps(ARGS)}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": src}]
+    one = pipeline.compress_body({"model": "gpt-4o", "messages": first}, "openai_chat")
+    first_read = one.body["messages"][2]["content"]
+    second = first + [
+        {"role": "assistant", "content": "Now let me look at helper_7 in the same file.", "tool_calls": [
+            {"id": "c2", "type": "function", "function": {"name": "bash", "arguments": json.dumps(ARGS)}}]},
+        {"role": "tool", "tool_call_id": "c2", "content": src}]
+    two = pipeline.compress_body({"model": "gpt-4o", "messages": second}, "openai_chat")
+    assert two.body["messages"][2]["content"] == first_read
+    again = two.body["messages"][4]["content"]
+    assert again != src
+    assert "return step_7_7  # end of helper_7" in again
+    assert "return step_7_7  # end of helper_7" not in first_read
