@@ -397,11 +397,14 @@ def run(names: list[str], turns: int, seed: int) -> dict[str, Any]:
                     sent = list(seen)
                     direct = Pricer(model, form == "tool").run(bodies)
                     via = Pricer(model, form == "tool").run(sent)
-                    needed = in_view = 0
+                    needed = in_view = beyond_cap = 0
                     missing = []
                     for st, body in zip(steps, sent):
                         text = last_output_text(body)
                         for fact in st.needed:
+                            if fact not in st.output:  # cut off by the agent's own output cap: unseen direct too
+                                beyond_cap += 1
+                                continue
                             needed += 1
                             if fact in text:
                                 in_view += 1
@@ -412,6 +415,7 @@ def run(names: list[str], turns: int, seed: int) -> dict[str, Any]:
                            "cost_change": round(via["cost_usd"] / direct["cost_usd"] - 1, 4) if direct["cost_usd"] else 0,
                            "tokens_change": round(via["input_tokens"] / direct["input_tokens"] - 1, 4),
                            "facts_needed": needed, "facts_in_view": in_view, "missing": missing[:10],
+                           "facts_beyond_output_cap": beyond_cap,
                            "gather_s": round(gather_s, 1), "proxy_s": round(proxy_s, 1)}
                     results.append(row)
                     print(f"{name:16} {form:4} turns={len(steps):3} largest={biggest:6} tok "

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, replace
 
 from .base import Compressed, CompressInput, Compressor
-from .detect import ContentType, Detected, detect
+from .detect import ContentType, Detected, detect, first_visible_char
 
 MIN_LINES = 20  # a block this long is detected on its own
 MAX_PARTS = 8  # more parts than this: a document with many sections, left to its compressor
@@ -62,7 +62,11 @@ def plan(text: str) -> list[Part] | None:
     large = [(a, b) for a, b in blocks if text.count("\n", a, b) + 1 >= MIN_LINES]
     if not large or len(large) > 4 * MAX_PARTS:
         return None
-    kinds = {(a, b): detect(text[a:b]) for a, b in large}
+    # A block's kind is read from its first lines (a JSON block whole: it must parse):
+    # what the kinds decide is only whether the text has parts at all, and most texts
+    # with many blocks (certificates, man pages, disassembly) have none. The parts found
+    # are detected whole below.
+    kinds = {(a, b): detect(_head(text, a, b)) for a, b in large}
     parts: list[list] = []  # [start, end, Detected | None]
     for a, b in blocks:
         d = kinds.get((a, b))
@@ -85,7 +89,29 @@ def plan(text: str) -> list[Part] | None:
         return None
     # A part that starts with short blocks before its first large one was merged into the
     # previous part above; redetect each merged part as a whole (a table with its title).
-    return [Part(a, b, detect(text[a:b]) if d is not None and (a, b) not in kinds else d) for a, b, d in parts]
+    return [Part(a, b, d if d is None or (b - a <= _HEAD_CHARS and _head_end(text, a, b) == b) else detect(text[a:b]))
+            for a, b, d in parts]
+
+
+_HEAD_LINES = 40
+_HEAD_CHARS = 8_000
+
+
+def _head_end(text: str, a: int, b: int) -> int:
+    """End of the first ``_HEAD_LINES`` lines of ``text[a:b]`` (at most ``_HEAD_CHARS``)."""
+    end = min(b, a + _HEAD_CHARS)
+    pos = a - 1
+    for _ in range(_HEAD_LINES):
+        pos = text.find("\n", pos + 1, end)
+        if pos < 0:
+            return end
+    return pos
+
+
+def _head(text: str, a: int, b: int) -> str:
+    if first_visible_char(text[a:a + 200]) in "[{":
+        return text[a:b]
+    return text[a:_head_end(text, a, b)]
 
 
 class SectionsCompressor:

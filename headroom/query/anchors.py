@@ -21,8 +21,9 @@ _QUOTED = re.compile(r"\"([^\"]{2,80})\"|'([^']{2,80})'|`([^`]{2,80})`")
 _HOST = re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|\b[a-zA-Z0-9-]+(?:\.[a-zA-Z0-9-]+)+\b")
 _NUMBER = re.compile(r"(?<![\w.])\d{2,}(?:\.\d+)?(?![\w.])")
 # Identifier-like: has a digit, underscore, dash or inner capital (user_42, ORD-991, fooBar,
+# _private_helper and __dunder__ with their leading underscores,
 # GetStdHandle: an upper-case letter after lower-case ones, so a sentence's first word is none).
-_IDENT = re.compile(r"\b(?=[A-Za-z0-9_-]*[0-9_-])[A-Za-z][A-Za-z0-9_-]{2,}\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b|"
+_IDENT = re.compile(r"(?<![\w-])_*(?=[A-Za-z0-9_-]*[0-9_-])[A-Za-z][A-Za-z0-9_-]{2,}\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b|"
                     r"\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*\b|\b[A-Z]{2,}[A-Z0-9_-]*\d+\b")
 _PATH = re.compile(r"(?:[\w.-]+/)+[\w.-]+")
 

@@ -9,6 +9,7 @@ and the decision record.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
 import time
 from collections import OrderedDict
@@ -366,13 +367,16 @@ class _FirstTry:
         # observation in a user turn was read by the detector already (observations.py).
         detected = claim_structured(text) or (block.meta.get(DETECTED_META) if split is None else None) \
             or detect(text)
+        # Planning parts detects every large block: refine asks first (plain lines or
+        # parts?), the router after it; planned once per call (issue 34: 13 ms twice).
+        plan_once = functools.cache(plan_sections)
         if is_source_file(block.tool_arguments, detected.type):  # read_file {"path": "app.py"}: code
             detected = Detected(ContentType.CODE, why="the tool call's path names a source file")
         else:  # plain text that is not prose: whole lines too
-            detected = refine_structured(text, detected)
+            detected = refine_structured(text, detected, plan_once)
         self.ctype = ctype = detected.type
         self.why = "; ".join(w for w in (split[1] if split else "", detected.why) if w)
-        parts = plan_sections(text) if ctype in SECTION_HOSTS else None
+        parts = plan_once(text) if ctype in SECTION_HOSTS else None
         self.compressor = compressor = self.router.sections if parts else self.router.compressors.get(ctype)
         records = self.router.log_records
         if records is not None and ctype is ContentType.JSON_ARRAY and not parts \

@@ -106,3 +106,19 @@ def test_a_file_read_again_for_another_function_is_compressed_for_that_function(
     assert again != src
     assert "return step_7_7  # end of helper_7" in again
     assert "return step_7_7  # end of helper_7" not in first_read
+
+
+@pytest.mark.parametrize("name", ["_is_binary_writer", "__init__", "_private2", "__slots__"])
+def test_leading_underscores_belong_to_the_identifier(name):
+    """A private helper's name is an anchor with its underscores ("read _is_binary_writer")."""
+    assert name.lower() in extract_anchors(f"Now let me read {name} in that file.").terms
+
+
+def test_a_private_function_the_call_names_stays_whole():
+    src = _module().replace("GetStdHandle", "_get_std_handle")
+    body = _bodies(src)["openai_chat"]
+    body["messages"][1]["content"] = "Let me read _get_std_handle."
+    result = Pipeline(HeadroomConfig(), store=CompressionStore()).compress_body(body, "openai_chat")
+    (_, _, block), = list(result.conversation.tool_results())
+    assert block.text != src
+    assert "return step_23_7  # end of _get_std_handle" in block.text

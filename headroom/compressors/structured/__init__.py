@@ -44,12 +44,14 @@ def claim(text: str) -> Detected | None:
     return Detected(ContentType.STRUCTURED, hint=fmt, why=f"{fmt}, by its lines' grammar")
 
 
-def refine(text: str, detected: Detected) -> Detected:
+def refine(text: str, detected: Detected, plan=None) -> Detected:
     """``detected``, or a STRUCTURED "lines" detection when the general detector found
-    plain text that is not prose: its lines are selected whole, never joined."""
+    plain text that is not prose: its lines are selected whole, never joined. ``plan``:
+    the sections planner (the router passes one that remembers its answer for the call)."""
     if detected.type is not ContentType.TEXT or is_prose(sample_lines(text)):
         return detected
-    from ..sections import plan
+    if plan is None:
+        from ..sections import plan
 
     if plan(text):
         return detected  # parts of different kinds: each goes to its own compressor
