@@ -85,7 +85,7 @@ def keys_of(text_lines: Sequence[str]) -> list[str]:
 
 
 def _is_variable(token: str) -> bool:
-    if "#" in token or token == WILDCARD:
+    if "#" in token or token == WILDCARD or "://" in token:  # a URL, like a path, is a value
         return True
     # Paths and quoted values start with one of these; most tokens skip the regexes.
     return token[:1] in _PATH_OR_QUOTE_START and bool(_PATH_TOKEN.match(token) or _QUOTED_TOKEN.match(token))
@@ -95,7 +95,7 @@ _PATH_OR_QUOTE_START = frozenset("/\"'([")
 
 
 def display_token(token: str) -> str:
-    if token == WILDCARD or _PATH_TOKEN.match(token) or _QUOTED_TOKEN.match(token):
+    if token == WILDCARD or "://" in token or _PATH_TOKEN.match(token) or _QUOTED_TOKEN.match(token):
         return WILDCARD
     return _DISPLAY_RUN.sub(WILDCARD, token) if "#" in token else token
 
@@ -178,7 +178,7 @@ class TemplateMiner:
         children = self._children
         path: tuple = (len(tokens),)
         for t in tokens:
-            if "#" in t or t == WILDCARD or (t[:1] in _PATH_OR_QUOTE_START and _is_variable(t)):
+            if "#" in t or t == WILDCARD or "://" in t or (t[:1] in _PATH_OR_QUOTE_START and _is_variable(t)):
                 continue
             node = (*path, t)
             if node not in children:

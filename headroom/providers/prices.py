@@ -68,6 +68,7 @@ def update_prices(extra: dict[str, dict[str, dict[str, Any]]]) -> None:
     table = price_table()
     with _lock:
         _merge(table, extra)
+        _found.clear()
 
 
 def reset_prices() -> None:
@@ -75,14 +76,37 @@ def reset_prices() -> None:
     global _table
     with _lock:
         _table = None
+        _found.clear()
+
+
+# (provider, model) -> its entry, found once: every call looks its model up several times
+# (context window, provider, costs), each a scan of the provider's whole table. Cleared
+# whenever the table changes; bounded.
+_found: dict[tuple[str, str], ModelPrice | None] = {}
 
 
 def lookup(provider: str, model: str | None) -> ModelPrice | None:
     """The price entry whose key is the longest prefix of ``model`` (case-insensitive)."""
     if not model:
         return None
+    table = price_table()
+    key = (provider, model)
+    try:
+        return _found[key]
+    except KeyError:
+        pass
+    found = _lookup(table, provider, model)
+    with _lock:
+        if _table is table:  # not replaced meanwhile
+            if len(_found) > 4096:
+                _found.clear()
+            _found[key] = found
+    return found
+
+
+def _lookup(table, provider: str, model: str) -> ModelPrice | None:
     name = model.lower().split("/")[-1]  # "openai/gpt-4o" (LiteLLM style) -> "gpt-4o"
-    models = price_table().get(provider, {})
+    models = table.get(provider, {})
     best = max((k for k in models if name.startswith(k.lower())), key=len, default=None)
     if best is None:
         return None

@@ -121,7 +121,15 @@ def keep_whole(units: list[Unit], lines: list[str], query: str, anchors, relevan
         ranked = sorted(range(len(units)), key=lambda i: (-sc[i], i))
         chosen.update(i for i in ranked[:KEEP_AT_MOST] if sc[i] >= KEEP_RATIO * best)
     if anchors:
+        # An anchor that names a unit ("read _is_binary_writer") asks for that unit: the
+        # units that merely call it stay outlined (grep finds callers). An anchor that
+        # names none (a value, a message) keeps every unit whose text holds it.
+        named = {u.name.lower() for u in units if u.name} & anchors.terms
         for i, u in enumerate(units):
-            if u.kind != "container" and anchors.matches("\n".join(lines[u.header: u.body_end + 1])):
+            if u.kind == "container":
+                continue
+            if u.name and u.name.lower() in named:
+                chosen.add(i)
+            elif anchors.matching("\n".join(lines[u.header: u.body_end + 1])) - named:
                 chosen.add(i)
     return chosen
