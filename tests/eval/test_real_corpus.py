@@ -82,7 +82,7 @@ def test_splits_follow_the_named_list(cases):
 def test_held_out_sources_have_program_defined_facts_naming_one_place():
     # Held-out sources: facts from another program or parser than the one whose output is
     # asked about (redis-py, psutil over /proc, PostgreSQL's pg_control_*() functions, the
-    # iso-codes JSON files), each naming one spot of the output; never measured through a
+    # iso-codes JSON files, /proc/<pid>/fd), each naming one spot of the output; never measured through a
     # compressor by the tests.
     held = load_cases("heldout")
     assert len(held) >= 5 * 5

@@ -87,7 +87,7 @@ def outside_output_text(tool_arguments: dict[str, Any]) -> str:
 # man_pages) were measured once 2026-11-29 (benchmarks/results/heldout_issue33.json), dev since.
 # These replace them: each of a kind of tool output no dev source has, facts from another reader.
 HELDOUT_SOURCES = frozenset({
-    "redis_replies", "process_table", "socket_table", "pg_controldata", "sqlite_query",
+    "redis_replies", "process_table", "socket_table", "pg_controldata", "sqlite_query", "open_files",
 })
 
 

@@ -36,7 +36,8 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             "elf_readelf", "elf_disassembly", "dpkg_status", "gpg_keyring", "tz_transitions",
             "man_pages",
             # held out (issue 33's second round): kinds no dev source has; measured once, at the end
-            "redis_replies", "process_table", "socket_table", "pg_controldata", "sqlite_query")
+            "redis_replies", "process_table", "socket_table", "pg_controldata", "sqlite_query",
+            "open_files")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 
