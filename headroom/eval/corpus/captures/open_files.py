@@ -107,7 +107,7 @@ def build(work: Path) -> list[dict[str, Any]]:
     (work / "driver.py").write_text(DRIVER)
     (work / "worker.py").write_text(WORKER)
     run(["unshare", "--pid", "--fork", "--mount-proc", sys.executable, str(work / "driver.py"), str(work),
-         str(work / "worker.py"), ",".join(ROLES)], timeout=120)
+         str(work / "worker.py"), ",".join(ROLES)], timeout=120, cwd=work)  # lsof lists each cwd
     doc = json.loads((work / "out.json").read_text())
     files = [f for f in doc["fds"] if f["regular"]]
     asked = []  # (sid, intent, wordings, fact text, kind, note)
