@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from .formats import TEMPLATE_CLOSE, TEMPLATE_MIDDLE, TEMPLATE_OPEN, Format, sql_statement_end
 
 
-@dataclass
+@dataclass(slots=True)
 class Node:
     start: int  # first line of the header unit
     head_end: int  # exclusive end of the header unit
@@ -50,7 +50,8 @@ _WORD = re.compile(r"[A-Za-z_][\w-]*")
 
 
 def indent_of(line: str) -> int:
-    return len(line) - len(line.lstrip(" \t")) + line[: len(line) - len(line.lstrip(" \t"))].count("\t") * 7
+    k = len(line) - len(line.lstrip(" \t"))
+    return k + line.count("\t", 0, k) * 7 if k else 0
 
 
 def units(lines: list[str], fmt: Format) -> list[tuple[int, int]]:
@@ -140,6 +141,8 @@ _STRING = re.compile(r'"(?:\\.|[^"\\])*"|\'[^\']*\'')
 
 
 def _bracket_delta(line: str, opens: str, closes: str) -> int:
+    if not any(c in line for c in opens) and not any(c in line for c in closes):
+        return 0  # most lines: no bracket at all
     s = line.split(" #", 1)[0] if "#" in line else line
     if "\"" in s or "'" in s:
         s = _STRING.sub("", s)
@@ -166,6 +169,9 @@ def key_of(fmt: Format, line: str) -> str:
         return m.group(1).strip() if m else ""
     words = _WORD.findall(line[:200])
     return " ".join(words[:6])
+
+
+_CLOSING_FORMATS = frozenset(("xml", "jsonc", "jinja", "gotemplate", "erb", "lines", "makefile"))
 
 
 def _is_closer(fmt: Format, line: str) -> bool:
@@ -240,6 +246,8 @@ def build(lines: list[str], fmt: Format) -> list[Node]:
             next_indent[k] = following
             if not is_comment[k]:
                 following = indent_of(lines[spans[k][0]])
+        # Formats whose lines never close or continue a block (YAML, properties): no test.
+        closes = fmt.name in _CLOSING_FORMATS
         k = 0
         while k < len(spans):
             a, b = spans[k]
@@ -247,7 +255,7 @@ def build(lines: list[str], fmt: Format) -> list[Node]:
             ind: float = indent_of(ln)
             if is_comment[k]:
                 ind = max(ind, next_indent[k])
-            closer, middle = _is_closer(fmt, ln), _is_middle(fmt, ln)
+            closer, middle = (_is_closer(fmt, ln), _is_middle(fmt, ln)) if closes else (False, False)
             if closer or middle:
                 keyword = middle or _is_keyword_closer(fmt, ln)
                 target = _closing_target(stack, ind, nodes, keyword)
@@ -263,7 +271,7 @@ def build(lines: list[str], fmt: Format) -> list[Node]:
                 stack.pop()
             parent = stack[-1][1] if stack else -1
             node = Node(a, b, parent, nodes[parent].depth + 1 if parent >= 0 else 0, key_of(fmt, ln))
-            node.opens_block = _opens_block(fmt, ln)
+            node.opens_block = closes and _opens_block(fmt, ln)
             nodes.append(node)
             # A block opener's body may sit at its own indentation: it nests under it.
             stack.append((ind - 0.5 if node.opens_block else ind, len(nodes) - 1))
