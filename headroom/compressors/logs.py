@@ -401,7 +401,6 @@ def _select_by_kind(lines: list[_Line], in_trace, anchored: set[int], text_count
 class _TemplateStats:
     templates: int = 0
     one_offs: list[int] = field(default_factory=list)  # line indices of one-off templates
-    variant_one_offs: int = 0  # of those, variants of a frequent cluster (priority 3.x)
     # rare line (a one-off, or a key seen at most rare_max times in a cluster of its own)
     # -> its key, for ranking them when not all fit (``rank_one_offs``)
     key_of_one_off: dict[int, str] = field(default_factory=dict)
@@ -455,8 +454,6 @@ def _select_templates(lines: list[_Line], in_trace, text_counts: Counter[str], s
         # one-off; a rare key of a cluster of many keys is a variant ("Setting up <pkg>").
         own = size <= max(rare_max, _SMALL_CLUSTER) or len(cluster.keys) <= _FEW_KEYS
         prio = 1 if own else 3.1 if size <= 30 else 3.2 if size <= 300 else 3.3
-        if not own and len(rows) == 1:
-            stats.variant_one_offs += 1
         for i in rows:
             sel.mark(i, prio)
             if own:  # ranked with the one-offs when not all rare lines fit
@@ -667,11 +664,8 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
         cost_of, total = costs.__getitem__, sum(costs)
     ceiling = _ceiling(inp, total)
     # One-off lines are anomalies only while they are a minority; in a listing where
-    # every line is unique (du, ls) they are the content and get no extra room. A line
-    # whose key is unique but whose cluster is large (one fetch per package, each with its
-    # own URL) is a variant of a frequent event, not a one-off: only the others count.
-    own_one_offs = len(stats.one_offs) - stats.variant_one_offs
-    vital = _VITAL_CEILING if own_one_offs <= _VITAL_MAX_SHARE * n else 1
+    # every line is unique (du, ls) they are the content and get no extra room.
+    vital = _VITAL_CEILING if len(stats.one_offs) <= _VITAL_MAX_SHARE * n else 1
     extra = max(0, min(round(_ONE_OFF_SHARE * total), _ONE_OFF_CAP) - vital * ceiling) if vital > 1 else 0
     chosen = _fit_to_ceiling(sel.keep, cost_of, ceiling, vital, extra=extra,
                              rank=(lambda: rank_one_offs(stats, raw)) if vital > 1 else None)
