@@ -27,6 +27,7 @@ from typing import Any
 
 from ..ccr.store import query_digest
 from .backends import Deltas, Recent, ToinBackend, ToolDeltas
+from .flush_timer import Scheduled, call_later
 from .patterns import Pattern, ToinHints, build_pattern, hints_for
 from .signature import Profile, profile
 
@@ -107,7 +108,7 @@ class Toin:
         self._tools: ToolDeltas = {}
         self._recent: Recent = {}
         self._last_flush = clock()
-        self._flush_timer: threading.Timer | None = None
+        self._flush_timer: Scheduled | None = None
         self._use_flush_timer = clock is time.monotonic if flush_timer is None else flush_timer
         self._pruned_before: int | None = None
         # Batches handed to the writer thread and not yet committed. Reads add them (and
@@ -198,9 +199,7 @@ class Toin:
             if not due and self._flush_timer is None and self._use_flush_timer:
                 # Written within flush_seconds even when nothing else happens: the last
                 # observations of a burst must reach the other workers too.
-                self._flush_timer = threading.Timer(self.config.flush_seconds - waited, self._timed_flush)
-                self._flush_timer.daemon = True
-                self._flush_timer.start()
+                self._flush_timer = call_later(self.config.flush_seconds - waited, self._timed_flush)
         if due:
             self.flush(wait=False)
 

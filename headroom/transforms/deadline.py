@@ -193,6 +193,23 @@ def start_with_deadline(fn: Callable[[Any], Any], arg: Any, timeout_ms: float) -
     return pending
 
 
+class Inline:
+    """``fn(arg)`` run on the caller's thread, with :class:`Pending`'s answer: its result,
+    or a reason string when it failed. For small inputs (the router's ``INLINE_CHARS``):
+    their compressors finish in a few milliseconds by construction (linear passes over a
+    few kilobytes), and a hand-over costs a scheduling round trip, milliseconds on a
+    loaded machine, for nothing. No deadline applies: the input's size bounds the call."""
+
+    def __init__(self, fn: Callable[[Any], Any], arg: Any):
+        self._fn, self._arg = fn, arg
+
+    def wait(self) -> Any:
+        try:
+            return self._fn(self._arg)
+        except Exception as exc:  # noqa: BLE001 - a compressor bug must never break the request
+            return f"error: {type(exc).__name__}: {exc}"
+
+
 def run_with_deadline(fn: Callable[[Any], Any], arg: Any, timeout_ms: float) -> Any:
     """``fn(arg)``, or a reason string when it failed, timed out or could not start."""
     return start_with_deadline(fn, arg, timeout_ms).wait()

@@ -41,11 +41,14 @@ from .base import (
     remember_tokens,
     set_block_text,
 )
-from .deadline import run_with_deadline, start_with_deadline
+from .deadline import Inline, run_with_deadline, start_with_deadline
 from .observations import DETECTED_META, observation_blocks, routed
 from .protect import protection_reason
 
 NAME = "content_router"
+# Outputs up to this size are compressed on the caller's thread (deadline.Inline): a
+# hand-over to a compression thread costs more than their compression on a busy machine.
+INLINE_CHARS = 6_000
 
 
 @dataclass(frozen=True)
@@ -154,6 +157,9 @@ class ContentRouter:
         self.log_records: Compressor | None = None
         if compressors is None:
             self.log_records = LogRecordsCompressor()
+        # Small outputs run inline only through the shipped compressors, whose cost the
+        # input's size bounds; a caller's own (or a model) keeps its thread and deadline.
+        self.inline_chars = INLINE_CHARS if compressors is None and text_compressor_override is None else 0
         # LLMLingua-2 (when enabled) replaces the prose compressor, and is the second try
         # for logs, code and JSON that their deterministic compressor left as they were:
         # that is where its per-type rates (log_rate, code_rate, json_rate) apply.
@@ -267,8 +273,15 @@ class ContentRouter:
             tokens = counter.cached(count_key)
             if tokens is not None:
                 remember_tokens(block, counter, tokens)
+        inline = len(text) <= self.inline_chars
+        if tokens is None and inline:
+            tokens = counter.count_uncached(text, count_key)  # counted first: nothing to overlap with
+            remember_tokens(block, counter, tokens)
+            if tokens < cfg.router.min_tokens:
+                return None, tokens
         first = _FirstTry(self, text, block, anchors, ctx, key[0], tokens if tokens is not None else PendingTokens())
-        pending = start_with_deadline(first, None, ctx.block_timeout_ms(cfg.router.timeout_ms))
+        pending = Inline(first, None) if inline \
+            else start_with_deadline(first, None, ctx.block_timeout_ms(cfg.router.timeout_ms))
         if tokens is None:
             # Nothing between the hand-over and the BPE may release the GIL (hashing,
             # I/O): the compressor's thread would take it, and this one would wait for it
