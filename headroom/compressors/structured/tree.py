@@ -152,6 +152,8 @@ def _bracket_delta(line: str, opens: str, closes: str) -> int:
 def key_of(fmt: Format, line: str) -> str:
     """The name a question would use for the unit starting with ``line``."""
     name = fmt.name
+    if name == "lines":  # the common case of long plain texts first
+        return " ".join(_WORD.findall(line, 0, 200)[:6])
     if name == "yaml":
         m = _YAML_KEY.match(line)
         return m.group(1).strip("\"'") if m else line.strip().lstrip("- ").strip()
@@ -277,7 +279,7 @@ def build(lines: list[str], fmt: Format) -> list[Node]:
             stack.append((ind - 0.5 if node.opens_block else ind, len(nodes) - 1))
             k += 1
     for node in nodes:
-        node.end = max([node.head_end] + [e for _, e in node.closers])
+        node.end = max(node.head_end, max(e for _, e in node.closers)) if node.closers else node.head_end
     for i in range(len(nodes) - 1, -1, -1):  # children come after parents: fold ends upwards
         p = nodes[i].parent
         if p >= 0 and nodes[i].end > nodes[p].end:
