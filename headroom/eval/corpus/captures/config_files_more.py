@@ -32,8 +32,8 @@ import io
 import json
 import re
 import subprocess
-import urllib.request
 import tarfile
+import urllib.request
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
