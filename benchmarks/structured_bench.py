@@ -5,17 +5,22 @@ Markdown through ``compress()`` without a path argument, side by side with upstr
     .venv/bin/python benchmarks/structured_bench.py --upstream-python /tmp/upstream-venv/bin/python \
         --json benchmarks/results/structured.json
 
-Inputs: every distinct file of the corpus sources ``config_files`` and ``markdown_docs``
-with its corpus question (the asked key's line or the asked command is the fact), plus
-SQL scripts, Makefiles, Jinja templates and Dockerfiles installed on this machine (where
-present; no fact, a generic question). Per file, one process, ``--calls`` timed calls
+Inputs: every distinct file of the corpus sources ``config_files``, ``config_files_more``
+(Dockerfiles, JSON with comments, ``.env`` files) and ``markdown_docs`` with its corpus
+question (the asked key's line or the asked command is the fact), plus SQL scripts,
+Makefiles and Jinja templates installed on this machine (where present; no fact, a
+generic question). A row's format is the file's known format (from the corpus case id or
+the machine glob), never what detection said; the detected name is reported beside it. Per file, one process, ``--calls`` timed calls
 (median): each call gets fresh content (a different number of trailing newlines, so no
 content-keyed cache answers), a fresh pipeline, store and memo, and an emptied
 token-count cache.
 
 Per format it prints: the parse rate (outputs, marker included, that parse with the
 format's own parser, of those whose input parsed; Markdown: fences balanced and every
-kept code block identical), the asked-key-in-view rate, the median savings, and the
+kept code block identical; Dockerfile: dockerfile-parse's instructions of the output are
+instructions of the input, in order, each with the same text — a cut continuation
+fails; JSONC: json5 loads it; ``.env``: python-dotenv parses every statement and every
+key it returns is one the input had, with the same value), the asked-key-in-view rate, the median savings, and the
 median and worst ``(call ms - 2) / tiktoken count ms``. With ``--upstream-python`` it
 times upstream on the same contents and checks the decided speed rule per file: where
 upstream passes the output through and we compress it, our call at most 2.5x tiktoken's
@@ -26,11 +31,15 @@ from __future__ import annotations
 
 import argparse
 import glob
+import importlib.util
+import io
 import json
 import os
+import re
 import statistics
 import sys
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,26 +67,33 @@ MACHINE = {
     "jinja": ("/usr/lib/google-cloud-sdk/platform/google_appengine/**/templates/*.html",
               "/work/main/.venv/lib/python3.11/site-packages/torch/_inductor/kernel/templates/*.jinja",
               "/work/main/.venv/lib/python3.11/site-packages/sentence_transformers/*/model_card_template.md"),
-    "dockerfile": ("/usr/lib/google-cloud-sdk/platform/ext-runtime/*/*/Dockerfile*", "/root/.pyenv/test/Dockerfile"),
 }
+# Dockerfiles come from the corpus source config_files_more (with facts) since issue 33.
+CORPUS_SOURCES = ("config_files", "config_files_more", "markdown_docs")
+# The parser package each format's own check needs (dev extras); a missing one skips the
+# check loudly instead of passing it.
+OWN_PARSERS = {"dockerfile": "dockerfile_parse", "jsonc": "json5", "env": "dotenv"}
 MACHINE_QUESTION = "Which steps does this file define, and what does the install part do?"
 
 
 @dataclass
 class Row:
     name: str
-    fmt: str
+    fmt: str  # the file's known format
+    detected: str  # what detect_format said
+    package: str
     chars: int
     tokens_before: int
     tokens_after: int
     ms: float  # median of the timed calls
     count_ms: float
     min_ms: float  # fastest call: on a shared machine the median carries other people's load
-    input_parses: bool
-    output_parses: bool
+    input_parses: bool | None  # None: the format's parser package is missing
+    output_parses: bool | None
     facts: int
     facts_in_view: int
     upstream: dict[str, Any] = field(default_factory=dict)
+    reason: str = ""  # why the output does not parse: the first offending line or the parser's error
 
     @property
     def savings(self) -> float:
@@ -88,13 +104,24 @@ class Row:
         return max(0.0, self.ms - SLACK_MS) / self.count_ms if self.count_ms else 0.0
 
 
+def known_format(case_id: str, source: str) -> str:
+    """``config_files*/<fmt>_<file>_...`` names its format; markdown_docs is Markdown."""
+    return "markdown" if source == "markdown_docs" else case_id.split("/", 1)[1].split("_", 1)[0]
+
+
+def package_of(note: str) -> str:
+    m = re.search(r"; package (\S+)", note)
+    return m.group(1) if m else ""
+
+
 def inputs(limit_per_format: int) -> list[dict[str, Any]]:
     out, seen = [], set()
-    for c in load_cases(sources=["config_files", "markdown_docs"]):
+    for c in load_cases(sources=list(CORPUS_SOURCES)):
         if c.content in seen:
             continue
         seen.add(c.content)
-        out.append({"name": c.id, "content": c.content, "question": c.question, "facts": [f.text for f in c.facts]})
+        out.append({"name": c.id, "content": c.content, "question": c.question, "facts": [f.text for f in c.facts],
+                    "fmt": known_format(c.id, c.source), "package": package_of(c.facts[0].note)})
     per: dict[str, int] = {}
     for fmt, patterns in MACHINE.items():
         for pat in patterns:
@@ -110,7 +137,8 @@ def inputs(limit_per_format: int) -> list[dict[str, Any]]:
                     continue
                 seen.add(text)
                 per[fmt] = per.get(fmt, 0) + 1
-                out.append({"name": str(path), "content": text, "question": MACHINE_QUESTION, "facts": []})
+                out.append({"name": str(path), "content": text, "question": MACHINE_QUESTION, "facts": [],
+                            "fmt": fmt, "package": ""})
     return out
 
 
@@ -121,7 +149,91 @@ def messages_for(item: dict[str, Any], content: str) -> list[dict[str, Any]]:
             {"role": "tool", "tool_call_id": "c1", "content": content}]
 
 
-def parses(fmt: str, text: str, original: str) -> bool:
+def parser_missing(fmt: str) -> str | None:
+    """The module a format's own check needs, when it is not installed."""
+    mod = OWN_PARSERS.get(fmt)
+    return mod if mod and importlib.util.find_spec(mod) is None else None
+
+
+def dockerfile_instructions(text: str) -> list[tuple[str, str]]:
+    from dockerfile_parse import DockerfileParser
+
+    return [(s["instruction"], s["value"]) for s in DockerfileParser(fileobj=io.BytesIO(text.encode())).structure
+            if s["instruction"] != "COMMENT"]
+
+
+def dockerfile_ok(text: str, original: str) -> bool:
+    """Every instruction dockerfile-parse reads in ``text`` is one of ``original``'s, in the
+    same order and with the same value: elided instructions are fine, a continuation cut
+    in two (a RUN whose tail became its own line) or a stray line is not."""
+    want = iter(dockerfile_instructions(original))
+    return all(any(ins == w for w in want) for ins in dockerfile_instructions(text))
+
+
+def jsonc_ok(text: str) -> bool:
+    import json5
+
+    try:
+        json5.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def env_ok(text: str, original: str) -> bool:
+    """python-dotenv parses every statement, and the keys it returns are the input's, each
+    with the input's value."""
+    from dotenv import dotenv_values
+    from dotenv.parser import parse_stream
+
+    if any(b.error for b in parse_stream(io.StringIO(text))):
+        return False
+    before = dotenv_values(stream=io.StringIO(original), interpolate=False)
+    after = dotenv_values(stream=io.StringIO(text), interpolate=False)
+    return all(k in before and before[k] == v for k, v in after.items())
+
+
+def parse_failure(fmt: str, text: str, original: str) -> str:
+    """Where the own-parser check of a failing output first goes wrong (for the report)."""
+    try:
+        if fmt == "dockerfile":
+            want = dockerfile_instructions(original)
+            it = iter(want)
+            bad = next(i for i in dockerfile_instructions(text) if not any(i == w for w in it))
+            return f"instruction not in the input, in order: {bad[0]} {bad[1][:80]!r}"
+        if fmt == "jsonc":
+            import json5
+
+            json5.loads(text)
+        if fmt == "env":
+            from dotenv import dotenv_values
+            from dotenv.parser import parse_stream
+
+            err = next((b for b in parse_stream(io.StringIO(text)) if b.error), None)
+            if err is not None:
+                return f"line {err.original.line} does not parse: {err.original.string.strip()[:80]!r}"
+            before = dotenv_values(stream=io.StringIO(original), interpolate=False)
+            k, v = next((k, v) for k, v in dotenv_values(stream=io.StringIO(text), interpolate=False).items()
+                        if k not in before or before[k] != v)
+            return f"{k} reads {v!r}, the input had {before[k]!r}" if k in before else f"{k!r} is no key of the input"
+    except (ValueError, StopIteration) as exc:
+        return f"{type(exc).__name__}: {str(exc)[:120]}"
+    lines = text.split("\n")
+    return next((f"line {i + 1} is not an input line: {ln[:80]!r}" for i, ln in enumerate(lines)
+                 if ln.strip() and ln not in original), "")
+
+
+def parses(fmt: str, text: str, original: str) -> bool | None:
+    """Whether ``text`` parses as ``fmt`` by the format's own parser; None when that
+    parser is not installed (reported as skipped, never as a pass)."""
+    if parser_missing(fmt):
+        return None
+    if fmt == "dockerfile":
+        return dockerfile_ok(text, original)
+    if fmt == "jsonc":
+        return jsonc_ok(text)
+    if fmt == "env":
+        return env_ok(text, original)
     if fmt == "markdown":
         if not fences_balanced(text):
             return False
@@ -135,7 +247,8 @@ def bench_ours(item: dict[str, Any], calls: int, config: HeadroomConfig) -> Row:
     counter = counter_for(MODEL)
     enc = counter.encoding
     text = item["content"]
-    fmt = detect_format(text, sample_lines(text)) or "none"
+    fmt = item["fmt"]
+    detected = detect_format(text, sample_lines(text)) or "none"
     times, counts, out = [], [], text
     for k in range(calls):
         content = text + "\n" * (k + 1)  # fresh bytes each call: no content-keyed cache answers
@@ -153,10 +266,11 @@ def bench_ours(item: dict[str, Any], calls: int, config: HeadroomConfig) -> Row:
             before = enc.encode(content, disallowed_special=())
             tokens_before, tokens_after = len(before), len(enc.encode(out, disallowed_special=()))
     in_ok = parses(fmt, text, text)
-    return Row(item["name"], fmt, len(text), tokens_before, min(tokens_after, tokens_before),
-               statistics.median(times), statistics.median(counts), min(times), in_ok,
-               parses(fmt, out, text) if in_ok else True, len(item["facts"]),
-               sum(f in out for f in item["facts"]))
+    out_ok = parses(fmt, out, text) if in_ok else in_ok
+    return Row(item["name"], fmt, detected, item["package"], len(text), tokens_before,
+               min(tokens_after, tokens_before), statistics.median(times), statistics.median(counts), min(times),
+               in_ok, out_ok, len(item["facts"]), sum(f in out for f in item["facts"]),
+               reason=parse_failure(fmt, out, text) if in_ok and out_ok is False else "")
 
 
 UPSTREAM_RUNNER = UPSTREAM_PRELUDE + r"""
@@ -202,6 +316,9 @@ def summarise(rows: list[Row]) -> dict[str, dict[str, Any]]:
         facts = sum(r.facts for r in rs)
         out[fmt] = {
             "files": len(rs),
+            "packages": len({r.package for r in rs if r.package}) or None,
+            "detected_as": dict(Counter(r.detected for r in rs).most_common()),
+            "parser_missing": parser_missing(fmt),
             "parse_rate": sum(r.output_parses for r in parsed) / len(parsed) if parsed else None,
             "parsed_inputs": len(parsed),
             "key_in_view_rate": sum(r.facts_in_view for r in rs) / facts if facts else None,
@@ -236,15 +353,24 @@ def main(argv: list[str] | None = None) -> int:
         for r in rows:
             r.upstream = got.get(r.name, {})
     summary = summarise(rows)
-    print("| format | files | parse rate | asked key in view | median savings | median (ms-2)/count | worst |"
-          " speed rule ok | upstream unchanged |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| format | files | packages | detected as | parse rate | asked key in view | median savings |"
+          " median (ms-2)/count | worst | speed rule ok | upstream unchanged |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for fmt, s in summary.items():
         pr = f"{s['parse_rate']:.0%} of {s['parsed_inputs']}" if s["parse_rate"] is not None else "-"
+        if s["parser_missing"]:
+            pr = f"SKIPPED: {s['parser_missing']} not installed"
+        det = ", ".join(f"{k} {v}" for k, v in s["detected_as"].items())
         kv = f"{s['key_in_view_rate']:.0%} of {s['facts']}" if s["key_in_view_rate"] is not None else "-"
-        print(f"| {fmt} | {s['files']} | {pr} | {kv} | {s['median_savings']:.1%} | {s['median_ratio']:.2f} |"
+        print(f"| {fmt} | {s['files']} | {s['packages'] or '-'} | {det} | {pr} | {kv} | {s['median_savings']:.1%} | {s['median_ratio']:.2f} |"
               f" {s['worst_ratio']:.2f} | {s['speed_rule_ok'] if s['speed_rule_ok'] is not None else '-'} |"
               f" {s['upstream_unchanged'] if s['upstream_unchanged'] is not None else '-'} |")
+    for r in rows:
+        if r.input_parses and r.output_parses is False:
+            print(f"OUTPUT DOES NOT PARSE ({r.fmt}, detected {r.detected}): {r.name}: {r.reason}")
+    for r in rows:
+        if r.facts_in_view < r.facts:
+            print(f"ASKED KEY OUT OF VIEW ({r.fmt}): {r.name}")
     slow = [r for r in rows if not speed_ok(r)]
     for r in slow:
         print(f"SLOWER than the rule: {r.name} ours {r.ms:.1f} ms, count {r.count_ms:.2f} ms, upstream {r.upstream}")
