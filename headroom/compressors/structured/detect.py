@@ -75,6 +75,10 @@ def detect_format(text: str, sample: list[str]) -> str | None:
     first = nonblank[0].lstrip()
     if first[:1] in "{[" and not _SECTION.match(nonblank[0]) and not _TEMPLATE_TAG.match(first):
         return "jsonc" if _has_json_comments(nonblank) else None
+    if first.startswith(("//", "/*")):  # a leading comment, then an object or array: JSON with comments
+        body = _first_statement(nonblank, ("//", "/*", "*"))
+        if body is not None and body.lstrip()[:1] in "{[" and not _SECTION.match(body):
+            return "jsonc"
     if first.startswith("<"):
         template = _template_kind(nonblank)
         if template is not None or _HTML_ROOT.match(first) or not _XML_START.match(first):
@@ -251,6 +255,8 @@ def _ini_family(nonblank: list[str]) -> str | None:
             fit += 1  # INI continuation line
         cont = s.endswith("\\")
     n = len(nonblank)
+    if 0 < assigns < 3 and env == assigns and fit == n and repeats == 0:
+        return "properties"  # a .env of a few variables among comments: every line fits
     if assigns < 3 or fit < _SHARE * n or repeats > 0.1 * assigns:
         return None
     if sections and typed >= 0.8 * assigns:
