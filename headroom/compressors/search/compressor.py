@@ -21,11 +21,14 @@ then the file's own ``12:text`` lines), and a vimgrep column is printed back.
 
 from __future__ import annotations
 
+import heapq
+
 from ...toin import steer as toin_steer
 from ..base import Compressed, CompressInput
 from ..text import anchored_indices
 from .definitions import STRONG, DefinitionFinder, family_of
 from .parse import FileHits, Hit, parse_search
+from .relevance import bm25_scores
 from .symbol import searched_symbols
 
 _MAX_DEFINITIONS = 40  # strong definition lines kept (a symbol defined in 40+ places is a method name)
@@ -69,11 +72,17 @@ def definition_hits(matches: list[Hit], symbols: list[str]) -> list[Hit]:
     weak: list[Hit] = []
     families: dict[str, str | None] = {}
     finder = DefinitionFinder(frozenset(symbols))
+    ranks: dict[tuple[str, str | None], int | None] = {}  # a line repeated across files is judged once
     for h in matches:
         fam = families.get(h.path, "?")
         if fam == "?":
             fam = families[h.path] = family_of(h.path)
-        rank = finder.rank(h.text, fam)
+        if fam is None:
+            continue  # no language: defines nothing
+        key = (h.text, fam)
+        rank = ranks.get(key, -1)
+        if rank == -1:
+            rank = ranks[key] = finder.rank(h.text, fam)
         if rank is not None:
             (strong if rank == STRONG else weak).append(h)
     return strong[:_MAX_DEFINITIONS] + weak[:_MAX_WEAK_BESIDE_STRONG if strong else _MAX_WEAK]
@@ -151,19 +160,20 @@ class SearchCompressor:
         # Grep output repeats the same line content across files (every call site of a
         # function reads alike); score each distinct content once.
         # Lines too long to be filler are not scored (tokenizing minified bundles was most of
-        # the cost of a JavaScript search).
+        # the cost of a JavaScript search); they count as 0.
         distinct = list(dict.fromkeys(h.text for h in matches if len(h.text) <= _MAX_FILLER_CHARS))
-        by_text = dict.fromkeys((h.text for h in matches), 0.0)
-        by_text.update(zip(distinct, inp.relevance_scores(distinct)))
-        score_of = {id(h): by_text[h.text] for h in matches}
-        anchored = {id(matches[i]) for i in anchored_indices(inp.anchors, [f"{h.path}:{h.text}" for h in matches], total)}
+        scores = bm25_scores(inp.query, distinct) if inp.relevance is None else inp.relevance_scores(distinct)
+        score_of = dict(zip(distinct, scores)).get
+        # No anchors, nothing anchored: the "path:text" strings are not built at all.
+        anchored = {id(matches[i]) for i in anchored_indices(
+            inp.anchors, [f"{h.path}:{h.text}" for h in matches], total)} if inp.anchors else set()
 
-        # Per file: its matches best first (anchored, then relevance, then line order).
+        # Per file: its matches keyed best first (anchored, then relevance, then line order);
+        # the keys are unique (the line order), so no two entries ever tie.
         ranked: list[list[tuple[tuple, Hit]]] = []
         for f in files:
             fm = [h for h in f.hits if not h.context and (id(h) in anchored or len(h.text) <= _MAX_FILLER_CHARS)]
-            ranked.append(sorted((((id(h) not in anchored, -score_of[id(h)], k), h) for k, h in enumerate(fm)),
-                                 key=lambda kh: kh[0]))
+            ranked.append([((id(h) not in anchored, -score_of(h.text, 0.0), k), h) for k, h in enumerate(fm)])
 
         # Definitions always stay, outside the caps (but they use up the total); anchored
         # matches always stay too, inside the total cap. Then one match per file (best files first), then the best remaining
@@ -172,20 +182,23 @@ class SearchCompressor:
         # per platform) the representative hits would only repeat what they show.
         chosen: set[int] = set(anchored) | {id(h) for h in defs}
         filled = len(anchored) + len(defs)
-        per_count = [sum(1 for _, h in hs if id(h) in chosen) for hs in ranked]
-        file_order = sorted((hs[0][0][:2] + (i,) for i, hs in enumerate(ranked) if hs))
+        per_count = [sum(1 for _, h in hs if id(h) in chosen) for hs in ranked] if chosen else [0] * len(ranked)
+        best = [min(hs) if hs else None for hs in ranked]
+        file_order = sorted(b[0][:2] + (i,) for i, b in enumerate(best) if b is not None)
         for *_, i in file_order:
             if filled >= total:
                 break
             if per_count[i] == 0:
-                chosen.add(id(ranked[i][0][1]))
+                chosen.add(id(best[i][1]))
                 per_count[i] += 1
                 filled += 1
         if filled < total:
-            pool = sorted((key + (i,), h) for i, hs in enumerate(ranked) for key, h in hs if id(h) not in chosen)
-            for key, h in pool:
-                if filled >= total:
-                    break
+            # The best remaining matches overall: a heap pops them in the order a full sort
+            # would list them, and only as many are popped as the caps take.
+            pool = [(key + (i,), h) for i, hs in enumerate(ranked) for key, h in hs if id(h) not in chosen]
+            heapq.heapify(pool)
+            while pool and filled < total:
+                key, h = heapq.heappop(pool)
                 i = key[-1]
                 if per_count[i] < per_file:
                     chosen.add(id(h))

@@ -166,32 +166,62 @@ def definition_rank(text: str, family: str | None, symbols: frozenset[str]) -> i
     return DefinitionFinder(symbols).rank(text, family)
 
 
+def _is_word(c: str) -> bool:
+    """``[\\w$]`` of the symbol regex, for one character (``\\w`` is ``isalnum`` or ``_``)."""
+    return c.isalnum() or c == "_" or c == "$"
+
+
 class DefinitionFinder:
     """:func:`definition_rank` for many lines and one set of symbols (the per-line work
     only: the symbols' regex and the families' shapes are looked up once)."""
 
     def __init__(self, symbols: frozenset[str]):
         self.symbols = tuple(symbols)
-        self.mark = _symbol_rx(symbols).subn
+        # One symbol (nearly every search): a line naming it once is marked by slicing, not
+        # by the regex (whose lookbehind tries every position of the line).
+        self.single = self.symbols[0] if len(self.symbols) == 1 else None
+        self._symbols = symbols
+        self._mark = None
         self.shapes: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {}
+
+    def mark(self, head: str) -> str | None:
+        """``head`` with each whole-word occurrence of a symbol replaced by the mark, or
+        None when there is none."""
+        if self._mark is None:
+            self._mark = _symbol_rx(self._symbols).subn
+        head, n = self._mark(_MARK, head)
+        return head if n else None
 
     def rank(self, text: str, family: str | None) -> int | None:
         if family is None:
             return None
         head = text[:_HEAD]
-        # A definition names itself early in its line; a symbol first seen further in is a
-        # use, and skipping it bounds the shapes' backtracking over what precedes the name.
-        first = min((i for sym in self.symbols if (i := head.find(sym)) >= 0), default=-1)
-        if first < 0 or first > _NAME_WITHIN:
-            return None
-        head, n = self.mark(_MARK, head)
-        if not n:
+        sym = self.single
+        if sym is not None:
+            first = head.find(sym)
+            # A definition names itself early in its line; a symbol first seen further in is
+            # a use, and skipping it bounds the shapes' backtracking over what precedes the name.
+            if first < 0 or first > _NAME_WITHIN:
+                return None
+            end = first + len(sym)
+            if head.find(sym, first + 1) < 0:
+                if (first and _is_word(head[first - 1])) or (end < len(head) and _is_word(head[end])):
+                    return None  # part of a longer word: the symbol regex would not mark it
+                marked: str | None = head[:first] + _MARK + head[end:]
+            else:
+                marked = self.mark(head)
+        else:
+            first = min((i for sym in self.symbols if (i := head.find(sym)) >= 0), default=-1)
+            if first < 0 or first > _NAME_WITHIN:
+                return None
+            marked = self.mark(head)
+        if marked is None:
             return None
         shapes = self.shapes.get(family)
         if shapes is None:
             shapes = self.shapes[family] = _shapes(family)
-        if shapes[0].match(head):  # every shape starts with "^": match, not search
+        if shapes[0].match(marked):  # every shape starts with "^": match, not search
             return STRONG
-        if shapes[1].match(head):
+        if shapes[1].match(marked):
             return WEAK
         return None
