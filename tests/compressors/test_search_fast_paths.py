@@ -4,7 +4,7 @@ Each shortcut taken for speed has a plain counterpart in the code base or in the
 itself: BM25 scores against :class:`headroom.relevance.bm25.BM25`, the one-pass parse
 against the line-by-line reading (taken whenever a line break other than "\\n" occurs), the
 single-symbol marking against the symbol regex (taken when more than one symbol is
-searched).
+searched), the anchored lines against :func:`headroom.compressors.text.anchored_indices`.
 """
 
 from __future__ import annotations
@@ -12,9 +12,12 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from headroom.compressors.search.compressor import anchored_hits
 from headroom.compressors.search.definitions import FAMILIES, DefinitionFinder
-from headroom.compressors.search.parse import parse_search
+from headroom.compressors.search.parse import Hit, parse_search
 from headroom.compressors.search.relevance import bm25_scores
+from headroom.compressors.text import anchored_indices
+from headroom.query.anchors import Anchors
 from headroom.relevance.bm25 import BM25
 
 _WORDS = ["ec_key", "EC_KEY", "key", "the", "def", "x.y", "a-b", "10.0.0.1", "user_42", "Undefined", "::",
@@ -63,10 +66,23 @@ _CODE = ["def ", "class ", "fn ", "pub ", "struct ", "#define ", "typedef ", "fu
          "int ", "*", "(", ")", " = ", ";", "{", "x", "_", "$", ".", "::", "EC_KEY", "EC_KEY", "EC_KEYS", "aEC_KEY"]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(parts=st.lists(st.sampled_from(_CODE), max_size=10), family=st.sampled_from([*FAMILIES, ""]))
 def test_single_symbol_marking_ranks_as_the_symbol_regex(parts: list[str], family: str) -> None:
     text = "".join(parts)
     # A second symbol that never occurs sends the same line through the regex.
     assert DefinitionFinder(frozenset({"EC_KEY"})).rank(text, family) == \
         DefinitionFinder(frozenset({"EC_KEY", "zz_absent_zz"})).rank(text, family)
+
+
+_ANCHOR_TERMS = ["ec_key", "key", "x.py", "def", "é", "σ", "a\nb", "10"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(terms=st.sets(st.sampled_from(_ANCHOR_TERMS), max_size=4),
+       lines=st.lists(st.tuples(st.sampled_from(_PATHS), _line), max_size=12), limit=st.integers(0, 5))
+def test_anchored_hits_are_the_anchored_lines(terms: set[str], lines: list[tuple[str, str]], limit: int) -> None:
+    anchors = Anchors(frozenset(terms))
+    matches = [Hit(path, k + 1, text) for k, (path, text) in enumerate(lines)]
+    assert anchored_hits(anchors, matches, limit) == \
+        anchored_indices(anchors, [f"{h.path}:{h.text}" for h in matches], limit)

@@ -88,6 +88,22 @@ def definition_hits(matches: list[Hit], symbols: list[str]) -> list[Hit]:
     return strong[:_MAX_DEFINITIONS] + weak[:_MAX_WEAK_BESIDE_STRONG if strong else _MAX_WEAK]
 
 
+def anchored_hits(anchors, matches: list[Hit], limit: int) -> set[int]:
+    """:func:`..text.anchored_indices` of the matches' ``path:text`` lines, the same set:
+    the lines are lower-cased in one call and each anchor is looked for in all of them in
+    one pass, instead of every anchor in every line one line at a time."""
+    lines = [f"{h.path}:{h.text}" for h in matches]
+    lowered = "\n".join(lines).lower().split("\n")
+    if len(lowered) != len(lines):  # a line holding a line break: the plain way
+        return anchored_indices(anchors, lines, limit)
+    out: set[int] = set()
+    for term in anchors.terms:
+        idx = [i for i, low in enumerate(lowered) if term in low]
+        if len(idx) <= limit:
+            out.update(idx)
+    return out
+
+
 def _span(hits: list[Hit]) -> str:
     lines = [h.line for h in hits if h.line is not None]
     if not lines:
@@ -165,15 +181,14 @@ class SearchCompressor:
         scores = bm25_scores(inp.query, distinct) if inp.relevance is None else inp.relevance_scores(distinct)
         score_of = dict(zip(distinct, scores)).get
         # No anchors, nothing anchored: the "path:text" strings are not built at all.
-        anchored = {id(matches[i]) for i in anchored_indices(
-            inp.anchors, [f"{h.path}:{h.text}" for h in matches], total)} if inp.anchors else set()
+        anchored = {id(matches[i]) for i in anchored_hits(inp.anchors, matches, total)} if inp.anchors else set()
 
-        # Per file: its matches keyed best first (anchored, then relevance, then line order);
-        # the keys are unique (the line order), so no two entries ever tie.
+        # Per file: its matches keyed best first (anchored, then relevance, then line order),
+        # the file's index last; the keys are unique, so no two entries ever tie.
         ranked: list[list[tuple[tuple, Hit]]] = []
-        for f in files:
+        for i, f in enumerate(files):
             fm = [h for h in f.hits if not h.context and (id(h) in anchored or len(h.text) <= _MAX_FILLER_CHARS)]
-            ranked.append([((id(h) not in anchored, -score_of(h.text, 0.0), k), h) for k, h in enumerate(fm)])
+            ranked.append([((id(h) not in anchored, -score_of(h.text, 0.0), k, i), h) for k, h in enumerate(fm)])
 
         # Definitions always stay, outside the caps (but they use up the total); anchored
         # matches always stay too, inside the total cap. Then one match per file (best files first), then the best remaining
@@ -195,7 +210,7 @@ class SearchCompressor:
         if filled < total:
             # The best remaining matches overall: a heap pops them in the order a full sort
             # would list them, and only as many are popped as the caps take.
-            pool = [(key + (i,), h) for i, hs in enumerate(ranked) for key, h in hs if id(h) not in chosen]
+            pool = [e for hs in ranked for e in hs if id(e[1]) not in chosen]
             heapq.heapify(pool)
             while pool and filled < total:
                 key, h = heapq.heappop(pool)
