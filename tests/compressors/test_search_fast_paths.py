@@ -4,14 +4,18 @@ Each shortcut taken for speed has a plain counterpart in the code base or in the
 itself: BM25 scores against :class:`headroom.relevance.bm25.BM25`, the one-pass parse
 against the line-by-line reading (taken whenever a line break other than "\\n" occurs), the
 single-symbol marking against the symbol regex (taken when more than one symbol is
-searched), the anchored lines against :func:`headroom.compressors.text.anchored_indices`.
+searched), the anchored lines against :func:`headroom.compressors.text.anchored_indices`,
+a plain command line's words against shlex's.
 """
 
 from __future__ import annotations
 
+import shlex
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from headroom.compressors.search import symbol
 from headroom.compressors.search.compressor import anchored_hits
 from headroom.compressors.search.definitions import FAMILIES, DefinitionFinder
 from headroom.compressors.search.parse import Hit, parse_search
@@ -86,3 +90,12 @@ def test_anchored_hits_are_the_anchored_lines(terms: set[str], lines: list[tuple
     matches = [Hit(path, k + 1, text) for k, (path, text) in enumerate(lines)]
     assert anchored_hits(anchors, matches, limit) == \
         anchored_indices(anchors, [f"{h.path}:{h.text}" for h in matches], limit)
+
+
+@settings(max_examples=300, deadline=None)
+@given(command=st.lists(st.sampled_from(["rg", "-n", "grep", "-rnw", "x.py", "|", "git", "-e", "foo_bar", "#", "&&",
+                                         "cd", "(", ";", "$X", "*", " ", "  ", "\t", "\n", "\r"]), max_size=12).map("".join))
+def test_a_plain_command_splits_as_shlex_splits_it(command: str) -> None:
+    # What command_patterns splits with str.split (no quotes, escapes or odd spaces).
+    assert command.isascii() and not any(c in command for c in symbol._SHELL_SPECIAL)
+    assert command.split() == shlex.split(command, comments=False)
