@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from headroom.compressors.search import symbol
-from headroom.compressors.search.compressor import anchored_hits
+from headroom.compressors.search.compressor import _with_context, anchored_hits
 from headroom.compressors.search.definitions import FAMILIES, DefinitionFinder
 from headroom.compressors.search.parse import Hit, parse_search
 from headroom.compressors.search.relevance import bm25_scores
@@ -29,7 +29,7 @@ _WORDS = ["ec_key", "EC_KEY", "key", "the", "def", "x.y", "a-b", "10.0.0.1", "us
 _line = st.lists(st.sampled_from(_WORDS), max_size=12).map("".join)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(query=_line, docs=st.lists(_line, max_size=12))
 def test_bm25_scores_are_the_index_floats(query: str, docs: list[str]) -> None:
     assert bm25_scores(query, docs) == BM25(docs).scores(query)
@@ -59,7 +59,7 @@ def _search_output(draw) -> str:
     return "\n".join(_search_line(draw) for _ in range(draw(st.integers(0, 14))))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(text=_search_output())
 def test_one_pass_parse_reads_every_line_as_the_line_by_line_reading(text: str) -> None:
     # With "\r\n" line ends the lines are the same and are read one by one.
@@ -70,7 +70,7 @@ _CODE = ["def ", "class ", "fn ", "pub ", "struct ", "#define ", "typedef ", "fu
          "int ", "*", "(", ")", " = ", ";", "{", "x", "_", "$", ".", "::", "EC_KEY", "EC_KEY", "EC_KEYS", "aEC_KEY"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(parts=st.lists(st.sampled_from(_CODE), max_size=10), family=st.sampled_from([*FAMILIES, ""]))
 def test_single_symbol_marking_ranks_as_the_symbol_regex(parts: list[str], family: str) -> None:
     text = "".join(parts)
@@ -82,7 +82,7 @@ def test_single_symbol_marking_ranks_as_the_symbol_regex(parts: list[str], famil
 _ANCHOR_TERMS = ["ec_key", "key", "x.py", "def", "é", "σ", "a\nb", "10"]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(terms=st.sets(st.sampled_from(_ANCHOR_TERMS), max_size=4),
        lines=st.lists(st.tuples(st.sampled_from(_PATHS), _line), max_size=12), limit=st.integers(0, 5))
 def test_anchored_hits_are_the_anchored_lines(terms: set[str], lines: list[tuple[str, str]], limit: int) -> None:
@@ -92,10 +92,19 @@ def test_anchored_hits_are_the_anchored_lines(terms: set[str], lines: list[tuple
         anchored_indices(anchors, [f"{h.path}:{h.text}" for h in matches], limit)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(command=st.lists(st.sampled_from(["rg", "-n", "grep", "-rnw", "x.py", "|", "git", "-e", "foo_bar", "#", "&&",
                                          "cd", "(", ";", "$X", "*", " ", "  ", "\t", "\n", "\r"]), max_size=12).map("".join))
 def test_a_plain_command_splits_as_shlex_splits_it(command: str) -> None:
     # What command_patterns splits with str.split (no quotes, escapes or odd spaces).
     assert command.isascii() and not any(c in command for c in symbol._SHELL_SPECIAL)
     assert command.split() == shlex.split(command, comments=False)
+
+
+@settings(max_examples=100, deadline=None)
+@given(lines=st.lists(st.integers(1, 30), max_size=20), pick=st.lists(st.booleans(), min_size=20, max_size=20))
+def test_without_context_lines_a_file_shows_its_chosen_matches(lines: list[int], pick: list[bool]) -> None:
+    # The compressor skips _with_context when no hit is a context line.
+    hits = [Hit("a.py", n, f"line {n}") for n in sorted(lines)]
+    chosen = {id(h) for h, p in zip(hits, pick) if p}
+    assert _with_context(hits, chosen) == [h for h in hits if id(h) in chosen]

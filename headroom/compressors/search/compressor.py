@@ -122,8 +122,10 @@ def summary_lines(files: list[FileHits], kept: dict[int, list[Hit]]) -> dict[int
     directory, under the first of its files (and a last line counting what is left)."""
     out: dict[int, str] = {}
     unseen: list[int] = []
+    matches = [[h for h in f.hits if not h.context] for f in files]  # each file's, taken once
+    counts = [len(fm) for fm in matches]
     for i, f in enumerate(files):
-        fm = [h for h in f.hits if not h.context]
+        fm = matches[i]
         k = len(kept.get(i, ()))
         if k and k < len(fm):
             seen = {id(h) for h in kept[i]}
@@ -132,12 +134,10 @@ def summary_lines(files: list[FileHits], kept: dict[int, list[Hit]]) -> dict[int
         elif not k:
             unseen.append(i)
 
-    def n_of(i: int) -> int:
-        return sum(1 for h in files[i].hits if not h.context)
-
+    n_of = counts.__getitem__
     listed = set(sorted(unseen, key=lambda i: (-n_of(i), i))[:_MAX_FILE_LINES])
     for i in listed:
-        fm = [h for h in files[i].hits if not h.context]
+        fm = matches[i]
         out[i] = f"… {files[i].path}: {len(fm)} {_hits_word(len(fm))}{_span(fm)}"
     by_dir: dict[str, list[int]] = {}
     for i in unseen:
@@ -146,7 +146,7 @@ def summary_lines(files: list[FileHits], kept: dict[int, list[Hit]]) -> dict[int
     for d, idx in list(by_dir.items())[:_MAX_DIR_LINES]:
         n = sum(n_of(i) for i in idx)
         out[idx[0]] = f"… {d}: {n} {_hits_word(n)} in {len(idx)} more files" if len(idx) > 1 else \
-            f"… {files[idx[0]].path}: {n} {_hits_word(n)}{_span([h for h in files[idx[0]].hits if not h.context])}"
+            f"… {files[idx[0]].path}: {n} {_hits_word(n)}{_span(matches[idx[0]])}"
     rest = list(by_dir.items())[_MAX_DIR_LINES:]
     if rest:
         n = sum(n_of(i) for _, idx in rest for i in idx)
@@ -221,6 +221,8 @@ class SearchCompressor:
                     filled += 1
         if len(chosen) >= len(matches):
             return None
+        # Without context lines (grep -n, rg -n) a file shows exactly its chosen matches.
+        plain = len(matches) == sum(len(f.hits) for f in files)
 
         kept: dict[int, list[Hit]] = {}
         for i, f in enumerate(files):
@@ -231,7 +233,7 @@ class SearchCompressor:
         out: list[str] = []
         for i, f in enumerate(files):
             if i in kept:
-                shown = _with_context(f.hits, chosen)
+                shown = kept[i] if plain else _with_context(f.hits, chosen)
                 heading = shown[0].heading
                 if heading:  # rg --heading: the path line, then the file's own "12:text" lines
                     out.append(f.path)
