@@ -17,7 +17,13 @@ from hypothesis import strategies as st
 
 from headroom.compressors.search import symbol
 from headroom.compressors.search.compressor import _with_context, anchored_hits
-from headroom.compressors.search.definitions import FAMILIES, DefinitionFinder
+from headroom.compressors.search.definitions import (
+    _MARK,
+    FAMILIES,
+    DefinitionFinder,
+    _mark_one,
+    _symbol_rx,
+)
 from headroom.compressors.search.parse import Hit, parse_search
 from headroom.compressors.search.relevance import bm25_scores
 from headroom.compressors.text import anchored_indices
@@ -108,3 +114,12 @@ def test_without_context_lines_a_file_shows_its_chosen_matches(lines: list[int],
     hits = [Hit("a.py", n, f"line {n}") for n in sorted(lines)]
     chosen = {id(h) for h, p in zip(hits, pick) if p}
     assert _with_context(hits, chosen) == [h for h in hits if id(h) in chosen]
+
+
+@settings(max_examples=150, deadline=None)
+@given(parts=st.lists(st.sampled_from([*_CODE, "é", "1", "$"]), max_size=12))
+def test_single_symbol_marking_is_the_regex_substitution(parts: list[str]) -> None:
+    head = "".join(parts)
+    marked, n = _symbol_rx(frozenset({"EC_KEY"})).subn(_MARK, head)
+    first = head.find("EC_KEY")
+    assert (_mark_one(head, "EC_KEY", first) if first >= 0 else None) == (marked if n else None)

@@ -171,15 +171,38 @@ def _is_word(c: str) -> bool:
     return c.isalnum() or c == "_" or c == "$"
 
 
+def _mark_one(head: str, sym: str, pos: int) -> str | None:
+    """What the symbol regex's substitution gives for one symbol (every occurrence with no
+    word character on either side replaced by the mark), by ``str.find`` and slicing; None
+    when nothing is replaced. ``pos`` is the first occurrence. The regex's lookbehind ran
+    at every position of the line: most of a line's cost before the shapes."""
+    size, n = len(sym), len(head)
+    parts: list[str] = []
+    last = 0
+    while pos >= 0:
+        end = pos + size
+        if (pos and _is_word(head[pos - 1])) or (end < n and _is_word(head[end])):
+            pos = head.find(sym, pos + 1)  # part of a longer word: the regex goes on one further
+            continue
+        parts.append(head[last:pos])
+        parts.append(_MARK)
+        last = end
+        pos = head.find(sym, end)
+    if not parts:
+        return None
+    parts.append(head[last:])
+    return "".join(parts)
+
+
 class DefinitionFinder:
     """:func:`definition_rank` for many lines and one set of symbols (the per-line work
     only: the symbols' regex and the families' shapes are looked up once)."""
 
     def __init__(self, symbols: frozenset[str]):
         self.symbols = tuple(symbols)
-        # One symbol (nearly every search): a line naming it once is marked by slicing, not
-        # by the regex (whose lookbehind tries every position of the line).
-        self.single = self.symbols[0] if len(self.symbols) == 1 else None
+        # One symbol (nearly every search): a line is marked by slicing (_mark_one), not by
+        # the regex.
+        self.single = self.symbols[0] if len(self.symbols) == 1 and self.symbols[0] else None
         self._symbols = symbols
         self._mark = None
         self.shapes: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {}
@@ -203,13 +226,7 @@ class DefinitionFinder:
             # a use, and skipping it bounds the shapes' backtracking over what precedes the name.
             if first < 0 or first > _NAME_WITHIN:
                 return None
-            end = first + len(sym)
-            if head.find(sym, first + 1) < 0:
-                if (first and _is_word(head[first - 1])) or (end < len(head) and _is_word(head[end])):
-                    return None  # part of a longer word: the symbol regex would not mark it
-                marked: str | None = head[:first] + _MARK + head[end:]
-            else:
-                marked = self.mark(head)
+            marked: str | None = _mark_one(head, sym, first)
         else:
             first = min((i for sym in self.symbols if (i := head.find(sym)) >= 0), default=-1)
             if first < 0 or first > _NAME_WITHIN:
