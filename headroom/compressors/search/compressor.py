@@ -208,17 +208,25 @@ class SearchCompressor:
                 per_count[i] += 1
                 filled += 1
         if filled < total:
-            # The best remaining matches overall: a heap pops them in the order a full sort
-            # would list them, and only as many are popped as the caps take.
-            pool = [e for hs in ranked for e in hs if id(e[1]) not in chosen]
-            heapq.heapify(pool)
-            while pool and filled < total:
-                key, h = heapq.heappop(pool)
-                i = key[-1]
+            # The best remaining matches overall, in the order one sort of them all would
+            # list them: each file's sorted, merged through a heap of the files' next entries.
+            # A file at its cap would only have its further entries skipped: it leaves the
+            # merge, so one big file does not make the merge walk all of its matches.
+            heads: list[tuple[tuple[tuple, Hit], int, list[tuple[tuple, Hit]]]] = []
+            for i, hs in enumerate(ranked):
                 if per_count[i] < per_file:
-                    chosen.add(id(h))
-                    per_count[i] += 1
-                    filled += 1
+                    rest = sorted(e for e in hs if id(e[1]) not in chosen)
+                    if rest:
+                        heads.append((rest[0], 0, rest))
+            heapq.heapify(heads)  # entries' keys are unique: the tuples never compare further
+            while heads and filled < total:
+                (key, h), j, rest = heapq.heappop(heads)
+                i = key[-1]
+                chosen.add(id(h))
+                per_count[i] += 1
+                filled += 1
+                if per_count[i] < per_file and j + 1 < len(rest):
+                    heapq.heappush(heads, (rest[j + 1], j + 1, rest))
         if len(chosen) >= len(matches):
             return None
         # Without context lines (grep -n, rg -n) a file shows exactly its chosen matches.
