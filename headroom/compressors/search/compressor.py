@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import heapq
 
+from ...query.anchors import Anchors
 from ...toin import steer as toin_steer
 from ..base import Compressed, CompressInput
 from ..text import anchored_indices
@@ -88,7 +89,7 @@ def definition_hits(matches: list[Hit], symbols: list[str]) -> list[Hit]:
     return strong[:_MAX_DEFINITIONS] + weak[:_MAX_WEAK_BESIDE_STRONG if strong else _MAX_WEAK]
 
 
-def anchored_hits(anchors, matches: list[Hit], limit: int) -> set[int]:
+def anchored_hits(anchors: Anchors, matches: list[Hit], limit: int) -> set[int]:
     """:func:`..text.anchored_indices` of the matches' ``path:text`` lines, the same set:
     the lines are lower-cased in one call and each anchor is looked for in all of them in
     one pass, instead of every anchor in every line one line at a time."""
