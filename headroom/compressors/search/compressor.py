@@ -21,11 +21,15 @@ then the file's own ``12:text`` lines), and a vimgrep column is printed back.
 
 from __future__ import annotations
 
+import heapq
+
+from ...query.anchors import Anchors
 from ...toin import steer as toin_steer
 from ..base import Compressed, CompressInput
 from ..text import anchored_indices
 from .definitions import STRONG, DefinitionFinder, family_of
 from .parse import FileHits, Hit, parse_search
+from .relevance import bm25_scores
 from .symbol import searched_symbols
 
 _MAX_DEFINITIONS = 40  # strong definition lines kept (a symbol defined in 40+ places is a method name)
@@ -69,14 +73,36 @@ def definition_hits(matches: list[Hit], symbols: list[str]) -> list[Hit]:
     weak: list[Hit] = []
     families: dict[str, str | None] = {}
     finder = DefinitionFinder(frozenset(symbols))
+    ranks: dict[tuple[str, str | None], int | None] = {}  # a line repeated across files is judged once
     for h in matches:
         fam = families.get(h.path, "?")
         if fam == "?":
             fam = families[h.path] = family_of(h.path)
-        rank = finder.rank(h.text, fam)
+        if fam is None:
+            continue  # no language: defines nothing
+        key = (h.text, fam)
+        rank = ranks.get(key, -1)
+        if rank == -1:
+            rank = ranks[key] = finder.rank(h.text, fam)
         if rank is not None:
             (strong if rank == STRONG else weak).append(h)
     return strong[:_MAX_DEFINITIONS] + weak[:_MAX_WEAK_BESIDE_STRONG if strong else _MAX_WEAK]
+
+
+def anchored_hits(anchors: Anchors, matches: list[Hit], limit: int) -> set[int]:
+    """:func:`..text.anchored_indices` of the matches' ``path:text`` lines, the same set:
+    the lines are lower-cased in one call and each anchor is looked for in all of them in
+    one pass, instead of every anchor in every line one line at a time."""
+    lines = [f"{h.path}:{h.text}" for h in matches]
+    lowered = "\n".join(lines).lower().split("\n")
+    if len(lowered) != len(lines):  # a line holding a line break: the plain way
+        return anchored_indices(anchors, lines, limit)
+    out: set[int] = set()
+    for term in anchors.terms:
+        idx = [i for i, low in enumerate(lowered) if term in low]
+        if len(idx) <= limit:
+            out.update(idx)
+    return out
 
 
 def _span(hits: list[Hit]) -> str:
@@ -97,8 +123,10 @@ def summary_lines(files: list[FileHits], kept: dict[int, list[Hit]]) -> dict[int
     directory, under the first of its files (and a last line counting what is left)."""
     out: dict[int, str] = {}
     unseen: list[int] = []
+    matches = [[h for h in f.hits if not h.context] for f in files]  # each file's, taken once
+    counts = [len(fm) for fm in matches]
     for i, f in enumerate(files):
-        fm = [h for h in f.hits if not h.context]
+        fm = matches[i]
         k = len(kept.get(i, ()))
         if k and k < len(fm):
             seen = {id(h) for h in kept[i]}
@@ -107,12 +135,10 @@ def summary_lines(files: list[FileHits], kept: dict[int, list[Hit]]) -> dict[int
         elif not k:
             unseen.append(i)
 
-    def n_of(i: int) -> int:
-        return sum(1 for h in files[i].hits if not h.context)
-
+    n_of = counts.__getitem__
     listed = set(sorted(unseen, key=lambda i: (-n_of(i), i))[:_MAX_FILE_LINES])
     for i in listed:
-        fm = [h for h in files[i].hits if not h.context]
+        fm = matches[i]
         out[i] = f"… {files[i].path}: {len(fm)} {_hits_word(len(fm))}{_span(fm)}"
     by_dir: dict[str, list[int]] = {}
     for i in unseen:
@@ -121,7 +147,7 @@ def summary_lines(files: list[FileHits], kept: dict[int, list[Hit]]) -> dict[int
     for d, idx in list(by_dir.items())[:_MAX_DIR_LINES]:
         n = sum(n_of(i) for i in idx)
         out[idx[0]] = f"… {d}: {n} {_hits_word(n)} in {len(idx)} more files" if len(idx) > 1 else \
-            f"… {files[idx[0]].path}: {n} {_hits_word(n)}{_span([h for h in files[idx[0]].hits if not h.context])}"
+            f"… {files[idx[0]].path}: {n} {_hits_word(n)}{_span(matches[idx[0]])}"
     rest = list(by_dir.items())[_MAX_DIR_LINES:]
     if rest:
         n = sum(n_of(i) for _, idx in rest for i in idx)
@@ -151,19 +177,19 @@ class SearchCompressor:
         # Grep output repeats the same line content across files (every call site of a
         # function reads alike); score each distinct content once.
         # Lines too long to be filler are not scored (tokenizing minified bundles was most of
-        # the cost of a JavaScript search).
+        # the cost of a JavaScript search); they count as 0.
         distinct = list(dict.fromkeys(h.text for h in matches if len(h.text) <= _MAX_FILLER_CHARS))
-        by_text = dict.fromkeys((h.text for h in matches), 0.0)
-        by_text.update(zip(distinct, inp.relevance_scores(distinct)))
-        score_of = {id(h): by_text[h.text] for h in matches}
-        anchored = {id(matches[i]) for i in anchored_indices(inp.anchors, [f"{h.path}:{h.text}" for h in matches], total)}
+        scores = bm25_scores(inp.query, distinct) if inp.relevance is None else inp.relevance_scores(distinct)
+        score_of = dict(zip(distinct, scores)).get
+        # No anchors, nothing anchored: the "path:text" strings are not built at all.
+        anchored = {id(matches[i]) for i in anchored_hits(inp.anchors, matches, total)} if inp.anchors else set()
 
-        # Per file: its matches best first (anchored, then relevance, then line order).
+        # Per file: its matches keyed best first (anchored, then relevance, then line order),
+        # the file's index last; the keys are unique, so no two entries ever tie.
         ranked: list[list[tuple[tuple, Hit]]] = []
-        for f in files:
+        for i, f in enumerate(files):
             fm = [h for h in f.hits if not h.context and (id(h) in anchored or len(h.text) <= _MAX_FILLER_CHARS)]
-            ranked.append(sorted((((id(h) not in anchored, -score_of[id(h)], k), h) for k, h in enumerate(fm)),
-                                 key=lambda kh: kh[0]))
+            ranked.append([((id(h) not in anchored, -score_of(h.text, 0.0), k, i), h) for k, h in enumerate(fm)])
 
         # Definitions always stay, outside the caps (but they use up the total); anchored
         # matches always stay too, inside the total cap. Then one match per file (best files first), then the best remaining
@@ -172,27 +198,40 @@ class SearchCompressor:
         # per platform) the representative hits would only repeat what they show.
         chosen: set[int] = set(anchored) | {id(h) for h in defs}
         filled = len(anchored) + len(defs)
-        per_count = [sum(1 for _, h in hs if id(h) in chosen) for hs in ranked]
-        file_order = sorted((hs[0][0][:2] + (i,) for i, hs in enumerate(ranked) if hs))
+        per_count = [sum(1 for _, h in hs if id(h) in chosen) for hs in ranked] if chosen else [0] * len(ranked)
+        best = [min(hs) if hs else None for hs in ranked]
+        file_order = sorted(b[0][:2] + (i,) for i, b in enumerate(best) if b is not None)
         for *_, i in file_order:
             if filled >= total:
                 break
             if per_count[i] == 0:
-                chosen.add(id(ranked[i][0][1]))
+                chosen.add(id(best[i][1]))
                 per_count[i] += 1
                 filled += 1
         if filled < total:
-            pool = sorted((key + (i,), h) for i, hs in enumerate(ranked) for key, h in hs if id(h) not in chosen)
-            for key, h in pool:
-                if filled >= total:
-                    break
-                i = key[-1]
+            # The best remaining matches overall, in the order one sort of them all would
+            # list them: each file's sorted, merged through a heap of the files' next entries.
+            # A file at its cap would only have its further entries skipped: it leaves the
+            # merge, so one big file does not make the merge walk all of its matches.
+            heads: list[tuple[tuple[tuple, Hit], int, list[tuple[tuple, Hit]]]] = []
+            for i, hs in enumerate(ranked):
                 if per_count[i] < per_file:
-                    chosen.add(id(h))
-                    per_count[i] += 1
-                    filled += 1
+                    rest = sorted(e for e in hs if id(e[1]) not in chosen)
+                    if rest:
+                        heads.append((rest[0], 0, rest))
+            heapq.heapify(heads)  # entries' keys are unique: the tuples never compare further
+            while heads and filled < total:
+                (key, h), j, rest = heapq.heappop(heads)
+                i = key[-1]
+                chosen.add(id(h))
+                per_count[i] += 1
+                filled += 1
+                if per_count[i] < per_file and j + 1 < len(rest):
+                    heapq.heappush(heads, (rest[j + 1], j + 1, rest))
         if len(chosen) >= len(matches):
             return None
+        # Without context lines (grep -n, rg -n) a file shows exactly its chosen matches.
+        plain = len(matches) == sum(len(f.hits) for f in files)
 
         kept: dict[int, list[Hit]] = {}
         for i, f in enumerate(files):
@@ -203,7 +242,7 @@ class SearchCompressor:
         out: list[str] = []
         for i, f in enumerate(files):
             if i in kept:
-                shown = _with_context(f.hits, chosen)
+                shown = kept[i] if plain else _with_context(f.hits, chosen)
                 heading = shown[0].heading
                 if heading:  # rg --heading: the path line, then the file's own "12:text" lines
                     out.append(f.path)

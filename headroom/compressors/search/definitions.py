@@ -166,32 +166,79 @@ def definition_rank(text: str, family: str | None, symbols: frozenset[str]) -> i
     return DefinitionFinder(symbols).rank(text, family)
 
 
+def _is_word(c: str) -> bool:
+    """``[\\w$]`` of the symbol regex, for one character (``\\w`` is ``isalnum`` or ``_``)."""
+    return c.isalnum() or c == "_" or c == "$"
+
+
+def _mark_one(head: str, sym: str, pos: int) -> str | None:
+    """What the symbol regex's substitution gives for one symbol (every occurrence with no
+    word character on either side replaced by the mark), by ``str.find`` and slicing; None
+    when nothing is replaced. ``pos`` is the first occurrence. The regex's lookbehind ran
+    at every position of the line: most of a line's cost before the shapes."""
+    size, n = len(sym), len(head)
+    parts: list[str] = []
+    last = 0
+    while pos >= 0:
+        end = pos + size
+        if (pos and _is_word(head[pos - 1])) or (end < n and _is_word(head[end])):
+            pos = head.find(sym, pos + 1)  # part of a longer word: the regex goes on one further
+            continue
+        parts.append(head[last:pos])
+        parts.append(_MARK)
+        last = end
+        pos = head.find(sym, end)
+    if not parts:
+        return None
+    parts.append(head[last:])
+    return "".join(parts)
+
+
 class DefinitionFinder:
     """:func:`definition_rank` for many lines and one set of symbols (the per-line work
     only: the symbols' regex and the families' shapes are looked up once)."""
 
     def __init__(self, symbols: frozenset[str]):
         self.symbols = tuple(symbols)
-        self.mark = _symbol_rx(symbols).subn
+        # One symbol (nearly every search): a line is marked by slicing (_mark_one), not by
+        # the regex.
+        self.single = self.symbols[0] if len(self.symbols) == 1 and self.symbols[0] else None
+        self._symbols = symbols
+        self._mark = None
         self.shapes: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {}
+
+    def mark(self, head: str) -> str | None:
+        """``head`` with each whole-word occurrence of a symbol replaced by the mark, or
+        None when there is none."""
+        if self._mark is None:
+            self._mark = _symbol_rx(self._symbols).subn
+        head, n = self._mark(_MARK, head)
+        return head if n else None
 
     def rank(self, text: str, family: str | None) -> int | None:
         if family is None:
             return None
         head = text[:_HEAD]
-        # A definition names itself early in its line; a symbol first seen further in is a
-        # use, and skipping it bounds the shapes' backtracking over what precedes the name.
-        first = min((i for sym in self.symbols if (i := head.find(sym)) >= 0), default=-1)
-        if first < 0 or first > _NAME_WITHIN:
-            return None
-        head, n = self.mark(_MARK, head)
-        if not n:
+        sym = self.single
+        if sym is not None:
+            first = head.find(sym)
+            # A definition names itself early in its line; a symbol first seen further in is
+            # a use, and skipping it bounds the shapes' backtracking over what precedes the name.
+            if first < 0 or first > _NAME_WITHIN:
+                return None
+            marked: str | None = _mark_one(head, sym, first)
+        else:
+            first = min((i for sym in self.symbols if (i := head.find(sym)) >= 0), default=-1)
+            if first < 0 or first > _NAME_WITHIN:
+                return None
+            marked = self.mark(head)
+        if marked is None:
             return None
         shapes = self.shapes.get(family)
         if shapes is None:
             shapes = self.shapes[family] = _shapes(family)
-        if shapes[0].match(head):  # every shape starts with "^": match, not search
+        if shapes[0].match(marked):  # every shape starts with "^": match, not search
             return STRONG
-        if shapes[1].match(head):
+        if shapes[1].match(marked):
             return WEAK
         return None

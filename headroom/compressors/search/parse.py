@@ -15,9 +15,18 @@ _WITH_LINE = re.compile(r"^(?P<path>[^\s:][^:\n]*?):(?P<line>\d+)(?P<sep>[:-])(?
 _NO_LINE = re.compile(r"^(?P<path>[^\s:]+?\.[A-Za-z0-9_]{1,10}|[^\s:]*/[^\s:]+):(?P<text>.*)$")
 _HEADING_HIT = re.compile(r"^(?P<line>\d+)(?P<sep>[:-])(?P<text>.*)$")
 _HEADING_PATH = re.compile(r"^[^\s:]*(?:/|\.[A-Za-z0-9_]{1,10}$)[^\s:]*$")
+# Every line of the text in one regex pass: a ``path:12:text`` hit (_WITH_LINE), else a
+# ``12:text`` line (_HEADING_HIT), else the line as it is. No part of it crosses a "\n".
+_LINES = re.compile(
+    r"^(?:(?P<path>[^\s:][^:\n]*?):(?P<line>\d+)(?P<sep>[:-])(?P<text>.*)"
+    r"|(?P<hline>\d+)(?P<hsep>[:-])(?P<htext>.*)"
+    r"|(?P<raw>.*))$", re.MULTILINE)
+# Line breaks of str.splitlines() other than "\n": where one occurs, lines are read one by one.
+# (Nine substring searches: a regex character class over the text took as long as the parse.)
+_OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
 
 
-@dataclass
+@dataclass(slots=True)  # one per output line: slots make them cheaper to build and to read
 class Hit:
     path: str
     line: int | None
@@ -48,7 +57,41 @@ def parse_search(text: str) -> tuple[list[FileHits], int]:
     files: dict[str, FileHits] = {}
     heading: str | None = None
     other = 0
-    for raw in text.splitlines():
+
+    def add(hit: Hit) -> None:
+        f = files.get(hit.path)
+        if f is None:
+            f = files[hit.path] = FileHits(hit.path)
+        f.hits.append(hit)
+
+    if any(c in text for c in _OTHER_BREAKS):
+        rows = [("", "", "", "", "", "", "", raw) for raw in text.splitlines()]
+    else:
+        # The regex classifies every line in C; the common lines (a numbered hit outside a
+        # heading block, a hit inside one) are read right here, every other line by the
+        # rules below, which decide alone.
+        rows = _LINES.findall(text)
+    last: FileHits | None = None
+    for path, line, sep, rest, hline, hsep, htext, raw in rows:
+        if path:
+            if heading is None:
+                # Consecutive lines mostly share their file: the dict is asked on a change only.
+                if last is None or last.path != path:
+                    last = files.get(path)
+                    if last is None:
+                        last = files[path] = FileHits(path)
+                last.hits.append(Hit(path, int(line), rest, sep == "-"))
+                continue
+            raw = f"{path}:{line}{sep}{rest}"
+        elif hline:
+            if heading is not None:
+                if last is None or last.path != heading:
+                    last = files.get(heading)
+                    if last is None:
+                        last = files[heading] = FileHits(heading)
+                last.hits.append(Hit(heading, int(hline), htext, hsep == "-", heading=True))
+                continue
+            raw = f"{hline}{hsep}{htext}"
         if not raw.strip() or raw == "--":
             heading = None if not raw.strip() else heading
             continue
@@ -66,7 +109,7 @@ def parse_search(text: str) -> tuple[list[FileHits], int]:
         if hit is None:
             other += 1
             continue
-        files.setdefault(hit.path, FileHits(hit.path)).hits.append(hit)
+        add(hit)
     _split_columns([h for f in files.values() for h in f.hits if h.line is not None and not h.context])
     return list(files.values()), other
 
@@ -77,8 +120,15 @@ _COLUMN = re.compile(r"(\d+):")
 def _split_columns(hits: list[Hit]) -> None:
     """``rg --vimgrep`` and ``grep --column`` print a column after the line number. When
     (nearly) every numbered hit has one, it is split off, so the text is the code line."""
-    if len(hits) < 2 or sum(1 for h in hits if _COLUMN.match(h.text)) < 0.9 * len(hits):
+    if len(hits) < 2:
         return
+    # Fewer than 90 % can have one as soon as too many lack one: stop counting there.
+    need, most = 0.9 * len(hits), len(hits)
+    for h in hits:
+        if not _COLUMN.match(h.text):
+            most -= 1
+            if most < need:
+                return
     for h in hits:
         if m := _COLUMN.match(h.text):
             h.column, h.text = m.group(1), h.text[m.end():]

@@ -27,6 +27,9 @@ _VALUED = {"-A", "-B", "-C", "-m", "-f", "-g", "-t", "-T", "-j", "-M", "-d", "-D
            "--exclude-dir", "--glob", "--iglob", "--type", "--type-not", "--max-count", "--max-depth",
            "--context", "--before-context", "--after-context", "--threads", "--sort", "--sortr", "--color",
            "--colors", "--file", "--max-columns", "--ignore-file", "--pre", "--encoding", "-E", "--engine"}
+# Characters that make shlex split otherwise than str.split: quotes and escapes, and the
+# ASCII characters str.split takes for spaces and shlex does not.
+_SHELL_SPECIAL = ("'", '"', "\\", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
 _SAMPLE = 200
 _HEAD = 2000
 _BORNE_OUT = 0.3
@@ -62,10 +65,14 @@ def _argument_strings(tool_arguments: Any) -> list[str]:
 
 def command_patterns(command: str) -> list[str]:
     """The patterns a shell command line searches for (each searcher in a pipeline)."""
-    try:
-        words = shlex.split(command[:2000], comments=False)
-    except ValueError:
-        words = command[:2000].split()
+    line = command[:2000]
+    if line.isascii() and not any(c in line for c in _SHELL_SPECIAL):
+        words = line.split()  # nothing quoted or escaped: shlex would split at the same spaces
+    else:
+        try:
+            words = shlex.split(line, comments=False)
+        except ValueError:
+            words = line.split()
     out: list[str] = []
     i = 0
     while i < len(words):
