@@ -53,6 +53,7 @@ def test_the_workers_share_one_ocr_process(fake, tmp_path, workers):
                 {"type": "image_url", "image_url": {"url": screenshot(text)}}]}]}
             with httpx.Client(timeout=120) as once:
                 out = once.post(f"{proxy.url}/v1/compress", json=body).json()
+            assert "decisions" in out, out
             image = [d for d in out["decisions"] if d["transform"] == "image"]
             assert image and image[0]["strategy"] == "transcode", image
             assert text in out["body"]["messages"][0]["content"][1]["text"]
