@@ -13,9 +13,12 @@ Nothing is paraphrased: every kept sentence is the original's bytes.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
+from ..relevance.bm25 import _TOKEN_RE as _BM25_TOKEN
+from ..relevance.bm25 import tokenize as bm25_tokenize
 from .base import Compressed, CompressInput
 
 _MIN_UNITS = 6  # fewer sentences than this: nothing worth selecting
@@ -24,8 +27,13 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n+")
 # A sentence ends at . ! ? (optionally closed by a quote/bracket) before whitespace and
 # an upper-case letter, digit or opening quote. Abbreviations like "e.g. the" do not
 # split because the next word is lower-case.
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[A-Z0-9\"'(\[])")
-_LINE_UNIT = re.compile(r"^\s*(?:#{1,6}\s|[-*+•]\s|\d+[.)]\s|>\s|\|)")
+# The end mark is matched (and captured, to be put back) rather than looked behind for:
+# a pattern that starts with a character set is searched for by the regex engine's fast
+# scan, a look-behind is tried at every position.
+_SENTENCE_END = re.compile(r"([.!?])[\"')\]]?\s+(?=[A-Z0-9\"'(\[])")
+# Possessive: no alternative starts with a space, so giving back leading spaces can never
+# make a line match (backtracking through a man page's deep indents cost 4x).
+_LINE_UNIT = re.compile(r"^\s*+(?:#{1,6}\s|[-*+•]\s|\d+[.)]\s|>\s|\|)")
 _NUMBER = re.compile(r"\d")
 # Hard-wrapped prose has 10+ words a line; listings, CSV rows and config lines have few.
 _LISTING_WORDS_PER_LINE = 6
@@ -34,7 +42,14 @@ _IMPORTANT = re.compile(
     r"required|breaking|security|limit|default)\b",
     re.IGNORECASE,
 )
+_IMPORTANT_WORDS = frozenset(
+    "error fail failed failure fails exception warning must never always important note deprecated "
+    "required breaking security limit default".split()
+)
+# Letters that IGNORECASE matches to an ASCII letter but lower() does not turn into one.
+_CASE_FOLDED = "\u0130\u0131\u017f"
 _WORD = re.compile(r"[a-z0-9]+")
+_BM25_K1, _BM25_B = 1.5, 0.75  # BM25's defaults (relevance/bm25.py)
 # A line of a hex dump (key, signature and fingerprint bytes in openssl's and ssh-keygen's
 # reports: "04:03:47:7b:2f:75:c9:82:15:85:fb:75:e4:91:16:"): no word a reader asks about.
 _HEX_DUMP = re.compile(r"\s*(?:[0-9A-Fa-f]{2}:){6,}[0-9A-Fa-f]{0,2}\s*")
@@ -71,27 +86,36 @@ def split_units(text: str) -> list[Unit]:
     """Sentences (and heading/list lines) with the paragraph each belongs to."""
     units: list[Unit] = []
     for p, para in enumerate(_PARAGRAPH_BREAK.split(text.strip())):
-        rows = [ln for ln in para.splitlines() if ln.strip()]
-        if len(rows) >= 3 and sum(len(ln.split()) for ln in rows) < _LISTING_WORDS_PER_LINE * len(rows):
+        rows = [ln for ln in para.splitlines() if ln and not ln.isspace()]
+        # Every line break is whitespace to str.split(), so the paragraph's words are its
+        # lines' words, counted in one call instead of a list per line.
+        if len(rows) >= 3 and len(para.split()) < _LISTING_WORDS_PER_LINE * len(rows):
             # Short lines (a listing, a CSV, a config file) are not hard-wrapped prose:
             # each line is a unit, so they are never glued into one giant "sentence".
-            units.extend(Unit(ln.rstrip(), p, True) for ln in rows)
+            units.extend([Unit(ln.rstrip(), p, True) for ln in rows])
             continue
         buf: list[str] = []  # prose lines waiting to be split into sentences
         for line in rows:
             if _LINE_UNIT.match(line):
-                units.extend(_sentences(buf, p))
-                buf = []
+                if buf:
+                    units.extend(_sentences(buf, p))
+                    buf = []
                 units.append(Unit(line.rstrip(), p, True))
             else:
                 buf.append(line)
-        units.extend(_sentences(buf, p))
+        if buf:
+            units.extend(_sentences(buf, p))
     return units
 
 
 def _sentences(lines: list[str], paragraph: int) -> list[Unit]:
-    joined = " ".join(ln.strip() for ln in lines)
-    units = [Unit(s, paragraph, False) for s in _SENTENCE_END.split(joined) if s.strip()]
+    joined = " ".join([ln.strip() for ln in lines])
+    # The split keeps each sentence's end mark (the captured group) and drops what follows
+    # it: a closing quote or bracket and the spaces.
+    parts = _SENTENCE_END.split(joined)
+    pieces = [a + b for a, b in zip(parts[0::2], parts[1::2])]
+    pieces.append(parts[-1])
+    units = [Unit(s, paragraph, False) for s in pieces if s and not s.isspace()]
     if len(lines) >= 3 and any(len(u.text) > _MAX_SENTENCE_CHARS for u in units):
         # No prose sentence is this long: lines without sentence ends (a profile table,
         # a word-heavy listing) would be kept or dropped as one unit, and a marker
@@ -101,11 +125,6 @@ def _sentences(lines: list[str], paragraph: int) -> list[Unit]:
     return units
 
 
-def _word_set(text: str) -> frozenset[str]:
-    # Numbers stay: "retry after 5 s" and "retry after 50 s" are different facts.
-    return frozenset(_WORD.findall(text.lower()))
-
-
 class TextCrusher:
     name = "text"
 
@@ -113,42 +132,57 @@ class TextCrusher:
         units = split_units(inp.text)
         if len(units) < _MIN_UNITS:
             return None
+        texts = [u.text for u in units]
         counter = inp.counter
         # Hex dumps give way to the words around them ("Not After : …", "Subject: …"): like
         # duplicates they are never kept, and a dropped run reads "…". Never kept, they
         # are not counted either (a certificate report is two-thirds such lines): their
         # share of the budget is estimated at two characters a token.
-        hexdump = [bool(_HEX_DUMP.fullmatch(u.text)) for u in units]
-        tokens = [len(u.text) // 2 if h else counter.count(u.text) for u, h in zip(units, hexdump)]
+        hexdump = [":" in t and _HEX_DUMP.fullmatch(t) is not None for t in texts]
+        tokens = [len(t) // 2 if h else counter.count(t) for t, h in zip(texts, hexdump)]
         total = sum(tokens)
         ratio = inp.config.router.text_target_ratio * (1.5 - min(1.0, max(0.0, float(inp.aggressiveness))))
         budget = max(1, int(total * min(0.9, ratio)))
 
+        # Each unit's words, lower-cased, found once: the near-duplicate test, the
+        # important-word test and BM25 all read them.
+        lowered = [t.lower() for t in texts]
+        words = [_WORD.findall(low) for low in lowered]
         # Near-duplicates: the same set of words as any earlier unit, or >= 85 % overlap
         # with one of the recent ones (repeated boilerplate, reworded repeats).
         duplicate = [False] * len(units)
         seen: list[frozenset[str]] = []
         exact: set[frozenset[str]] = set()
-        for i, u in enumerate(units):
-            key = _word_set(u.text)
+        keys = [frozenset(w) for w in words]
+        for i, key in enumerate(keys):
             if key and (key in exact or _near_any(key, seen[-_NEAR_WINDOW:])):
                 duplicate[i] = True
                 continue
             exact.add(key)
             seen.append(key)
-
         for i, h in enumerate(hexdump):
             duplicate[i] = duplicate[i] or h
 
         # Duplicates are never kept, so only the distinct units are scored.
         distinct = [i for i in range(len(units)) if not duplicate[i]]
         rel = [0.0] * len(units)
-        for i, r in zip(distinct, inp.relevance_scores([units[i].text for i in distinct])):
+        if inp.relevance is None and inp.query:
+            scored = _bm25_scores(inp.query, [lowered[i] for i in distinct], [words[i] for i in distinct],
+                                  [keys[i] for i in distinct])
+        else:
+            scored = inp.relevance_scores([texts[i] for i in distinct])
+        for i, r in zip(distinct, scored):
             rel[i] = r
         top = max(rel) if rel and max(rel) > 0 else 1.0
         n = len(units)
+        # _IMPORTANT needs one of its words as a whole word, which _WORD then finds too:
+        # only units holding one are searched. Four letters that match an ASCII letter
+        # only under IGNORECASE ("ſ" for "s") would slip past that test: a text with any
+        # of them is searched unit by unit.
+        prefilter = not any(ch in inp.text for ch in _CASE_FOLDED)
         scores: list[float] = []
         for i, u in enumerate(units):
+            t = texts[i]
             s = 2.0 * (rel[i] / top)
             if i < 2:
                 s += 1.0
@@ -156,11 +190,11 @@ class TextCrusher:
                 s += 0.6
             if i == 0 or units[i - 1].paragraph != u.paragraph:
                 s += 0.4  # topic sentence
-            if u.line_unit and u.text.lstrip().startswith("#"):
+            if u.line_unit and t.lstrip().startswith("#"):
                 s += 0.8  # headings are cheap and carry structure
-            if _NUMBER.search(u.text):
+            if _NUMBER.search(t):
                 s += 0.3
-            if _IMPORTANT.search(u.text):
+            if (not prefilter or not keys[i].isdisjoint(_IMPORTANT_WORDS)) and _IMPORTANT.search(t):
                 s += 0.4
             # Mild preference for short units: same information, fewer tokens.
             s -= 0.002 * tokens[i]
@@ -168,7 +202,7 @@ class TextCrusher:
 
         keep = [False] * n
         used = 0
-        for i in sorted(anchored_indices(inp.anchors, [u.text for u in units], max(2, int(n * ratio)))):
+        for i in sorted(anchored_indices(inp.anchors, texts, max(2, int(n * ratio)))):
             if not duplicate[i]:
                 keep[i] = True
                 used += tokens[i]
@@ -190,6 +224,60 @@ class TextCrusher:
             lossy=True,
             summary=f"{kept} of {n} sentences kept",
         )
+
+
+def _bm25_scores(query: str, lowered: list[str], words: list[list[str]], keys: list[frozenset[str]]) -> list[float]:
+    """``BM25(docs).scores(query)`` for docs whose lower-cased text, ``_WORD`` runs and
+    their set are at hand: the same floats, without a term counter per document.
+
+    bm25.tokenize gives a document's tokens plus the alphanumeric parts of its compound
+    ones ("alt-svc" gives "alt-svc", "alt", "svc"). Every alphanumeric run lies in exactly
+    one token, whole when the token is simple, as a part when it is compound, so the runs
+    are the simple tokens and the parts together: a document's length is its runs plus
+    its compound tokens, and an alphanumeric term's frequency is its count among the runs.
+    Only documents holding a query term (and only those with a compound one) are looked at
+    further; the sum is taken over the query's terms in the same order as BM25's.
+    """
+    q = set(bm25_tokenize(query))
+    plain = frozenset(t for t in q if t.isalnum())
+    compound = [t for t in q if not t.isalnum()]
+    n = len(lowered)
+    if not n:
+        return []
+    lengths = []
+    for low, w in zip(lowered, words):
+        toks = _BM25_TOKEN.findall(low)
+        lengths.append(len(w) + len(toks) - sum(map(str.isalnum, toks)))
+    avgdl = sum(lengths) / n
+    tf: list[dict[str, int] | None] = [None] * n
+    df: dict[str, int] = {}
+    for d in range(n):
+        hit = plain.intersection(keys[d])
+        freq = {t: words[d].count(t) for t in hit}
+        for t in compound:
+            if t in lowered[d]:
+                f = _BM25_TOKEN.findall(lowered[d]).count(t)
+                if f:
+                    freq[t] = f
+        if freq:
+            tf[d] = freq
+            for t in freq:
+                df[t] = df.get(t, 0) + 1
+    idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+    k1, b = _BM25_K1, _BM25_B
+    out: list[float] = []
+    for freq, length in zip(tf, lengths):
+        if freq is None:
+            out.append(0.0)
+            continue
+        s = 0.0
+        norm = k1 * (1 - b + b * length / avgdl) if avgdl else k1
+        for t in q:
+            f = freq.get(t)
+            if f:
+                s += idf[t] * f * (k1 + 1) / (f + norm)
+        out.append(s)
+    return out
 
 
 def _near_any(key: frozenset[str], recent: list[frozenset[str]], threshold: float = 0.85) -> bool:
