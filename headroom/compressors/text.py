@@ -18,9 +18,8 @@ import math
 import re
 from dataclasses import dataclass
 
-from ..relevance.bm25 import _TOKEN_RE as _BM25_TOKEN
-from ..relevance.bm25 import tokenize as bm25_tokenize
 from .base import Compressed, CompressInput
+from .bm25_fast import bm25_scores
 
 _MIN_UNITS = 6  # fewer sentences than this: nothing worth selecting
 _NEAR_WINDOW = 32  # near-duplicate check against this many previous units (exact: all)
@@ -50,7 +49,6 @@ _IMPORTANT_WORDS = frozenset(
 # Letters that IGNORECASE matches to an ASCII letter but lower() does not turn into one.
 _CASE_FOLDED = "\u0130\u0131\u017f"
 _WORD = re.compile(r"[a-z0-9]+")
-_BM25_K1, _BM25_B = 1.5, 0.75  # BM25's defaults (relevance/bm25.py)
 # A line of a hex dump (key, signature and fingerprint bytes in openssl's and ssh-keygen's
 # reports: "04:03:47:7b:2f:75:c9:82:15:85:fb:75:e4:91:16:"): no word a reader asks about.
 _HEX_DUMP = re.compile(r"\s*(?:[0-9A-Fa-f]{2}:){6,}[0-9A-Fa-f]{0,2}\s*")
@@ -161,8 +159,8 @@ class TextCrusher:
         distinct = [i for i in range(len(units)) if not duplicate[i]]
         rel = [0.0] * len(units)
         if inp.relevance is None and inp.query:
-            scored = _bm25_scores(inp.query, [lowered[i] for i in distinct], [words[i] for i in distinct],
-                                  [keys[i] for i in distinct])
+            scored = bm25_scores(inp.query, [texts[i] for i in distinct], [lowered[i] for i in distinct],
+                                 [words[i] for i in distinct])
         else:
             scored = inp.relevance_scores([texts[i] for i in distinct])
         for i, r in zip(distinct, scored):
@@ -227,60 +225,6 @@ def _estimate_tokens(text: str, words: list[str]) -> int:
     within 0.3 points of the exact counts' (by characters alone it fell by 1.5)."""
     other = len(text) - sum(map(len, words)) - text.count(" ")
     return int(len(words) + 0.4 * other) + 1
-
-
-def _bm25_scores(query: str, lowered: list[str], words: list[list[str]], keys: list[frozenset[str]]) -> list[float]:
-    """``BM25(docs).scores(query)`` for docs whose lower-cased text, ``_WORD`` runs and
-    their set are at hand: the same floats, without a term counter per document.
-
-    bm25.tokenize gives a document's tokens plus the alphanumeric parts of its compound
-    ones ("alt-svc" gives "alt-svc", "alt", "svc"). Every alphanumeric run lies in exactly
-    one token, whole when the token is simple, as a part when it is compound, so the runs
-    are the simple tokens and the parts together: a document's length is its runs plus
-    its compound tokens, and an alphanumeric term's frequency is its count among the runs.
-    Only documents holding a query term (and only those with a compound one) are looked at
-    further; the sum is taken over the query's terms in the same order as BM25's.
-    """
-    q = set(bm25_tokenize(query))
-    plain = frozenset(t for t in q if t.isalnum())
-    compound = [t for t in q if not t.isalnum()]
-    n = len(lowered)
-    if not n:
-        return []
-    lengths = []
-    for low, w in zip(lowered, words):
-        toks = _BM25_TOKEN.findall(low)
-        lengths.append(len(w) + len(toks) - sum(map(str.isalnum, toks)))
-    avgdl = sum(lengths) / n
-    tf: list[dict[str, int] | None] = [None] * n
-    df: dict[str, int] = {}
-    for d in range(n):
-        hit = plain.intersection(keys[d])
-        freq = {t: words[d].count(t) for t in hit}
-        for t in compound:
-            if t in lowered[d]:
-                f = _BM25_TOKEN.findall(lowered[d]).count(t)
-                if f:
-                    freq[t] = f
-        if freq:
-            tf[d] = freq
-            for t in freq:
-                df[t] = df.get(t, 0) + 1
-    idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
-    k1, b = _BM25_K1, _BM25_B
-    out: list[float] = []
-    for freq, length in zip(tf, lengths):
-        if freq is None:
-            out.append(0.0)
-            continue
-        s = 0.0
-        norm = k1 * (1 - b + b * length / avgdl) if avgdl else k1
-        for t in q:
-            f = freq.get(t)
-            if f:
-                s += idf[t] * f * (k1 + 1) / (f + norm)
-        out.append(s)
-    return out
 
 
 def near_duplicates(keys: list[frozenset[str]], window: int = _NEAR_WINDOW, threshold: float = 0.85) -> list[bool]:
