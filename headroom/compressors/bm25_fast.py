@@ -24,7 +24,9 @@ import re
 from ..relevance.bm25 import _TOKEN_RE, tokenize
 
 _RUN = re.compile(r"[a-z0-9]+")
-_SEPARATOR = re.compile(r"[_.\-:/]")  # what makes a token compound (or is trimmed off one)
+# A compound token holds "_" or a separator run followed by a token character; a
+# sentence's closing "." or an option's leading "--" alone make none.
+_COMPOUND_HINT = re.compile(r"_|[.\-:/]+[a-z0-9_]")
 K1, B = 1.5, 0.75  # BM25's defaults
 
 
@@ -87,7 +89,7 @@ def bm25_scores(query: str, docs: list[str], lowered: list[str] | None = None,
 def _length(runs: list[str], low: str) -> int:
     """BM25's length of lowered text whose alphanumeric runs are ``runs``: the runs plus
     the compound tokens (a token with a separator is not alphanumeric)."""
-    if _SEPARATOR.search(low) is None:
-        return len(runs)  # no separator, no compound token
+    if _COMPOUND_HINT.search(low) is None:
+        return len(runs)  # no compound token
     toks = _TOKEN_RE.findall(low)
     return len(runs) + len(toks) - sum(map(str.isalnum, toks))

@@ -74,7 +74,7 @@ def anchored_indices(anchors, texts: list[str], limit: int) -> set[int]:
     return {i for idx in hits.values() if len(idx) <= limit for i in idx}
 
 
-@dataclass
+@dataclass(slots=True)
 class Unit:
     text: str
     paragraph: int
@@ -112,16 +112,18 @@ def _sentences(lines: list[str], paragraph: int) -> list[Unit]:
     # The split keeps each sentence's end mark (the captured group) and drops what follows
     # it: a closing quote or bracket and the spaces.
     parts = _SENTENCE_END.split(joined)
-    pieces = [a + b for a, b in zip(parts[0::2], parts[1::2])]
-    pieces.append(parts[-1])
-    units = [Unit(s, paragraph, False) for s in pieces if s and not s.isspace()]
-    if len(lines) >= 3 and any(len(u.text) > _MAX_SENTENCE_CHARS for u in units):
+    if len(parts) > 1:
+        pieces = [a + b for a, b in zip(parts[0::2], parts[1::2])]
+        pieces.append(parts[-1])
+    else:
+        pieces = parts
+    if len(lines) >= 3 and max(map(len, pieces)) > _MAX_SENTENCE_CHARS:
         # No prose sentence is this long: lines without sentence ends (a profile table,
         # a word-heavy listing) would be kept or dropped as one unit, and a marker
         # counting units would call a dropped 2 000-line block one sentence. Each line
         # is a unit instead.
         return [Unit(ln.rstrip(), paragraph, True) for ln in lines]
-    return units
+    return [Unit(s, paragraph, False) for s in pieces if s and not s.isspace()]
 
 
 class TextCrusher:
