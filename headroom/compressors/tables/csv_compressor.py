@@ -18,7 +18,6 @@ from __future__ import annotations
 import csv
 
 from ..base import Compressed, CompressInput
-from ..bm25_fast import bm25_scores
 from .aligned import infer, row_cells
 from .select import Table, select_rows
 from .sniff import MIN_ROWS, Dialect, sniff
@@ -65,7 +64,7 @@ class TableCompressor:
         head_a, head_b = head
         fixed = sum(len(lines[k]) for k in range(head_a, head_b)) + 2 * len(header) * 8
         sel = select_rows(table, query=inp.query, anchors=inp.anchors, budget=budget - fixed,
-                          score=_scorer(inp))
+                          score=inp.relevance_scores)
         if len(sel.kept) >= len(body):
             return None
         out = lines[head_a:head_b]
@@ -84,15 +83,6 @@ class TableCompressor:
 
 
 _NAMES = {",": "csv", "\t": "tsv", ";": "csv_semicolon"}
-
-
-def _scorer(inp: CompressInput):
-    """Row texts -> relevance: the pipeline's scorer when it has one, else BM25's floats
-    from bm25_fast (rows without a question term are not taken apart: half the call on a
-    3 000-row import-time table went to building BM25's index of every row)."""
-    if inp.relevance is not None or not inp.query:
-        return inp.relevance_scores
-    return lambda texts: bm25_scores(inp.query, texts)
 
 
 def _records(lines: list[str], delimiter: str, quoted: bool = True) -> tuple[list[tuple[int, int]], list[list[str]]]:
