@@ -94,18 +94,6 @@ def _is_variable(token: str) -> bool:
 _PATH_OR_QUOTE_START = frozenset("/\"'([")
 
 
-def _all_variable(tokens: list[str]) -> bool:
-    """``all(_is_variable(t) for t in tokens)`` in one loop (a call per token was a tenth
-    of a log's compression)."""
-    for t in tokens:
-        if "#" in t or t == WILDCARD:
-            continue
-        if t[:1] in _PATH_OR_QUOTE_START and (_PATH_TOKEN.match(t) or _QUOTED_TOKEN.match(t)):
-            continue
-        return False
-    return True
-
-
 def display_token(token: str) -> str:
     if token == WILDCARD or _PATH_TOKEN.match(token) or _QUOTED_TOKEN.match(token):
         return WILDCARD
@@ -164,7 +152,7 @@ class TemplateMiner:
                 tokens[_HEADER_SPAN:]
         route = self._route(tokens)
         # A key made of parameters (and header tokens) only: see _match.
-        bare = _all_variable(tokens)
+        bare = all(_is_variable(t) for t in tokens)
         c = self._match(tokens, route, bare)
         if c is None:
             # A bare "#" is a parameter from the start: it never counts as shared; so is
