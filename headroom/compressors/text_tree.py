@@ -32,6 +32,8 @@ from .base import Compressed, CompressInput
 # One character class for the bars and spaces (no nested repetition: linear on any line).
 _PREFIX = re.compile(r"^([│| \t]*)([├└]─*[┬─]?\s?|[|`+\\]-{1,3}\s?)(?=\S)")
 _PROBLEM = re.compile(r"\b(?:UNMET|invalid|missing|extraneous|ERR!?|error|conflict)\b", re.IGNORECASE)
+_PROBLEM_LOWER = re.compile(_PROBLEM.pattern[2:].lower())  # lower-case, without the leading \b
+_CASE_FOLDED = "\u0130\u0131\u017f"  # İ ı ſ: IGNORECASE matches them to i, i, s
 _WORD = re.compile(r"[\w@./+-]+")
 _VERSIONISH = re.compile(r"^v?\d+(?:\.\d+)*")
 _MIN_NODES = 20
@@ -123,8 +125,12 @@ def _parse(lines: list[str]) -> tuple[list[_Node], dict[int, int]]:
     # so equal numbers mean equal subtrees (no digest to collide, no text to hash).
     shapes: dict[tuple[str, tuple[int, ...]], int] = {}
     for n in reversed(nodes):
-        n.shape = shapes.setdefault((n.label, tuple(nodes[c].shape for c in n.children)), len(shapes))
-        n.size = 1 + sum(nodes[c].size for c in n.children)
+        kids = n.children
+        if kids:
+            n.shape = shapes.setdefault((n.label, tuple([nodes[c].shape for c in kids])), len(shapes))
+            n.size = 1 + sum([nodes[c].size for c in kids])
+        else:  # most nodes are leaves: no generator to start
+            n.shape = shapes.setdefault((n.label, ()), len(shapes))
     return nodes, at
 
 
@@ -142,14 +148,35 @@ def _salient(nodes: list[_Node], query: str) -> tuple[set[int], set[int]]:
     deepest = max(n.depth for n in nodes)
     out, named = set(), set()
     n_deep = 0
+    problems = _problem_nodes([n.label for n in nodes])
     for i, (n, nm) in enumerate(zip(nodes, names)):
         if nm in words or ("/" in nm and len(nm.rsplit("/", 1)[-1]) > 3 and nm.rsplit("/", 1)[-1] in words):
             named.add(i)
         deep = n.depth == deepest and n_deep < _MAX_DEEPEST
         n_deep += deep
-        if _PROBLEM.search(n.label) or deep or nm in multi or i in named:
+        if i in problems or deep or nm in multi or i in named:
             out.add(i)
     return out, named
+
+
+def _problem_nodes(labels: list[str]) -> set[int]:
+    """Indices of the labels ``_PROBLEM`` finds something in.
+
+    A case-blind alternation is tried at every position of every label (two thirds of
+    _salient's time on a 380-node tree); the same words, lower-case, over the lower-cased
+    labels joined by newlines are scanned for five times faster. That pass finds at least
+    what _PROBLEM finds (lower() keeps a word character a word character, and the
+    lower-case pattern does not ask for the leading boundary), so when it finds nothing
+    there is nothing, and otherwise only the labels it finds are searched with _PROBLEM.
+    Three letters that IGNORECASE matches to an ASCII letter and lower() does not turn
+    into one send the labels to _PROBLEM one by one.
+    """
+    joined = "\n".join(labels)
+    if any(ch in joined for ch in _CASE_FOLDED):
+        return {i for i, label in enumerate(labels) if _PROBLEM.search(label)}
+    if _PROBLEM_LOWER.search(joined.lower()) is None:
+        return set()
+    return {i for i, label in enumerate(labels) if _PROBLEM_LOWER.search(label.lower()) and _PROBLEM.search(label)}
 
 
 def _render(lines: list[str], nodes: list[_Node], at: dict[int, int], salient: set[int], named: set[int],

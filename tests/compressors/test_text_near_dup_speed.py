@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from headroom.compressors.text import _near_any
+from headroom.compressors.text import _near_any, near_duplicates
 
 
 def plain(key: frozenset, recent: list[frozenset], threshold: float = 0.85) -> bool:
@@ -26,3 +26,26 @@ def test_sizes_at_the_exact_threshold_are_still_tested():
     a = frozenset(range(20))
     b = frozenset(range(17))  # Jaccard 17/20 = 0.85 exactly
     assert _near_any(a, [b]) and _near_any(b, [a])
+
+
+def plain_sequence(keys: list[frozenset], window: int, threshold: float) -> list[bool]:
+    """The loop TextCrusher ran before: every set against the last ``window`` kept ones."""
+    out, seen, exact = [], [], set()
+    for key in keys:
+        if key and (key in exact or plain(key, seen[-window:], threshold)):
+            out.append(True)
+            continue
+        out.append(False)
+        exact.add(key)
+        seen.append(key)
+    return out
+
+
+_maybe_empty = st.frozensets(st.integers(0, 14).map(lambda k: "w" * (k % 4) + str(k)), max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(keys=st.lists(_maybe_empty, max_size=40), window=st.integers(1, 6),
+       threshold=st.sampled_from([0.85, 0.5, 0.8, 0.6]))
+def test_filed_by_size_same_verdicts_as_walking_the_window(keys, window, threshold):
+    assert near_duplicates(keys, window, threshold) == plain_sequence(keys, window, threshold)

@@ -216,3 +216,17 @@ def test_skipping_the_count_of_a_clearly_too_long_rendering_changes_no_output(no
         monkeypatch.undo()
         assert (fast is None) == (slow is None), case.id
         assert fast is None or fast.text == slow.text, case.id
+
+
+_problem_piece = st.sampled_from(["error", "ERR", "ERR!", "!", "x", "_", " ", "-", "UNMET", "invalid", "é", "ſ", "1",
+                                  "conflict", "missing"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.lists(_problem_piece, max_size=8).map("".join), max_size=8))
+def test_problem_labels_found_in_one_pass_are_the_ones_found_label_by_label(labels):
+    """One search over the joined labels, with the word boundary checked per find
+    (issue 34), flags exactly the labels the per-label search flags."""
+    from headroom.compressors.text_tree import _PROBLEM, _problem_nodes
+
+    assert _problem_nodes(labels) == {i for i, label in enumerate(labels) if _PROBLEM.search(label)}

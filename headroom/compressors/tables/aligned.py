@@ -65,7 +65,10 @@ def fits(line: str, starts: tuple[int, ...]) -> bool:
     if not line[: starts[1]].strip():
         return False
     n = len(line)
-    return all(p >= n or line[p - 1] == " " for p in starts[1:])
+    for p in starts[1:]:  # a plain loop: a generator per row cost more than the test
+        if p < n and line[p - 1] != " ":
+            return False
+    return True
 
 
 def infer(lines: list[str]) -> Layout | None:
