@@ -66,7 +66,17 @@ def plan(text: str) -> list[Part] | None:
     # what the kinds decide is only whether the text has parts at all, and most texts
     # with many blocks (certificates, man pages, disassembly) have none. The parts found
     # are detected whole below.
-    kinds = {(a, b): detect(_head(text, a, b)) for a, b in large}
+    # Blocks that open alike (every certificate of a bundle opens "Certificate:", every
+    # function of a disassembly "<address> <name>:") are one kind: detected once.
+    by_opening: dict[str, Detected] = {}
+    kinds = {}
+    for a, b in large:
+        opening = _opening(text, a)
+        d = by_opening.get(opening) if opening else None
+        if d is None or d.parsed is not None:
+            d = detect(_head(text, a, b))
+            by_opening.setdefault(opening, d)
+        kinds[(a, b)] = d
     parts: list[list] = []  # [start, end, Detected | None]
     for a, b in blocks:
         d = kinds.get((a, b))
@@ -91,6 +101,20 @@ def plan(text: str) -> list[Part] | None:
     # previous part above; redetect each merged part as a whole (a table with its title).
     return [Part(a, b, d if d is None or (b - a <= _HEAD_CHARS and _head_end(text, a, b) == b) else detect(text[a:b]))
             for a, b, d in parts]
+
+
+_FIRST_WORD = re.compile(r"\S+")
+_NUMBERISH = re.compile(r"(?:0x)?[0-9a-fA-F]*[0-9][0-9a-fA-F]*")
+
+
+def _opening(text: str, a: int) -> str:
+    """A block's first word with its digits and hex runs folded; "" (no reuse) for a
+    bracket (JSON) or a word of punctuation only (a heading mark: "# Server" and
+    "# Keyspace" open different kinds of blocks)."""
+    m = _FIRST_WORD.match(text, a, a + 200) or _FIRST_WORD.search(text, a, a + 200)
+    if m is None or m.group(0)[:1] in "[{" or not any(ch.isalnum() for ch in m.group(0)):
+        return ""
+    return _NUMBERISH.sub("0", m.group(0))
 
 
 _HEAD_LINES = 40
