@@ -39,7 +39,10 @@ def screenshot(text: str) -> str:
 def test_the_workers_share_one_ocr_process(fake, tmp_path, workers):
     from headroom.image.ocr_client import OcrClient
 
-    with ProxyProcess({"openai_api_url": fake.url, "anthropic_api_url": fake.url, "workers": workers},
+    # What is tested is where OCR runs, not how fast: a first OCR read takes seconds on a
+    # busy 2-core machine (model load, then ~2 s a read), past the default 10 s budget.
+    with ProxyProcess({"openai_api_url": fake.url, "anthropic_api_url": fake.url, "workers": workers,
+                       "compression_timeout_s": 90},
                       {"ccr": {"backend": "sqlite", "sqlite_path": str(tmp_path / "ccr.sqlite3")},
                        "image": {"enabled": True}}) as proxy:
         ocr = [c for c in children(proxy.proc.pid) if "headroom.image.ocr_server" in cmdline(c)]
