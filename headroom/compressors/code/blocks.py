@@ -36,9 +36,10 @@ class Unit:
         return self.body_end - self.body_start + 1
 
 
-def line_starts(text: str) -> list[int]:
-    """Offset of each line's first character (lines split on "\\n"), without a Python loop."""
-    return list(accumulate(map((1).__add__, map(len, text.split("\n"))), initial=0))
+def line_starts(text: str, lines: list[str] | None = None) -> list[int]:
+    """Offset of each line's first character (lines split on "\\n"), without a Python loop;
+    ``lines``: ``text.split("\\n")`` when the caller has it."""
+    return list(accumulate(map((1).__add__, map(len, text.split("\n") if lines is None else lines)), initial=0))
 
 
 def _line_of(starts: list[int], offset: int) -> int:
@@ -80,19 +81,35 @@ def _leading_comments(lines: list[str], header: int, prefixes: tuple[str, ...], 
     return j
 
 
-# A block comment standing on its own lines: "*/" only where it ends (so no code shares them).
-_BLOCK_COMMENT = re.compile(r"^[ \t]*/\*(?:[^*\n]|\*(?!/))*(?:\n(?:[^*\n]|\*(?!/))*)*?\*/[ \t]*$", re.M)
-
-
-def doc_spans(text: str, lines: list[str], units: list[Unit], lang_blocks: str) -> list[tuple[int, int]]:
+def doc_spans(text: str, lines: list[str], units: list[Unit], lang_blocks: str,
+              starts: list[int] | None = None) -> list[tuple[int, int]]:
     """Line spans (first, last) of the descriptions in the file: block comments standing on
-    their own lines (brace languages), function and class docstrings (Python)."""
+    their own lines (brace languages), function and class docstrings (Python).
+
+    A block comment stands on its own lines when only blanks precede its "/*" on its line
+    and follow its first "*/" on that one's."""
     if lang_blocks == "python":
         return [(u.keep[0], u.keep[-1]) for u in units if len(u.keep) >= 2]
     if lang_blocks != "brace":
         return []
-    starts = line_starts(text)
-    return [(_line_of(starts, m.start()), _line_of(starts, m.end() - 1)) for m in _BLOCK_COMMENT.finditer(text)]
+    if starts is None:
+        starts = line_starts(text, lines)
+    # From "/*" to "/*" by str.find, in C: a "^"-led regex was tried at every character.
+    spans = []
+    pos = 0
+    while (opening := text.find("/*", pos)) >= 0:
+        pos = opening + 1  # unless it stands alone: a later "/*" may
+        first = _line_of(starts, opening)
+        if lines[first][: opening - starts[first]].strip(" \t"):
+            continue  # code before it on its line
+        close = text.find("*/", opening + 2)
+        if close < 0:
+            break  # no comment closes after this one opens, nor after any later one
+        last = _line_of(starts, close)
+        if not lines[last][close + 2 - starts[last]:].strip(" \t"):
+            spans.append((first, last))
+            pos = close + 2
+    return spans
 
 
 def _link_parents(units: list[Unit]) -> list[Unit]:
@@ -126,11 +143,19 @@ def _dedent_at(k: int) -> re.Pattern:
     return re.compile(r"^[ \t]{0,%d}(?=[^ \t\n\r\f\v])" % k, re.M)
 
 
-def python_units(text: str, masked: str, lines: list[str]) -> list[Unit]:
+@lru_cache(maxsize=64)
+def _line_break_before_dedent(k: int) -> re.Pattern:
+    # The same, matched from the line break before it: led by a literal, the engine skips
+    # from break to break in C where the "^" form was tried at every character.
+    return re.compile(r"\n[ \t]{0,%d}(?=[^ \t\n\r\f\v])" % k)
+
+
+def python_units(text: str, masked: str, lines: list[str], starts: list[int] | None = None) -> list[Unit]:
+    """``starts``: line_starts(text) when the caller has it."""
     mlines = masked.split("\n")
-    mstarts = line_starts(masked)
+    mstarts = line_starts(masked, mlines)
     depth = bracket_depths(masked)
-    ostarts: list[int] | None = None
+    ostarts = starts
     n = len(mlines)
     units: list[Unit] = []
     for m in _PY_DEF.finditer(masked):
@@ -150,13 +175,13 @@ def python_units(text: str, masked: str, lines: list[str]) -> list[Unit]:
         if header_end + 1 >= n or not mlines[header_end].rstrip().endswith(":"):
             continue
         body_start = header_end + 1
-        dedent = _dedent_at(k)
-        pos, end = mstarts[body_start], n
+        dedent = _line_break_before_dedent(k)
+        pos, end = mstarts[body_start] - 1, n
         while True:
             d = dedent.search(masked, pos)
             if d is None:
                 break
-            line = _line_of(mstarts, d.start())
+            line = _line_of(mstarts, d.start() + 1)
             # Not a continuation line (open brackets, a trailing backslash): the block ends.
             if depth[line] == base and not mlines[line - 1].rstrip().endswith("\\"):
                 end = line
@@ -250,7 +275,7 @@ def _function_name(header: str) -> str:
 
 def brace_units(masked: str, lines: list[str], *, shell: bool = False) -> list[Unit]:
     mlines = masked.split("\n")
-    mstarts = line_starts(masked)
+    mstarts = line_starts(masked, mlines)
     stack: list[int] = []
     pairs: list[tuple[int, int]] = []
     for p in [m.start() for m in _BRACES.finditer(masked)]:

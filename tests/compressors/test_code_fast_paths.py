@@ -1,0 +1,117 @@
+"""The code compressor's cheaper passes (issue 34) against the plain definitions they
+replace: the same masked text, the same description spans, the same unit scores and the
+same anchor matches, on generated inputs that crowd the edge cases together (quotes inside
+comments, comment openers inside strings, stop words behind suffixes, non-ASCII text)."""
+
+from __future__ import annotations
+
+import re
+from itertools import chain
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from headroom.compressors.code.blocks import Unit, doc_spans, line_starts
+from headroom.compressors.code.mask import _MULTI, _pattern
+from headroom.compressors.code.mask import mask as fast_mask
+from headroom.compressors.code.select import _naming_an_anchor, keep_whole, scores, terms, unit_term_counts
+from headroom.query.anchors import extract_anchors
+from headroom.relevance.bm25 import BM25
+
+# -- Masking: one split, then each multi-line token's line breaks ------------------------------
+
+
+def two_pass_mask(text: str, syntax: str) -> str:
+    """The definition: drop the one-line tokens, then find the multi-line ones again in
+    what is left and keep only their line breaks."""
+    first = _pattern(syntax)
+    second = re.compile(_MULTI[syntax].replace("(\\#*)", "(?P<hashes>\\#*)"), re.M)
+    step = first.groups + 1
+    pieces = first.split(text)
+    joined = "".join(chain.from_iterable(zip(pieces[0::step], [k or "" for k in pieces[1::step]]))) + pieces[-1]
+    return second.sub(lambda m: "\n" * m.group().count("\n"), joined)
+
+
+_CODE_BITS = st.sampled_from([
+    "x", " ", "\t", "\n", "'", '"', '"""', "'''", "#", "//", "/*", "*/", "`", "\\", "{", "}", "(", ")",
+    "<<EOF\n", "\nEOF\n", "<<-'END'\n", "\n\tEND\n", "r#\"", "\"#", "= /", "/g", "return /a/", "é", "def f():",
+])
+
+
+@settings(max_examples=400, deadline=None)
+@given(bits=st.lists(_CODE_BITS, max_size=60), syntax=st.sampled_from(sorted(_MULTI)))
+def test_mask_equals_the_two_pass_definition(bits, syntax):
+    text = "".join(bits)
+    out = fast_mask(text, syntax)
+    assert out == two_pass_mask(text, syntax)
+    assert out.count("\n") == text.count("\n")
+
+
+# -- Block comments on lines of their own --------------------------------------------------------
+
+_BLOCK_COMMENT = re.compile(r"^[ \t]*/\*(?:[^*\n]|\*(?!/))*(?:\n(?:[^*\n]|\*(?!/))*)*?\*/[ \t]*$", re.M)
+
+
+@settings(max_examples=400, deadline=None)
+@given(bits=st.lists(st.sampled_from(["/*", "*/", "*", "/", " ", "\t", "\n", "\r\n", "x", "/**/", "/*/"]),
+                     max_size=50))
+def test_doc_spans_equal_the_regex_definition(bits):
+    text = "".join(bits)
+    lines = text.split("\n")
+    starts = line_starts(text)
+    expected = [(bisect_line(starts, m.start()), bisect_line(starts, m.end() - 1)) for m in _BLOCK_COMMENT.finditer(text)]
+    assert doc_spans(text, lines, [], "brace") == expected
+    assert doc_spans(text, lines, [], "brace", line_starts(text, lines)) == expected
+
+
+def bisect_line(starts: list[int], offset: int) -> int:
+    return max(i for i, s in enumerate(starts) if s <= offset)
+
+
+# -- Scores: the question's terms counted, not every unit's Counter ---------------------------
+
+_WORDS = st.sampled_from([
+    "parse", "parses", "parsed", "parsing", "parseArgs", "pipe", "pipes", "piped", "the", "return", "returns",
+    "self", "values", "value", "using", "uses", "set", "sets", "this", "does", "class", "ss", "pass", "passes",
+    "café", "naïve", "x1", "42", "_", "read_file", "READ", "Reading", "i", "me", "#", "{", "}", "(", ")", "  ",
+])
+_LINE = st.lists(_WORDS, max_size=8).map(" ".join)
+
+
+@st.composite
+def _file_and_units(draw):
+    lines = draw(st.lists(_LINE, min_size=1, max_size=25))
+    units = []
+    for _ in range(draw(st.integers(0, 8))):
+        a = draw(st.integers(0, len(lines) - 1))
+        b = draw(st.integers(a, len(lines) - 1))
+        doc = draw(st.integers(-1, a))
+        units.append(Unit(name=draw(st.sampled_from(["", "parseArgs", "read_pipe", "the", "x"])),
+                          kind=draw(st.sampled_from(["function", "block", "container"])), header=a,
+                          body_start=a, body_end=b, indent="", doc_start=doc))
+    return lines, units
+
+
+@settings(max_examples=300, deadline=None)
+@given(file=_file_and_units(), query=st.lists(_WORDS, max_size=6).map(" ".join))
+def test_scores_equal_bm25_over_every_units_counter(file, query):
+    lines, units = file
+    text = "\n".join(lines)
+    q = terms(query)
+    expected = BM25.scores_from_counts(unit_term_counts(units, lines), q) if q else [0.0] * len(units)
+    assert scores(units, lines, query) == expected
+    assert scores(units, lines, query, None, text, line_starts(text, lines)) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(file=_file_and_units(), query=st.lists(_WORDS, max_size=4).map(lambda w: " ".join(f"`{x}`" for x in w)))
+def test_anchor_matches_by_slices_equal_matches_per_unit(file, query):
+    lines, units = file
+    text = "\n".join(lines)
+    anchors = extract_anchors(query)
+    expected = [i for i, u in enumerate(units)
+                if u.kind != "container" and anchors.matches("\n".join(lines[u.header: u.body_end + 1]))]
+    assert _naming_an_anchor(units, lines, anchors, text, line_starts(text, lines)) == expected
+    assert _naming_an_anchor(units, lines, anchors, None, None) == expected
+    assert keep_whole(units, lines, query, anchors, None, text, line_starts(text, lines)) == \
+        keep_whole(units, lines, query, anchors)
