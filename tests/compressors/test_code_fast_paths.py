@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from headroom.compressors.code.blocks import Unit, doc_spans, line_starts
-from headroom.compressors.code.mask import _MULTI, _pattern
+from headroom.compressors.code.mask import _MULTI
 from headroom.compressors.code.mask import mask as fast_mask
 from headroom.compressors.code.select import _naming_an_anchor, keep_whole, scores, terms, unit_term_counts
 from headroom.query.anchors import extract_anchors
@@ -20,12 +20,35 @@ from headroom.relevance.bm25 import BM25
 
 # -- Masking: one split, then each multi-line token's line breaks ------------------------------
 
+# The definition, as first written: per syntax, the tokens that may span lines and those
+# confined to one line, each pattern as plain as it reads (mask.py's are rearranged so
+# that every one opens with a character class the engine can skip to).
+_DEF_MULTI = {
+    "python": r'"""[^"\\]*(?:(?:\\[\s\S]|"(?!""))[^"\\]*)*"""' + "|" + r"'''[^'\\]*(?:(?:\\[\s\S]|'(?!''))[^'\\]*)*'''",
+    "js": r"/\*[\s\S]*?\*/|`(?:[^`\\]|\\[\s\S])*`",
+    "c": r"/\*[\s\S]*?\*/|^\#(?:[^\n\\]|\\[\s\S])*",
+    "go": r"/\*[\s\S]*?\*/|`[^`]*`",
+    "rust": r"/\*[\s\S]*?\*/|r(?P<hashes>\#*)\"[\s\S]*?\"(?P=hashes)|\"(?:[^\"\\]|\\[\s\S])*\"",
+    "shell": r"<<-?[ \t]*(?P<q>['\"]?)(?P<tag>\w+)(?P=q)[^\n]*\n[\s\S]*?\n[ \t]*(?P=tag)(?=\n|$)"
+             r"|'[^']*'|\"(?:[^\"\\]|\\[\s\S])*\"",
+}
+_DEF_SINGLE = {
+    "python": r"""\#[^\n]*|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|'[^'\\\n]*(?:\\.[^'\\\n]*)*'""",
+    "js": r"""(?:(?<=[(,=:\[!&|?{};])|(?<=[(,=:\[!&|?{};] )|(?<=return ))/(?![/*])"""
+          r"""(?:[^/\\\n\[]|\\.|\[(?:[^\]\\\n]|\\.)*\])+/"""
+          r"""|//[^\n]*|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|'[^'\\\n]*(?:\\.[^'\\\n]*)*'""",
+    "c": r"""//[^\n]*|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|'[^'\\\n]*(?:\\.[^'\\\n]*)*'""",
+    "go": r"""//[^\n]*|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|'[^'\\\n]*(?:\\.[^'\\\n]*)*'""",
+    "rust": r"""//[^\n]*|'(?:[^'\\\n]|\\.[^'\n]{0,9})'""",
+    "shell": r"""(?<![\w$#{])\#[^\n]*""",
+}
+
 
 def two_pass_mask(text: str, syntax: str) -> str:
-    """The definition: drop the one-line tokens, then find the multi-line ones again in
-    what is left and keep only their line breaks."""
-    first = _pattern(syntax)
-    second = re.compile(_MULTI[syntax].replace("(\\#*)", "(?P<hashes>\\#*)"), re.M)
+    """The definition: one left-to-right pass over every token drops the one-line ones;
+    the multi-line ones are found again in what is left and keep only their line breaks."""
+    first = re.compile(f"(?:(?P<keep>{_DEF_MULTI[syntax]})|{_DEF_SINGLE[syntax]})", re.M)
+    second = re.compile(_DEF_MULTI[syntax], re.M)
     step = first.groups + 1
     pieces = first.split(text)
     joined = "".join(chain.from_iterable(zip(pieces[0::step], [k or "" for k in pieces[1::step]]))) + pieces[-1]
