@@ -147,7 +147,7 @@ def _dedent_at(k: int) -> re.Pattern:
 def _line_break_before_dedent(k: int) -> re.Pattern:
     # The same, matched from the line break before it: led by a literal, the engine skips
     # from break to break in C where the "^" form was tried at every character.
-    return re.compile(r"\n[ \t]{0,%d}(?=[^ \t\n\r\f\v])" % k)
+    return re.compile(rf"\n[ \t]{{0,{k}}}(?=[^ \t\n\r\f\v])")
 
 
 def python_units(text: str, masked: str, lines: list[str], starts: list[int] | None = None) -> list[Unit]:
