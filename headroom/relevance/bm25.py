@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+import operator
 import re
 from collections import Counter
+from itertools import repeat
 
 # Identifiers such as ``user_42``, ``a1b2-c3``, ``10.0.0.1`` stay whole: they are what
 # agents ask about, and splitting them would match unrelated items.
@@ -81,17 +83,21 @@ class BM25:
         n = len(freqs)
         idf = {}
         for t in q:
-            f = sum(1 for c in freqs if t in c)
+            f = sum(map(operator.contains, freqs, repeat(t)))  # documents holding t, counted in C
             if f:
                 idf[t] = math.log(1 + (n - f + 0.5) / (f + 0.5))
+        # The terms some document holds, in the set's order: a term no document holds adds
+        # nothing anywhere, and a document holding none of them scores 0.0 whatever its length.
+        held = list(idf)
         out: list[float] = []
         for c, length in zip(freqs, lengths):
             s = 0.0
-            norm = k1 * (1 - b + b * length / avgdl) if avgdl else k1
-            for t in q:
-                f = c.get(t)
-                if f:
-                    s += idf[t] * f * (k1 + 1) / (f + norm)
+            if c:
+                norm = k1 * (1 - b + b * length / avgdl) if avgdl else k1
+                for t in held:
+                    f = c.get(t)
+                    if f:
+                        s += idf[t] * f * (k1 + 1) / (f + norm)
             out.append(s)
         return out
 

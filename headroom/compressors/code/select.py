@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from functools import lru_cache
 from itertools import accumulate
+from operator import neg
 
 from ...relevance.bm25 import BM25
 from .blocks import Unit
@@ -145,9 +146,9 @@ def unit_query_frequencies(units: list[Unit], text: str, query_terms: list[str],
         for w in filter(forms.__contains__, words):
             t = forms[w]
             f[t] = f.get(t, 0) + 1
-        for t in q:
-            if t in names:
-                f[t] = f.get(t, 0) + names[t]
+        for t, n in names.items():
+            if t in q:
+                f[t] = f.get(t, 0) + n
         freqs.append(f)
         lengths.append(len(words) - sum(map(_STOP_FORMS.__contains__, words)) + names.total())
     return freqs, lengths
@@ -178,7 +179,7 @@ def keep_whole(units: list[Unit], lines: list[str], query: str, anchors, relevan
     sc = scores(units, lines, query, relevance, text, starts)
     best = max(sc, default=0.0)
     if best > 0:
-        ranked = sorted(range(len(units)), key=lambda i: (-sc[i], i))
+        ranked = [i for _, i in sorted(zip(map(neg, sc), range(len(sc))))[:KEEP_AT_MOST]]  # best first, then first
         chosen.update(i for i in ranked[:KEEP_AT_MOST] if sc[i] >= KEEP_RATIO * best)
     if anchors:
         chosen.update(_naming_an_anchor(units, lines, anchors, text, starts))
