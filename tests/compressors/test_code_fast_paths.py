@@ -10,7 +10,14 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from headroom.compressors.code.blocks import Unit, doc_spans, line_starts
+from headroom.compressors.code.blocks import (
+    _ASSIGNED_NAME,
+    _CALL_NAME,
+    _FUNCTION_KEYWORD,
+    Unit,
+    doc_spans,
+    line_starts,
+)
 from headroom.compressors.code.mask import _MULTI
 from headroom.compressors.code.mask import mask as fast_mask
 from headroom.compressors.code.numbered import is_numbered, split_numbers
@@ -170,3 +177,24 @@ def test_numbered_listings_split_as_the_line_start_pattern_defines(bits):
     head = text[:4000]
     n = head.count("\n") + (0 if head.endswith("\n") else 1)
     assert is_numbered(text) == (n >= 3 and len(_NUMBER_PREFIX.findall(head)) >= 0.9 * n)
+
+
+# -- Function headers: names found where names start --------------------------------------------
+
+_DEF_CALL_NAME = re.compile(r"\[?([~\w$#]+)\]?\s*(?:<[^()]*>)?\s*\(")
+_DEF_ASSIGNED_NAME = re.compile(r"([\w$]+)\s*[:=]\s*(?:async\s*)?(?:function\b|\(|[\w$]+\s*=>)")
+_DEF_FUNCTION_KEYWORD = re.compile(r"\b(?:function|fn|func)\b")
+_HEADER_BITS = st.sampled_from(["f", "fn", "func", "function", "functions", "x", "$a", "#p", "~D", "[k]", "[", "]",
+                                "(", ")", " ", "\t", "=", ":", "=>", "async", "<T>", "<", ">", "if", "é", "_1"])
+
+
+@settings(max_examples=1000, deadline=None)
+@given(bits=st.lists(_HEADER_BITS, max_size=25))
+def test_header_patterns_find_what_the_unanchored_ones_find(bits):
+    header = "".join(bits)
+    found = [(m.span(), m.group(1)) for m in _CALL_NAME.finditer(header)]
+    assert found == [(m.span(), m.group(1)) for m in _DEF_CALL_NAME.finditer(header)]
+    a, b = _ASSIGNED_NAME.search(header), _DEF_ASSIGNED_NAME.search(header)
+    assert (a and (a.span(), a.group(1))) == (b and (b.span(), b.group(1)))
+    a, b = _FUNCTION_KEYWORD.search(header), _DEF_FUNCTION_KEYWORD.search(header)
+    assert (a and a.span()) == (b and b.span())

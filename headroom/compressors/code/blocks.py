@@ -158,6 +158,9 @@ def python_units(text: str, masked: str, lines: list[str], starts: list[int] | N
     ostarts = starts
     n = len(mlines)
     units: list[Unit] = []
+    # _link_parents' stack, kept during the scan (definitions come in its order, one per
+    # line): a definition inside a function it would drop is not read at all.
+    enclosing: list[Unit] = []
     for m in _PY_DEF.finditer(masked):
         line_start = masked.rfind("\n", 0, m.start()) + 1
         lead = masked[line_start:m.start()]
@@ -165,6 +168,10 @@ def python_units(text: str, masked: str, lines: list[str], starts: list[int] | N
         if stripped and (stripped != "async" or not lead[-1:].isspace()):
             continue  # "undef x", "subclass y": not a definition
         first = _line_of(mstarts, m.start())
+        while enclosing and enclosing[-1].body_end < first:
+            enclosing.pop()
+        if enclosing and enclosing[-1].kind == "function":
+            continue
         k = len(lead) - len(lead.lstrip(" \t"))
         # The header ends on the first line where its brackets close; it must end with ":"
         # (else a one-line def: nothing to elide).
@@ -217,17 +224,20 @@ def python_units(text: str, masked: str, lines: list[str], starts: list[int] | N
         # Nothing to elide past a docstring.
         if keep and keep[-1] >= body_end:
             body_start = body_end + 1
-        units.append(Unit(
+        unit = Unit(
             name=m.group(2), kind="function" if m.group(1) == "def" else "container", header=first,
             body_start=body_start, body_end=body_end,
             indent=_indent_of(lines[j] if j <= body_end and lines[j].strip() else lines[body_start]) or " " * (k + 4),
-            keep=keep, needs_statement=not keep, doc_start=_leading_comments(lines, first, ("#", "@"))))
-    return _link_parents([u for u in units if u.body_start <= u.body_end or u.kind == "container"])
+            keep=keep, needs_statement=not keep, doc_start=_leading_comments(lines, first, ("#", "@")))
+        if unit.body_start <= unit.body_end or unit.kind == "container":
+            units.append(unit)
+            enclosing.append(unit)
+    return _link_parents(units)
 
 
 # -- Brace languages -------------------------------------------------------------------------
 
-_BRACES = re.compile(r"[{}]")
+_BRACES = re.compile(r"([{}])")
 _CONTROL = re.compile(r"^\s*(?:}\s*)?(?:else\s+)?(?:if|for|foreach|while|switch|catch|do|try|else|with|"
                       r"synchronized|lock|using|unsafe|loop|match|select|finally|case|default)\b")
 _CONTAINER = re.compile(r"\b(?:class|struct|interface|namespace|impl|trait|enum|union|extern|object|module|"
@@ -241,7 +251,9 @@ _CONTAINER_START = re.compile(
 _AFTER_PARAMS = re.compile(r"(?:\s*(?:const|noexcept(?:\([^)]*\))?|override|final|volatile|mutable|&&?|"
                            r"[A-Z_][A-Z0-9_]{2,}(?:\([^)]*\))?|"  # a qualifier macro (_GLIBCXX_NOEXCEPT)
                            r"throws\s+[\w.,\s]+|->\s*[^{;]+|where\s+[^{;]+|:\s*[\w<>\[\].|,? ]+))*\s*")
-_FUNCTION_KEYWORD = re.compile(r"\b(?:function|fn|func)\b")
+# "function", "fn" or "func" as a word; led by its literal "f" (the word start checked
+# behind it), so the engine skips to each "f" in C.
+_FUNCTION_KEYWORD = re.compile(r"f(?<!\wf)(?:unction|n|unc)\b")
 
 
 def _looks_like_function(header: str) -> bool:
@@ -255,8 +267,10 @@ def _looks_like_function(header: str) -> bool:
 
 _SHELL_FUNCTION = re.compile(r"^\s*(?:function\s+[\w.:-]+(?:\s*\(\))?|[\w.:-]+\s*\(\))\s*$")
 # A name before a parameter list; JS methods may be computed ("[kName] (") or private ("#name(").
-_CALL_NAME = re.compile(r"\[?([~\w$#]+)\]?\s*(?:<[^()]*>)?\s*\(")
-_ASSIGNED_NAME = re.compile(r"([\w$]+)\s*[:=]\s*(?:async\s*)?(?:function\b|\(|[\w$]+\s*=>)")
+# Both start only where a name starts (the lookbehind): a match never starts inside one,
+# and trying there ran the name's greedy run to its end again from every character.
+_CALL_NAME = re.compile(r"(?<![~\w$#])\[?([~\w$#]+)\]?\s*(?:<[^()]*>)?\s*\(")
+_ASSIGNED_NAME = re.compile(r"(?<![\w$])([\w$]+)\s*[:=]\s*(?:async\s*)?(?:function\b|\(|[\w$]+\s*=>)")
 _CONTAINER_NAME = re.compile(r"\b(?:class|struct|interface|namespace|impl|trait|enum|union|object|module|mod)\s+"
                              r"(?:<[^>]*>\s*)?([\w:$]+)")
 _KEYWORDS = frozenset("if for while switch catch return func fn function sizeof typeof new delete await async "
@@ -278,11 +292,15 @@ def brace_units(masked: str, lines: list[str], *, shell: bool = False) -> list[U
     mstarts = line_starts(masked, mlines)
     stack: list[int] = []
     pairs: list[tuple[int, int]] = []
-    for p in [m.start() for m in _BRACES.finditer(masked)]:
-        if masked[p] == "{":
-            stack.append(p)
+    # The braces and their offsets from one split in C (a match object per brace cost more
+    # than the pairing): each brace sits one past the text before it.
+    pieces = _BRACES.split(masked)
+    offsets = accumulate(map((1).__add__, map(len, pieces[0::2])))
+    for p, brace in zip(offsets, pieces[1::2]):
+        if brace == "{":
+            stack.append(p - 1)
         elif stack:
-            pairs.append((stack.pop(), p))
+            pairs.append((stack.pop(), p - 1))
     pairs.sort()  # outer blocks first, so what a function holds is skipped unread
     comment_prefixes = ("#",) if shell else ("//", "/*", "*", "@", "#[", "[[")
     units: list[Unit] = []
