@@ -269,7 +269,7 @@ _SHELL_FUNCTION = re.compile(r"^\s*(?:function\s+[\w.:-]+(?:\s*\(\))?|[\w.:-]+\s
 # A name before a parameter list; JS methods may be computed ("[kName] (") or private ("#name(").
 # Both start only where a name starts (the lookbehind): a match never starts inside one,
 # and trying there ran the name's greedy run to its end again from every character.
-_CALL_NAME = re.compile(r"(?<![~\w$#])\[?([~\w$#]+)\]?\s*(?:<[^()]*>)?\s*\(")
+_CALL_NAME = re.compile(r"\[?(?<![~\w$#])([~\w$#]+)\]?\s*(?:<[^()]*>)?\s*\(")
 _ASSIGNED_NAME = re.compile(r"(?<![\w$])([\w$]+)\s*[:=]\s*(?:async\s*)?(?:function\b|\(|[\w$]+\s*=>)")
 _CONTAINER_NAME = re.compile(r"\b(?:class|struct|interface|namespace|impl|trait|enum|union|object|module|mod)\s+"
                              r"(?:<[^>]*>\s*)?([\w:$]+)")
