@@ -179,8 +179,9 @@ def keep_whole(units: list[Unit], lines: list[str], query: str, anchors, relevan
     sc = scores(units, lines, query, relevance, text, starts)
     best = max(sc, default=0.0)
     if best > 0:
-        ranked = [i for _, i in sorted(zip(map(neg, sc), range(len(sc))))[:KEEP_AT_MOST]]  # best first, then first
-        chosen.update(i for i in ranked[:KEEP_AT_MOST] if sc[i] >= KEEP_RATIO * best)
+        # Highest score first, ties in file order (sorted in C, no key function per unit).
+        ranked = [i for _, i in sorted(zip(map(neg, sc), range(len(sc))))[:KEEP_AT_MOST]]
+        chosen.update(i for i in ranked if sc[i] >= KEEP_RATIO * best)
     if anchors:
         chosen.update(_naming_an_anchor(units, lines, anchors, text, starts))
     return chosen
