@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+import operator
 import re
 from collections import Counter
+from itertools import repeat
 
 # Identifiers such as ``user_42``, ``a1b2-c3``, ``10.0.0.1`` stay whole: they are what
 # agents ask about, and splitting them would match unrelated items.
@@ -68,23 +70,34 @@ class BM25:
         floats, without the index: document frequencies and idf are taken for the query's
         terms only, not for every term of every document (a source file's units hold
         thousands; a question a handful)."""
+        return BM25.scores_from_frequencies(counts, [c.total() for c in counts], query_tokens, k1, b)
+
+    @staticmethod
+    def scores_from_frequencies(freqs: list, lengths: list[int], query_tokens: list[str], k1: float = 1.5,
+                                b: float = 0.75) -> list[float]:
+        """The same floats from each document's length and a mapping of (at least) the
+        query's terms to their positive counts in it: a caller that counts only the
+        query's terms need not build a Counter of every term of every document."""
         q = set(query_tokens)
-        lengths = [c.total() for c in counts]
         avgdl = (sum(lengths) / len(lengths)) if lengths else 0.0
-        n = len(counts)
+        n = len(freqs)
         idf = {}
         for t in q:
-            f = sum(1 for c in counts if t in c)
+            f = sum(map(operator.contains, freqs, repeat(t)))  # documents holding t, counted in C
             if f:
                 idf[t] = math.log(1 + (n - f + 0.5) / (f + 0.5))
+        # The terms some document holds, in the set's order: a term no document holds adds
+        # nothing anywhere, and a document holding none of them scores 0.0 whatever its length.
+        held = list(idf)
         out: list[float] = []
-        for c, length in zip(counts, lengths):
+        for c, length in zip(freqs, lengths):
             s = 0.0
-            norm = k1 * (1 - b + b * length / avgdl) if avgdl else k1
-            for t in q:
-                f = c.get(t)
-                if f:
-                    s += idf[t] * f * (k1 + 1) / (f + norm)
+            if c:
+                norm = k1 * (1 - b + b * length / avgdl) if avgdl else k1
+                for t in held:
+                    f = c.get(t)
+                    if f:
+                        s += idf[t] * f * (k1 + 1) / (f + norm)
             out.append(s)
         return out
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from bisect import bisect_right
 
 from ..base import Compressed, CompressInput
-from .blocks import Unit, brace_units, doc_spans, python_units, toml_units, yaml_units
+from .blocks import Unit, brace_units, doc_spans, line_starts, python_units, toml_units, yaml_units
 from .languages import Language, guess_language, language_for_path, path_argument
 from .mask import mask
 from .numbered import is_numbered, split_numbers
@@ -29,9 +29,10 @@ from .select import keep_whole
 MIN_LINES = 10
 
 
-def find_units(lang: Language, code: str, lines: list[str]) -> list[Unit]:
+def find_units(lang: Language, code: str, lines: list[str], starts: list[int] | None = None) -> list[Unit]:
+    """``starts``: line_starts(code, lines) when the caller has it."""
     if lang.blocks == "python":
-        return python_units(code, mask(code, lang.strings), lines)
+        return python_units(code, mask(code, lang.strings), lines, starts)
     if lang.blocks == "brace":
         return brace_units(mask(code, lang.strings), lines, shell=lang.name == "shell")
     if lang.blocks == "yaml":
@@ -120,18 +121,19 @@ class CodeCompressor:
         lines = text.split("\n")
         if len(lines) < MIN_LINES:
             return None
-        units = find_units(lang, text, lines)
+        starts = line_starts(text, lines)
+        units = find_units(lang, text, lines, starts)
         if not units:
             return None
         scale = 1.5 - min(1.0, max(0.0, float(inp.aggressiveness)))
         max_lines = max(0, round(inp.config.router.code_body_max_lines * scale))
-        whole = keep_whole(units, lines, inp.query, inp.anchors, inp.relevance)
+        whole = keep_whole(units, lines, inp.query, inp.anchors, inp.relevance, text, starts)
         elided = choose_elided(units, whole, max_lines)
         counted = sum(1 for u in units if u.kind != "container")
         hidden = _hidden(units, elided)
         dropped = sum(u.size - len(u.keep) for u in elided)
         cuts = [body_cut(u) for u in elided] + _doc_cuts(units, whole, elided, lines,
-                                                         doc_spans(text, lines, units, lang.blocks))
+                                                         doc_spans(text, lines, units, lang.blocks, starts))
         if not cuts:
             return None
         return Compressed(

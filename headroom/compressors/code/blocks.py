@@ -36,9 +36,10 @@ class Unit:
         return self.body_end - self.body_start + 1
 
 
-def line_starts(text: str) -> list[int]:
-    """Offset of each line's first character (lines split on "\\n"), without a Python loop."""
-    return list(accumulate(map((1).__add__, map(len, text.split("\n"))), initial=0))
+def line_starts(text: str, lines: list[str] | None = None) -> list[int]:
+    """Offset of each line's first character (lines split on "\\n"), without a Python loop;
+    ``lines``: ``text.split("\\n")`` when the caller has it."""
+    return list(accumulate(map((1).__add__, map(len, text.split("\n") if lines is None else lines)), initial=0))
 
 
 def _line_of(starts: list[int], offset: int) -> int:
@@ -80,19 +81,35 @@ def _leading_comments(lines: list[str], header: int, prefixes: tuple[str, ...], 
     return j
 
 
-# A block comment standing on its own lines: "*/" only where it ends (so no code shares them).
-_BLOCK_COMMENT = re.compile(r"^[ \t]*/\*(?:[^*\n]|\*(?!/))*(?:\n(?:[^*\n]|\*(?!/))*)*?\*/[ \t]*$", re.M)
-
-
-def doc_spans(text: str, lines: list[str], units: list[Unit], lang_blocks: str) -> list[tuple[int, int]]:
+def doc_spans(text: str, lines: list[str], units: list[Unit], lang_blocks: str,
+              starts: list[int] | None = None) -> list[tuple[int, int]]:
     """Line spans (first, last) of the descriptions in the file: block comments standing on
-    their own lines (brace languages), function and class docstrings (Python)."""
+    their own lines (brace languages), function and class docstrings (Python).
+
+    A block comment stands on its own lines when only blanks precede its "/*" on its line
+    and follow its first "*/" on that one's."""
     if lang_blocks == "python":
         return [(u.keep[0], u.keep[-1]) for u in units if len(u.keep) >= 2]
     if lang_blocks != "brace":
         return []
-    starts = line_starts(text)
-    return [(_line_of(starts, m.start()), _line_of(starts, m.end() - 1)) for m in _BLOCK_COMMENT.finditer(text)]
+    if starts is None:
+        starts = line_starts(text, lines)
+    # From "/*" to "/*" by str.find, in C: a "^"-led regex was tried at every character.
+    spans = []
+    pos = 0
+    while (opening := text.find("/*", pos)) >= 0:
+        pos = opening + 1  # unless it stands alone: a later "/*" may
+        first = _line_of(starts, opening)
+        if lines[first][: opening - starts[first]].strip(" \t"):
+            continue  # code before it on its line
+        close = text.find("*/", opening + 2)
+        if close < 0:
+            break  # no comment closes after this one opens, nor after any later one
+        last = _line_of(starts, close)
+        if not lines[last][close + 2 - starts[last]:].strip(" \t"):
+            spans.append((first, last))
+            pos = close + 2
+    return spans
 
 
 def _link_parents(units: list[Unit]) -> list[Unit]:
@@ -126,13 +143,24 @@ def _dedent_at(k: int) -> re.Pattern:
     return re.compile(r"^[ \t]{0,%d}(?=[^ \t\n\r\f\v])" % k, re.M)
 
 
-def python_units(text: str, masked: str, lines: list[str]) -> list[Unit]:
+@lru_cache(maxsize=64)
+def _line_break_before_dedent(k: int) -> re.Pattern:
+    # The same, matched from the line break before it: led by a literal, the engine skips
+    # from break to break in C where the "^" form was tried at every character.
+    return re.compile(rf"\n[ \t]{{0,{k}}}(?=[^ \t\n\r\f\v])")
+
+
+def python_units(text: str, masked: str, lines: list[str], starts: list[int] | None = None) -> list[Unit]:
+    """``starts``: line_starts(text) when the caller has it."""
     mlines = masked.split("\n")
-    mstarts = line_starts(masked)
+    mstarts = line_starts(masked, mlines)
     depth = bracket_depths(masked)
-    ostarts: list[int] | None = None
+    ostarts = starts
     n = len(mlines)
     units: list[Unit] = []
+    # _link_parents' stack, kept during the scan (definitions come in its order, one per
+    # line): a definition inside a function it would drop is not read at all.
+    enclosing: list[Unit] = []
     for m in _PY_DEF.finditer(masked):
         line_start = masked.rfind("\n", 0, m.start()) + 1
         lead = masked[line_start:m.start()]
@@ -140,6 +168,10 @@ def python_units(text: str, masked: str, lines: list[str]) -> list[Unit]:
         if stripped and (stripped != "async" or not lead[-1:].isspace()):
             continue  # "undef x", "subclass y": not a definition
         first = _line_of(mstarts, m.start())
+        while enclosing and enclosing[-1].body_end < first:
+            enclosing.pop()
+        if enclosing and enclosing[-1].kind == "function":
+            continue
         k = len(lead) - len(lead.lstrip(" \t"))
         # The header ends on the first line where its brackets close; it must end with ":"
         # (else a one-line def: nothing to elide).
@@ -150,13 +182,13 @@ def python_units(text: str, masked: str, lines: list[str]) -> list[Unit]:
         if header_end + 1 >= n or not mlines[header_end].rstrip().endswith(":"):
             continue
         body_start = header_end + 1
-        dedent = _dedent_at(k)
-        pos, end = mstarts[body_start], n
+        dedent = _line_break_before_dedent(k)
+        pos, end = mstarts[body_start] - 1, n
         while True:
             d = dedent.search(masked, pos)
             if d is None:
                 break
-            line = _line_of(mstarts, d.start())
+            line = _line_of(mstarts, d.start() + 1)
             # Not a continuation line (open brackets, a trailing backslash): the block ends.
             if depth[line] == base and not mlines[line - 1].rstrip().endswith("\\"):
                 end = line
@@ -192,17 +224,20 @@ def python_units(text: str, masked: str, lines: list[str]) -> list[Unit]:
         # Nothing to elide past a docstring.
         if keep and keep[-1] >= body_end:
             body_start = body_end + 1
-        units.append(Unit(
+        unit = Unit(
             name=m.group(2), kind="function" if m.group(1) == "def" else "container", header=first,
             body_start=body_start, body_end=body_end,
             indent=_indent_of(lines[j] if j <= body_end and lines[j].strip() else lines[body_start]) or " " * (k + 4),
-            keep=keep, needs_statement=not keep, doc_start=_leading_comments(lines, first, ("#", "@"))))
-    return _link_parents([u for u in units if u.body_start <= u.body_end or u.kind == "container"])
+            keep=keep, needs_statement=not keep, doc_start=_leading_comments(lines, first, ("#", "@")))
+        if unit.body_start <= unit.body_end or unit.kind == "container":
+            units.append(unit)
+            enclosing.append(unit)
+    return _link_parents(units)
 
 
 # -- Brace languages -------------------------------------------------------------------------
 
-_BRACES = re.compile(r"[{}]")
+_BRACES = re.compile(r"([{}])")
 _CONTROL = re.compile(r"^\s*(?:}\s*)?(?:else\s+)?(?:if|for|foreach|while|switch|catch|do|try|else|with|"
                       r"synchronized|lock|using|unsafe|loop|match|select|finally|case|default)\b")
 _CONTAINER = re.compile(r"\b(?:class|struct|interface|namespace|impl|trait|enum|union|extern|object|module|"
@@ -216,7 +251,9 @@ _CONTAINER_START = re.compile(
 _AFTER_PARAMS = re.compile(r"(?:\s*(?:const|noexcept(?:\([^)]*\))?|override|final|volatile|mutable|&&?|"
                            r"[A-Z_][A-Z0-9_]{2,}(?:\([^)]*\))?|"  # a qualifier macro (_GLIBCXX_NOEXCEPT)
                            r"throws\s+[\w.,\s]+|->\s*[^{;]+|where\s+[^{;]+|:\s*[\w<>\[\].|,? ]+))*\s*")
-_FUNCTION_KEYWORD = re.compile(r"\b(?:function|fn|func)\b")
+# "function", "fn" or "func" as a word; led by its literal "f" (the word start checked
+# behind it), so the engine skips to each "f" in C.
+_FUNCTION_KEYWORD = re.compile(r"f(?<!\wf)(?:unction|n|unc)\b")
 
 
 def _looks_like_function(header: str) -> bool:
@@ -230,8 +267,10 @@ def _looks_like_function(header: str) -> bool:
 
 _SHELL_FUNCTION = re.compile(r"^\s*(?:function\s+[\w.:-]+(?:\s*\(\))?|[\w.:-]+\s*\(\))\s*$")
 # A name before a parameter list; JS methods may be computed ("[kName] (") or private ("#name(").
-_CALL_NAME = re.compile(r"\[?([~\w$#]+)\]?\s*(?:<[^()]*>)?\s*\(")
-_ASSIGNED_NAME = re.compile(r"([\w$]+)\s*[:=]\s*(?:async\s*)?(?:function\b|\(|[\w$]+\s*=>)")
+# Both start only where a name starts (the lookbehind): a match never starts inside one,
+# and trying there ran the name's greedy run to its end again from every character.
+_CALL_NAME = re.compile(r"\[?(?<![~\w$#])([~\w$#]+)\]?\s*(?:<[^()]*>)?\s*\(")
+_ASSIGNED_NAME = re.compile(r"(?<![\w$])([\w$]+)\s*[:=]\s*(?:async\s*)?(?:function\b|\(|[\w$]+\s*=>)")
 _CONTAINER_NAME = re.compile(r"\b(?:class|struct|interface|namespace|impl|trait|enum|union|object|module|mod)\s+"
                              r"(?:<[^>]*>\s*)?([\w:$]+)")
 _KEYWORDS = frozenset("if for while switch catch return func fn function sizeof typeof new delete await async "
@@ -250,14 +289,18 @@ def _function_name(header: str) -> str:
 
 def brace_units(masked: str, lines: list[str], *, shell: bool = False) -> list[Unit]:
     mlines = masked.split("\n")
-    mstarts = line_starts(masked)
+    mstarts = line_starts(masked, mlines)
     stack: list[int] = []
     pairs: list[tuple[int, int]] = []
-    for p in [m.start() for m in _BRACES.finditer(masked)]:
-        if masked[p] == "{":
-            stack.append(p)
+    # The braces and their offsets from one split in C (a match object per brace cost more
+    # than the pairing): each brace sits one past the text before it.
+    pieces = _BRACES.split(masked)
+    offsets = accumulate(map((1).__add__, map(len, pieces[0::2])))
+    for p, brace in zip(offsets, pieces[1::2]):
+        if brace == "{":
+            stack.append(p - 1)
         elif stack:
-            pairs.append((stack.pop(), p))
+            pairs.append((stack.pop(), p - 1))
     pairs.sort()  # outer blocks first, so what a function holds is skipped unread
     comment_prefixes = ("#",) if shell else ("//", "/*", "*", "@", "#[", "[[")
     units: list[Unit] = []

@@ -56,7 +56,7 @@ def render(lines: list[str], cuts: list[Cut], lang: Language, numbers: list[str]
     """``lines`` with each cut replaced. ``numbers``: the ``cat -n`` prefixes of the
     original lines, put back on the lines kept (elisions get a blank one)."""
     out: list[str] = []
-    src = lines if numbers is None else [p + ln for p, ln in zip(numbers, lines)]
+    src = lines if numbers is None else list(map(str.__add__, numbers, lines))
     blank = " " * (len(numbers[0]) - 1) + numbers[0][-1] if numbers and numbers[0] else ""
     pos = 0
     for c in sorted(cuts, key=lambda c: c.start):

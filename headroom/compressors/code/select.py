@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import lru_cache
+from itertools import accumulate
+from operator import neg
 
 from ...relevance.bm25 import BM25
 from .blocks import Unit
@@ -61,6 +64,7 @@ def terms(text: str) -> list[str]:
 
 
 _NAMES: dict[str, Counter] = {}
+_NO_TERMS: Counter = Counter()
 
 
 def _name_terms(name: str) -> Counter:
@@ -81,7 +85,9 @@ _LETTERS = bytes.maketrans(bytes(range(256)), bytes(
 
 def unit_term_counts(units: list[Unit], lines: list[str]) -> list[Counter]:
     """Each unit's stemmed words, from its leading comments to its body's end; a
-    camelCase name also counts as its words ("parseArgs": parse, args)."""
+    camelCase name also counts as its words ("parseArgs": parse, args). The meaning of
+    the scores: unit_query_frequencies gives BM25 the same numbers for the question's
+    terms without a Counter per unit (tests hold the two to the same floats)."""
     text = "\n".join(lines).encode("utf-8", "surrogatepass").translate(_LETTERS)
     tlines = text.split(b"\n")
     stems = _stems_for(text.split())
@@ -98,8 +104,60 @@ def unit_term_counts(units: list[Unit], lines: list[str]) -> list[Counter]:
     return out
 
 
-def scores(units: list[Unit], lines: list[str], query: str, relevance=None) -> list[float]:
-    """One score per unit (0 for containers: their members are scored instead)."""
+_SUFFIXES = ("ing", "ed", "es", "s")
+
+
+@lru_cache(maxsize=4096)
+def _forms(stem: str) -> tuple[bytes, ...]:
+    """Every word _stem may reduce to ``stem``: itself, or itself and one suffix."""
+    return tuple(w.encode() for w in (stem, *(stem + s for s in _SUFFIXES)) if _stem(w) == stem)
+
+
+# Every lower-case word whose stem is "" (a stop word, or one behind a suffix): a unit's
+# length in terms is its word count less its words in this set.
+_STOP_FORMS = frozenset(w.encode() for x in _STOP for w in (x, *(x + s for s in _SUFFIXES)) if _stem(w) == "")
+
+
+def unit_query_frequencies(units: list[Unit], text: str, query_terms: list[str],
+                           starts: list[int] | None = None) -> tuple[list[dict], list[int]]:
+    """(each unit's counts of the question's terms, each unit's length in terms): what
+    BM25 reads of unit_term_counts, without stemming the file.
+
+    A stem has at most five surface forms (_stem strips one suffix), so the words that
+    stand for the question's terms are known from the question alone, and so are the stop
+    words: per unit, one split of its bytes and two C-level set lookups per word. Building
+    a Counter of every unit's stems cost as much as masking the file. ``starts``: the
+    text's line_starts, when at hand (byte offsets too where the text is ASCII)."""
+    q = set(query_terms)
+    forms = {w: t for t in q for w in _forms(t)}
+    letters = text.encode("utf-8", "surrogatepass").translate(_LETTERS)
+    if starts is None or len(letters) != len(text):  # offsets in bytes differ from those in characters
+        starts = list(accumulate(map((1).__add__, map(len, letters.split(b"\n"))), initial=0))
+    freqs: list[dict] = []
+    lengths: list[int] = []
+    for u in units:
+        if u.kind == "container":
+            freqs.append({})
+            lengths.append(0)
+            continue
+        words = letters[starts[u.doc_start if u.doc_start >= 0 else u.header]: starts[u.body_end + 1]].split()
+        names = _name_terms(u.name) if u.name else _NO_TERMS
+        f: dict[str, int] = {}
+        for w in filter(forms.__contains__, words):
+            t = forms[w]
+            f[t] = f.get(t, 0) + 1
+        for t, n in names.items():
+            if t in q:
+                f[t] = f.get(t, 0) + n
+        freqs.append(f)
+        lengths.append(len(words) - sum(map(_STOP_FORMS.__contains__, words)) + names.total())
+    return freqs, lengths
+
+
+def scores(units: list[Unit], lines: list[str], query: str, relevance=None, text: str | None = None,
+           starts: list[int] | None = None) -> list[float]:
+    """One score per unit (0 for containers: their members are scored instead).
+    ``text``, ``starts``: ``"\\n".join(lines)`` and its line_starts, when the caller has them."""
     if relevance is not None:
         docs = ["" if u.kind == "container" else "\n".join(lines[u.doc_start if u.doc_start >= 0 else u.header:
                                                                    u.body_end + 1]) for u in units]
@@ -107,29 +165,52 @@ def scores(units: list[Unit], lines: list[str], query: str, relevance=None) -> l
     q = terms(query)
     if not q:
         return [0.0] * len(units)
-    return BM25.scores_from_counts(unit_term_counts(units, lines), q)
+    freqs, lengths = unit_query_frequencies(units, "\n".join(lines) if text is None else text, q, starts)
+    return BM25.scores_from_frequencies(freqs, lengths, q)
 
 
-def keep_whole(units: list[Unit], lines: list[str], query: str, anchors, relevance=None) -> set[int]:
-    """Indices of the units the question is about."""
+def keep_whole(units: list[Unit], lines: list[str], query: str, anchors, relevance=None,
+               text: str | None = None, starts: list[int] | None = None) -> set[int]:
+    """Indices of the units the question is about (``text``, ``starts``: the lines joined
+    and their line_starts, when at hand)."""
     chosen: set[int] = set()
     if not query:
         return chosen
-    sc = scores(units, lines, query, relevance)
+    sc = scores(units, lines, query, relevance, text, starts)
     best = max(sc, default=0.0)
     if best > 0:
-        ranked = sorted(range(len(units)), key=lambda i: (-sc[i], i))
-        chosen.update(i for i in ranked[:KEEP_AT_MOST] if sc[i] >= KEEP_RATIO * best)
+        # Highest score first, ties in file order (sorted in C, no key function per unit).
+        ranked = [i for _, i in sorted(zip(map(neg, sc), range(len(sc))))[:KEEP_AT_MOST]]
+        chosen.update(i for i in ranked if sc[i] >= KEEP_RATIO * best)
     if anchors:
         # An anchor that names a unit ("read _is_binary_writer") asks for that unit: the
         # units that merely call it stay outlined (grep finds callers). An anchor that
         # names none (a value, a message) keeps every unit whose text holds it.
         named = {u.name.lower() for u in units if u.name} & anchors.terms
-        for i, u in enumerate(units):
-            if u.kind == "container":
-                continue
-            if u.name and u.name.lower() in named:
-                chosen.add(i)
-            elif anchors.matching("\n".join(lines[u.header: u.body_end + 1])) - named:
-                chosen.add(i)
+        chosen.update(i for i, u in enumerate(units) if u.kind != "container" and u.name and u.name.lower() in named)
+        others = anchors.terms - named
+        if others:
+            chosen.update(_naming_an_anchor(units, lines, others, text, starts))
     return chosen
+
+
+def _naming_an_anchor(units: list[Unit], lines: list[str], terms, text: str | None, starts: list[int] | None):
+    """Indices of the units whose lines hold one of ``terms`` (lower-case anchor terms) in
+    any case. An ASCII file is lower-cased once and each unit read as a slice of it: joining
+    and lower-casing every unit's lines again cost as much as scoring them. (Lower-casing
+    may change the length of other text, so offsets hold for ASCII only.)"""
+    if text is None or starts is None or not text.isascii():
+        return [i for i, u in enumerate(units)
+                if u.kind != "container" and _holds_any("\n".join(lines[u.header: u.body_end + 1]).lower(), terms)]
+    low = text.lower()
+    out = []
+    for i, u in enumerate(units):
+        if u.kind != "container":
+            unit = low[starts[u.header]: starts[u.body_end + 1] - 1]
+            if any(t in unit for t in terms):
+                out.append(i)
+    return out
+
+
+def _holds_any(low: str, terms) -> bool:
+    return any(t in low for t in terms)
