@@ -33,7 +33,10 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n+")
 _SENTENCE_END = re.compile(r"([.!?])[\"')\]]?\s+(?=[A-Z0-9\"'(\[])")
 # Possessive: no alternative starts with a space, so giving back leading spaces can never
 # make a line match (backtracking through a man page's deep indents cost 4x).
-_LINE_UNIT = re.compile(r"^\s*+(?:#{1,6}\s|[-*+•]\s|\d+[.)]\s|>\s|\|)")
+# The indent is taken whole, as a possessive ``\s*+`` would (Python 3.11+; the package
+# supports 3.10): a lookahead captures it and the backreference consumes it, so a line
+# that is no unit fails once instead of backtracking through a man page's deep indent.
+_LINE_UNIT = re.compile(r"^(?=(\s*))\1(?:#{1,6}\s|[-*+•]\s|\d+[.)]\s|>\s|\|)")
 _NUMBER = re.compile(r"\d")
 # Hard-wrapped prose has 10+ words a line; listings, CSV rows and config lines have few.
 _LISTING_WORDS_PER_LINE = 6
