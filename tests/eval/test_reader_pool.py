@@ -105,8 +105,13 @@ def test_a_question_stays_on_one_reader_in_arm_order_after_forgetting():
     lock = threading.Lock()
     log: list = []
     _run(ReaderPool([Scripted(f"r{i}", log, lock) for i in range(2)]), suite)
+    # Which reader takes which question is the pool's scheduling: on a busy machine one
+    # reader may take both before the other starts. What must hold is per reader.
+    assert any(kind == "forget" for _, kind, _ in log)
     for name in ("r0", "r1"):
         mine = [(kind, b) for n, kind, b in log if n == name]
+        if not mine:
+            continue
         # Each reader's stream is questions one after another: forget, original, then the
         # compressed arms (their system prompt is the original's, their tool outputs shorter).
         starts = [i for i, (kind, _) in enumerate(mine) if kind == "forget"]
