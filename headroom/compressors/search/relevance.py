@@ -12,9 +12,7 @@ ranking, and so the output, does not move).
 
 from __future__ import annotations
 
-import math
-
-from ...relevance.bm25 import _PART_RE, _TOKEN_RE, tokenize
+from ...relevance.bm25 import _PART_RE, _TOKEN_RE, BM25, tokenize
 
 _K1, _B = 1.5, 0.75  # BM25's defaults, as the index uses them
 
@@ -27,8 +25,7 @@ def bm25_scores(query: str, docs: list[str]) -> list[float]:
     tokens_of = _TOKEN_RE.findall
     parts_of = _PART_RE.findall
     lengths: list[int] = []
-    counts: list[dict[str, int] | None] = []  # the question's terms in each line, None for none
-    df = dict.fromkeys(q, 0)
+    counts: list[dict[str, int]] = []  # the question's terms in each line ({} for none)
     for d in docs:
         toks = tokens_of(d.lower())
         compound = [t for t in toks if not t.isalnum()]
@@ -36,26 +33,6 @@ def bm25_scores(query: str, docs: list[str]) -> list[float]:
             toks += parts_of(" ".join(compound))
         lengths.append(len(toks))
         common = q.intersection(toks) if q else None
-        if common:
-            c = {t: toks.count(t) for t in common}
-            for t in common:
-                df[t] += 1
-            counts.append(c)
-        else:
-            counts.append(None)
-    n = len(docs)
-    avgdl = sum(lengths) / n
-    idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items() if f}
-    out: list[float] = []
-    for c, length in zip(counts, lengths):
-        if c is None:
-            out.append(0.0)
-            continue
-        s = 0.0
-        norm = _K1 * (1 - _B + _B * length / avgdl) if avgdl else _K1
-        for t in q:
-            f = c.get(t)
-            if f:
-                s += idf[t] * f * (_K1 + 1) / (f + norm)
-        out.append(s)
-    return out
+        counts.append({t: toks.count(t) for t in common} if common else {})
+    # The index's own arithmetic, from these counts (the same floats, term by term).
+    return BM25.scores_from_frequencies(counts, lengths, list(q), _K1, _B)
