@@ -178,7 +178,7 @@ class TemplateMiner:
         children = self._children
         path: tuple = (len(tokens),)
         for t in tokens:
-            if "#" in t or t == WILDCARD or "://" in t or (t[:1] in _PATH_OR_QUOTE_START and _is_variable(t)):
+            if _is_variable(t):
                 continue
             node = (*path, t)
             if node not in children:

@@ -19,14 +19,20 @@ from ..state import CurrentState, ProxyState
 router = APIRouter()
 
 
-@router.post("/v1/compress")
-async def compress(request: Request, state: CurrentState) -> Response:
+async def _json_object(request: Request, not_an_object: str) -> dict | Response:
+    """The request's JSON object body, or the 400 answer to send instead."""
     try:
         body = parse_json(await request.body())
     except BadJSON as exc:
         return error_response(400, str(exc))
-    if not isinstance(body, dict):
-        return error_response(400, "request body must be a JSON object (a chat, responses or messages body)")
+    return body if isinstance(body, dict) else error_response(400, not_an_object)
+
+
+@router.post("/v1/compress")
+async def compress(request: Request, state: CurrentState) -> Response:
+    body = await _json_object(request, "request body must be a JSON object (a chat, responses or messages body)")
+    if isinstance(body, Response):
+        return body
     fmt = request.query_params.get("format")
     try:
         result = await asyncio.wait_for(asyncio.to_thread(state.pipeline.compress_body, body, fmt),
@@ -57,11 +63,10 @@ def _retrieve(state: ProxyState, hash: str, query: str | None, scope: RetrieveSc
 
 @router.post("/v1/retrieve")
 async def retrieve_post(request: Request, state: CurrentState) -> Response:
-    try:
-        body = parse_json(await request.body())
-    except BadJSON as exc:
-        return error_response(400, str(exc))
-    if not isinstance(body, dict) or not isinstance(body.get("hash"), str):
+    body = await _json_object(request, "expected a JSON object with a string 'hash' (and an optional 'query')")
+    if isinstance(body, Response):
+        return body
+    if not isinstance(body.get("hash"), str):
         return error_response(400, "expected a JSON object with a string 'hash' (and an optional 'query')")
     query = body.get("query") if isinstance(body.get("query"), str) else None
     return await asyncio.to_thread(_retrieve, state, body["hash"], query, retrieve_scope(request, state.config))

@@ -248,10 +248,7 @@ def _pick(found: list[tuple[str, str, int]], lines: list[str], text: str, k: int
         if key not in s or len(s) <= len(key) + 3 or s in f"{parent} {key}":
             continue
         good.append((parent, key, s))
-    if not good:
-        return []
-    step = max(1, len(good) // k)
-    return good[step // 2::step][:k]
+    return spread(good, k)
 
 
 def build(work: Path) -> list[dict[str, Any]]:
@@ -279,3 +276,11 @@ def build(work: Path) -> list[dict[str, Any]]:
                                      [fact(line, "named_item", f"the line of {parent} -> {key}, located by the "
                                                                f"{name} parser", "independent")]))
     return out
+
+
+def spread(found: list, k: int) -> list:
+    """At most ``k`` of ``found``, evenly spread over it (the middle of each step)."""
+    if not found:
+        return []
+    step = max(1, len(found) // k)
+    return found[step // 2::step][:k]

@@ -42,6 +42,7 @@ from typing import Any
 from ..cases import fact, make_case
 from ..questions import choose
 from ._pypi import SIMPLE_JSON, fetch
+from .config_files import spread
 
 SOURCE = "config_files_more"
 # Real .env files are short (a template's or a test fixture's few variables): a lower floor.
@@ -364,10 +365,7 @@ def pick(found: list[tuple[str, str, int]], lines: list[str], text: str, k: int)
         if not s or text.count(s) != 1 or len(s) <= len(key) + 3:
             continue
         good.append((parent, key, s))
-    if not good:
-        return []
-    step = max(1, len(good) // k)
-    return good[step // 2::step][:k]
+    return spread(good, k)
 
 
 def _readable(fmt: str, text: str) -> bool:
