@@ -19,7 +19,8 @@ _K1, _B = 1.5, 0.75  # BM25's defaults, as the index uses them
 
 def bm25_scores(query: str, docs: list[str]) -> list[float]:
     """``BM25(docs).scores(query)``."""
-    q = set(tokenize(query))  # the index iterates the same set: the same order of sums
+    query_tokens = tokenize(query)
+    q = set(query_tokens)  # the index iterates the same set: the same order of sums
     if not docs:
         return []
     tokens_of = _TOKEN_RE.findall
@@ -35,4 +36,7 @@ def bm25_scores(query: str, docs: list[str]) -> list[float]:
         common = q.intersection(toks) if q else None
         counts.append({t: toks.count(t) for t in common} if common else {})
     # The index's own arithmetic, from these counts (the same floats, term by term).
-    return BM25.scores_from_frequencies(counts, lengths, list(q), _K1, _B)
+    # The query's tokens as tokenize gave them: a set built from them iterates as the
+    # index's own does (a set rebuilt from another set's order may not, and float sums in
+    # another order differ in the last bit).
+    return BM25.scores_from_frequencies(counts, lengths, query_tokens, _K1, _B)
