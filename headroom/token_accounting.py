@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from .formats import token_factor
 from .formats.model import Block, Conversation, Message
-from .tokens import MESSAGE_OVERHEAD, TokenCounter, counter_for
+from .tokens import MESSAGE_OVERHEAD, LazyTokens, TokenCounter, counter_for, exact
 
 # Texts at least this long (a few hundred tokens and up) are counted while their
 # compressor runs (transforms/router.py) rather than before the transforms: BPE releases
@@ -65,7 +65,7 @@ def known_tokens(block: Block, counter: TokenCounter) -> int | None:
     """The block's token count if some stage already took it for its current text."""
     cached = block.meta.get(_TOKENS_KEY)
     if cached is not None and cached[0] is counter and cached[1] is block.text:
-        return cached[2]
+        return exact(cached[2])
     return None
 
 
@@ -77,8 +77,9 @@ def counted_later(block: Block, counter: TokenCounter) -> bool:
     return text is not None and len(text) >= COUNT_ALONGSIDE_CHARS and known_tokens(block, counter) is None
 
 
-def remember_tokens(block: Block, counter: TokenCounter, tokens: int) -> None:
-    """Record a count of the block's current text taken (or known) elsewhere."""
+def remember_tokens(block: Block, counter: TokenCounter, tokens: int | LazyTokens) -> None:
+    """Record a count of the block's current text taken (or known) elsewhere; a
+    LazyTokens is counted by the first reader."""
     block.meta[_TOKENS_KEY] = (counter, block.text, tokens)
 
 
@@ -99,7 +100,7 @@ def original_tokens(block: Block, text: str, counter: TokenCounter) -> int:
     for key in (_ORIGINAL_KEY, _TOKENS_KEY):
         cached = block.meta.get(key)
         if cached is not None and cached[0] is counter and cached[1] is text:
-            return cached[2]
+            return exact(cached[2])
     hashed = block.meta.get(_HASHED_KEY)
     if hashed is not None and hashed[0] is counter and hashed[1] is text:
         n = counter.cached(hashed[2])
@@ -107,7 +108,7 @@ def original_tokens(block: Block, text: str, counter: TokenCounter) -> int:
     return counter.count(text)
 
 
-def set_block_text(block: Block, text: str, tokens: int, counter: TokenCounter) -> None:
+def set_block_text(block: Block, text: str, tokens: int | LazyTokens, counter: TokenCounter) -> None:
     """Replace a block's text with one whose token count the caller already knows."""
     old = block.meta.get(_TOKENS_KEY)
     if old is not None and old[1] is block.text and _ORIGINAL_KEY not in block.meta:
@@ -124,6 +125,20 @@ def message_tokens(m: Message, counter: TokenCounter) -> int:
 def conversation_tokens(conv: Conversation, counter: TokenCounter) -> int:
     """Tokens of everything the transforms can change (system, messages, tool calls)."""
     return sum(block_tokens(b, counter) for b in conv.system) + sum(message_tokens(m, counter) for m in conv.messages)
+
+
+def conversation_tokens_at_most(conv: Conversation, counter: TokenCounter) -> tuple[int, bool]:
+    """(an upper bound of ``conversation_tokens``, whether it is the exact figure). It
+    counts nothing a stage left to be counted when read (a LazyTokens adds ``at_most``)."""
+    total, exact_total = len(conv.messages) * MESSAGE_OVERHEAD, True
+    for b in _all_blocks(conv):
+        cached = b.meta.get(_TOKENS_KEY) if b.text is not None else None
+        if cached is not None and cached[0] is counter and cached[1] is b.text and type(cached[2]) is not int:
+            total += cached[2].at_most()
+            exact_total = False
+        else:
+            total += block_tokens(b, counter)
+    return total, exact_total
 
 
 def _all_blocks(conv: Conversation) -> list[Block]:

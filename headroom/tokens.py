@@ -243,3 +243,72 @@ def _shared_counter(model: str | None, factor: float) -> TokenCounter:
 
 def count_tokens(text: str, model: str | None = None, factor: float = 1.0) -> int:
     return counter_for(model, factor).count(text)
+
+
+class LazyTokens:
+    """An exact token count of one text, taken the first time it is read (issue 34).
+
+    Counting a tool output and its compressed form costs about as much as compressing a
+    small output does, and nothing in the call needs the exact figure: the keep-or-not
+    decisions use bounds (``at_most``, characters), and the figure itself is only read by
+    whoever reports it (a decision, the request's totals, a store entry), after the call
+    or after the request is forwarded. ``int()`` counts once (through the counter's cache)
+    and drops the text."""
+
+    __slots__ = ("_counter", "_text", "_key", "_n")
+
+    def __init__(self, counter: TokenCounter, text: str, key: str = "") -> None:
+        self._counter, self._text, self._key = counter, text, key
+        self._n: int | None = None
+
+    def __int__(self) -> int:
+        n = self._n
+        if n is None:
+            counter, text = self._counter, self._text
+            assert text is not None
+            key = self._key or counter.cache_key(text)
+            n = counter.cached(key)
+            if n is None:
+                n = counter.count_uncached(text, key)
+            self._n, self._text = n, None
+        return n
+
+    __index__ = __int__
+
+    def at_most(self) -> int:
+        """An upper bound without counting: a token is at least one UTF-8 byte, and a
+        character at most four."""
+        return self._n if self._n is not None else 4 * len(self._text or "")
+
+    def __repr__(self) -> str:
+        return f"LazyTokens({self._n if self._n is not None else 'not counted yet'})"
+
+
+def exact(tokens: int | LazyTokens) -> int:
+    """The count behind ``tokens``, counting now if it is a LazyTokens not read yet."""
+    return tokens if type(tokens) is int else int(tokens)
+
+
+class TokenField:
+    """A dataclass field that accepts a count or a :class:`LazyTokens` and always reads as
+    an ``int`` (the first read counts). Its default is 0."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._attr = "_tokens_" + name
+
+    def __get__(self, obj: object, owner: type | None = None) -> int:
+        if obj is None:
+            return 0  # the dataclass default
+        value = obj.__dict__.get(self._attr, 0)
+        if type(value) is not int:
+            value = int(value)
+            obj.__dict__[self._attr] = value
+        return value
+
+    def __set__(self, obj: object, value: int | LazyTokens) -> None:
+        obj.__dict__[self._attr] = value
+
+    @staticmethod
+    def raw(obj: object, name: str) -> int | LazyTokens:
+        """The field's value as set, without counting."""
+        return obj.__dict__.get("_tokens_" + name, 0)

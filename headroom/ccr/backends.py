@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from .. import sqlite_files
+from ..tokens import TokenField
 
 
 @dataclass
@@ -27,8 +28,10 @@ class Entry:
     last_access: float
     tool_name: str | None = None
     compressed: str | None = None
-    original_tokens: int = 0
-    compressed_tokens: int = 0
+    # Counts, or LazyTokens the first read counts (a memory store keeps them unread until
+    # /stats or an export asks; the SQLite and Redis stores read them when they write).
+    original_tokens: int = TokenField()  # type: ignore[assignment]
+    compressed_tokens: int = TokenField()  # type: ignore[assignment]
     item_count: int = 0
     retrieval_count: int = 0
     meta: dict[str, Any] = field(default_factory=dict)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..query.anchors import Anchors
 from ..relevance.bm25 import BM25
+from ..tokens import LazyTokens, exact
 
 if TYPE_CHECKING:
     from ..config import HeadroomConfig
@@ -65,7 +66,7 @@ class CompressInput:
     # What detection learned of the text's structure (detect.Detected.hint), or None.
     hint: Any = None
     # Tokens of ``text`` when the caller already counted them, or is counting them now.
-    tokens: int | PendingTokens | None = None
+    tokens: int | LazyTokens | PendingTokens | None = None
     # Learned hints for this output's signature (headroom.toin.ToinHints), None when
     # TOIN is off or not confident yet.
     toin: Any = None
@@ -78,7 +79,7 @@ class CompressInput:
 
     def text_tokens(self) -> int:
         n = self.tokens.get() if isinstance(self.tokens, PendingTokens) else self.tokens
-        return n if n is not None else self.counter.count(self.text)
+        return exact(n) if n is not None else self.counter.count(self.text)
 
     def relevance_scores(self, items: list[str]) -> list[float]:
         """Score ``items`` against the question (all zeros when there is no question)."""

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..ccr.scope import tagged
 from ..formats.model import Block, Conversation
+from ..tokens import TokenField
 
 # The counts and their memo live in headroom/token_accounting.py; all but block_tokens
 # (TransformContext.tokens) are re-exported for transforms/router.py, which still
@@ -42,8 +43,10 @@ class Decision:
     tool_name: str | None = None
     content_type: str | None = None
     strategy: str | None = None
-    tokens_before: int = 0
-    tokens_after: int = 0
+    # Counts, or LazyTokens that count the first time they are read (issue 34: the exact
+    # count of an output is taken by whoever reports it, not inside the call).
+    tokens_before: int = TokenField()  # type: ignore[assignment]
+    tokens_after: int = TokenField()  # type: ignore[assignment]
     ccr_hash: str | None = None
     duration_ms: float = 0.0
     # Transform-specific facts worth reporting (e.g. the stable-prefix hash).

@@ -25,7 +25,7 @@ from ..formats import (
 )
 from ..providers import context_window
 from ..query.anchors import extract_anchors
-from ..token_accounting import conversation_tokens, message_tokens
+from ..token_accounting import conversation_tokens, conversation_tokens_at_most, message_tokens
 from ..tokens import MESSAGE_OVERHEAD
 from .base import TransformContext
 from .dropped_excerpts import dropped_excerpts
@@ -45,6 +45,12 @@ def token_budget(conv: Conversation, ctx: TransformContext) -> int:
 def over_budget(conv: Conversation, ctx: TransformContext, transform: str) -> tuple[int, int] | None:
     """(budget, total) when the conversation is over budget; else records "kept", None."""
     budget = token_budget(conv, ctx)
+    # A bound first: what the router left to count when read stays uncounted (issue 34).
+    bound, exactly = conversation_tokens_at_most(conv, ctx.counter)
+    if bound <= budget:
+        total_text = f"{bound}" if exactly else f"at most {bound}"
+        ctx.decide(transform, "kept", f"within budget ({total_text} <= {budget} tokens)")
+        return None
     total = conversation_tokens(conv, ctx.counter)
     if total <= budget:
         ctx.decide(transform, "kept", f"within budget ({total} <= {budget} tokens)")

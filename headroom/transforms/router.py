@@ -33,7 +33,7 @@ from ..query.anchors import extract_anchors
 from ..query.bounded import bound_question
 from ..toin import hooks as toin_hooks
 from ..token_accounting import remember_hash
-from ..tokens import QUICK_EXACT_CHARS
+from ..tokens import QUICK_EXACT_CHARS, LazyTokens, exact
 from .base import (
     COUNT_ALONGSIDE_CHARS,
     TransformContext,
@@ -54,8 +54,8 @@ INLINE_CHARS = 6_000
 @dataclass(frozen=True)
 class MemoEntry:
     text: str | None  # None: the original was kept
-    original_tokens: int
-    tokens: int
+    original_tokens: int | LazyTokens
+    tokens: int | LazyTokens
     strategy: str | None
     content_type: str
     ccr_hash: str | None
@@ -275,10 +275,17 @@ class ContentRouter:
                 remember_tokens(block, counter, tokens)
         inline = len(text) <= self.inline_chars
         if tokens is None and inline:
-            tokens = counter.count_uncached(text, count_key)  # counted first: nothing to overlap with
+            if len(text) >= SURELY_ABOVE_MINIMUM * cfg.router.min_tokens:
+                # Nothing in the call needs the exact count (issue 34): whoever reports it
+                # counts it, after the call. Only the minimum needed a figure, and a text
+                # this long is above it.
+                tokens = LazyTokens(counter, text, count_key)
+            else:
+                tokens = counter.count_uncached(text, count_key)  # counted first: nothing to overlap with
+                if tokens < cfg.router.min_tokens:
+                    remember_tokens(block, counter, tokens)
+                    return None, tokens
             remember_tokens(block, counter, tokens)
-            if tokens < cfg.router.min_tokens:
-                return None, tokens
         first = _FirstTry(self, text, block, anchors, ctx, key[0], tokens if tokens is not None else PendingTokens())
         pending = Inline(first, None) if inline \
             else start_with_deadline(first, None, ctx.block_timeout_ms(cfg.router.timeout_ms))
@@ -289,17 +296,17 @@ class ContentRouter:
             # A long text is estimated here (issue 34): the keep-or-not decisions need
             # no exact count, and the exact one, as costly as compressing, is taken only
             # where a total is read (PipelineResult, after the request is forwarded).
-            exact = len(text) <= QUICK_EXACT_CHARS or counter.exact
+            exactly = len(text) <= QUICK_EXACT_CHARS or counter.exact
             try:
-                tokens = counter.count_uncached(text, count_key) if exact else counter.quick_count(text)
+                tokens = counter.count_uncached(text, count_key) if exactly else counter.quick_count(text)
             finally:
                 first.tokens.resolve(tokens)  # type: ignore[union-attr]
-            if exact:
+            if exactly:
                 remember_tokens(block, counter, tokens)
             else:
                 remember_hash(block, counter, text, count_key)
         result = pending.wait()
-        if tokens < cfg.router.min_tokens:
+        if type(tokens) is int and tokens < cfg.router.min_tokens:
             return None, tokens
         ctype, compressor, inp, hints, prof = first.ctype, first.compressor, first.inp, first.hints, first.prof
 
@@ -328,8 +335,9 @@ class ContentRouter:
         out, out_tokens = first.rendered[1:] if first.rendered and first.rendered[0] is result \
             else rendered(result, key[0], ctx)
         h = key[0] if result.lossy else None
-        if out_tokens > tokens * (1 - cfg.router.min_savings):
-            return kept(f"{compressor.name}: saved too little ({tokens} -> {out_tokens} tokens)"), tokens
+        if not saved_surely(out, text, cfg.router.min_savings) \
+                and exact(out_tokens) > exact(tokens) * (1 - cfg.router.min_savings):
+            return kept(f"{compressor.name}: saved too little ({exact(tokens)} -> {exact(out_tokens)} tokens)"), tokens
         why = "; ".join(w for w in (first.why, hints.reason() if hints else "", over_window(out_tokens, ctx, True)[2:])
                         if w)
         entry = MemoEntry(out, tokens, out_tokens, f"{compressor.name}:{result.strategy}", ctype.value, h,
@@ -462,34 +470,56 @@ def kept_nearly_all(out: str, text: str, min_savings: float) -> bool:
     return len(out) >= len(text) * (1 - min_savings / 3)
 
 
-def over_window(tokens: int, ctx: TransformContext, compressed: bool = False) -> str:
+def saved_surely(out: str, text: str, min_savings: float) -> bool:
+    """Whether ``out`` (with its marker) saves ``min_savings`` of ``text``'s tokens by a
+    margin that characters alone show, so that neither needs counting (issue 34). A cut of
+    a quarter more characters than the tokens asked for holds unless the lines kept are far
+    denser in tokens than those elided; nearer the line both are counted."""
+    return len(out) <= len(text) * (1 - min_savings) * SURE_MARGIN
+
+
+# A text at least this many characters per token of ``router.min_tokens`` is above the
+# minimum without counting: tool output runs 2.5-5 characters a token, and only long runs
+# of one repeated character (tiktoken merges up to ~80 spaces) come near 8.
+SURELY_ABOVE_MINIMUM = 8
+# saved_surely(): the characters' cut must pass the tokens' asked cut by this factor.
+SURE_MARGIN = 0.75
+
+
+def over_window(tokens: int | LazyTokens, ctx: TransformContext, compressed: bool = False) -> str:
     """What a decision adds when the block, as sent, is alone larger than the model's
-    context window ("" otherwise): nobody should find that out from the provider's error."""
+    context window ("" otherwise): nobody should find that out from the provider's error.
+    A count not taken yet is taken only when its text could exceed the window."""
     if not ctx.model:
         return ""
     window = context_window(ctx.model)
+    if type(tokens) is not int:
+        if tokens.at_most() <= window:
+            return ""
+        tokens = int(tokens)
     if tokens <= window:
         return ""
     state = "still" if compressed else "left unchanged at"
     return f"; {state} {tokens} tokens, more than {ctx.model}'s context window ({window})"
 
 
-def rendered(result, text_hash: str, ctx: TransformContext) -> tuple[str, int]:
+def rendered(result, text_hash: str, ctx: TransformContext) -> tuple[str, int | LazyTokens]:
     """A compressor's result as the block's new text (with its retrieval marker when lossy
     and markers are on) and that text's tokens."""
     out = result.text
-    # Counted in parts (the joint count differs by at most a token at the seam), and
-    # estimated above 16 000 characters: exact BPE of a 20 kB output would cost more
-    # than compressing it did.
-    out_tokens = ctx.counter.quick_count(out)
+    marker = ""
     if result.lossy and ctx.config.ccr.inject_retrieval_marker and ctx.store is not None:
         marker = format_marker(result.items_before, result.items_after, text_hash, ctx.store.ttl_seconds,
                                result.summary)
         tail = f" {result.comment_end}" if getattr(result, "comment_end", "") else ""
         marker = f"\n{result.comment} {marker}{tail}" if result.comment else "\n" + marker
-        out += marker
-        out_tokens += ctx.counter.count(marker)
-    return out, out_tokens
+    if len(out) + len(marker) <= QUICK_EXACT_CHARS:
+        # Counted exactly by whoever reads the figure, after the call (issue 34).
+        return out + marker, LazyTokens(ctx.counter, out + marker)
+    # Above 16 000 characters estimated now, in parts (the joint count differs by at most
+    # a token at the seam): exact BPE of a 20 kB output costs more than compressing it did.
+    out_tokens = ctx.counter.quick_count(out) + (ctx.counter.count(marker) if marker else 0)
+    return out + marker, out_tokens
 
 
 def memo_meta(key: tuple, entry: MemoEntry) -> dict:

@@ -5,14 +5,17 @@ read are the exact counts of the request as it came and as it goes out."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from headroom.ccr.backends import Entry, SQLiteBackend
 from headroom.ccr.store import CompressionStore
 from headroom.formats import parse
 from headroom.pipeline import Pipeline, PipelineResult
 from headroom.token_accounting import conversation_tokens
-from headroom.tokens import QUICK_EXACT_CHARS, SAMPLE_ABOVE_CHARS, TokenCounter, counter_for
+from headroom.tokens import QUICK_EXACT_CHARS, SAMPLE_ABOVE_CHARS, LazyTokens, TokenCounter, TokenField, counter_for
+from headroom.transforms.router import INLINE_CHARS, SURELY_ABOVE_MINIMUM
 
 
 def body(text: str) -> dict:
@@ -104,3 +107,80 @@ def test_an_output_keeping_nearly_every_character_is_discarded_uncounted(fresh_p
     assert d.action == "kept" and "saved too little" in d.reason and "not counted" in d.reason
     assert r.body["messages"][2]["content"] == text
     assert not any(n < len(text) and n > 0.9 * len(text) for n in counted)  # the output was never counted
+
+
+# A small tool output (compressed on the caller's thread) is not counted inside the call
+# either: the router decides on bounds (its length against router.min_tokens, characters
+# saved), and the exact counts of the output and of its compressed form are taken the first
+# time something reads them: a decision, the request's totals, a store entry.
+
+@pytest.fixture
+def encoded(monkeypatch) -> list[str]:
+    """Every text the BPE encodes from now on."""
+    seen: list[str] = []
+    raw = TokenCounter._bpe
+
+    def bpe(self, t):
+        seen.append(t)
+        return raw(self, t)
+
+    monkeypatch.setattr(TokenCounter, "_bpe", bpe)
+    counter_for("gpt-4o")._cache.clear()
+    return seen
+
+
+def test_a_small_output_is_counted_only_when_read(encoded):
+    text = log_text(60, seed=4)
+    assert SURELY_ABOVE_MINIMUM * 200 <= len(text) <= INLINE_CHARS  # the inline path, surely above the minimum
+    store = CompressionStore()
+    r = Pipeline(store=store).compress_body(body(text))
+    (d,) = [d for d in r.decisions if d.transform == "content_router"]
+    assert d.action == "compressed"
+    out = r.body["messages"][2]["content"]
+    assert text not in encoded and out not in encoded  # neither counted during the call
+    counter = counter_for("gpt-4o")
+    assert d.tokens_before == len(counter.encoding.encode(text, disallowed_special=()))
+    assert d.tokens_after == len(counter.encoding.encode(out, disallowed_special=()))
+    assert encoded.count(text) == 1 and encoded.count(out) == 1
+    # The store entry and the totals reuse those counts: nothing is encoded twice.
+    entry = store.get(d.ccr_hash)
+    assert (entry.original_tokens, entry.compressed_tokens) == (d.tokens_before, d.tokens_after)
+    assert r.tokens_saved > 0 and encoded.count(text) == 1 and encoded.count(out) == 1
+
+
+def test_a_text_near_the_minimum_is_still_counted_and_skipped(encoded):
+    text = "word " * 150  # 750 characters, ~150 tokens: below router.min_tokens (200)
+    r = Pipeline(store=CompressionStore()).compress_body(body(text))
+    (d,) = [d for d in r.decisions if d.transform == "content_router"]
+    assert d.action == "skipped" and "below" in d.reason and d.tokens_before < 200
+
+
+def test_a_durable_store_writes_exact_numbers(tmp_path):
+    backend = SQLiteBackend(str(tmp_path / "ccr.sqlite3"))
+    counter = counter_for("gpt-4o")
+    text = log_text(40)
+    entry = Entry(hash="h1", original=text, created_at=0.0, expires_at=1e12, last_access=0.0,
+                  original_tokens=LazyTokens(counter, text), compressed_tokens=7)  # type: ignore[arg-type]
+    backend.put(entry)
+    got = backend.get("h1")
+    assert got is not None and got.original_tokens == counter.count(text) and got.compressed_tokens == 7
+    backend.close()
+
+
+def test_a_token_field_counts_once_and_keeps_plain_numbers():
+    counter = counter_for("gpt-4o")
+    lazy = LazyTokens(counter, "hello world " * 40)
+    entry = Entry(hash="h", original="x", created_at=0, expires_at=1, last_access=0, original_tokens=lazy)  # type: ignore[arg-type]
+    assert TokenField.raw(entry, "original_tokens") is lazy  # not counted by being stored
+    assert entry.original_tokens == counter.count("hello world " * 40)
+    assert type(TokenField.raw(entry, "original_tokens")) is int  # the first read replaced it
+    assert Entry(hash="h", original="x", created_at=0, expires_at=1, last_access=0).original_tokens == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(min_size=1, max_size=400))
+def test_at_most_bounds_the_count(text):
+    counter = counter_for("gpt-4o")
+    lazy = LazyTokens(counter, text)
+    bound = lazy.at_most()
+    assert int(lazy) <= bound and lazy.at_most() == int(lazy)
