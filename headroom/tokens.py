@@ -255,7 +255,7 @@ class LazyTokens:
     or after the request is forwarded. ``int()`` counts once (through the counter's cache)
     and drops the text."""
 
-    __slots__ = ("_counter", "_text", "_key", "_n")
+    __slots__ = ("_counter", "_key", "_n", "_text")
 
     def __init__(self, counter: TokenCounter, text: str, key: str = "") -> None:
         self._counter, self._text, self._key = counter, text, key

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..ccr.scope import tagged
 from ..formats.model import Block, Conversation
-from ..tokens import TokenField
 
 # The counts and their memo live in headroom/token_accounting.py; all but block_tokens
 # (TransformContext.tokens) are re-exported for transforms/router.py, which still
@@ -26,6 +25,7 @@ from ..token_accounting import (  # noqa: F401
     remember_tokens,
     set_block_text,
 )
+from ..tokens import TokenField
 
 if TYPE_CHECKING:
     from ..ccr.store import CompressionStore

@@ -14,7 +14,14 @@ from headroom.ccr.store import CompressionStore
 from headroom.formats import parse
 from headroom.pipeline import Pipeline, PipelineResult
 from headroom.token_accounting import conversation_tokens
-from headroom.tokens import QUICK_EXACT_CHARS, SAMPLE_ABOVE_CHARS, LazyTokens, TokenCounter, TokenField, counter_for
+from headroom.tokens import (
+    QUICK_EXACT_CHARS,
+    SAMPLE_ABOVE_CHARS,
+    LazyTokens,
+    TokenCounter,
+    TokenField,
+    counter_for,
+)
 from headroom.transforms.router import INLINE_CHARS, SURELY_ABOVE_MINIMUM
 
 
