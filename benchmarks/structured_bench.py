@@ -6,8 +6,8 @@ Markdown through ``compress()`` without a path argument, side by side with upstr
         --json benchmarks/results/structured.json
 
 Inputs: every distinct file of the corpus sources ``config_files``, ``config_files_more``
-(Dockerfiles, JSON with comments, ``.env`` files), ``config_files_debian`` (properties,
-XML and SQL of more packages) and ``markdown_docs`` with its corpus
+(Dockerfiles, JSON with comments, ``.env`` files), ``config_files_packages`` (config
+files and SQL of more packages) and ``markdown_docs`` with its corpus
 question (the asked key's line or the asked command is the fact), plus SQL scripts,
 Makefiles and Jinja templates installed on this machine (where present; no fact, a
 generic question; taken round-robin over the packages that own them). A row's format is the file's known format (from the corpus case id or
@@ -76,8 +76,8 @@ MACHINE = {
 }
 MACHINE_PER_PACKAGE = 2  # machine files per package and format: the count is spread over packages
 # Dockerfiles come from the corpus source config_files_more (with facts) since issue 33;
-# properties, XML and SQL of more packages from config_files_debian.
-CORPUS_SOURCES = ("config_files", "config_files_more", "config_files_debian", "markdown_docs")
+# config files of more packages and SQL from config_files_packages.
+CORPUS_SOURCES = ("config_files", "config_files_more", "config_files_packages", "markdown_docs")
 # The parser package each format's own check needs (dev extras); a missing one skips the
 # check loudly instead of passing it.
 OWN_PARSERS = {"dockerfile": "dockerfile_parse", "jsonc": "json5", "env": "dotenv"}

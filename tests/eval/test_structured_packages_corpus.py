@@ -1,8 +1,9 @@
 """Issue 33's ">= 6 real packages per format" for the structured corpus sources: every fact
-of ``config_files``, ``config_files_debian`` and ``markdown_docs`` names its package; the
-new source ``config_files_debian`` (properties, XML and SQL of more Debian packages) has
-facts its format's own parser locates (SQL: SQLite's); and the structured benchmark's
-machine inputs name their packages. These tests run the fact builders, never a compressor."""
+of ``config_files``, ``config_files_packages`` and ``markdown_docs`` names its package; the
+new source ``config_files_packages`` (config files of pinned PyPI sdists and Debian
+packages, and SQL schemas) has facts its format's own parser locates (SQL: SQLite's); and
+the structured benchmark's machine inputs name their packages. These tests run the fact
+builders, never a compressor."""
 
 from __future__ import annotations
 
@@ -15,12 +16,12 @@ from hypothesis import strategies as st
 
 from headroom.eval.corpus import load_cases
 from headroom.eval.corpus.captures import _packages
-from headroom.eval.corpus.captures import config_files_debian as cfd
+from headroom.eval.corpus.captures import config_files_packages as cfp
 from tests.eval.bench_scripts import load_bench
 
-SOURCES = ["config_files", "config_files_debian", "markdown_docs"]
+SOURCES = ["config_files", "config_files_packages", "markdown_docs"]
 CASES = load_cases(sources=SOURCES)
-DEBIAN = [c for c in CASES if c.source == "config_files_debian"]
+MORE = [c for c in CASES if c.source == "config_files_packages"]
 
 
 def _fmt(case) -> str:
@@ -35,6 +36,13 @@ def _package(note: str) -> str | None:
 # -- the shipped sources ------------------------------------------------------------------------------
 
 def test_every_fact_names_its_package_and_each_format_has_six_or_more() -> None:
+    # config_files_packages alone reaches six for the formats config_files drew mostly
+    # from one vendoring package (the Cloud SDK) or from fewer than six.
+    alone = defaultdict(set)
+    for c in MORE:
+        alone[_fmt(c)].add(_package(c.facts[0].note))
+    for fmt in ("yaml", "toml", "ini", "sql"):
+        assert len(alone[fmt]) >= 6, (fmt, sorted(alone[fmt]))
     packages, files = defaultdict(set), defaultdict(set)
     for c in CASES:
         for f in c.facts:
@@ -47,13 +55,13 @@ def test_every_fact_names_its_package_and_each_format_has_six_or_more() -> None:
         assert len(files[fmt]) >= len(found)
 
 
-def test_debian_source_facts_are_lines_the_format_parser_locates() -> None:
-    assert {_fmt(c) for c in DEBIAN} == {"properties", "xml", "sql"}
-    for c in DEBIAN:
+def test_packages_source_facts_are_lines_the_format_parser_locates() -> None:
+    assert {_fmt(c) for c in MORE} == {"yaml", "toml", "ini", "properties", "xml", "sql"}
+    for c in MORE:
         (f,) = c.facts
         assert f.basis == "independent" and f.kind == "named_item" and c.intent == "named", c.id
         lines = c.content.split("\n")
-        located = {lines[i].strip(): (parent, key) for parent, key, i in cfd.FINDERS[_fmt(c)](c.content)}
+        located = {lines[i].strip(): (parent, key) for parent, key, i in cfp.FINDERS[_fmt(c)](c.content)}
         assert f.text in located, (c.id, f.text)
         parent, key = located[f.text]
         assert f"`{key}`" in c.question and f"`{parent}`" in c.question, (c.id, c.question)
@@ -61,9 +69,9 @@ def test_debian_source_facts_are_lines_the_format_parser_locates() -> None:
         assert c.tool_arguments["command"].startswith("cat ") and "/" not in c.tool_arguments["command"]
 
 
-def test_debian_source_adds_files_config_files_does_not_ask_about() -> None:
+def test_packages_source_adds_files_config_files_does_not_ask_about() -> None:
     known = {c.content for c in CASES if c.source == "config_files"}
-    assert not known & {c.content for c in DEBIAN}
+    assert not known & {c.content for c in MORE}
 
 
 # -- SQLite-located SQL facts -------------------------------------------------------------------------
@@ -89,7 +97,7 @@ CREATE TABLE tags (
 
 
 def test_sql_keys_come_from_sqlite_and_skip_what_it_rejects() -> None:
-    found = cfd.sql_keys(SCHEMA)
+    found = cfp.sql_keys(SCHEMA)
     lines = SCHEMA.split("\n")
     got = {(t, c): lines[i].strip() for t, c, i in found}
     assert got[("users", "user_id")] == "user_id integer NOT NULL PRIMARY KEY,"
@@ -106,7 +114,7 @@ def test_sql_keys_come_from_sqlite_and_skip_what_it_rejects() -> None:
 def test_sql_keys_locate_every_column_of_a_generated_table(cols, types, pad) -> None:
     body = ",\n".join(f"  {c} {t}" for c, t in zip(cols, types))
     text = "\n" * pad + f"CREATE TABLE t_one (\n{body}\n);\n"
-    found = cfd.sql_keys(text)
+    found = cfp.sql_keys(text)
     assert [c for _, c, _ in found] == cols
     lines = text.split("\n")
     assert all(lines[i].strip().startswith(c) for _, c, i in found)
@@ -117,17 +125,19 @@ def test_sql_keys_locate_every_column_of_a_generated_table(cols, types, pad) -> 
 
 def test_statements_end_where_sqlite_says_complete() -> None:
     text = "SELECT 1;\n\n-- c\nSELECT ';'\n  ;\nSELECT 2"
-    assert cfd.statements(text) == [(0, 1), (2, 5)]  # the last one never completes
+    assert cfp.statements(text) == [(0, 1), (2, 5)]  # the last one never completes
 
 
 def test_format_of_names() -> None:
     from pathlib import Path
 
-    assert cfd.format_of(Path("/etc/x/log4j.properties")) == "properties"
-    assert cfd.format_of(Path("/a/b.pom")) == cfd.format_of(Path("/a/server.xml")) == "xml"
-    assert cfd.format_of(Path("/usr/share/dbconfig-common/data/app/install/pgsql")) == "sql"
-    assert cfd.format_of(Path("/usr/share/app/install/pgsql")) is None
-    assert cfd.format_of(Path("/a/schema.sql")) == "sql" and cfd.format_of(Path("/a/b.yaml")) is None
+    assert cfp.format_of(Path("/etc/x/log4j.properties")) == "properties"
+    assert cfp.format_of(Path("/a/b.pom")) == cfp.format_of(Path("/a/server.xml")) == "xml"
+    assert cfp.format_of(Path("/usr/share/dbconfig-common/data/app/install/pgsql")) == "sql"
+    assert cfp.format_of(Path("/usr/share/app/install/pgsql")) is None
+    assert cfp.format_of(Path("/a/schema.sql")) == "sql" and cfp.format_of(Path("/a/b.json")) is None
+    assert [cfp.format_of(Path(n)) for n in ("ci.yml", "a.yaml", "pyproject.toml", "tox.ini", "setup.cfg")] == \
+        ["yaml", "yaml", "toml", "ini", "ini"]
 
 
 # -- package attribution ------------------------------------------------------------------------------

@@ -1,27 +1,33 @@
-"""Java properties, XML and SQL files from more real packages, printed by ``cat`` (no
-path argument a router could read) — the formats where ``config_files`` drew on fewer
-than six packages, and SQL, which had no facts at all (issue 33: ">= 6 real packages per
-format").
+"""Config files and SQL from more real packages, printed by ``cat`` (no path argument a
+router could read): every format of ``config_files`` from other projects than the ones it
+found on this machine (whose YAML, TOML and INI files are mostly copies vendored by the
+Google Cloud SDK, and whose properties and XML come from four and five packages), and
+SQL, which had no facts at all (issue 33: ">= 6 real packages per format").
 
-Where they come from, all Debian packages:
-- fetched at build time only, pinned (``apt-get download NAME=VERSION``, unpacked with
-  ``dpkg-deb -x``, never installed): ActiveMQ's, JMeter's and ZooKeeper's configuration
-  (properties, XML), Tomcat's and Jetty's server configuration (properties, XML), and
-  database schemas of Roundcube,
-  Icinga 2's IDO, PowerDNS, SpamAssassin, Bacula, rsyslog and Tiny Tiny RSS (SQL);
-- installed on this machine: GLib's GSettings schemas, GDB's syscall tables, the XML
-  Security Library's examples and Maven POMs of Debian's Java libraries (XML), and
-  PostgreSQL 15's extension scripts (SQL).
+Where they come from, all pinned, fetched at build time only:
+- Debian packages (``apt-get download NAME=VERSION``, unpacked with ``dpkg-deb -x``,
+  never installed): ActiveMQ's, JMeter's and ZooKeeper's configuration (properties,
+  XML), Tomcat's and Jetty's server configuration (properties, XML), and database schemas
+  of Roundcube, Icinga 2's IDO, PowerDNS, SpamAssassin, Bacula, rsyslog and Tiny Tiny RSS
+  (SQL);
+- PyPI source distributions (found through the simple index as PEP 691 JSON, checked
+  against its SHA-256, never built): the ``pyproject.toml``, ``tox.ini``, ``setup.cfg``,
+  CI workflows and pre-commit configurations of flake8, pycodestyle, pluggy, attrs,
+  coverage.py, MkDocs, tox, cryptography, Sphinx, isort, pydantic-core, pytest,
+  jsonschema, virtualenv and pre-commit (YAML, TOML, INI);
+- installed on this machine: GLib's GSettings schemas, the XML Security Library's
+  examples and Maven POMs of Debian's Java libraries (XML), and PostgreSQL 15's
+  extension scripts (SQL).
 
-Each question asks for one key by its path, as in ``config_files``: a properties key
-(configparser, the file read under one section), an XML leaf element (expat's line
-numbers) or a column of a table a ``CREATE TABLE`` statement defines. SQL is located by
-SQLite's own parser: the file is cut into statements where ``sqlite3.complete_statement``
-says one is complete, each statement runs alone in an empty in-memory database, and a
-statement that creates exactly one table gives that table's columns
-(``PRAGMA table_info``); the fact is the column's one line inside that statement.
-Statements SQLite rejects (PostgreSQL functions, MySQL table options) ask nothing. Never
-headroom's detection or selection. Each fact's note names its package
+Each question asks for one key by its path, as in ``config_files`` and located the same
+way (PyYAML's compose events, tomllib plus the one ``key =`` line, configparser, expat's
+line numbers), or for a column of a table a ``CREATE TABLE`` statement defines. SQL is
+located by SQLite's own parser: the file is cut into statements where
+``sqlite3.complete_statement`` says one is complete, each statement runs alone in an
+empty in-memory database, and a statement that creates exactly one table gives that
+table's columns (``PRAGMA table_info``); the fact is the column's one line inside that
+statement. Statements SQLite rejects (PostgreSQL functions, MySQL table options) ask
+nothing. Never headroom's detection or selection. Each fact's note names its package
 (``; package NAME VERSION (origin): path``).
 """
 
@@ -29,9 +35,13 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import io
+import json
 import re
 import sqlite3
 import subprocess
+import tarfile
+import urllib.request
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,10 +51,12 @@ from .. import load_cases
 from ..cases import fact, make_case
 from ..questions import choose
 from ._packages import package_name, package_note
-from .config_files import WORDINGS, _pick, ini_keys, xml_keys
+from ._pypi import SIMPLE_JSON, fetch
+from .config_files import WORDINGS, _pick, ini_keys, toml_keys, xml_keys, yaml_keys
 
-SOURCE = "config_files_debian"
-MIN_CHARS = {"properties": 900, "xml": 900, "sql": 600}  # real table schemas are short
+SOURCE = "config_files_packages"
+MIN_CHARS = {"yaml": 900, "toml": 900, "ini": 900, "properties": 900, "xml": 900,
+             "sql": 600}  # real table schemas are short
 MAX_CHARS = 60_000
 PER_FILE = 2
 PER_PACKAGE = 2  # files per package and format: every package contributes, none dominates
@@ -56,6 +68,10 @@ DEBIAN_PACKAGES = (("activemq", "5.17.2+dfsg-2+deb12u1"), ("jmeter", "2.13-5"), 
                    ("icinga2-ido-pgsql", "2.13.6-2+deb12u2"), ("pdns-backend-sqlite3", "4.7.3-2"),
                    ("spamassassin", "4.0.1-1~deb12u1"), ("bacula-director-pgsql", "9.6.7-7"),
                    ("rsyslog-pgsql", "8.2302.0-1+deb12u2"), ("tt-rss", "21~git20210204.b4cbc79+dfsg-1.2"))
+PYPI_SDISTS = (("flake8", "7.1.1"), ("pycodestyle", "2.12.1"), ("pluggy", "1.5.0"), ("attrs", "24.2.0"),
+               ("coverage", "7.6.1"), ("mkdocs", "1.6.1"), ("tox", "4.23.2"), ("cryptography", "43.0.3"),
+               ("sphinx", "8.1.3"), ("isort", "5.13.2"), ("pydantic-core", "2.23.4"), ("pytest", "8.3.3"),
+               ("jsonschema", "4.23.0"), ("virtualenv", "20.27.0"), ("pre-commit", "4.0.1"))
 MACHINE = ("/usr/share/glib-2.0/schemas/*.xml", "/usr/share/gdb/syscalls/*.xml",
            "/usr/share/doc/libxmlsec1-dev/examples/*.xml", "/usr/share/maven-repo/*/*/*/*.pom",
            "/usr/share/maven-repo/*/*/*/*/*.pom", "/usr/share/postgresql/*/extension/*.sql")
@@ -78,6 +94,12 @@ def format_of(path: Path) -> str | None:
     if name.endswith(".sql") or (path.parent.name == "install" and "dbconfig-common" in path.parts
                                  and name in ("pgsql", "sqlite3")):
         return "sql"
+    if name.endswith((".yaml", ".yml")):
+        return "yaml"
+    if name.endswith(".toml"):
+        return "toml"
+    if name.endswith((".ini", ".cfg")):
+        return "ini"
     return None
 
 
@@ -97,6 +119,27 @@ def _debian_package(name: str, version: str, dest: Path) -> tuple[Path, str]:
     return out, source or name
 
 
+def _pypi_sdist(name: str, version: str, dest: Path) -> Path:
+    """The release's sdist from PyPI's simple index, its SHA-256 checked, only files of a
+    known format unpacked (never built: no build backend runs)."""
+    index = json.loads(fetch(f"https://pypi.org/simple/{name}/", SIMPLE_JSON))
+
+    def norm(s: str) -> str:  # PEP 503 style: "pydantic_core-2.0.tar.gz" ~ "pydantic-core-2.0.tar.gz"
+        return re.sub(r"[-_.]+", "-", s.lower())
+
+    (entry,) = [f for f in index["files"] if norm(f["filename"]) == norm(f"{name}-{version}.tar.gz")]
+    req = urllib.request.Request(entry["url"], headers={"User-Agent": "headroom-corpus-build"})
+    with urllib.request.urlopen(req, timeout=300) as resp:
+        data = resp.read()
+    if hashlib.sha256(data).hexdigest() != entry["hashes"]["sha256"]:
+        raise RuntimeError(f"{entry['filename']}: SHA-256 differs from PyPI's index")
+    out = dest / f"{name}-{version}"
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        members = [m for m in tar.getmembers() if m.isfile() and format_of(Path(m.name))]
+        tar.extractall(out, members=members, filter="data")
+    return out
+
+
 def sources(work: Path) -> Iterator[tuple[str, str, Path]]:
     """(package name, note tail, file) for every candidate file, downloads first."""
     for name, version in DEBIAN_PACKAGES:
@@ -105,6 +148,12 @@ def sources(work: Path) -> Iterator[tuple[str, str, Path]]:
             if format_of(p):
                 shown = "/" + str(p.relative_to(root))
                 yield project, f"; package {project} {version} (Debian {name}, apt-get download): {shown}", p
+    for name, version in PYPI_SDISTS:
+        root = _pypi_sdist(name, version, work / "pypi")
+        for p in sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink()):
+            if format_of(p):
+                shown = str(p.relative_to(root)).split("/", 1)[-1]  # inside the sdist's top folder
+                yield name, f"; package {name} {version} (PyPI sdist): {shown}", p
     for pattern in MACHINE:
         for p in sorted(glob.glob(pattern)):
             path = Path(p)
@@ -158,8 +207,11 @@ def sql_keys(text: str) -> list[tuple[str, str, int]]:
     return out
 
 
-FINDERS: dict[str, Any] = {"properties": lambda t: ini_keys(t, fake_section=True), "xml": xml_keys, "sql": sql_keys}
-PARSERS = {"properties": "the properties parser (configparser)", "xml": "the xml parser (expat)",
+FINDERS: dict[str, Any] = {"yaml": yaml_keys, "toml": toml_keys, "ini": ini_keys,
+                           "properties": lambda t: ini_keys(t, fake_section=True), "xml": xml_keys, "sql": sql_keys}
+PARSERS = {"yaml": "the yaml parser (PyYAML's compose events)", "toml": "the toml parser (tomllib)",
+           "ini": "the ini parser (configparser)", "properties": "the properties parser (configparser)",
+           "xml": "the xml parser (expat)",
            "sql": "SQLite's parser (PRAGMA table_info of the one table the statement creates)"}
 
 
