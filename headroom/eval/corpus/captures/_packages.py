@@ -49,14 +49,14 @@ def _dist_version(name: str) -> str:
 def debian_owner(path: str) -> tuple[str, str, str] | None:
     """(source package, binary package, version) of the Debian package owning ``path``."""
     try:
-        got = subprocess.run(["dpkg", "-S", path], capture_output=True, text=True, timeout=60)
+        got = subprocess.run(["dpkg", "-S", path], check=False, capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired):
         return None
     if got.returncode != 0 or ":" not in got.stdout:
         return None
     binary = got.stdout.split("\n", 1)[0].split(":", 1)[0].split(",")[0].strip()
     fields = subprocess.run(["dpkg-query", "-W", "-f", "${source:Package}\t${Version}", binary],
-                            capture_output=True, text=True, timeout=60)
+                            check=False, capture_output=True, text=True, timeout=60)
     if fields.returncode != 0 or "\t" not in fields.stdout:
         return binary, binary, ""
     source, version = fields.stdout.split("\t", 1)
