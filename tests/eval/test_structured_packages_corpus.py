@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from headroom.eval.corpus import load_cases
 from headroom.eval.corpus.captures import _packages
 from headroom.eval.corpus.captures import config_files_packages as cfp
+from headroom.eval.corpus.captures.markdown_docs import commands_asked
 from tests.eval.bench_scripts import load_bench
 
 SOURCES = ["config_files", "config_files_packages", "markdown_docs"]
@@ -56,21 +57,24 @@ def test_every_fact_names_its_package_and_each_format_has_six_or_more() -> None:
 
 
 def test_packages_source_facts_are_lines_the_format_parser_locates() -> None:
-    assert {_fmt(c) for c in MORE} == {"yaml", "toml", "ini", "properties", "xml", "sql"}
+    assert {_fmt(c) for c in MORE} == {"yaml", "toml", "ini", "properties", "xml", "sql", "markdown"}
     for c in MORE:
         (f,) = c.facts
         assert f.basis == "independent" and f.kind == "named_item" and c.intent == "named", c.id
-        lines = c.content.split("\n")
-        located = {lines[i].strip(): (parent, key) for parent, key, i in cfp.FINDERS[_fmt(c)](c.content)}
-        assert f.text in located, (c.id, f.text)
-        parent, key = located[f.text]
-        assert f"`{key}`" in c.question and f"`{parent}`" in c.question, (c.id, c.question)
+        if _fmt(c) == "markdown":  # the first line of the first fenced block under the heading asked
+            assert (f.text, True) in {(line, f'"{h}"' in c.question) for h, line in commands_asked(c.content)}, c.id
+        else:
+            lines = c.content.split("\n")
+            located = {lines[i].strip(): (parent, key) for parent, key, i in cfp.FINDERS[_fmt(c)](c.content)}
+            assert f.text in located, (c.id, f.text)
+            parent, key = located[f.text]
+            assert f"`{key}`" in c.question and f"`{parent}`" in c.question, (c.id, c.question)
         assert c.content.count(f.text) == 1 and f.text not in c.question
         assert c.tool_arguments["command"].startswith("cat ") and "/" not in c.tool_arguments["command"]
 
 
-def test_packages_source_adds_files_config_files_does_not_ask_about() -> None:
-    known = {c.content for c in CASES if c.source == "config_files"}
+def test_packages_source_adds_files_the_other_sources_do_not_ask_about() -> None:
+    known = {c.content for c in CASES if c.source in ("config_files", "markdown_docs")}
     assert not known & {c.content for c in MORE}
 
 
@@ -136,8 +140,8 @@ def test_format_of_names() -> None:
     assert cfp.format_of(Path("/usr/share/dbconfig-common/data/app/install/pgsql")) == "sql"
     assert cfp.format_of(Path("/usr/share/app/install/pgsql")) is None
     assert cfp.format_of(Path("/a/schema.sql")) == "sql" and cfp.format_of(Path("/a/b.json")) is None
-    assert [cfp.format_of(Path(n)) for n in ("ci.yml", "a.yaml", "pyproject.toml", "tox.ini", "setup.cfg")] == \
-        ["yaml", "yaml", "toml", "ini", "ini"]
+    assert [cfp.format_of(Path(n)) for n in ("ci.yml", "a.yaml", "pyproject.toml", "tox.ini", "setup.cfg", "README.md")] \
+        == ["yaml", "yaml", "toml", "ini", "ini", "markdown"]
 
 
 # -- package attribution ------------------------------------------------------------------------------

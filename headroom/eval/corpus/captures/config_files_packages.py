@@ -14,14 +14,17 @@ Where they come from, all pinned, fetched at build time only:
   against its SHA-256, never built): the ``pyproject.toml``, ``tox.ini``, ``setup.cfg``,
   CI workflows and pre-commit configurations of flake8, pycodestyle, pluggy, attrs,
   coverage.py, MkDocs, tox, cryptography, Sphinx, isort, pydantic-core, pytest,
-  jsonschema, virtualenv and pre-commit (YAML, TOML, INI);
+  jsonschema, virtualenv and pre-commit (YAML, TOML, INI), and their READMEs and guides
+  (Markdown);
 - installed on this machine: GLib's GSettings schemas, the XML Security Library's
   examples and Maven POMs of Debian's Java libraries (XML), and PostgreSQL 15's
   extension scripts (SQL).
 
 Each question asks for one key by its path, as in ``config_files`` and located the same
 way (PyYAML's compose events, tomllib plus the one ``key =`` line, configparser, expat's
-line numbers), or for a column of a table a ``CREATE TABLE`` statement defines. SQL is
+line numbers), the command a Markdown section shows (as ``markdown_docs``: the first
+line of its first fenced block, by markdown-it), or a column of a table a ``CREATE TABLE``
+statement defines. SQL is
 located by SQLite's own parser: the file is cut into statements where
 ``sqlite3.complete_statement`` says one is complete, each statement runs alone in an
 empty in-memory database, and a statement that creates exactly one table gives that
@@ -52,12 +55,16 @@ from ..cases import fact, make_case
 from ..questions import choose
 from ._packages import package_name, package_note
 from ._pypi import SIMPLE_JSON, fetch
-from .config_files import WORDINGS, _pick, ini_keys, toml_keys, xml_keys, yaml_keys
+from .config_files import WORDINGS, _pick, ini_keys, spread, toml_keys, xml_keys, yaml_keys
+from .markdown_docs import WORDINGS as MARKDOWN_WORDINGS
+from .markdown_docs import commands_asked
 
 SOURCE = "config_files_packages"
 MIN_CHARS = {"yaml": 900, "toml": 900, "ini": 900, "properties": 900, "xml": 900,
-             "sql": 600}  # real table schemas are short
-MAX_CHARS = 60_000
+             "sql": 600,  # real table schemas are short
+             "markdown": 3000}  # as markdown_docs: a document with sections
+MAX_CHARS = {"markdown": 40_000}  # as markdown_docs
+MAX_CHARS_DEFAULT = 60_000
 PER_FILE = 2
 PER_PACKAGE = 2  # files per package and format: every package contributes, none dominates
 MAX_FILES = 16  # per format
@@ -100,6 +107,8 @@ def format_of(path: Path) -> str | None:
         return "toml"
     if name.endswith((".ini", ".cfg")):
         return "ini"
+    if name.endswith(".md"):
+        return "markdown"
     return None
 
 
@@ -211,13 +220,14 @@ FINDERS: dict[str, Any] = {"yaml": yaml_keys, "toml": toml_keys, "ini": ini_keys
                            "properties": lambda t: ini_keys(t, fake_section=True), "xml": xml_keys, "sql": sql_keys}
 PARSERS = {"yaml": "the yaml parser (PyYAML's compose events)", "toml": "the toml parser (tomllib)",
            "ini": "the ini parser (configparser)", "properties": "the properties parser (configparser)",
-           "xml": "the xml parser (expat)",
+           "xml": "the xml parser (expat)", "markdown": "markdown-it parses it",
            "sql": "SQLite's parser (PRAGMA table_info of the one table the statement creates)"}
 
 
 def build(work: Path) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    seen = {c.content for c in load_cases(sources=["config_files"])}  # a file config_files asks about already
+    # a file config_files or markdown_docs asks about already
+    seen = {c.content for c in load_cases(sources=["config_files", "markdown_docs"])}
     taken: Counter[str] = Counter()
     per_package: Counter[tuple[str, str]] = Counter()
     for package, note, path in sources(work):
@@ -228,9 +238,12 @@ def build(work: Path) -> list[dict[str, Any]]:
             text = path.read_text(encoding="utf-8")
         except (UnicodeDecodeError, OSError):
             continue
-        if not MIN_CHARS[fmt] <= len(text) <= MAX_CHARS or text in seen:
+        if not MIN_CHARS[fmt] <= len(text) <= MAX_CHARS.get(fmt, MAX_CHARS_DEFAULT) or text in seen:
             continue
-        picked = _pick(FINDERS[fmt](text), text.split("\n"), text, PER_FILE)
+        if fmt == "markdown":
+            picked = [(heading, "", line) for heading, line in spread(commands_asked(text), PER_FILE)]
+        else:
+            picked = _pick(FINDERS[fmt](text), text.split("\n"), text, PER_FILE)
         if not picked:
             continue
         seen.add(text)
@@ -238,11 +251,17 @@ def build(work: Path) -> list[dict[str, Any]]:
         per_package[(fmt, package)] += 1
         tag = hashlib.sha256(note.encode()).hexdigest()[:8]
         for parent, key, line in picked:
-            sid = f"{fmt}_{path.name.replace('.', '_')}_{tag}_{re.sub(r'[^A-Za-z0-9]+', '_', key)}"
-            q = choose(f"{SOURCE}/{sid}", SQL_WORDINGS if fmt == "sql" else WORDINGS).format(key=key, parent=parent)
+            if fmt == "markdown":  # parent: the heading whose first fenced block's first line is asked
+                sid = f"{fmt}_{path.stem}_{tag}_{re.sub(r'[^A-Za-z0-9]+', '_', parent)[:40]}"
+                q = choose(f"{SOURCE}/{sid}", MARKDOWN_WORDINGS).format(heading=parent)
+                what = f"first line of the fenced code block under the named heading, as {PARSERS[fmt]}"
+            else:
+                sid = f"{fmt}_{path.name.replace('.', '_')}_{tag}_{re.sub(r'[^A-Za-z0-9]+', '_', key)}"
+                q = choose(f"{SOURCE}/{sid}", SQL_WORDINGS if fmt == "sql" else WORDINGS).format(key=key,
+                                                                                                 parent=parent)
+                what = f"the line of {parent} -> {key}, located by {PARSERS[fmt]}"
             if line in q or any(c["id"] == f"{SOURCE}/{sid}" for c in out):
                 continue
             out.append(make_case(SOURCE, sid, "text", "bash", {"command": f"cat {path.name}"}, "named", q, text,
-                                 [fact(line, "named_item", f"the line of {parent} -> {key}, located by "
-                                                           f"{PARSERS[fmt]}{note}", "independent")]))
+                                 [fact(line, "named_item", f"{what}{note}", "independent")]))
     return out

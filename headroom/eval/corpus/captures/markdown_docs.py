@@ -85,6 +85,19 @@ def fenced_commands(text: str) -> list[tuple[str, str]]:
     return out
 
 
+def commands_asked(text: str) -> list[tuple[str, str]]:
+    """The (heading, command line) pairs a question may ask about: the line occurs once,
+    is JSON-safe and long enough, and the heading neither contains it nor is too short."""
+    good = []
+    for heading, line in fenced_commands(text):
+        if json_safe(line) != line or len(line) < MIN_FACT or text.count(line) != 1 or line in heading:
+            continue
+        if len(heading) < 4 or json_safe(heading, 4) != heading:
+            continue
+        good.append((heading, line))
+    return good
+
+
 def build(work: Path) -> list[dict[str, Any]]:
     out = []
     files = 0
@@ -95,13 +108,7 @@ def build(work: Path) -> list[dict[str, Any]]:
             text = path.read_text(encoding="utf-8")
         except (UnicodeDecodeError, OSError):
             continue
-        good = []
-        for heading, line in fenced_commands(text):
-            if json_safe(line) != line or len(line) < MIN_FACT or text.count(line) != 1 or line in heading:
-                continue
-            if len(heading) < 4 or json_safe(heading, 4) != heading:
-                continue
-            good.append((heading, line))
+        good = commands_asked(text)
         if not good:
             continue
         files += 1
