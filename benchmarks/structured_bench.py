@@ -6,16 +6,19 @@ Markdown through ``compress()`` without a path argument, side by side with upstr
         --json benchmarks/results/structured.json
 
 Inputs: every distinct file of the corpus sources ``config_files``, ``config_files_more``
-(Dockerfiles, JSON with comments, ``.env`` files) and ``markdown_docs`` with its corpus
+(Dockerfiles, JSON with comments, ``.env`` files), ``config_files_packages`` (config
+files and SQL of more packages) and ``markdown_docs`` with its corpus
 question (the asked key's line or the asked command is the fact), plus SQL scripts,
 Makefiles and Jinja templates installed on this machine (where present; no fact, a
-generic question). A row's format is the file's known format (from the corpus case id or
+generic question; taken round-robin over the packages that own them). A row's format is the file's known format (from the corpus case id or
 the machine glob), never what detection said; the detected name is reported beside it. Per file, one process, ``--calls`` timed calls
 (median): each call gets fresh content (a different number of trailing newlines, so no
 content-keyed cache answers), a fresh pipeline, store and memo, and an emptied
 token-count cache.
 
-Per format it prints: the parse rate (outputs, marker included, that parse with the
+Every row names its package (the corpus fact's ``; package NAME`` note, or for a machine
+file the package that owns its path), and per format the bench counts them. Per format
+it prints: the parse rate (outputs, marker included, that parse with the
 format's own parser, of those whose input parsed; Markdown: fences balanced and every
 kept code block identical; Dockerfile: dockerfile-parse's instructions of the output are
 instructions of the input, in order, each with the same text — a cut continuation
@@ -63,13 +66,18 @@ MACHINE = {
     "makefile": ("/usr/share/doc/git/contrib/*/Makefile", "/usr/share/doc/git/contrib/*/*/Makefile",
                  "/usr/share/groff/*/font/*/generate/Makefile", "/usr/share/gettext/po/Makefile.in.in",
                  "/usr/lib/google-cloud-sdk/platform/gsutil/third_party/*/docs/Makefile",
-                 "/usr/lib/google-cloud-sdk/platform/gsutil/third_party/*/doc/Makefile"),
+                 "/usr/lib/google-cloud-sdk/platform/gsutil/third_party/*/doc/Makefile",
+                 "/usr/share/doc/libxmlsec1-dev/examples/Makefile", "/usr/lib/google-cloud-sdk/platform/bq/third_party/*/Makefile",
+                 "/usr/share/postgresql-common/server/*.mk", "/usr/lib/postgresql/*/lib/pgxs/src/Makefile.*",
+                 "/usr/share/dpkg/*.mk"),
     "jinja": ("/usr/lib/google-cloud-sdk/platform/google_appengine/**/templates/*.html",
               "/work/main/.venv/lib/python3.11/site-packages/torch/_inductor/kernel/templates/*.jinja",
               "/work/main/.venv/lib/python3.11/site-packages/sentence_transformers/*/model_card_template.md"),
 }
-# Dockerfiles come from the corpus source config_files_more (with facts) since issue 33.
-CORPUS_SOURCES = ("config_files", "config_files_more", "markdown_docs")
+MACHINE_PER_PACKAGE = 2  # machine files per package and format: the count is spread over packages
+# Dockerfiles come from the corpus source config_files_more (with facts) since issue 33;
+# config files of more packages and SQL from config_files_packages.
+CORPUS_SOURCES = ("config_files", "config_files_more", "config_files_packages", "markdown_docs")
 # The parser package each format's own check needs (dev extras); a missing one skips the
 # check loudly instead of passing it.
 OWN_PARSERS = {"dockerfile": "dockerfile_parse", "jsonc": "json5", "env": "dotenv"}
@@ -122,23 +130,52 @@ def inputs(limit_per_format: int) -> list[dict[str, Any]]:
         seen.add(c.content)
         out.append({"name": c.id, "content": c.content, "question": c.question, "facts": [f.text for f in c.facts],
                     "fmt": known_format(c.id, c.source), "package": package_of(c.facts[0].note)})
-    per: dict[str, int] = {}
     for fmt, patterns in MACHINE.items():
-        for pat in patterns:
-            for p in sorted(glob.glob(pat, recursive=True)):
-                path = Path(p)
-                if not path.is_file() or not 800 <= path.stat().st_size <= 60_000 or per.get(fmt, 0) >= limit_per_format:
-                    continue
-                try:
-                    text = path.read_text(encoding="utf-8")
-                except (UnicodeDecodeError, OSError):
-                    continue
-                if text in seen:
-                    continue
-                seen.add(text)
-                per[fmt] = per.get(fmt, 0) + 1
-                out.append({"name": str(path), "content": text, "question": MACHINE_QUESTION, "facts": [],
-                            "fmt": fmt, "package": ""})
+        for path, package in machine_files(patterns, limit_per_format):
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (UnicodeDecodeError, OSError):
+                continue
+            if text in seen:
+                continue
+            seen.add(text)
+            out.append({"name": str(path), "content": text, "question": MACHINE_QUESTION, "facts": [],
+                        "fmt": fmt, "package": package})
+    return out
+
+
+def machine_files(patterns: tuple[str, ...], limit: int) -> list[tuple[Path, str]]:
+    """Up to ``limit`` files of the patterns with their package (``dpkg -S``, the
+    site-packages distribution, the vendored project: ``captures/_packages.py``), taken
+    round-robin over the packages (at most ``MACHINE_PER_PACKAGE`` each), so the files
+    come from as many packages as the machine has."""
+    from headroom.eval.corpus.captures._packages import package_name
+
+    by_package: dict[str, list[Path]] = {}
+    per_pattern: list[list[str]] = []  # each pattern's packages, in order
+    for pat in patterns:
+        per_pattern.append([])
+        for p in sorted(glob.glob(pat, recursive=True)):
+            path = Path(p)
+            if path.is_file() and not path.is_symlink() and 800 <= path.stat().st_size <= 60_000:
+                package = package_name(path)
+                files = by_package.setdefault(package, [])
+                if path not in files:
+                    files.append(path)
+                if package not in per_pattern[-1]:
+                    per_pattern[-1].append(package)
+    # Packages round-robin over the patterns (one glob of many vendored copies must not
+    # crowd out the next glob's packages), then files round-robin over the packages.
+    order: list[str] = []
+    for k in range(max(map(len, per_pattern), default=0)):
+        for pkgs in per_pattern:
+            if k < len(pkgs) and pkgs[k] not in order:
+                order.append(pkgs[k])
+    out: list[tuple[Path, str]] = []
+    for k in range(MACHINE_PER_PACKAGE):
+        for package in order:
+            if k < len(by_package[package]) and len(out) < limit:
+                out.append((by_package[package][k], package))
     return out
 
 
@@ -317,6 +354,8 @@ def summarise(rows: list[Row]) -> dict[str, dict[str, Any]]:
         out[fmt] = {
             "files": len(rs),
             "packages": len({r.package for r in rs if r.package}) or None,
+            "package_names": sorted({r.package for r in rs if r.package}),
+            "files_without_package": sum(not r.package for r in rs),
             "detected_as": dict(Counter(r.detected for r in rs).most_common()),
             "parser_missing": parser_missing(fmt),
             "parse_rate": sum(r.output_parses for r in parsed) / len(parsed) if parsed else None,
@@ -365,6 +404,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {fmt} | {s['files']} | {s['packages'] or '-'} | {det} | {pr} | {kv} | {s['median_savings']:.1%} | {s['median_ratio']:.2f} |"
               f" {s['worst_ratio']:.2f} | {s['speed_rule_ok'] if s['speed_rule_ok'] is not None else '-'} |"
               f" {s['upstream_unchanged'] if s['upstream_unchanged'] is not None else '-'} |")
+    for fmt, s in summary.items():
+        print(f"packages of {fmt}: {', '.join(s['package_names']) or '-'}"
+              + (f" ({s['files_without_package']} files without one)" if s["files_without_package"] else ""))
     for r in rows:
         if r.input_parses and r.output_parses is False:
             print(f"OUTPUT DOES NOT PARSE ({r.fmt}, detected {r.detected}): {r.name}: {r.reason}")

@@ -31,7 +31,7 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             "pg_sessions_jsonlog", "postgres_multifile", "postgres_dash_prefix", "postgres_debug_log",
             "pg_category_prefix", "uvicorn_json_logger", "postgres_table_rows",
             "read_python", "python_site_packages", "read_js", "read_cpp", "read_shell", "grep_symbols",
-            "config_files", "config_files_more", "markdown_docs",
+            "config_files", "config_files_more", "config_files_packages", "markdown_docs",
             # held out by issue 33, measured once (2026-11-29), dev since
             "elf_readelf", "elf_disassembly", "dpkg_status", "gpg_keyring", "tz_transitions",
             "man_pages",

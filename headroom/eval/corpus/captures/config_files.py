@@ -10,7 +10,8 @@ Each question asks for one key by its path (the key and its parent, never the va
 the fact is that key's whole line, located by the format's own parser: PyYAML's compose
 events (the key node's line), tomllib plus the one ``key =`` line inside its table,
 configparser plus the option's line inside its section, expat's line numbers for an XML
-leaf element. Never headroom's detection or selection.
+leaf element. Never headroom's detection or selection. Each fact's note names the package
+the file comes from (``; package NAME VERSION (origin): path``, see ``_packages``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 from ..cases import fact, make_case
 from ..facts import json_safe
 from ..questions import choose
+from ._packages import package_note
 
 SOURCE = "config_files"
 MIN_CHARS, MAX_CHARS = 900, 60_000
@@ -274,7 +276,8 @@ def build(work: Path) -> list[dict[str, Any]]:
                     continue
                 out.append(make_case(SOURCE, sid, "text", "bash", {"command": f"cat {path.name}"}, "named", q, text,
                                      [fact(line, "named_item", f"the line of {parent} -> {key}, located by the "
-                                                               f"{name} parser", "independent")]))
+                                                               f"{name} parser{package_note(path)}",
+                                           "independent")]))
     return out
 
 

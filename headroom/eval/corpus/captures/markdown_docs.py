@@ -5,7 +5,8 @@ Debian's package READMEs.
 Each question names a section by its heading and asks for the command or snippet shown
 there; the fact is the first line of that section's fenced code block, as markdown-it
 (the CommonMark parser) reads the fence, never by headroom's Markdown rules. The heading
-must not contain the line, and the line must occur once in the document.
+must not contain the line, and the line must occur once in the document. Each fact's note
+names the package the file comes from (``; package NAME VERSION (origin): path``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from ..cases import fact, make_case
 from ..facts import json_safe
 from ..questions import choose
+from ._packages import package_note
 
 SOURCE = "markdown_docs"
 MIN_CHARS, MAX_CHARS = 3000, 40_000
@@ -83,6 +85,19 @@ def fenced_commands(text: str) -> list[tuple[str, str]]:
     return out
 
 
+def commands_asked(text: str) -> list[tuple[str, str]]:
+    """The (heading, command line) pairs a question may ask about: the line occurs once,
+    is JSON-safe and long enough, and the heading neither contains it nor is too short."""
+    good = []
+    for heading, line in fenced_commands(text):
+        if json_safe(line) != line or len(line) < MIN_FACT or text.count(line) != 1 or line in heading:
+            continue
+        if len(heading) < 4 or json_safe(heading, 4) != heading:
+            continue
+        good.append((heading, line))
+    return good
+
+
 def build(work: Path) -> list[dict[str, Any]]:
     out = []
     files = 0
@@ -93,13 +108,7 @@ def build(work: Path) -> list[dict[str, Any]]:
             text = path.read_text(encoding="utf-8")
         except (UnicodeDecodeError, OSError):
             continue
-        good = []
-        for heading, line in fenced_commands(text):
-            if json_safe(line) != line or len(line) < MIN_FACT or text.count(line) != 1 or line in heading:
-                continue
-            if len(heading) < 4 or json_safe(heading, 4) != heading:
-                continue
-            good.append((heading, line))
+        good = commands_asked(text)
         if not good:
             continue
         files += 1
@@ -114,5 +123,6 @@ def build(work: Path) -> list[dict[str, Any]]:
                 continue
             out.append(make_case(SOURCE, sid, "text", "bash", {"command": f"cat {path.name}"}, "named", q, text,
                                  [fact(line, "named_item", "first line of the fenced code block under the named "
-                                                           "heading, as markdown-it parses it", "independent")]))
+                                                           f"heading, as markdown-it parses it{package_note(path)}",
+                                       "independent")]))
     return out
