@@ -176,3 +176,28 @@ def test_cipher_ids_print_as_openssls_two_byte_code_points():
     assert tls_ciphers.code_point(0x03001302) == "0x13,0x02"
     table = " - DHE-RSA-AES256-SHA TLSv1 \n - ECDHE-RSA-AES256-SHA TLSv1 \n"
     assert tls_ciphers._once(table, "ECDHE-RSA-AES256-SHA") and not tls_ciphers._once(table, "DHE-RSA-AES256-SHA")
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl")
+def test_the_servers_record_is_what_curl_shows(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from headroom.eval.corpus.captures import curl_trace
+    from headroom.eval.corpus.captures._run import free_port, run, wait_for
+
+    (tmp_path / "server.py").write_text(curl_trace.SERVER)
+    port, record = free_port(), tmp_path / "record.json"
+    server = subprocess.Popen([sys.executable, str(tmp_path / "server.py"), str(port), str(record)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_for(lambda: run(["curl", "-s", "-o", "/dev/null", f"{base}/x"], check=False).returncode == 0)
+        trace = curl_trace._curl("verbose", ["-L", f"{base}/login"])
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    rec = json.loads(record.read_text())
+    assert trace.count(f"sid={rec['sid']};") == 1 and trace.count(rec["dashboard"]["request_id"]) == 1
+    assert "< HTTP/1.1 302" in trace and "< HTTP/1.1 200 OK" in trace

@@ -92,9 +92,9 @@ def outside_output_text(tool_arguments: dict[str, Any]) -> str:
 # integrator while changing sections.py: seen, so dev since, never measured as held-out.
 # The third round replaces them: each of a kind of tool output no dev source has (query plans,
 # SQL DDL, interface/address/route listings, mount and disk-space tables, cipher-suite
-# tables), facts from another reader of the same state.
+# tables, HTTP client traces), facts from another reader of the same state.
 HELDOUT_SOURCES = frozenset({
-    "pg_explain", "pg_schema_dump", "ip_links", "mount_table", "tls_ciphers",
+    "pg_explain", "pg_schema_dump", "ip_links", "mount_table", "tls_ciphers", "curl_trace",
 })
 
 
