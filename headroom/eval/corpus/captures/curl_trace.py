@@ -149,9 +149,9 @@ def build(work: Path) -> list[dict[str, Any]]:
                 "pages": (_curl(mode, [f"{base}/api/items?page=[1-12]"]),
                           f"curl {shown} '{base}/api/items?page=[1-12]'"),
                 "upload": (_curl(mode, ["-H", "Content-Type: application/json", "--data-binary", f"@{payload}",
-                                        f"{base}/uploads", "--next", *MODES[mode], f"{base}/reports/latest"]),
-                           f"curl {shown} -H 'Content-Type: application/json' --data-binary @payload.json "
-                           f"{base}/uploads --next {shown} {base}/reports/latest"),
+                                        f"{base}/uploads", "--next", *flags, f"{base}/reports/latest"]),
+                           (f"curl {shown} -H 'Content-Type: application/json' --data-binary @payload.json "
+                            f"{base}/uploads --next {shown} {base}/reports/latest")),
             }
             runs.append((mode, traces, json.loads(record_path.read_text())))
     finally:

@@ -125,7 +125,7 @@ def gateways(proc_route: str) -> dict[str, str]:
         f = line.split()
         if len(f) < 8 or f[2] == "00000000":
             continue
-        prefix = bin(int(f[7], 16)).count("1")
+        prefix = int(f[7], 16).bit_count()
         dst = _hex_ip(f[1])
         out["default" if prefix == 0 else f"{dst}/{prefix}"] = _hex_ip(f[2])
     return out
@@ -161,8 +161,8 @@ def _asked(doc: dict[str, Any]) -> list[tuple[str, set[str], str, tuple[str, ...
                 asked.append((f"most_{key}", {"link", "link_json"}, "extreme",
                               (f"Which interface has {verb} the most bytes, and how many?",
                                f"Which link {verb} the most data so far (in bytes)?"),
-                              str(ranked[0][0]), "extreme", f"/proc/net/dev via psutil: largest bytes {verb} "
-                              f"({ranked[0][1]}), read twice, unchanged"))
+                              str(ranked[0][0]), "extreme", (f"/proc/net/dev via psutil: largest bytes {verb} "
+                                                             f"({ranked[0][1]}), read twice, unchanged")))
     for dst, via in sorted(gateways(doc["proc_route"]).items()):
         if dst == "default":
             continue

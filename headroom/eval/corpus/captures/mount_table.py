@@ -143,8 +143,8 @@ def _asked(doc: dict[str, Any]) -> list[tuple[str, set[str], str, tuple[str, ...
     if len(ranked) > 1 and ranked[0][0] > ranked[1][0] + 0.01:
         asked.append(("fullest", {"df_h", "df_k"}, "extreme",
                       ("Which filesystem is closest to running out of space?", "Which mount is the fullest?"),
-                      f" {ranked[0][1]}\n", "extreme", f"os.statvfs: the largest used / (used + available) "
-                      f"({ranked[0][0]:.1%})"))
+                      f" {ranked[0][1]}\n", "extreme", (f"os.statvfs: the largest used / (used + available) "
+                                                          f"({ranked[0][0]:.1%})")))
     return asked
 
 

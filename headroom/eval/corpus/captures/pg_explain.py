@@ -102,8 +102,8 @@ def _questions(name: str, plan: dict[str, Any], content: str, form: str) -> list
                     "What is the bottleneck node in this EXPLAIN ANALYZE output?")
         if len(text) >= 6 and content.count(text) == 1:
             out.append((f"{name}_bottleneck", wordings, text,
-                        "JSON plan: the node with the most exclusive time (total x loops less its children's), "
-                        "at least half of the query's"))
+                        ("JSON plan: the node with the most exclusive time (total x loops less its children's), "
+                         "at least half of the query's")))
     return out
 
 
