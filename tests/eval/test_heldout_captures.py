@@ -125,3 +125,79 @@ def test_redis_info_facts_come_from_the_parsed_sections():
     assert facts == {"most_time": "cmdstat_zadd:calls=12,usec=8000", "most_calls": "cmdstat_get:calls=900,usec=450",
                      "top_error": "errorstat_ERR:count=7", "keyspace_db0": "db0:keys=10,expires=2",
                      "peak_memory": "used_memory_peak:123456"}
+
+
+# Issue 33's third round: the helpers that turn another reader's data into facts.
+
+def test_a_plan_nodes_own_time_leaves_out_its_children():
+    from headroom.eval.corpus.captures import pg_explain
+
+    scan = {"Node Type": "Seq Scan", "Relation Name": "orders", "Alias": "o", "Actual Total Time": 40.0,
+            "Actual Loops": 1}
+    probe = {"Node Type": "Index Scan", "Index Name": "items_pkey", "Relation Name": "items", "Alias": "items",
+             "Actual Total Time": 0.5, "Actual Loops": 20}
+    join = {"Node Type": "Nested Loop", "Actual Total Time": 55.0, "Actual Loops": 1, "Plans": [scan, probe]}
+    assert pg_explain.exclusive_ms(join) == 5.0 and pg_explain.exclusive_ms(probe) == 10.0
+    assert pg_explain.dominant(join) is scan
+    assert pg_explain.header(scan) == "Seq Scan on orders o"
+    assert pg_explain.header(probe) == "Index Scan using items_pkey on items"
+    # No node holds half of the time: nothing is asked.
+    even = {**join, "Actual Total Time": 70.0, "Plans": [{**scan, "Actual Total Time": 30.0}, probe]}
+    assert pg_explain.dominant(even) is None
+
+
+def test_proc_net_route_is_little_endian_hex():
+    from headroom.eval.corpus.captures import ip_links
+
+    table = ("Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n"
+             "veth-app\t000010AC\tFE1E140A\t0003\t0\t0\t0\t0000F0FF\t0\t0\t0\n"
+             "veth-app\t001E140A\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n"
+             "veth-app\t00000000\t021E140A\t0003\t0\t0\t0\t00000000\t0\t0\t0\n")
+    assert ip_links.gateways(table) == {"172.16.0.0/12": "10.20.30.254", "default": "10.20.30.2"}
+
+
+def test_mountinfo_fields_and_dfs_use_share():
+    from headroom.eval.corpus.captures import mount_table
+
+    line = ("412 398 0:61 /site /mnt/published ro,relatime shared:9 - tmpfs uploads-tmpfs rw,size=49152k,mode=750\n"
+            "400 398 0:55 / /mnt/spool rw,relatime - tmpfs spool-tmpfs rw,size=32768k\n")
+    first, second = mount_table.mountinfo_entries(line)
+    assert (first["root"], first["target"], first["fstype"], first["source"]) == \
+        ("/site", "/mnt/published", "tmpfs", "uploads-tmpfs")
+    assert "size=49152k" in first["super_options"].split(",") and second["root"] == "/"
+    # df: used / (used + available); reserved blocks (bfree - bavail) count as neither.
+    assert mount_table.used_share({"blocks": 100, "bfree": 30, "bavail": 20, "frsize": 4096}) == 70 / 90
+
+
+def test_cipher_ids_print_as_openssls_two_byte_code_points():
+    from headroom.eval.corpus.captures import tls_ciphers
+
+    assert tls_ciphers.code_point(0x0300C02C) == "0xC0,0x2C"
+    assert tls_ciphers.code_point(0x03001302) == "0x13,0x02"
+    table = " - DHE-RSA-AES256-SHA TLSv1 \n - ECDHE-RSA-AES256-SHA TLSv1 \n"
+    assert tls_ciphers._once(table, "ECDHE-RSA-AES256-SHA") and not tls_ciphers._once(table, "DHE-RSA-AES256-SHA")
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl")
+def test_the_servers_record_is_what_curl_shows(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from headroom.eval.corpus.captures import curl_trace
+    from headroom.eval.corpus.captures._run import free_port, run, wait_for
+
+    (tmp_path / "server.py").write_text(curl_trace.SERVER)
+    port, record = free_port(), tmp_path / "record.json"
+    server = subprocess.Popen([sys.executable, str(tmp_path / "server.py"), str(port), str(record)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_for(lambda: run(["curl", "-s", "-o", "/dev/null", f"{base}/x"], check=False).returncode == 0)
+        trace = curl_trace._curl("verbose", ["-L", f"{base}/login"])
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    rec = json.loads(record.read_text())
+    assert trace.count(f"sid={rec['sid']};") == 1 and trace.count(rec["dashboard"]["request_id"]) == 1
+    assert "< HTTP/1.1 302" in trace and "< HTTP/1.1 200 OK" in trace
