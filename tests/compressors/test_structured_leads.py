@@ -72,3 +72,42 @@ def test_an_env_file_is_never_rewritten_as_prose():
 
 def test_a_comment_before_prose_is_not_json():
     assert claim("// note\nThis is a paragraph of text.\nIt has sentences.\nMore of them.\nAnd more.\n") is None
+
+
+# TOML whose dotted keys quote a part that holds a dot, then arrays over several lines.
+TOML_QUOTED_KEYS = "\n".join(
+    ["[project]", 'name = "shipyard"', 'version = "4.2.0"', "tags = [", '  "docks",', '  "cranes",', "]", "",
+     "[project.plugins]"]
+    + [f'plugins."shipyard.loaders".{n} = "shipyard.loaders.{n}:Loader{i}"' for i, n in enumerate(
+        ("csv", "json", "parquet", "avro", "orc", "feather", "arrow", "xml"))]
+    + ["", "[tool.lint]", 'per-file."tests/**/*.py" = [', '  "D",   # docstrings are optional in tests',
+       '  "S101",  # asserts are fine in tests', "]", 'line-length = 100', ""])
+
+# XML that opens with a licence in a comment and a root tag whose attributes span lines.
+XML_COMMENT_FIRST = "\n".join(
+    ["<!--", "    Licensed under the terms in the LICENSE file shipped with this example; you may",
+     "    not use this file except in compliance with those terms. It is provided as is,",
+     "    without warranties or conditions of any kind, either express or implied.", "",
+     "    See the LICENSE file for the specific language governing permissions.", "-->",
+     "<!--", "    Shows a broker with two transports and a memory limit.", " -->",
+     "<broker", '  xmlns="http://example.org/schema/broker"', '  xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"',
+     '  name="demo">']
+    + [f'  <transport name="t{i}" uri="tcp://0.0.0.0:{61610 + i}"/>' for i in range(3)]
+    + ["  <!--", "     The limit applies to every queue; a queue over it blocks its producers", "     until consumers catch up.",
+       "  -->", '  <memoryLimit value="64 mb"/>', "</broker>", ""])
+
+
+def test_toml_with_quoted_dotted_keys_is_toml():
+    import tomllib
+
+    assert tomllib.loads(TOML_QUOTED_KEYS)["tool"]["lint"]["line-length"] == 100
+    d = claim(TOML_QUOTED_KEYS)
+    assert d is not None and d.hint == "toml"
+
+
+def test_xml_that_opens_with_a_licence_comment_is_xml():
+    import xml.etree.ElementTree as ET
+
+    assert ET.fromstring(XML_COMMENT_FIRST).tag.endswith("broker")
+    d = claim(XML_COMMENT_FIRST)
+    assert d is not None and d.hint == "xml"

@@ -24,11 +24,16 @@ _YAML_ITEM = re.compile(r"^ *-(?:[ \t]|$)")
 _YAML_BLOCK = re.compile(r"[:\-]\s*[|>][+-]?\d*\s*(?:#.*)?$")
 _YAML_COMPLEX = re.compile(r"^ *[?:](?:[ \t]|$)")  # complex mapping keys and their values
 _SECTION = re.compile(r"^\s*\[\[?\s*[^\[\]=]+?\s*\]\]?\s*(?:[#;].*)?$")
-_ASSIGN = re.compile(r"^\s*(?:export\s+)?(?:\"[^\"]*\"|'[^']*'|[\w.\-/$@{}]+)\s*=(?!=)")
+# A key is a run of bare and quoted parts: TOML's dotted keys quote a part that holds a
+# dot (entry-points."console.scripts".name = …).
+# Written as a bare run, then (quoted part, bare run)*: each line splits into parts one way
+# only, so a line that is no assignment fails in linear time.
+_ASSIGN = re.compile(r"^\s*(?:export\s+)?(?=[\w.\-/$@{}\"'])[\w.\-/$@{}]*(?:(?:\"[^\"\n]*\"|'[^'\n]*')[\w.\-/$@{}]*)*"
+                     r"\s*=(?!=)")
 # Statement ends of code: an assignment line ending like this is a program, not a config.
 _CODE_END = re.compile(r"[;{(]\s*$")
 _OPENS_VALUE = re.compile(r"=\s*[\[{]\s*(?:#.*)?$")
-_TOML_VALUE = re.compile(r"^\s*(?:\"[^\"]*\"|'[^']*'|[\w.\-]+)\s*=\s*"
+_TOML_VALUE = re.compile(r"^\s*(?=[\w.\-\"'])[\w.\-]*(?:(?:\"[^\"\n]*\"|'[^'\n]*')[\w.\-]*)*\s*=\s*"
                          r"(?:[\"'\[{]|[+-]?\d|true\b|false\b|inf\b|nan\b)")
 _ENV_LINE = re.compile(r"^(?:export\s+)?[A-Za-z_][\w.]*=\S?")
 _DOCKER_FIRST = re.compile(r"^\s*(?:FROM|ARG)\s", re.IGNORECASE)
@@ -83,7 +88,7 @@ def detect_format(text: str, sample: list[str]) -> str | None:
         template = _template_kind(nonblank)
         if template is not None or _HTML_ROOT.match(first) or not _XML_START.match(first):
             return template  # plain HTML pages stay with the HTML compressor
-        return "xml" if _share(nonblank, lambda ln: ln.lstrip()[:1] == "<") >= 0.5 else None
+        return "xml" if _xml_share(nonblank) >= 0.5 else None
     template = _template_kind(nonblank)
     if template is not None:
         return template
@@ -121,6 +126,27 @@ def _first_statement(nonblank: list[str], comments: tuple[str, ...]) -> str | No
 
 def _share(lines: list[str], hit) -> float:
     return sum(1 for ln in lines if hit(ln)) / len(lines)
+
+
+def _xml_share(nonblank: list[str]) -> float:
+    """Share of lines that are markup: a tag's line, or a line inside a comment or inside a
+    tag whose attributes run over several lines (a licence header in a comment, a root
+    element's namespace declarations), which are text only to a line-by-line reading."""
+    fit = 0
+    in_comment = in_tag = False
+    for ln in nonblank:
+        s = ln.strip()
+        if in_comment or in_tag or s[:1] == "<":
+            fit += 1
+        if in_comment:
+            in_comment = "-->" not in s
+        elif s.startswith("<!--"):
+            in_comment = "-->" not in s[4:]
+        elif in_tag:
+            in_tag = ">" not in s
+        elif s[:1] == "<":
+            in_tag = ">" not in s
+    return fit / len(nonblank)
 
 
 def _has_json_comments(nonblank: list[str]) -> bool:
