@@ -33,6 +33,7 @@ _FAR_OUT = 3.0  # Tukey's far-out fence, in IQRs
 _OUTLIERS_PER_COLUMN = 2
 _MAX_RAGGED = 5
 _RELEVANT_ROWS = 2  # best-scoring rows, when the question names no cell and no column
+_NAMED_ROWS = 32  # at most this many rows sharing the cells the question names are kept
 _UNNAMED_EXTREME_COLUMNS = 8  # numeric columns whose extreme is kept when the question names none
 _MAX_SUMMARY_COLUMNS = 40
 _NOT_NONE = partial(operator.is_not, None)  # a C-level filter predicate
@@ -314,7 +315,10 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
             chosen[i] = reason
             sel.reasons[reason] += 1
 
-    looked_up = _lookup_rows(table, cols, qlow, limit) if qlow else []
+    # Rows of a thing the question names (a command, a host, a user) are kept together when
+    # they are at most one row in eight, up to _NAMED_ROWS: lsof lists a couple of dozen
+    # files per process, and two picked by relevance rarely hold the one asked about.
+    looked_up = _lookup_rows(table, cols, qlow, max(limit, min(_NAMED_ROWS, n // 8))) if qlow else []
     for i in looked_up:
         take(i, "named by the question")
     for i in _anchored_rows(table, anchors, limit):
