@@ -78,8 +78,8 @@ class StructuredCompressor:
         else:
             fmt = FORMATS[fmt_name]
             nodes = build(lines, fmt)
-            nonblank = sum(1 for ln in lines if ln.strip())
-            keep = select(lines, nodes, inp.query, inp.anchors, max(20, int(nonblank * ratio)))
+            nonblank = sum(map(bool, map(str.strip, lines)))
+            keep = select(lines, nodes, inp.query, inp.anchors, max(20, int(nonblank * ratio)), fmt)
             if fmt.name == "jsonc":
                 _keep_last_members(lines, keep, nodes)
             items_before, items_after = len(nodes), sum(1 for nd in nodes if keep[nd.start])

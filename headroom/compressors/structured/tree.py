@@ -27,7 +27,6 @@ class Node:
     head_end: int  # exclusive end of the header unit
     parent: int  # index of the parent node, -1 at the top
     depth: int
-    key: str  # what a question names it by (a key, a section, a tag, a target)
     end: int = 0  # exclusive end of the whole subtree (children and closers included)
     closers: list[tuple[int, int]] = field(default_factory=list)  # units that close this block
     opens_block: bool = False  # children are the following units at the same indentation
@@ -54,12 +53,36 @@ def indent_of(line: str) -> int:
     return k + line.count("\t", 0, k) * 7 if k else 0
 
 
+# A non-blank line this finds nothing in is a logical line of its own (below: no block
+# scalar or open bracket in YAML, no open bracket or triple quote in TOML, no trailing
+# backslash in properties or plain lines; JSON with comments: always), wherever a unit
+# starts with it: most lines take no further test.
+_MAY_CONTINUE = {
+    "yaml": re.compile(r"[|>\[{]").search,
+    "toml": re.compile(r"[\[{(]|'''|\"\"\"").search,
+    "properties": re.compile(r"\\\s*$").search,
+    "lines": re.compile(r"\\\s*$").search,
+    "jsonc": lambda _line: None,
+}
+
+
 def units(lines: list[str], fmt: Format) -> list[tuple[int, int]]:
     """Spans [start, end) of the logical lines of the non-blank text."""
     name = fmt.name
     out: list[tuple[int, int]] = []
     i, n = 0, len(lines)
+    single: set[int] = set()
+    may_continue = _MAY_CONTINUE.get(name)
+    if may_continue is not None:
+        lone = [k for k, ln in enumerate(lines) if ln and not ln.isspace() and not may_continue(ln)]
+        if len(lone) == n - sum(1 for ln in lines if not ln or ln.isspace()):
+            return [(k, k + 1) for k in lone]  # every non-blank line stands alone
+        single = set(lone)
     while i < n:
+        if i in single:
+            out.append((i, i + 1))
+            i += 1
+            continue
         ln = lines[i]
         s = ln.strip()
         if not s:
@@ -219,45 +242,75 @@ def _is_section(fmt: Format, line: str) -> bool:
 
 
 def build(lines: list[str], fmt: Format) -> list[Node]:
-    """The nodes of ``lines`` in line order, with parents and subtree ends."""
+    """The nodes of ``lines`` in line order, with parents and subtree ends. What a
+    question names a node by is ``key_of(fmt, lines[node.start])``, worked out by the
+    selector for the few nodes whose line holds a word of the question."""
     spans = units(lines, fmt)
     nodes: list[Node] = []
     comment = fmt.comment
     if fmt.nesting == "sections":
         section = -1
         for a, b in spans:
-            ln = lines[a]
-            if _is_section(fmt, ln):
+            if _is_section(fmt, lines[a]):
                 section = len(nodes)
-                nodes.append(Node(a, b, -1, 0, key_of(fmt, ln)))
+                nodes.append(Node(a, b, -1, 0, b))
             else:
-                nodes.append(Node(a, b, section, 1 if section >= 0 else 0, key_of(fmt, ln)))
+                nodes.append(Node(a, b, section, 1 if section >= 0 else 0, b))
     elif fmt.nesting == "blocks":
         nodes = _template_nodes(lines, spans, fmt)
     elif fmt.nesting == "flat":
-        nodes = [Node(a, b, -1, 0, key_of(fmt, lines[a])) for a, b in spans]
+        nodes = [Node(a, b, -1, 0, b) for a, b in spans]
     else:
-        # stack of (effective indent, node index); a block opener's children may share its indent
-        stack: list[tuple[float, int]] = []
+        nodes = _indent_nodes(lines, spans, fmt, comment)
+    for node in nodes:
+        if node.closers:
+            node.end = max(node.head_end, max(e for _, e in node.closers))
+    for i in range(len(nodes) - 1, -1, -1):  # children come after parents: fold ends upwards
+        nd = nodes[i]
+        p = nd.parent
+        if p >= 0 and nd.end > nodes[p].end:
+            nodes[p].end = nd.end
+    return nodes
+
+
+# A unit's first line that this finds nothing in can neither close, continue nor open a
+# block (each is a necessary condition of the format's closer, middle and opener tests
+# below): most lines skip those tests. Makefiles (rare, short) take every test.
+_TEMPLATE_GUARD = re.compile(r"[{}\]]").search
+_CLOSE_GUARD = {"xml": _XML_CLOSER.match, "jsonc": _BRACE_CLOSER.match, "jinja": _TEMPLATE_GUARD,
+                "gotemplate": _TEMPLATE_GUARD, "erb": _TEMPLATE_GUARD, "lines": _TEMPLATE_GUARD}
+
+
+def _indent_nodes(lines: list[str], spans: list[tuple[int, int]], fmt: Format, comment: str) -> list[Node]:
+    """Nodes nested by indentation; closers (``</tag>``, ``}``, ``{% endif %}``) join the
+    block they close. One pass, the per-line work in comprehensions where it can be."""
+    nodes: list[Node] = []
+    heads = [lines[a] for a, _ in spans]
+    # indent_of of each head, inline (a call per line costs more than the arithmetic)
+    indents: list[float] = [w + h.count("\t", 0, w) * 7 if (w := len(h) - len(h.lstrip(" \t"))) else 0
+                            for h in heads]
+    if comment:
         # A comment belongs with what follows it: it nests at the indentation of the next
         # unit that is not a comment (one pass from the end, not a search per comment).
-        is_comment = [bool(comment) and lines[a].lstrip().startswith(comment) for a, _ in spans]
-        next_indent = [-1] * len(spans)
-        following = -1
-        for k in range(len(spans) - 1, -1, -1):
-            next_indent[k] = following
-            if not is_comment[k]:
-                following = indent_of(lines[spans[k][0]])
-        # Formats whose lines never close or continue a block (YAML, properties): no test.
-        closes = fmt.name in _CLOSING_FORMATS
-        k = 0
-        while k < len(spans):
-            a, b = spans[k]
-            ln = lines[a]
-            ind: float = indent_of(ln)
-            if is_comment[k]:
-                ind = max(ind, next_indent[k])
-            closer, middle = (_is_closer(fmt, ln), _is_middle(fmt, ln)) if closes else (False, False)
+        is_comment = [h.lstrip().startswith(comment) for h in heads]
+        if any(is_comment):
+            following = -1
+            for k in range(len(spans) - 1, -1, -1):
+                if is_comment[k]:
+                    indents[k] = max(indents[k], following)
+                else:
+                    following = indents[k]
+    # Formats whose lines never close or continue a block (YAML, properties): no test.
+    closes = fmt.name in _CLOSING_FORMATS
+    guard = _CLOSE_GUARD.get(fmt.name)
+    # stack of (effective indent, node index); a block opener's children may share its indent
+    stack: list[tuple[float, int]] = []
+    for k, (a, b) in enumerate(spans):
+        ind = indents[k]
+        opens = False
+        if closes and (guard is None or guard(heads[k])):
+            ln = heads[k]
+            closer, middle = _is_closer(fmt, ln), _is_middle(fmt, ln)
             if closer or middle:
                 keyword = middle or _is_keyword_closer(fmt, ln)
                 target = _closing_target(stack, ind, nodes, keyword)
@@ -267,23 +320,22 @@ def build(lines: list[str], fmt: Format) -> list[Node]:
                         stack.pop()
                     if closer and stack:
                         stack.pop()
-                    k += 1
                     continue
-            while stack and stack[-1][0] >= ind:
-                stack.pop()
-            parent = stack[-1][1] if stack else -1
-            node = Node(a, b, parent, nodes[parent].depth + 1 if parent >= 0 else 0, key_of(fmt, ln))
-            node.opens_block = closes and _opens_block(fmt, ln)
-            nodes.append(node)
+            opens = _opens_block(fmt, ln)
+        while stack and stack[-1][0] >= ind:
+            stack.pop()
+        if stack:
+            parent = stack[-1][1]
+            node = Node(a, b, parent, nodes[parent].depth + 1, b)
+        else:
+            node = Node(a, b, -1, 0, b)
+        if opens:
+            node.opens_block = True
             # A block opener's body may sit at its own indentation: it nests under it.
-            stack.append((ind - 0.5 if node.opens_block else ind, len(nodes) - 1))
-            k += 1
-    for node in nodes:
-        node.end = max(node.head_end, max(e for _, e in node.closers)) if node.closers else node.head_end
-    for i in range(len(nodes) - 1, -1, -1):  # children come after parents: fold ends upwards
-        p = nodes[i].parent
-        if p >= 0 and nodes[i].end > nodes[p].end:
-            nodes[p].end = nodes[i].end
+            stack.append((ind - 0.5, len(nodes)))
+        else:
+            stack.append((ind, len(nodes)))
+        nodes.append(node)
     return nodes
 
 
@@ -318,7 +370,7 @@ def _template_nodes(lines: list[str], spans: list[tuple[int, int]], fmt: Format)
             nodes[stack[-1][0]].closers.append((a, b))
             continue
         parent = stack[-1][0] if stack else -1
-        nodes.append(Node(a, b, parent, nodes[parent].depth + 1 if parent >= 0 else 0, key_of(fmt, lines[a])))
+        nodes.append(Node(a, b, parent, nodes[parent].depth + 1 if parent >= 0 else 0, b))
         if delta > 0:
             nodes[-1].opens_block = True
             stack.append([len(nodes) - 1, delta])

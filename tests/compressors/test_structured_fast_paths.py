@@ -1,0 +1,96 @@
+"""The structured compressor's shortcuts (issue 34) answer exactly what the long way does.
+
+Each shortcut skips work on lines that a cheap test shows cannot matter: lines that can
+neither continue a logical line (tree.units) nor close or open a block (tree.build), keys
+worked out only on lines where the question's words occur (select.select), terms found by
+``str.find`` on a lower-cased copy instead of a case-insensitive regex. Each is checked
+against the long way on generated lines, drawn from the characters that make the
+difference (brackets, quotes, backslashes, template tags, the four non-ASCII letters a
+case-insensitive regex matches to ASCII ones).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from bisect import bisect_right
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from headroom.compressors.structured.formats import FORMATS
+
+# (the package re-exports the function ``select`` under the module's name)
+select_mod = importlib.import_module("headroom.compressors.structured.select")
+tree = importlib.import_module("headroom.compressors.structured.tree")
+
+_LINE_CHARS = "ab :-#=\t[]{}()|>\\'\"%<>/"
+_LINE = st.text(alphabet=_LINE_CHARS, max_size=12) | st.sampled_from(
+    ["", "  ", "key: |", "  - [a,", "  b]", 'x = """', '"""', "a = [", "]", "a \\", "{% if x %}", "{% endif %}",
+     "{{ end }}", "{% else %}", "</a>", "<a>", "}", "  ]", "# c", "k = 'v'", "[sec]", "  cont"])
+_LINES = st.lists(_LINE, max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=_LINES, fmt=st.sampled_from(["yaml", "toml", "properties", "lines", "jsonc", "ini", "xml"]))
+def test_units_shortcut_gives_the_long_way_s_spans(lines, fmt) -> None:
+    fast = tree.units(lines, FORMATS[fmt])
+    saved = tree._MAY_CONTINUE
+    tree._MAY_CONTINUE = {}
+    try:
+        slow = tree.units(lines, FORMATS[fmt])
+    finally:
+        tree._MAY_CONTINUE = saved
+    assert fast == slow
+
+
+def _shape(nodes):
+    return [(n.start, n.head_end, n.parent, n.depth, n.end, n.closers, n.opens_block) for n in nodes]
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=_LINES, fmt=st.sampled_from(["lines", "jsonc", "xml", "jinja", "yaml", "makefile"]))
+def test_block_guard_gives_the_long_way_s_tree(lines, fmt) -> None:
+    fast = _shape(tree.build(lines, FORMATS[fmt]))
+    saved = tree._CLOSE_GUARD
+    tree._CLOSE_GUARD = {}
+    try:
+        slow = _shape(tree.build(lines, FORMATS[fmt]))
+    finally:
+        tree._CLOSE_GUARD = saved
+    assert fast == slow
+
+
+_TEXT_CHARS = "abkisKIS_ \n0" + select_mod._FOLDS_TO_ASCII + "ßéİ"
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.text(alphabet=_TEXT_CHARS, max_size=60),
+       terms=st.sets(st.text(alphabet="abkis_0", min_size=1, max_size=3), min_size=1, max_size=3))
+def test_term_lines_by_find_are_the_regex_s_lines(text, terms) -> None:
+    lines = text.split("\n")
+    rx = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE)
+    offsets = select_mod._line_offsets(lines)
+    expected = {bisect_right(offsets, m.start()) - 1 for m in rx.finditer(text)}
+    assert select_mod._lines_holding(lines, offsets, terms, rx) == expected
+    # and a key (cut from its line) the regex finds a term in lies on one of those lines
+    for fmt in ("yaml", "toml", "lines", "xml", "properties", "makefile", "sql"):
+        for k, ln in enumerate(lines):
+            key = tree.key_of(FORMATS[fmt], ln)
+            if key and rx.search(key):
+                assert k in expected
+
+
+@given(keep=st.lists(st.booleans(), max_size=40))
+def test_dropped_runs_are_the_runs_of_false(keep) -> None:
+    runs, i = [], 0
+    while i < len(keep):
+        if keep[i]:
+            i += 1
+            continue
+        j = i
+        while j < len(keep) and not keep[j]:
+            j += 1
+        runs.append((i, j))
+        i = j
+    assert list(select_mod.dropped_runs(keep)) == runs
