@@ -94,3 +94,55 @@ def test_dropped_runs_are_the_runs_of_false(keep) -> None:
         runs.append((i, j))
         i = j
     assert list(select_mod.dropped_runs(keep)) == runs
+
+
+structured_detect = importlib.import_module("headroom.compressors.structured.detect")
+
+
+@settings(max_examples=400, deadline=None)
+@given(line=st.text(alphabet="aZ .!?:\"')]*_\t\n-", max_size=14))
+def test_sentence_end_in_two_parts_is_the_one_regex(line) -> None:
+    s = line.strip()
+    if "\n" in s:
+        return  # sampled lines come from splitlines(): never a line break inside
+    assert structured_detect.ends_sentence(s) == bool(structured_detect._SENTENCE_END.search(s))
+
+
+def _is_prose_the_long_way(sample: list[str]) -> bool:
+    d = structured_detect
+    nonblank = [ln for ln in sample if ln.strip()]
+    if not nonblank:
+        return False
+    wordy = ends = chars = structural = 0
+    for ln in nonblank:
+        s = ln.strip()
+        words = d._WORDS.findall(s)
+        if len(words) >= 5 and sum(len(w) for w in words) >= 0.6 * len(s):
+            wordy += 1
+        ends += bool(d._SENTENCE_END.search(s))
+        chars += len(s)
+        structural += len(d._STRUCTURAL.findall(s))
+    n = len(nonblank)
+    return wordy >= 0.6 * n and ends >= 0.25 * n and structural <= 0.03 * chars
+
+
+_PROSE_LINE = st.sampled_from([
+    "The quick brown fox jumps over the lazy dog.", "It was the best of times, it was the worst", "short line",
+    "Then it ended. And another began", "x = {a: [1, 2]};", "", "   ", "Words words words words words words",
+    "See the manual (page 3).", "<tag> $VAR @x # c", "A list item: which ends here:", "one two three four five six"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(sample=st.lists(_PROSE_LINE, max_size=25))
+def test_is_prose_cheapest_test_first_answers_as_all_three(sample) -> None:
+    assert structured_detect.is_prose(sample) == _is_prose_the_long_way(sample)
+
+
+@settings(max_examples=200, deadline=None)
+@given(parts=st.lists(st.sampled_from(["a", "\n", "\n", "\r\n", "\r", "\x0b", "\u2028", " "]),
+                     min_size=150, max_size=700))
+def test_sample_lines_split_to_the_200th_newline_are_the_head_s_first_lines(parts) -> None:
+    text = "".join(parts)  # around 200 newlines: either side of the sample's line count
+    from headroom.compressors.structured import _SAMPLE_CHARS, _SAMPLE_LINES, sample_lines
+
+    assert sample_lines(text) == text[:_SAMPLE_CHARS].splitlines()[:_SAMPLE_LINES]

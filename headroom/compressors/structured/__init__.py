@@ -30,8 +30,17 @@ _PROBE = "[0 items compressed to 0. Retrieve more: hash=000000000000000000000000
 
 
 def sample_lines(text: str) -> list[str]:
+    """``text[:_SAMPLE_CHARS].splitlines()[:_SAMPLE_LINES]``, splitting only up to the
+    200th newline when the head holds that many (each newline ends a line of
+    ``splitlines``; its other breaks only end lines sooner): a 64 kB head is not split
+    whole for 200 lines."""
     head = text[:_SAMPLE_CHARS]
-    return head.splitlines()[:_SAMPLE_LINES]
+    if head.count("\n") < _SAMPLE_LINES:
+        return head.splitlines()[:_SAMPLE_LINES]
+    pos = -1
+    for _ in range(_SAMPLE_LINES):
+        pos = head.find("\n", pos + 1)
+    return head[:pos + 1].splitlines()[:_SAMPLE_LINES]
 
 
 def claim(text: str) -> Detected | None:
