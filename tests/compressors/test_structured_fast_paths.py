@@ -146,3 +146,18 @@ def test_sample_lines_split_to_the_200th_newline_are_the_head_s_first_lines(part
     from headroom.compressors.structured import _SAMPLE_CHARS, _SAMPLE_LINES, sample_lines
 
     assert sample_lines(text) == text[:_SAMPLE_CHARS].splitlines()[:_SAMPLE_LINES]
+
+
+_YAML_LINE = st.sampled_from([
+    "a: 1", "b: &x 2", "c: *x", "d: *y", "e: &y [1, 2]", "- &x item", "- *x", "---", "...", "--- &x", "f: &x {k: v}",
+    "  g: *x", "  - 1", "h:", "  i: &z j", "k: [*z]", "l: {", "m: 'str", "# comment", "n: &x", "o: *", "p: &", "? q",
+    ": r", "s: |", "  text", "t: !!str 3", "u: \"*x\"", "v: '&x'", "w: a*b", "x: &a1 &a2 v", "y: [&q 1, *q]"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(lines=st.lists(_YAML_LINE, max_size=10))
+def test_yaml_events_check_is_the_composer_s_answer(lines) -> None:
+    from headroom.compressors.structured.formats import FORMATS, yaml_composes
+
+    text = "\n".join(lines)
+    assert FORMATS["yaml"].check(text) == yaml_composes(text)
