@@ -72,11 +72,14 @@ def test_term_lines_by_find_are_the_regex_s_lines(text, terms) -> None:
     rx = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE)
     offsets = select_mod._line_offsets(lines)
     expected = {bisect_right(offsets, m.start()) - 1 for m in rx.finditer(text)}
-    assert select_mod._lines_holding(lines, offsets, terms, rx) == expected
-    # and a key (cut from its line) the regex finds a term in lies on one of those lines
+    hit, holds_term = select_mod._lines_holding(lines, offsets, terms)
+    assert hit == expected
+    # a key (cut from its line) the regex finds a term in lies on one of those lines, and
+    # the returned test answers for it as the regex does
     for fmt in ("yaml", "toml", "lines", "xml", "properties", "makefile", "sql"):
         for k, ln in enumerate(lines):
             key = tree.key_of(FORMATS[fmt], ln)
+            assert holds_term(key) == (rx.search(key) is not None)
             if key and rx.search(key):
                 assert k in expected
 

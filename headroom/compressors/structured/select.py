@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from itertools import accumulate
 
@@ -83,19 +83,18 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
     own: list[set[str]] = [set()] * len(nodes)
     offsets: list[int] | None = None
     if terms:
-        rx = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE)
         # A key is cut from its node's first line (pieces joined by spaces, which no term
-        # holds): a node whose line the regex finds nothing in has no hit in its key
-        # either. One scan of the whole text finds the lines; only their nodes' keys
-        # are worked out.
+        # holds): a node whose line holds none of the terms (case-insensitive) has none in
+        # its key either. One scan of the whole text finds the lines; only their nodes'
+        # keys are worked out.
         offsets = _line_offsets(lines)
-        hit = _lines_holding(lines, offsets, terms, rx)
+        hit, holds_term = _lines_holding(lines, offsets, terms)
         if hit:
             own = list(own)
             for i, nd in enumerate(nodes):
                 if nd.start in hit:
                     key = key_of(fmt, lines[nd.start])
-                    if key and rx.search(key):
+                    if key and holds_term(key):
                         own[i] = _key_words(key) & terms
     wanted: list[int] = []  # nodes kept with their ancestors
     if terms:
@@ -218,18 +217,19 @@ def fill_short_runs(lines: list[str], keep: list[bool]) -> None:
 _FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"  # İ ı ſ K
 
 
-def _lines_holding(lines: list[str], offsets: list[int], terms: set[str], rx: re.Pattern[str]) -> set[int]:
-    """The lines in which ``rx`` (the terms, case-insensitive) finds something. The text
-    is lower-cased once and each term found with ``str.find`` (a regex alternation tries
-    every term at every character: 7 ms on a 26 kB text). The terms are ASCII; the only
-    other characters a case-insensitive regex matches to ASCII letters are these four
-    (the Kelvin sign matches "k"): a text holding one of them takes the regex."""
+def _lines_holding(lines: list[str], offsets: list[int], terms: set[str]) -> tuple[set[int], Callable[[str], bool]]:
+    """The lines holding one of the (ASCII) terms, case-insensitive, and that test for a
+    piece of the text. The text is lower-cased once and each term found with
+    ``str.find``: a regex alternation tries every term at every character (7 ms on a
+    26 kB text) and costs 0.2 ms to compile for each question. The only other
+    characters a case-insensitive regex matches to ASCII letters are these four (the
+    Kelvin sign matches "k"): a text holding one of them takes the regex."""
     text = "\n".join(lines)
-    if not text.isascii() and any(c in text for c in _FOLDS_TO_ASCII):
-        return {bisect_right(offsets, m.start()) - 1 for m in rx.finditer(text)}
     low = text.lower()
-    if len(low) != len(text):  # a lower case of another length would move the offsets
-        return {bisect_right(offsets, m.start()) - 1 for m in rx.finditer(text)}
+    if not text.isascii() and (any(c in text for c in _FOLDS_TO_ASCII) or len(low) != len(text)):
+        # (a lower case of another length would move the offsets, too)
+        rx = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE)
+        return {bisect_right(offsets, m.start()) - 1 for m in rx.finditer(text)}, lambda s: rx.search(s) is not None
     hit: set[int] = set()
     for term in terms:
         pos = low.find(term)
@@ -238,7 +238,8 @@ def _lines_holding(lines: list[str], offsets: list[int], terms: set[str], rx: re
             hit.add(line)
             # the next line's start: one hit per line is enough
             pos = low.find(term, offsets[line + 1]) if line + 1 < len(offsets) else -1
-    return hit
+    # a piece of this text lower-cases letter for letter as the regex would match it
+    return hit, lambda s: any(term in s.lower() for term in terms)
 
 
 def _line_offsets(lines: list[str]) -> list[int]:
