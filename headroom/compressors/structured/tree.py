@@ -69,75 +69,86 @@ _MAY_CONTINUE = {
 def units(lines: list[str], fmt: Format) -> list[tuple[int, int]]:
     """Spans [start, end) of the logical lines of the non-blank text."""
     name = fmt.name
-    out: list[tuple[int, int]] = []
-    i, n = 0, len(lines)
-    single: set[int] = set()
+    n = len(lines)
     may_continue = _MAY_CONTINUE.get(name)
     if may_continue is not None:
-        lone = [k for k, ln in enumerate(lines) if ln and not ln.isspace() and not may_continue(ln)]
-        if len(lone) == n - sum(1 for ln in lines if not ln or ln.isspace()):
-            return [(k, k + 1) for k in lone]  # every non-blank line stands alone
-        single = set(lone)
+        # Only the lines that may continue take the long test; the lines between them
+        # stand alone (a blank line never may continue: it is skipped below).
+        out: list[tuple[int, int]] = []
+        pos = 0  # lines before this are placed
+        for i in [k for k, ln in enumerate(lines) if may_continue(ln)]:
+            if i < pos:
+                continue  # inside the unit before
+            out.extend((k, k + 1) for k in range(pos, i) if lines[k] and not lines[k].isspace())
+            pos = _unit_end(lines, i, name)
+            out.append((i, pos))
+        out.extend((k, k + 1) for k in range(pos, n) if lines[k] and not lines[k].isspace())
+        return out
+    out = []
+    i = 0
     while i < n:
-        if i in single:
-            out.append((i, i + 1))
+        if not lines[i].strip():
             i += 1
             continue
-        ln = lines[i]
-        s = ln.strip()
-        if not s:
-            i += 1
-            continue
-        j = i + 1
-        if name == "yaml":
-            if _BLOCK_SCALAR.search(s) and not s.startswith("#"):
-                ind = indent_of(ln)
-                while j < n and (not lines[j].strip() or indent_of(lines[j]) > ind):
-                    j += 1
-                while j > i + 1 and not lines[j - 1].strip():
-                    j -= 1  # trailing blank lines are not part of the scalar's span
-            else:
-                j = _bracketed_end(lines, i, "[{", "]}")
-        elif name == "sql":
-            if s.startswith("/*"):
-                while j <= n and "*/" not in lines[j - 1]:
-                    j += 1
-                j = min(j, n)
-            elif not s.startswith("--"):
-                j = sql_statement_end(lines, i) or n
-        elif name == "xml":
-            if s.startswith("<!--"):
-                while j <= n and "-->" not in lines[j - 1]:
-                    j += 1
-            elif s.startswith("<![CDATA[") or "<![CDATA[" in s and "]]>" not in s:
-                while j <= n and "]]>" not in lines[j - 1]:
-                    j += 1
-            else:
-                while j < n and lines[j - 1].count("<") > lines[j - 1].count(">") and "<" in s:
-                    j += 1
-            j = min(j, n)
-        elif name == "toml":  # a multi-line array or string is one value
-            j = _bracketed_end(lines, i, "[{(", "]})", triple=True)
-        # JSON with comments: one line per unit; its brackets nest by indentation and closers.
-        elif name == "ini":
-            ind = indent_of(ln)
-            if not _SECTION.match(ln) and s[0] not in "#;":
-                while j < n and lines[j].strip() and indent_of(lines[j]) > ind and lines[j].strip()[0] not in "#;":
-                    j += 1
-        elif name == "makefile" and s.startswith("define"):
-            while j < n and not lines[j - 1].strip().startswith("endef"):
-                j += 1
-        if name in ("dockerfile", "makefile", "properties") or (name == "lines" and s.endswith("\\")):
-            while j < n and lines[j - 1].rstrip().endswith("\\"):
-                j += 1
-        if name == "dockerfile" and (m := _HEREDOC.search(lines[j - 1])) and not s.startswith("#"):
-            word = m.group(1)
-            while j < n and lines[j].strip() != word:
-                j += 1
-            j = min(j + 1, n)
-        out.append((i, max(j, i + 1)))
-        i = max(j, i + 1)
+        j = _unit_end(lines, i, name)
+        out.append((i, j))
+        i = j
     return out
+
+
+def _unit_end(lines: list[str], i: int, name: str) -> int:
+    """Exclusive end of the logical line starting at the non-blank line ``i``."""
+    n = len(lines)
+    ln = lines[i]
+    s = ln.strip()
+    j = i + 1
+    if name == "yaml":
+        if _BLOCK_SCALAR.search(s) and not s.startswith("#"):
+            ind = indent_of(ln)
+            while j < n and (not lines[j].strip() or indent_of(lines[j]) > ind):
+                j += 1
+            while j > i + 1 and not lines[j - 1].strip():
+                j -= 1  # trailing blank lines are not part of the scalar's span
+        else:
+            j = _bracketed_end(lines, i, "[{", "]}")
+    elif name == "sql":
+        if s.startswith("/*"):
+            while j <= n and "*/" not in lines[j - 1]:
+                j += 1
+            j = min(j, n)
+        elif not s.startswith("--"):
+            j = sql_statement_end(lines, i) or n
+    elif name == "xml":
+        if s.startswith("<!--"):
+            while j <= n and "-->" not in lines[j - 1]:
+                j += 1
+        elif s.startswith("<![CDATA[") or "<![CDATA[" in s and "]]>" not in s:
+            while j <= n and "]]>" not in lines[j - 1]:
+                j += 1
+        else:
+            while j < n and lines[j - 1].count("<") > lines[j - 1].count(">") and "<" in s:
+                j += 1
+        j = min(j, n)
+    elif name == "toml":  # a multi-line array or string is one value
+        j = _bracketed_end(lines, i, "[{(", "]})", triple=True)
+    # JSON with comments: one line per unit; its brackets nest by indentation and closers.
+    elif name == "ini":
+        ind = indent_of(ln)
+        if not _SECTION.match(ln) and s[0] not in "#;":
+            while j < n and lines[j].strip() and indent_of(lines[j]) > ind and lines[j].strip()[0] not in "#;":
+                j += 1
+    elif name == "makefile" and s.startswith("define"):
+        while j < n and not lines[j - 1].strip().startswith("endef"):
+            j += 1
+    if name in ("dockerfile", "makefile", "properties") or (name == "lines" and s.endswith("\\")):
+        while j < n and lines[j - 1].rstrip().endswith("\\"):
+            j += 1
+    if name == "dockerfile" and (m := _HEREDOC.search(lines[j - 1])) and not s.startswith("#"):
+        word = m.group(1)
+        while j < n and lines[j].strip() != word:
+            j += 1
+        j = min(j + 1, n)
+    return max(j, i + 1)
 
 
 def _bracketed_end(lines: list[str], i: int, opens: str, closes: str, triple: bool = False) -> int:
@@ -163,13 +174,16 @@ def _bracketed_end(lines: list[str], i: int, opens: str, closes: str, triple: bo
 _STRING = re.compile(r'"(?:\\.|[^"\\])*"|\'[^\']*\'')
 
 
+_ANY_BRACKET = {"[{": re.compile(r"[\[\]{}]").search, "[{(": re.compile(r"[\[\]{}()]").search}
+
+
 def _bracket_delta(line: str, opens: str, closes: str) -> int:
-    if not any(c in line for c in opens) and not any(c in line for c in closes):
+    if not _ANY_BRACKET[opens](line):
         return 0  # most lines: no bracket at all
     s = line.split(" #", 1)[0] if "#" in line else line
     if "\"" in s or "'" in s:
         s = _STRING.sub("", s)
-    return sum(s.count(c) for c in opens) - sum(s.count(c) for c in closes)
+    return sum(map(s.count, opens)) - sum(map(s.count, closes))
 
 
 def key_of(fmt: Format, line: str) -> str:
