@@ -164,3 +164,16 @@ def test_yaml_events_check_is_the_composer_s_answer(lines) -> None:
 
     text = "\n".join(lines)
     assert FORMATS["yaml"].check(text) == yaml_composes(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(line=st.text(alphabet="a=[{( ;#\t:|>-", max_size=12))
+def test_detection_guards_are_the_regexes(line) -> None:
+    d = structured_detect
+    s = line.strip()
+    assert s.endswith(d._CODE_ENDS) == bool(d._CODE_END.search(s))
+    assert d._opens_value(s) == bool(d._OPENS_VALUE.search(s))
+    if s:
+        assert (s[0] == "[" and bool(d._SECTION.match(line))) == bool(d._SECTION.match(line))
+    assert (":" in line and bool(d._YAML_KEY.match(line))) == bool(d._YAML_KEY.match(line))
+    assert (("|" in s or ">" in s) and bool(d._YAML_BLOCK.search(s))) == bool(d._YAML_BLOCK.search(s))

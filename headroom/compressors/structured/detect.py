@@ -29,6 +29,12 @@ _ASSIGN = re.compile(r"^\s*(?:export\s+)?(?:\"[^\"]*\"|'[^']*'|[\w.\-/$@{}]+)\s*
 # Statement ends of code: an assignment line ending like this is a program, not a config.
 _CODE_END = re.compile(r"[;{(]\s*$")
 _OPENS_VALUE = re.compile(r"=\s*[\[{]\s*(?:#.*)?$")
+# _CODE_END on a stripped line: its last character
+_CODE_ENDS = (";", "{", "(")
+
+
+def _opens_value(s: str) -> bool:
+    return ("[" in s or "{" in s) and _OPENS_VALUE.search(s) is not None
 _TOML_VALUE = re.compile(r"^\s*(?:\"[^\"]*\"|'[^']*'|[\w.\-]+)\s*=\s*"
                          r"(?:[\"'\[{]|[+-]?\d|true\b|false\b|inf\b|nan\b)")
 _ENV_LINE = re.compile(r"^(?:export\s+)?[A-Za-z_][\w.]*=\S?")
@@ -247,11 +253,11 @@ def _ini_family(nonblank: list[str]) -> str | None:
                 depth = max(0, depth + s.count("[") + s.count("{") - s.count("]") - s.count("}"))
         elif s[0] in "#;!":
             fit += 1
-        elif _SECTION.match(ln):
+        elif s[0] == "[" and _SECTION.match(ln):
             sections += 1
             fit += 1
             keys = set()
-        elif (m := _ASSIGN.match(ln)) and not (_CODE_END.search(s) and not _OPENS_VALUE.search(s)):
+        elif (m := _ASSIGN.match(ln)) and not (s.endswith(_CODE_ENDS) and not _opens_value(s)):
             assigns += 1
             fit += 1
             key = m.group(0).split("=", 1)[0].strip()
@@ -261,9 +267,9 @@ def _ini_family(nonblank: list[str]) -> str | None:
                 typed += 1
             if _ENV_LINE.match(ln):
                 env += 1
-            if _OPENS_VALUE.search(s):
+            if _opens_value(s):
                 depth = 1
-        elif ln[:1] in " \t" and assigns and not _CODE_END.search(s):
+        elif ln[:1] in " \t" and assigns and not s.endswith(_CODE_ENDS):
             fit += 1  # INI continuation line
         cont = s.endswith("\\")
     n = len(nonblank)
@@ -317,10 +323,10 @@ def _is_yaml(sample: list[str], nonblank: list[str]) -> bool:
             misses -= 1
             if not s.startswith("#"):
                 roots = set()  # a new document: its top-level keys start afresh
-            if _YAML_BLOCK.search(s):
+            if ("|" in s or ">" in s) and _YAML_BLOCK.search(s):
                 scalar_indent = ind
             continue
-        m = _YAML_KEY.match(ln)
+        m = _YAML_KEY.match(ln) if ":" in ln else None  # (a key line holds its colon)
         if m or _YAML_ITEM.match(ln) or _YAML_COMPLEX.match(ln):
             fit += 1
             misses -= 1
@@ -334,10 +340,11 @@ def _is_yaml(sample: list[str], nonblank: list[str]) -> bool:
                     # "postmaster 1795774619.416 [2444] LOG": a log line's prefix (words
                     # and numbers before a level and a colon), not a mapping key.
                     spaced_numbers += " " in root and any(ch.isdigit() for ch in root)
-            if _YAML_BLOCK.search(s):
+            if ("|" in s or ">" in s) and _YAML_BLOCK.search(s):
                 scalar_indent = ind
             else:
-                flow = max(0, s.count("[") + s.count("{") - s.count("]") - s.count("}"))
+                flow = max(0, s.count("[") + s.count("{") - s.count("]") - s.count("}")) \
+                    if "[" in s or "{" in s else 0
     n = len(nonblank)
     if keys < 3 or fit < _SHARE * n:
         return False
