@@ -315,41 +315,54 @@ def _indent_nodes(lines: list[str], spans: list[tuple[int, int]], fmt: Format, c
                 else:
                     following = indents[k]
     # Formats whose lines never close or continue a block (YAML, properties): no test.
-    closes = fmt.name in _CLOSING_FORMATS
-    guard = _CLOSE_GUARD.get(fmt.name)
-    # stack of (effective indent, node index); a block opener's children may share its indent
-    stack: list[tuple[float, int]] = []
+    if fmt.name not in _CLOSING_FORMATS:
+        flagged: set[int] | range = set()
+    elif (guard := _CLOSE_GUARD.get(fmt.name)) is None:
+        flagged = range(len(heads))
+    else:
+        flagged = {k for k, h in enumerate(heads) if guard(h)}
+    # The open nodes, innermost last: their effective indents and indices (a block
+    # opener's children may share its indent), in two lists rather than one of pairs.
+    stack_ind: list[float] = []
+    stack_idx: list[int] = []
+    depths: list[int] = []
     for k, (a, b) in enumerate(spans):
         ind = indents[k]
         opens = False
-        if closes and (guard is None or guard(heads[k])):
+        if k in flagged:
             ln = heads[k]
             closer, middle = _is_closer(fmt, ln), _is_middle(fmt, ln)
             if closer or middle:
                 keyword = middle or _is_keyword_closer(fmt, ln)
-                target = _closing_target(stack, ind, nodes, keyword)
+                target = _closing_target(stack_ind, stack_idx, ind, nodes, keyword)
                 if target is not None:
                     nodes[target].closers.append((a, b))
-                    while stack and stack[-1][1] != target:
-                        stack.pop()
-                    if closer and stack:
-                        stack.pop()
+                    while stack_idx and stack_idx[-1] != target:
+                        stack_ind.pop()
+                        stack_idx.pop()
+                    if closer and stack_idx:
+                        stack_ind.pop()
+                        stack_idx.pop()
                     continue
             opens = _opens_block(fmt, ln)
-        while stack and stack[-1][0] >= ind:
-            stack.pop()
-        if stack:
-            parent = stack[-1][1]
-            node = Node(a, b, parent, nodes[parent].depth + 1, b)
+        while stack_ind and stack_ind[-1] >= ind:
+            stack_ind.pop()
+            stack_idx.pop()
+        if stack_idx:
+            parent = stack_idx[-1]
+            depth = depths[parent] + 1
         else:
-            node = Node(a, b, -1, 0, b)
+            parent, depth = -1, 0
+        stack_idx.append(len(nodes))
+        node = Node(a, b, parent, depth, b)
+        nodes.append(node)
+        depths.append(depth)
         if opens:
             node.opens_block = True
             # A block opener's body may sit at its own indentation: it nests under it.
-            stack.append((ind - 0.5, len(nodes)))
+            stack_ind.append(ind - 0.5)
         else:
-            stack.append((ind, len(nodes)))
-        nodes.append(node)
+            stack_ind.append(ind)
     return nodes
 
 
@@ -391,14 +404,16 @@ def _template_nodes(lines: list[str], spans: list[tuple[int, int]], fmt: Format)
     return nodes
 
 
-def _closing_target(stack: list[tuple[float, int]], ind: float, nodes: list[Node], keyword: bool) -> int | None:
+def _closing_target(stack_ind: list[float], stack_idx: list[int], ind: float, nodes: list[Node],
+                    keyword: bool) -> int | None:
     """The open node a closer line at indentation ``ind`` closes: the innermost block
     opener for keyword closers (``{% endif %}``, ``endif``), else the innermost node at
     the same indentation (``</tag>``, a closing brace)."""
-    for eff, idx in reversed(stack):
+    for k in range(len(stack_idx) - 1, -1, -1):
+        idx = stack_idx[k]
         if keyword:
             if nodes[idx].opens_block:
                 return idx
-        elif eff <= ind:
-            return idx if eff == ind else None
+        elif stack_ind[k] <= ind:
+            return idx if stack_ind[k] == ind else None
     return None
