@@ -17,7 +17,7 @@ and an outline; elided runs become one comment line each.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 from itertools import accumulate
@@ -82,6 +82,8 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
     # keys hold none of them.
     own: list[set[str]] = [set()] * len(nodes)
     offsets: list[int] | None = None
+    starts = [nd.start for nd in nodes]  # ascending: a line's node by bisection
+    named: list[int] = []  # nodes whose key holds a term, ascending
     if terms:
         # A key is cut from its node's first line (pieces joined by spaces, which no term
         # holds): a node whose line holds none of the terms (case-insensitive) has none in
@@ -91,19 +93,18 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
         hit, holds_term = _lines_holding(lines, offsets, terms)
         if hit:
             own = list(own)
-            for i, nd in enumerate(nodes):
-                if nd.start in hit:
-                    key = key_of(fmt, lines[nd.start])
-                    if key and holds_term(key):
-                        own[i] = _key_words(key) & terms
+            for i in _nodes_starting_on(starts, hit):
+                key = key_of(fmt, lines[starts[i]])
+                if key and holds_term(key):
+                    own[i] = _key_words(key) & terms
+                    if own[i]:
+                        named.append(i)
     wanted: list[int] = []  # nodes kept with their ancestors
     if terms:
         scores = []
-        for i, nd in enumerate(nodes):
-            if not own[i]:
-                continue
+        for i in named:
             path = set()
-            p = nd.parent
+            p = nodes[i].parent
             while p >= 0:
                 path |= own[p]
                 p = nodes[p].parent
@@ -119,18 +120,25 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
     if anchors:
         # Which lines hold an anchor: one lower-cased copy of the text, one find per term.
         low = "\n".join(lines).lower()
-        starts = [nd.start for nd in nodes]
         if offsets is None:
             offsets = _line_offsets(lines)
+        # Further hits on a line add nothing: the next find starts on the next line (when
+        # the lower case kept every offset; else hit by hit, as the offsets say).
+        skip = len(low) == offsets[-1] + len(lines[-1])
         hit_lines: set[int] = set()
         for term in anchors.terms:
             pos = low.find(term)
             while pos >= 0 and len(hit_lines) < 256:
-                hit_lines.add(bisect_right(offsets, pos) - 1)
-                pos = low.find(term, pos + 1)
-        for i, start in enumerate(starts):
-            if start in hit_lines and len(wanted) < 64:
-                wanted.append(i)
+                line = bisect_right(offsets, pos) - 1
+                hit_lines.add(line)
+                if skip:
+                    pos = low.find(term, offsets[line + 1]) if line + 1 < n else -1
+                else:
+                    pos = low.find(term, pos + 1)
+        for i in _nodes_starting_on(starts, hit_lines):
+            if len(wanted) >= 64:
+                break
+            wanted.append(i)
     children: dict[int, list[int]] = {}
     for i, nd in enumerate(nodes):
         children.setdefault(nd.parent, []).append(i)
@@ -212,6 +220,16 @@ def fill_short_runs(lines: list[str], keep: list[bool]) -> None:
         if nonblank < MIN_RUN:
             for k in range(i, j):
                 keep[k] = True
+
+
+def _nodes_starting_on(starts: list[int], lines: set[int]) -> list[int]:
+    """Indices of the nodes whose first line is one of ``lines``, ascending."""
+    out = []
+    for line in sorted(lines):
+        i = bisect_left(starts, line)
+        if i < len(starts) and starts[i] == line:
+            out.append(i)
+    return out
 
 
 _FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"  # İ ı ſ K
