@@ -15,7 +15,7 @@ import importlib
 import re
 from bisect import bisect_right
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from headroom.compressors.structured.formats import FORMATS
@@ -27,12 +27,17 @@ tree = importlib.import_module("headroom.compressors.structured.tree")
 _LINE_CHARS = "ab :-#=\t[]{}()|>\\'\"%<>/"
 _LINE = st.text(alphabet=_LINE_CHARS, max_size=12) | st.sampled_from(
     ["", "  ", "key: |", "  - [a,", "  b]", 'x = """', '"""', "a = [", "]", "a \\", "{% if x %}", "{% endif %}",
-     "{{ end }}", "{% else %}", "</a>", "<a>", "}", "  ]", "# c", "k = 'v'", "[sec]", "  cont"])
+     "{{ end }}", "{% else %}", "</a>", "<a>", "}", "  ]", "# c", "k = 'v'", "[sec]", "  cont", "<!-- c", "c -->",
+     "<!-- c -->", "<![CDATA[x", "]]>", "<a", "  b='c'>", "<a><b", "x <![CDATA[ y ]]>", "<![CDATA[ a > b", "<!-- a > b"])
 _LINES = st.lists(_LINE, max_size=30)
 
 
 @settings(max_examples=300, deadline=None)
 @given(lines=_LINES, fmt=st.sampled_from(["yaml", "toml", "properties", "lines", "jsonc", "ini", "xml"]))
+@example(lines=["<![CDATA[ a > b", "x", "]]>", "<a/>"], fmt="xml")
+@example(lines=["<!-- a > b", "x", "-->", "<a/>"], fmt="xml")
+@example(lines=["a: |", "  text", "b: 1"], fmt="yaml")
+@example(lines=['x = """', "y", '"""', "z = 1"], fmt="toml")
 def test_units_shortcut_gives_the_long_way_s_spans(lines, fmt) -> None:
     fast = tree.units(lines, FORMATS[fmt])
     saved = tree._MAY_CONTINUE

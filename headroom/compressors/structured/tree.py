@@ -55,14 +55,16 @@ def indent_of(line: str) -> int:
 
 # A non-blank line this finds nothing in is a logical line of its own (below: no block
 # scalar or open bracket in YAML, no open bracket or triple quote in TOML, no trailing
-# backslash in properties or plain lines; JSON with comments: always), wherever a unit
-# starts with it: most lines take no further test.
+# backslash in properties or plain lines, no comment, CDATA or unclosed tag in XML; JSON
+# with comments: always), wherever a unit starts with it: most lines take no further test.
 _MAY_CONTINUE = {
     "yaml": re.compile(r"[|>\[{]").search,
     "toml": re.compile(r"[\[{(]|'''|\"\"\"").search,
     "properties": re.compile(r"\\\s*$").search,
     "lines": re.compile(r"\\\s*$").search,
     "jsonc": lambda _line: None,
+    # XML: a comment or CDATA section may run on, and so may a tag left open
+    "xml": lambda line: "<!--" in line or "<![CDATA[" in line or line.count("<") > line.count(">"),
 }
 
 
