@@ -20,7 +20,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from functools import lru_cache
-from itertools import accumulate
+from itertools import accumulate, groupby
 
 from .formats import Format, comment_line
 from .tree import Node, key_of
@@ -139,9 +139,10 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
             if len(wanted) >= 64:
                 break
             wanted.append(i)
-    children: dict[int, list[int]] = {}
-    for i, nd in enumerate(nodes):
-        children.setdefault(nd.parent, []).append(i)
+    # Each node's children, ascending: grouped after a stable sort by parent (in C; a
+    # dict append per node was a quarter of the selection's time).
+    parent_of = [nd.parent for nd in nodes].__getitem__
+    children = {p: list(group) for p, group in groupby(sorted(range(len(nodes)), key=parent_of), key=parent_of)}
 
     def take(i: int) -> None:
         nd = nodes[i]
