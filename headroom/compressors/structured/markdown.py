@@ -126,7 +126,7 @@ def fences_balanced(text: str) -> bool:
 def select_blocks(lines: list[str], bl: list[Block], query: str, anchors, budget_chars: int) -> list[bool]:
     """Lines to keep: headings, blocks the question points at, then the best by score."""
     terms = question_terms(query) if query else set()
-    offsets = list(accumulate((len(ln) + 1 for ln in lines), initial=0))  # a block's size: two lookups
+    offsets = list(accumulate(map((1).__add__, map(len, lines)), initial=0))  # a block's size: two lookups
     size = [offsets[b.end] - offsets[b.start] for b in bl]
     # Which question terms each block holds: a substring test per term (a question has a
     # handful), not a word split of every block. Stems match their plurals this way too.

@@ -258,12 +258,12 @@ def _lines_holding(lines: list[str], offsets: list[int], terms: set[str]) -> tup
             # the next line's start: one hit per line is enough
             pos = low.find(term, offsets[line + 1]) if line + 1 < len(offsets) else -1
     # a piece of this text lower-cases letter for letter as the regex would match it
-    return hit, lambda s: any(term in s.lower() for term in terms)
+    return hit, lambda s: any(map(s.lower().__contains__, terms))
 
 
 def _line_offsets(lines: list[str]) -> list[int]:
     """Character offset of each line's start in ``"\n".join(lines)``."""
-    return list(accumulate((len(ln) + 1 for ln in lines[:-1]), initial=0)) if lines else []
+    return list(accumulate(map((1).__add__, map(len, lines[:-1])), initial=0)) if lines else []
 
 
 def render(lines: list[str], keep: list[bool], fmt: Format, note: str = "lines elided") -> tuple[str, int, int]:
