@@ -45,17 +45,20 @@ def _yaml_ok(text: str) -> bool:
                 pass
             return True
         anchors: set[str] = set()
+        alias_event, document_start = yaml.AliasEvent, yaml.DocumentStartEvent
         for event in iter(loader.get_event, None):
-            if isinstance(event, yaml.AliasEvent):
-                if event.anchor not in anchors:
+            # node and alias events carry an anchor (None on most nodes); others have none
+            anchor = getattr(event, "anchor", None)
+            if anchor is None:
+                if type(event) is document_start:
+                    anchors = set()  # a new document: its anchors start afresh
+            elif type(event) is alias_event:
+                if anchor not in anchors:
                     return False
-            elif isinstance(event, yaml.NodeEvent):
-                if event.anchor is not None:
-                    if event.anchor in anchors:
-                        return False
-                    anchors.add(event.anchor)
-            elif isinstance(event, yaml.DocumentStartEvent):
-                anchors = set()
+            elif anchor in anchors:
+                return False
+            else:
+                anchors.add(anchor)
     except Exception:  # noqa: BLE001 - any parser complaint means "does not parse"
         return False
     finally:
