@@ -78,8 +78,7 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
     if not nodes:
         return [True] * n
     terms = question_terms(query) if query else set()
-    # A cheap test first (one regex of the question's few terms, longest first): most
-    # keys hold none of them.
+    # The question's words in each node's key (empty for most nodes).
     own: list[set[str]] = [set()] * len(nodes)
     offsets: list[int] | None = None
     starts = [nd.start for nd in nodes]  # ascending: a line's node by bisection
