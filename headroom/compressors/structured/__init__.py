@@ -30,8 +30,17 @@ _PROBE = "[0 items compressed to 0. Retrieve more: hash=000000000000000000000000
 
 
 def sample_lines(text: str) -> list[str]:
+    """``text[:_SAMPLE_CHARS].splitlines()[:_SAMPLE_LINES]``, splitting only up to the
+    200th newline when the head holds that many (each newline ends a line of
+    ``splitlines``; its other breaks only end lines sooner): a 64 kB head is not split
+    whole for 200 lines."""
     head = text[:_SAMPLE_CHARS]
-    return head.splitlines()[:_SAMPLE_LINES]
+    if head.count("\n") < _SAMPLE_LINES:
+        return head.splitlines()[:_SAMPLE_LINES]
+    pos = -1
+    for _ in range(_SAMPLE_LINES):
+        pos = head.find("\n", pos + 1)
+    return head[:pos + 1].splitlines()[:_SAMPLE_LINES]
 
 
 def claim(text: str) -> Detected | None:
@@ -78,8 +87,8 @@ class StructuredCompressor:
         else:
             fmt = FORMATS[fmt_name]
             nodes = build(lines, fmt)
-            nonblank = sum(1 for ln in lines if ln.strip())
-            keep = select(lines, nodes, inp.query, inp.anchors, max(20, int(nonblank * ratio)))
+            nonblank = sum(map(bool, map(str.strip, lines)))
+            keep = select(lines, nodes, inp.query, inp.anchors, max(20, int(nonblank * ratio)), fmt)
             if fmt.name == "jsonc":
                 _keep_last_members(lines, keep, nodes)
             items_before, items_after = len(nodes), sum(1 for nd in nodes if keep[nd.start])

@@ -16,6 +16,7 @@ sentences, few structural characters.
 from __future__ import annotations
 
 import re
+from itertools import repeat
 
 # Plain keys hold no colon: "path:12: text" is a grep hit, "file.py:3:1: E501" a report.
 _YAML_KEY = re.compile(r"^( *)(?:- +)*(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s#'\"\[\]{},&*!|>%@`:-][^#:\n]*?|-[^\s#:][^#:\n]*?)"
@@ -33,6 +34,14 @@ _ASSIGN = re.compile(r"^\s*(?:export\s+)?(?=[\w.\-/$@{}\"'])[\w.\-/$@{}]*(?:(?:\
 # Statement ends of code: an assignment line ending like this is a program, not a config.
 _CODE_END = re.compile(r"[;{(]\s*$")
 _OPENS_VALUE = re.compile(r"=\s*[\[{]\s*(?:#.*)?$")
+# _CODE_END on a stripped line: its last character
+_CODE_ENDS = (";", "{", "(")
+
+
+def _opens_value(s: str) -> bool:
+    return ("[" in s or "{" in s) and _OPENS_VALUE.search(s) is not None
+
+
 _TOML_VALUE = re.compile(r"^\s*(?=[\w.\-\"'])[\w.\-]*(?:(?:\"[^\"\n]*\"|'[^'\n]*')[\w.\-]*)*\s*=\s*"
                          r"(?:[\"'\[{]|[+-]?\d|true\b|false\b|inf\b|nan\b)")
 _ENV_LINE = re.compile(r"^(?:export\s+)?[A-Za-z_][\w.]*=\S?")
@@ -65,6 +74,16 @@ _XML_START = re.compile(r"^\s*(?:<\?xml|<!--|<[A-Za-z_][\w:.-]*[\s>/]|<!DOCTYPE\
 _HTML_ROOT = re.compile(r"^\s*(?:<!doctype\s+html|<html\b|<head\b|<body\b)", re.IGNORECASE)
 _WORDS = re.compile(r"[A-Za-z][a-z'’-]*")
 _SENTENCE_END = re.compile(r"[.!?:][\"')\]*_]*$|[.!?]\s+[A-Z]")
+# _SENTENCE_END in two parts, faster: the line's end past closing quotes and brackets,
+# then a sentence end inside it (a lone alternation scans every character twice).
+_CLOSING = "\"')]*_"
+_SENTENCE_INSIDE = re.compile(r"[.!?]\s+[A-Z]")
+
+
+def ends_sentence(s: str) -> bool:
+    """``_SENTENCE_END.search(s)`` for a stripped line ``s``."""
+    t = s.rstrip(_CLOSING)
+    return bool(t) and t[-1] in ".!?:" or _SENTENCE_INSIDE.search(s) is not None
 _STRUCTURAL = re.compile(r"[{}\[\]<>=;|\\$@#]")
 
 _SHARE = 0.9  # sampled non-blank lines that must fit a format's grammar
@@ -73,7 +92,7 @@ _MIN_LINES = 5
 
 def detect_format(text: str, sample: list[str]) -> str | None:
     """The format name (see ``formats.FORMATS``, or ``"markdown"``) or None."""
-    nonblank = [ln for ln in sample if ln.strip()]
+    nonblank = list(filter(str.strip, sample))
     n = len(nonblank)
     if n < _MIN_LINES:
         return None
@@ -155,7 +174,8 @@ def _has_json_comments(nonblank: list[str]) -> bool:
 
 def _template_kind(nonblank: list[str]) -> str | None:
     """Jinja, Go template or ERB: template tags on at least 3 lines and 5 % of the sample."""
-    if not any("{%" in ln or "{{" in ln or "<%" in ln for ln in nonblank):
+    joined = "\n".join(nonblank)  # (no tag opener holds a newline)
+    if "{%" not in joined and "{{" not in joined and "<%" not in joined:
         return None
     tagged = [ln for ln in nonblank if _TEMPLATE_TAG.search(ln)]
     if len(tagged) < max(3, 0.05 * len(nonblank)):
@@ -184,9 +204,9 @@ def _is_dockerfile(nonblank: list[str]) -> bool:
 
 
 def _is_makefile(nonblank: list[str]) -> bool:
-    recipes = sum(1 for ln in nonblank if ln.startswith("\t"))
-    targets = sum(1 for ln in nonblank if _MAKE_TARGET.match(ln))
-    if recipes < 2 or targets < 2:
+    if sum(map(str.startswith, nonblank, repeat("\t"))) < 2:  # recipes: most texts have none
+        return False
+    if sum(1 for ln in nonblank if _MAKE_TARGET.match(ln)) < 2:  # targets
         return False
     fit, cont = 0, False
     for ln in nonblank:
@@ -261,11 +281,11 @@ def _ini_family(nonblank: list[str]) -> str | None:
                 depth = max(0, depth + s.count("[") + s.count("{") - s.count("]") - s.count("}"))
         elif s[0] in "#;!":
             fit += 1
-        elif _SECTION.match(ln):
+        elif s[0] == "[" and _SECTION.match(ln):
             sections += 1
             fit += 1
             keys = set()
-        elif (m := _ASSIGN.match(ln)) and not (_CODE_END.search(s) and not _OPENS_VALUE.search(s)):
+        elif (m := _ASSIGN.match(ln)) and not (s.endswith(_CODE_ENDS) and not _opens_value(s)):
             assigns += 1
             fit += 1
             key = m.group(0).split("=", 1)[0].strip()
@@ -275,9 +295,9 @@ def _ini_family(nonblank: list[str]) -> str | None:
                 typed += 1
             if _ENV_LINE.match(ln):
                 env += 1
-            if _OPENS_VALUE.search(s):
+            if _opens_value(s):
                 depth = 1
-        elif ln[:1] in " \t" and assigns and not _CODE_END.search(s):
+        elif ln[:1] in " \t" and assigns and not s.endswith(_CODE_ENDS):
             fit += 1  # INI continuation line
         cont = s.endswith("\\")
     n = len(nonblank)
@@ -331,10 +351,10 @@ def _is_yaml(sample: list[str], nonblank: list[str]) -> bool:
             misses -= 1
             if not s.startswith("#"):
                 roots = set()  # a new document: its top-level keys start afresh
-            if _YAML_BLOCK.search(s):
+            if ("|" in s or ">" in s) and _YAML_BLOCK.search(s):
                 scalar_indent = ind
             continue
-        m = _YAML_KEY.match(ln)
+        m = _YAML_KEY.match(ln) if ":" in ln else None  # (a key line holds its colon)
         if m or _YAML_ITEM.match(ln) or _YAML_COMPLEX.match(ln):
             fit += 1
             misses -= 1
@@ -348,10 +368,11 @@ def _is_yaml(sample: list[str], nonblank: list[str]) -> bool:
                     # "postmaster 1795774619.416 [2444] LOG": a log line's prefix (words
                     # and numbers before a level and a colon), not a mapping key.
                     spaced_numbers += " " in root and any(ch.isdigit() for ch in root)
-            if _YAML_BLOCK.search(s):
+            if ("|" in s or ">" in s) and _YAML_BLOCK.search(s):
                 scalar_indent = ind
             else:
-                flow = max(0, s.count("[") + s.count("{") - s.count("]") - s.count("}"))
+                flow = max(0, s.count("[") + s.count("{") - s.count("]") - s.count("}")) \
+                    if "[" in s or "{" in s else 0
     n = len(nonblank)
     if keys < 3 or fit < _SHARE * n:
         return False
@@ -380,18 +401,25 @@ def _is_markdown(nonblank: list[str]) -> bool:
 def is_prose(sample: list[str]) -> bool:
     """Paragraphs of sentences: most lines carry many words, lines (or paragraphs) end
     sentences, and structural characters are rare."""
-    nonblank = [ln for ln in sample if ln.strip()]
-    n = len(nonblank)
+    stripped = [s for ln in sample if (s := ln.strip())]
+    n = len(stripped)
     if not n:
         return False
-    wordy = ends = chars = structural = 0
-    for ln in nonblank:
-        s = ln.strip()
+    # Three tests, cheapest first, each may answer no alone. Structural characters are
+    # single characters: counted over the lines joined, in C. Most texts that are not
+    # prose (disassembly, package lists, man pages' option tables) fail it.
+    if len(_STRUCTURAL.findall("\n".join(stripped))) > 0.03 * sum(map(len, stripped)):
+        return False
+    if sum(1 for s in stripped if ends_sentence(s)) < 0.25 * n:
+        return False
+    need, wordy, left = 0.6 * n, 0, n
+    for s in stripped:  # stops as soon as the share is reached or out of reach
+        left -= 1
         words = _WORDS.findall(s)
-        if len(words) >= 5 and sum(len(w) for w in words) >= 0.6 * len(s):
+        if len(words) >= 5 and sum(map(len, words)) >= 0.6 * len(s):
             wordy += 1
-        if _SENTENCE_END.search(s):
-            ends += 1
-        chars += len(s)
-        structural += len(_STRUCTURAL.findall(s))
-    return wordy >= 0.6 * n and ends >= 0.25 * n and structural <= 0.03 * chars
+            if wordy >= need:
+                return True
+        elif wordy + left < need:
+            return False
+    return wordy >= need

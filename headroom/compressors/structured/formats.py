@@ -31,8 +31,45 @@ class Format:
 def _yaml_ok(text: str) -> bool:
     import yaml
 
-    # Composing (the parser's node graph, built in C with libyaml) checks the syntax
-    # without constructing Python values, at a fraction of a full load's cost.
+    loader_class = getattr(yaml, "CSafeLoader", None)
+    if loader_class is None:  # no libyaml: compose in Python
+        return yaml_composes(text)
+    # libyaml's event stream, and the two checks composing adds to it (every alias names
+    # an anchor defined before it in its document; no anchor defined twice): the
+    # composer's answer without building nodes and resolving each scalar's tag in
+    # Python (half the time on a 10 kB file).
+    loader = loader_class(text)
+    try:
+        if "&" not in text and "*" not in text:  # no anchor, no alias: the events alone
+            for _ in iter(loader.get_event, None):
+                pass
+            return True
+        anchors: set[str] = set()
+        alias_event, document_start = yaml.AliasEvent, yaml.DocumentStartEvent
+        for event in iter(loader.get_event, None):
+            # node and alias events carry an anchor (None on most nodes); others have none
+            anchor = getattr(event, "anchor", None)
+            if anchor is None:
+                if type(event) is document_start:
+                    anchors = set()  # a new document: its anchors start afresh
+            elif type(event) is alias_event:
+                if anchor not in anchors:
+                    return False
+            elif anchor in anchors:
+                return False
+            else:
+                anchors.add(anchor)
+    except Exception:  # noqa: BLE001 - any parser complaint means "does not parse"
+        return False
+    finally:
+        loader.dispose()
+    return True
+
+
+def yaml_composes(text: str) -> bool:
+    """Whether PyYAML composes ``text`` (the node graph, without constructing values)."""
+    import yaml
+
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         for _ in yaml.compose_all(text, Loader=loader):

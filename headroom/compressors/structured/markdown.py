@@ -16,7 +16,9 @@ every line an original line.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
+from itertools import accumulate
 
 from .formats import Format
 from .select import question_terms
@@ -29,6 +31,7 @@ _TABLE = re.compile(r"^\s*\|")
 _ADMONITION = re.compile(r"^(\s*)(?:!!!|\?\?\?\+?)\s")
 _COLONS = re.compile(r"^\s*(:{3,})")
 _CALLOUT = re.compile(r"^\s*>\s*\[!")
+_SETEXT_UNDERLINE = re.compile(r"^\s*(?:=+|-+)\s*$")
 
 
 @dataclass
@@ -93,7 +96,7 @@ def blocks(lines: list[str]) -> list[Block]:
             # A paragraph or list run: up to a blank line or the start of another block.
             while j < n and lines[j].strip() and not _FENCE.match(lines[j]) and not _ATX.match(lines[j]) \
                     and not _TABLE.match(lines[j]) and not _ADMONITION.match(lines[j]):
-                if re.match(r"^\s*(?:=+|-+)\s*$", lines[j]) and j == i + 1:
+                if j == i + 1 and _SETEXT_UNDERLINE.match(lines[j]):
                     kind = "heading"  # setext heading
                     j += 1
                     break
@@ -123,7 +126,8 @@ def fences_balanced(text: str) -> bool:
 def select_blocks(lines: list[str], bl: list[Block], query: str, anchors, budget_chars: int) -> list[bool]:
     """Lines to keep: headings, blocks the question points at, then the best by score."""
     terms = question_terms(query) if query else set()
-    size = [sum(len(lines[k]) + 1 for k in range(b.start, b.end)) for b in bl]
+    offsets = list(accumulate(map((1).__add__, map(len, lines)), initial=0))  # a block's size: two lookups
+    size = [offsets[b.end] - offsets[b.start] for b in bl]
     # Which question terms each block holds: a substring test per term (a question has a
     # handful), not a word split of every block. Stems match their plurals this way too.
     lows = ["\n".join(lines[b.start:b.end]).lower() for b in bl] if terms else [""] * len(bl)
@@ -169,10 +173,16 @@ def select_blocks(lines: list[str], bl: list[Block], query: str, anchors, budget
         if not keep_block[k]:
             for i in range(b.start, b.end):
                 keep[i] = False
-    # Blank lines inside a dropped stretch go with it.
-    for i, ln in enumerate(lines):
-        if not ln.strip() and 0 < i < len(lines) - 1:
-            prev = next((keep[j] for j in range(i - 1, -1, -1) if lines[j].strip()), True)
-            nxt = next((keep[j] for j in range(i + 1, len(lines)) if lines[j].strip()), True)
-            keep[i] = prev or nxt
+    # Blank lines inside a dropped stretch go with it: a blank line stays when the nearest
+    # non-blank line before or after it stays (or there is none). Only non-blank lines'
+    # marks are read, and only blank lines' marks change: found by bisection.
+    n = len(lines)
+    filled = [i for i, ln in enumerate(lines) if ln.strip()]
+    if len(filled) < n:
+        for i in range(1, n - 1):
+            if not lines[i].strip():
+                p = bisect_left(filled, i)
+                prev = keep[filled[p - 1]] if p > 0 else True
+                nxt = keep[filled[p]] if p < len(filled) else True
+                keep[i] = prev or nxt
     return keep

@@ -17,11 +17,13 @@ and an outline; elided runs become one comment line each.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from collections.abc import Iterator
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator
+from functools import lru_cache
+from itertools import accumulate, groupby
 
 from .formats import Format, comment_line
-from .tree import Node
+from .tree import Node, key_of
 
 MIN_RUN = 3  # an elision comment costs about a line: shorter runs are kept
 WHOLE_MAX_LINES = 40  # a matched node this small is kept whole
@@ -57,7 +59,8 @@ def question_terms(query: str) -> set[str]:
     return out
 
 
-def _key_words(key: str) -> set[str]:
+@lru_cache(maxsize=8192)  # keys repeat (``type:`` on 200 lines of a schema)
+def _key_words(key: str) -> frozenset[str]:
     words = {w.lower() for w in _KEY_WORD.findall(key)}
     # camelCase keys: "maxRetries" is asked as "max retries"
     for w in _CAMEL.findall(key):
@@ -65,30 +68,42 @@ def _key_words(key: str) -> set[str]:
     whole = key.lower().strip()
     if whole:
         words.add(whole)
-    return {_stem(w) for w in words}
+    return frozenset(_stem(w) for w in words)
 
 
-def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_lines: int) -> list[bool]:
-    """Which lines to keep (True) for ``nodes`` of ``lines`` and the question."""
+def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_lines: int, fmt: Format) -> list[bool]:
+    """Which lines to keep (True) for ``nodes`` of ``lines`` (built for ``fmt``) and the question."""
     n = len(lines)
     keep = [False] * n
     if not nodes:
         return [True] * n
     terms = question_terms(query) if query else set()
-    # A cheap test first (one regex of the question's few terms, longest first): most
-    # keys hold none of them.
+    # The question's words in each node's key (empty for most nodes).
     own: list[set[str]] = [set()] * len(nodes)
+    offsets: list[int] | None = None
+    starts = [nd.start for nd in nodes]  # ascending: a line's node by bisection
+    named: list[int] = []  # nodes whose key holds a term, ascending
     if terms:
-        rx = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE)
-        own = [(_key_words(nd.key) & terms) if nd.key and rx.search(nd.key) else set() for nd in nodes]
+        # A key is cut from its node's first line (pieces joined by spaces, which no term
+        # holds): a node whose line holds none of the terms (case-insensitive) has none in
+        # its key either. One scan of the whole text finds the lines; only their nodes'
+        # keys are worked out.
+        offsets = _line_offsets(lines)
+        hit, holds_term = _lines_holding(lines, offsets, terms)
+        if hit:
+            own = list(own)
+            for i in _nodes_starting_on(starts, hit):
+                key = key_of(fmt, lines[starts[i]])
+                if key and holds_term(key):
+                    own[i] = _key_words(key) & terms
+                    if own[i]:
+                        named.append(i)
     wanted: list[int] = []  # nodes kept with their ancestors
     if terms:
         scores = []
-        for i, nd in enumerate(nodes):
-            if not own[i]:
-                continue
+        for i in named:
             path = set()
-            p = nd.parent
+            p = nodes[i].parent
             while p >= 0:
                 path |= own[p]
                 p = nodes[p].parent
@@ -104,20 +119,29 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
     if anchors:
         # Which lines hold an anchor: one lower-cased copy of the text, one find per term.
         low = "\n".join(lines).lower()
-        starts = [nd.start for nd in nodes]
-        offsets = _line_offsets(lines)
+        if offsets is None:
+            offsets = _line_offsets(lines)
+        # Further hits on a line add nothing: the next find starts on the next line (when
+        # the lower case kept every offset; else hit by hit, as the offsets say).
+        skip = len(low) == offsets[-1] + len(lines[-1])
         hit_lines: set[int] = set()
         for term in anchors.terms:
             pos = low.find(term)
             while pos >= 0 and len(hit_lines) < 256:
-                hit_lines.add(bisect_right(offsets, pos) - 1)
-                pos = low.find(term, pos + 1)
-        for i, start in enumerate(starts):
-            if start in hit_lines and len(wanted) < 64:
-                wanted.append(i)
-    children: dict[int, list[int]] = {}
-    for i, nd in enumerate(nodes):
-        children.setdefault(nd.parent, []).append(i)
+                line = bisect_right(offsets, pos) - 1
+                hit_lines.add(line)
+                if skip:
+                    pos = low.find(term, offsets[line + 1]) if line + 1 < n else -1
+                else:
+                    pos = low.find(term, pos + 1)
+        for i in _nodes_starting_on(starts, hit_lines):
+            if len(wanted) >= 64:
+                break
+            wanted.append(i)
+    # Each node's children, ascending: grouped after a stable sort by parent (in C; a
+    # dict append per node was a quarter of the selection's time).
+    parent_of = [nd.parent for nd in nodes].__getitem__
+    children = {p: list(group) for p, group in groupby(sorted(range(len(nodes)), key=parent_of), key=parent_of)}
 
     def take(i: int) -> None:
         nd = nodes[i]
@@ -149,6 +173,8 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
             # The level does not fit: its first headers, in order, while the budget lasts
             # (a flat file's opening entries rather than none at all).
             for i in level:
+                if used >= budget_lines:
+                    break  # no header (of at least a line) fits any more
                 size = nodes[i].head_end - nodes[i].start
                 if not keep[nodes[i].start] and used + size <= budget_lines:
                     take_with_ancestors(i)
@@ -165,15 +191,18 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
 
 def dropped_runs(keep: list[bool]) -> Iterator[tuple[int, int]]:
     """Each run [i, j) of lines not kept, in order. A caller may mark lines of the run it
-    was just given as kept; the next run is looked for after it."""
+    was just given as kept; the next run is looked for after it. (``keep`` holds bools:
+    ``list.index`` finds each run's ends in C.)"""
     n, i = len(keep), 0
     while i < n:
-        if keep[i]:
-            i += 1
-            continue
-        j = i
-        while j < n and not keep[j]:
-            j += 1
+        try:
+            i = keep.index(False, i)
+        except ValueError:
+            return
+        try:
+            j = keep.index(True, i + 1)
+        except ValueError:
+            j = n
         yield i, j
         i = j
 
@@ -182,18 +211,58 @@ def fill_short_runs(lines: list[str], keep: list[bool]) -> None:
     """Keep dropped runs too short to be worth a comment (Markdown's runs are whole blocks:
     one too short for a comment is kept whole too)."""
     for i, j in dropped_runs(keep):
-        if sum(1 for k in range(i, j) if lines[k].strip()) < MIN_RUN:
+        nonblank = 0
+        for k in range(i, j):  # counted only up to MIN_RUN: a long run needs no more
+            if lines[k].strip():
+                nonblank += 1
+                if nonblank >= MIN_RUN:
+                    break
+        if nonblank < MIN_RUN:
             for k in range(i, j):
                 keep[k] = True
 
 
+def _nodes_starting_on(starts: list[int], lines: set[int]) -> list[int]:
+    """Indices of the nodes whose first line is one of ``lines``, ascending."""
+    out = []
+    for line in sorted(lines):
+        i = bisect_left(starts, line)
+        if i < len(starts) and starts[i] == line:
+            out.append(i)
+    return out
+
+
+_FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"  # İ ı ſ K
+
+
+def _lines_holding(lines: list[str], offsets: list[int], terms: set[str]) -> tuple[set[int], Callable[[str], bool]]:
+    """The lines holding one of the (ASCII) terms, case-insensitive, and that test for a
+    piece of the text. The text is lower-cased once and each term found with
+    ``str.find``: a regex alternation tries every term at every character (7 ms on a
+    26 kB text) and costs 0.2 ms to compile for each question. The only other
+    characters a case-insensitive regex matches to ASCII letters are these four (the
+    Kelvin sign matches "k"): a text holding one of them takes the regex."""
+    text = "\n".join(lines)
+    low = text.lower()
+    if not text.isascii() and (any(c in text for c in _FOLDS_TO_ASCII) or len(low) != len(text)):
+        # (a lower case of another length would move the offsets, too)
+        rx = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE)
+        return {bisect_right(offsets, m.start()) - 1 for m in rx.finditer(text)}, lambda s: rx.search(s) is not None
+    hit: set[int] = set()
+    for term in terms:
+        pos = low.find(term)
+        while pos >= 0:
+            line = bisect_right(offsets, pos) - 1
+            hit.add(line)
+            # the next line's start: one hit per line is enough
+            pos = low.find(term, offsets[line + 1]) if line + 1 < len(offsets) else -1
+    # a piece of this text lower-cases letter for letter as the regex would match it
+    return hit, lambda s: any(map(s.lower().__contains__, terms))
+
+
 def _line_offsets(lines: list[str]) -> list[int]:
     """Character offset of each line's start in ``"\n".join(lines)``."""
-    out, pos = [], 0
-    for ln in lines:
-        out.append(pos)
-        pos += len(ln) + 1
-    return out
+    return list(accumulate(map((1).__add__, map(len, lines[:-1])), initial=0)) if lines else []
 
 
 def render(lines: list[str], keep: list[bool], fmt: Format, note: str = "lines elided") -> tuple[str, int, int]:

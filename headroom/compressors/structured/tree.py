@@ -27,7 +27,6 @@ class Node:
     head_end: int  # exclusive end of the header unit
     parent: int  # index of the parent node, -1 at the top
     depth: int
-    key: str  # what a question names it by (a key, a section, a tag, a target)
     end: int = 0  # exclusive end of the whole subtree (children and closers included)
     closers: list[tuple[int, int]] = field(default_factory=list)  # units that close this block
     opens_block: bool = False  # children are the following units at the same indentation
@@ -54,67 +53,104 @@ def indent_of(line: str) -> int:
     return k + line.count("\t", 0, k) * 7 if k else 0
 
 
+# A non-blank line this finds nothing in is a logical line of its own (below: no block
+# scalar or open bracket in YAML, no open bracket or triple quote in TOML, no trailing
+# backslash in properties or plain lines, no comment, CDATA or unclosed tag in XML; JSON
+# with comments: always), wherever a unit starts with it: most lines take no further test.
+_MAY_CONTINUE = {
+    "yaml": re.compile(r"[|>\[{]").search,
+    "toml": re.compile(r"[\[{(]|'''|\"\"\"").search,
+    "properties": re.compile(r"\\\s*$").search,
+    "lines": re.compile(r"\\\s*$").search,
+    "jsonc": lambda _line: None,
+    # XML: a comment or CDATA section may run on, and so may a tag left open
+    "xml": lambda line: "<!--" in line or "<![CDATA[" in line or line.count("<") > line.count(">"),
+}
+
+
 def units(lines: list[str], fmt: Format) -> list[tuple[int, int]]:
     """Spans [start, end) of the logical lines of the non-blank text."""
     name = fmt.name
-    out: list[tuple[int, int]] = []
-    i, n = 0, len(lines)
+    n = len(lines)
+    may_continue = _MAY_CONTINUE.get(name)
+    if may_continue is not None:
+        # Only the lines that may continue take the long test; the lines between them
+        # stand alone (a blank line never may continue: it is skipped below).
+        out: list[tuple[int, int]] = []
+        pos = 0  # lines before this are placed
+        for i in [k for k, ln in enumerate(lines) if may_continue(ln)]:
+            if i < pos:
+                continue  # inside the unit before
+            out.extend((k, k + 1) for k in range(pos, i) if lines[k] and not lines[k].isspace())
+            pos = _unit_end(lines, i, name)
+            out.append((i, pos))
+        out.extend((k, k + 1) for k in range(pos, n) if lines[k] and not lines[k].isspace())
+        return out
+    out = []
+    i = 0
     while i < n:
-        ln = lines[i]
-        s = ln.strip()
-        if not s:
+        if not lines[i].strip():
             i += 1
             continue
-        j = i + 1
-        if name == "yaml":
-            if _BLOCK_SCALAR.search(s) and not s.startswith("#"):
-                ind = indent_of(ln)
-                while j < n and (not lines[j].strip() or indent_of(lines[j]) > ind):
-                    j += 1
-                while j > i + 1 and not lines[j - 1].strip():
-                    j -= 1  # trailing blank lines are not part of the scalar's span
-            else:
-                j = _bracketed_end(lines, i, "[{", "]}")
-        elif name == "sql":
-            if s.startswith("/*"):
-                while j <= n and "*/" not in lines[j - 1]:
-                    j += 1
-                j = min(j, n)
-            elif not s.startswith("--"):
-                j = sql_statement_end(lines, i) or n
-        elif name == "xml":
-            if s.startswith("<!--"):
-                while j <= n and "-->" not in lines[j - 1]:
-                    j += 1
-            elif s.startswith("<![CDATA[") or "<![CDATA[" in s and "]]>" not in s:
-                while j <= n and "]]>" not in lines[j - 1]:
-                    j += 1
-            else:
-                while j < n and lines[j - 1].count("<") > lines[j - 1].count(">") and "<" in s:
-                    j += 1
-            j = min(j, n)
-        elif name == "toml":  # a multi-line array or string is one value
-            j = _bracketed_end(lines, i, "[{(", "]})", triple=True)
-        # JSON with comments: one line per unit; its brackets nest by indentation and closers.
-        elif name == "ini":
-            ind = indent_of(ln)
-            if not _SECTION.match(ln) and s[0] not in "#;":
-                while j < n and lines[j].strip() and indent_of(lines[j]) > ind and lines[j].strip()[0] not in "#;":
-                    j += 1
-        elif name == "makefile" and s.startswith("define"):
-            while j < n and not lines[j - 1].strip().startswith("endef"):
-                j += 1
-        if name in ("dockerfile", "makefile", "properties") or (name == "lines" and s.endswith("\\")):
-            while j < n and lines[j - 1].rstrip().endswith("\\"):
-                j += 1
-        if name == "dockerfile" and (m := _HEREDOC.search(lines[j - 1])) and not s.startswith("#"):
-            word = m.group(1)
-            while j < n and lines[j].strip() != word:
-                j += 1
-            j = min(j + 1, n)
-        out.append((i, max(j, i + 1)))
-        i = max(j, i + 1)
+        j = _unit_end(lines, i, name)
+        out.append((i, j))
+        i = j
     return out
+
+
+def _unit_end(lines: list[str], i: int, name: str) -> int:
+    """Exclusive end of the logical line starting at the non-blank line ``i``."""
+    n = len(lines)
+    ln = lines[i]
+    s = ln.strip()
+    j = i + 1
+    if name == "yaml":
+        if _BLOCK_SCALAR.search(s) and not s.startswith("#"):
+            ind = indent_of(ln)
+            while j < n and (not lines[j].strip() or indent_of(lines[j]) > ind):
+                j += 1
+            while j > i + 1 and not lines[j - 1].strip():
+                j -= 1  # trailing blank lines are not part of the scalar's span
+        else:
+            j = _bracketed_end(lines, i, "[{", "]}")
+    elif name == "sql":
+        if s.startswith("/*"):
+            while j <= n and "*/" not in lines[j - 1]:
+                j += 1
+            j = min(j, n)
+        elif not s.startswith("--"):
+            j = sql_statement_end(lines, i) or n
+    elif name == "xml":
+        if s.startswith("<!--"):
+            while j <= n and "-->" not in lines[j - 1]:
+                j += 1
+        elif s.startswith("<![CDATA[") or "<![CDATA[" in s and "]]>" not in s:
+            while j <= n and "]]>" not in lines[j - 1]:
+                j += 1
+        else:
+            while j < n and lines[j - 1].count("<") > lines[j - 1].count(">") and "<" in s:
+                j += 1
+        j = min(j, n)
+    elif name == "toml":  # a multi-line array or string is one value
+        j = _bracketed_end(lines, i, "[{(", "]})", triple=True)
+    # JSON with comments: one line per unit; its brackets nest by indentation and closers.
+    elif name == "ini":
+        ind = indent_of(ln)
+        if not _SECTION.match(ln) and s[0] not in "#;":
+            while j < n and lines[j].strip() and indent_of(lines[j]) > ind and lines[j].strip()[0] not in "#;":
+                j += 1
+    elif name == "makefile" and s.startswith("define"):
+        while j < n and not lines[j - 1].strip().startswith("endef"):
+            j += 1
+    if name in ("dockerfile", "makefile", "properties") or (name == "lines" and s.endswith("\\")):
+        while j < n and lines[j - 1].rstrip().endswith("\\"):
+            j += 1
+    if name == "dockerfile" and (m := _HEREDOC.search(lines[j - 1])) and not s.startswith("#"):
+        word = m.group(1)
+        while j < n and lines[j].strip() != word:
+            j += 1
+        j = min(j + 1, n)
+    return max(j, i + 1)
 
 
 def _bracketed_end(lines: list[str], i: int, opens: str, closes: str, triple: bool = False) -> int:
@@ -140,13 +176,16 @@ def _bracketed_end(lines: list[str], i: int, opens: str, closes: str, triple: bo
 _STRING = re.compile(r'"(?:\\.|[^"\\])*"|\'[^\']*\'')
 
 
+_ANY_BRACKET = {"[{": re.compile(r"[\[\]{}]").search, "[{(": re.compile(r"[\[\]{}()]").search}
+
+
 def _bracket_delta(line: str, opens: str, closes: str) -> int:
-    if not any(c in line for c in opens) and not any(c in line for c in closes):
+    if not _ANY_BRACKET[opens](line):
         return 0  # most lines: no bracket at all
     s = line.split(" #", 1)[0] if "#" in line else line
     if "\"" in s or "'" in s:
         s = _STRING.sub("", s)
-    return sum(s.count(c) for c in opens) - sum(s.count(c) for c in closes)
+    return sum(map(s.count, opens)) - sum(map(s.count, closes))
 
 
 def key_of(fmt: Format, line: str) -> str:
@@ -219,71 +258,113 @@ def _is_section(fmt: Format, line: str) -> bool:
 
 
 def build(lines: list[str], fmt: Format) -> list[Node]:
-    """The nodes of ``lines`` in line order, with parents and subtree ends."""
+    """The nodes of ``lines`` in line order, with parents and subtree ends. What a
+    question names a node by is ``key_of(fmt, lines[node.start])``, worked out by the
+    selector for the few nodes whose line holds a word of the question."""
     spans = units(lines, fmt)
     nodes: list[Node] = []
     comment = fmt.comment
     if fmt.nesting == "sections":
         section = -1
         for a, b in spans:
-            ln = lines[a]
-            if _is_section(fmt, ln):
+            if _is_section(fmt, lines[a]):
                 section = len(nodes)
-                nodes.append(Node(a, b, -1, 0, key_of(fmt, ln)))
+                nodes.append(Node(a, b, -1, 0, b))
             else:
-                nodes.append(Node(a, b, section, 1 if section >= 0 else 0, key_of(fmt, ln)))
+                nodes.append(Node(a, b, section, 1 if section >= 0 else 0, b))
     elif fmt.nesting == "blocks":
         nodes = _template_nodes(lines, spans, fmt)
     elif fmt.nesting == "flat":
-        nodes = [Node(a, b, -1, 0, key_of(fmt, lines[a])) for a, b in spans]
+        nodes = [Node(a, b, -1, 0, b) for a, b in spans]
     else:
-        # stack of (effective indent, node index); a block opener's children may share its indent
-        stack: list[tuple[float, int]] = []
+        nodes = _indent_nodes(lines, spans, fmt, comment)
+    for node in nodes:
+        if node.closers:
+            node.end = max(node.head_end, max(e for _, e in node.closers))
+    for i in range(len(nodes) - 1, -1, -1):  # children come after parents: fold ends upwards
+        nd = nodes[i]
+        p = nd.parent
+        if p >= 0 and nd.end > nodes[p].end:
+            nodes[p].end = nd.end
+    return nodes
+
+
+# A unit's first line that this finds nothing in can neither close, continue nor open a
+# block (each is a necessary condition of the format's closer, middle and opener tests
+# below): most lines skip those tests. Makefiles (rare, short) take every test.
+_TEMPLATE_GUARD = re.compile(r"[{}\]]").search
+_CLOSE_GUARD = {"xml": _XML_CLOSER.match, "jsonc": _BRACE_CLOSER.match, "jinja": _TEMPLATE_GUARD,
+                "gotemplate": _TEMPLATE_GUARD, "erb": _TEMPLATE_GUARD, "lines": _TEMPLATE_GUARD}
+
+
+def _indent_nodes(lines: list[str], spans: list[tuple[int, int]], fmt: Format, comment: str) -> list[Node]:
+    """Nodes nested by indentation; closers (``</tag>``, ``}``, ``{% endif %}``) join the
+    block they close. One pass, the per-line work in comprehensions where it can be."""
+    nodes: list[Node] = []
+    heads = [lines[a] for a, _ in spans]
+    # indent_of of each head, inline (a call per line costs more than the arithmetic)
+    indents: list[float] = [w + h.count("\t", 0, w) * 7 if (w := len(h) - len(h.lstrip(" \t"))) else 0
+                            for h in heads]
+    if comment:
         # A comment belongs with what follows it: it nests at the indentation of the next
         # unit that is not a comment (one pass from the end, not a search per comment).
-        is_comment = [bool(comment) and lines[a].lstrip().startswith(comment) for a, _ in spans]
-        next_indent = [-1] * len(spans)
-        following = -1
-        for k in range(len(spans) - 1, -1, -1):
-            next_indent[k] = following
-            if not is_comment[k]:
-                following = indent_of(lines[spans[k][0]])
-        # Formats whose lines never close or continue a block (YAML, properties): no test.
-        closes = fmt.name in _CLOSING_FORMATS
-        k = 0
-        while k < len(spans):
-            a, b = spans[k]
-            ln = lines[a]
-            ind: float = indent_of(ln)
-            if is_comment[k]:
-                ind = max(ind, next_indent[k])
-            closer, middle = (_is_closer(fmt, ln), _is_middle(fmt, ln)) if closes else (False, False)
+        is_comment = [h.lstrip().startswith(comment) for h in heads]
+        if any(is_comment):
+            following = -1
+            for k in range(len(spans) - 1, -1, -1):
+                if is_comment[k]:
+                    indents[k] = max(indents[k], following)
+                else:
+                    following = indents[k]
+    # Formats whose lines never close or continue a block (YAML, properties): no test.
+    if fmt.name not in _CLOSING_FORMATS:
+        flagged: set[int] | range = set()
+    elif (guard := _CLOSE_GUARD.get(fmt.name)) is None:
+        flagged = range(len(heads))
+    else:
+        flagged = {k for k, h in enumerate(heads) if guard(h)}
+    # The open nodes, innermost last: their effective indents and indices (a block
+    # opener's children may share its indent), in two lists rather than one of pairs.
+    stack_ind: list[float] = []
+    stack_idx: list[int] = []
+    depths: list[int] = []
+    for k, (a, b) in enumerate(spans):
+        ind = indents[k]
+        opens = False
+        if k in flagged:
+            ln = heads[k]
+            closer, middle = _is_closer(fmt, ln), _is_middle(fmt, ln)
             if closer or middle:
                 keyword = middle or _is_keyword_closer(fmt, ln)
-                target = _closing_target(stack, ind, nodes, keyword)
+                target = _closing_target(stack_ind, stack_idx, ind, nodes, keyword)
                 if target is not None:
                     nodes[target].closers.append((a, b))
-                    while stack and stack[-1][1] != target:
-                        stack.pop()
-                    if closer and stack:
-                        stack.pop()
-                    k += 1
+                    while stack_idx and stack_idx[-1] != target:
+                        stack_ind.pop()
+                        stack_idx.pop()
+                    if closer and stack_idx:
+                        stack_ind.pop()
+                        stack_idx.pop()
                     continue
-            while stack and stack[-1][0] >= ind:
-                stack.pop()
-            parent = stack[-1][1] if stack else -1
-            node = Node(a, b, parent, nodes[parent].depth + 1 if parent >= 0 else 0, key_of(fmt, ln))
-            node.opens_block = closes and _opens_block(fmt, ln)
-            nodes.append(node)
+            opens = _opens_block(fmt, ln)
+        while stack_ind and stack_ind[-1] >= ind:
+            stack_ind.pop()
+            stack_idx.pop()
+        if stack_idx:
+            parent = stack_idx[-1]
+            depth = depths[parent] + 1
+        else:
+            parent, depth = -1, 0
+        stack_idx.append(len(nodes))
+        node = Node(a, b, parent, depth, b)
+        nodes.append(node)
+        depths.append(depth)
+        if opens:
+            node.opens_block = True
             # A block opener's body may sit at its own indentation: it nests under it.
-            stack.append((ind - 0.5 if node.opens_block else ind, len(nodes) - 1))
-            k += 1
-    for node in nodes:
-        node.end = max(node.head_end, max(e for _, e in node.closers)) if node.closers else node.head_end
-    for i in range(len(nodes) - 1, -1, -1):  # children come after parents: fold ends upwards
-        p = nodes[i].parent
-        if p >= 0 and nodes[i].end > nodes[p].end:
-            nodes[p].end = nodes[i].end
+            stack_ind.append(ind - 0.5)
+        else:
+            stack_ind.append(ind)
     return nodes
 
 
@@ -318,21 +399,23 @@ def _template_nodes(lines: list[str], spans: list[tuple[int, int]], fmt: Format)
             nodes[stack[-1][0]].closers.append((a, b))
             continue
         parent = stack[-1][0] if stack else -1
-        nodes.append(Node(a, b, parent, nodes[parent].depth + 1 if parent >= 0 else 0, key_of(fmt, lines[a])))
+        nodes.append(Node(a, b, parent, nodes[parent].depth + 1 if parent >= 0 else 0, b))
         if delta > 0:
             nodes[-1].opens_block = True
             stack.append([len(nodes) - 1, delta])
     return nodes
 
 
-def _closing_target(stack: list[tuple[float, int]], ind: float, nodes: list[Node], keyword: bool) -> int | None:
+def _closing_target(stack_ind: list[float], stack_idx: list[int], ind: float, nodes: list[Node],
+                    keyword: bool) -> int | None:
     """The open node a closer line at indentation ``ind`` closes: the innermost block
     opener for keyword closers (``{% endif %}``, ``endif``), else the innermost node at
     the same indentation (``</tag>``, a closing brace)."""
-    for eff, idx in reversed(stack):
+    for k in range(len(stack_idx) - 1, -1, -1):
+        idx = stack_idx[k]
         if keyword:
             if nodes[idx].opens_block:
                 return idx
-        elif eff <= ind:
-            return idx if eff == ind else None
+        elif stack_ind[k] <= ind:
+            return idx if stack_ind[k] == ind else None
     return None
