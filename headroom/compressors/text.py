@@ -146,16 +146,21 @@ class TextCrusher:
         # counting every unit cost as much as counting the text (issue 34). The words,
         # lower-cased, are found once: the near-duplicate test, the important-word test
         # and BM25 read them too.
-        lowered = [t.lower() for t in texts]
-        words = [_WORD.findall(low) for low in lowered]
-        tokens = [len(t) // 2 if h else _estimate_tokens(t, w) for t, w, h in zip(texts, words, hexdump)]
+        # (map() over bound methods: a man page has thousands of units, and a Python-level
+        # call or attribute look-up per unit and step adds up to a tenth of the call.)
+        lowered = list(map(str.lower, texts))
+        words = list(map(_WORD.findall, lowered))
+        tokens = list(map(_estimate_tokens, texts, words))
+        for i, h in enumerate(hexdump):
+            if h:
+                tokens[i] = len(texts[i]) // 2
         total = sum(tokens)
         ratio = inp.config.router.text_target_ratio * (1.5 - min(1.0, max(0.0, float(inp.aggressiveness))))
         budget = max(1, int(total * min(0.9, ratio)))
 
         # Near-duplicates: the same set of words as any earlier unit, or >= 85 % overlap
         # with one of the recent ones (repeated boilerplate, reworded repeats).
-        keys = [frozenset(w) for w in words]
+        keys = list(map(frozenset, words))
         duplicate = near_duplicates(keys)
         for i, h in enumerate(hexdump):
             duplicate[i] = duplicate[i] or h
@@ -165,7 +170,7 @@ class TextCrusher:
         rel = [0.0] * len(units)
         if inp.relevance is None and inp.query:
             scored = bm25_scores(inp.query, [texts[i] for i in distinct], [lowered[i] for i in distinct],
-                                 [words[i] for i in distinct])
+                                 [words[i] for i in distinct], [keys[i] for i in distinct])
         else:
             scored = inp.relevance_scores([texts[i] for i in distinct])
         for i, r in zip(distinct, scored):
@@ -177,7 +182,9 @@ class TextCrusher:
         # only under IGNORECASE ("ſ" for "s") would slip past that test: a text with any
         # of them is searched unit by unit.
         prefilter = not any(ch in inp.text for ch in _CASE_FOLDED)
+        number, important = _NUMBER.search, _IMPORTANT.search
         scores: list[float] = []
+        paragraph = -1
         for i, u in enumerate(units):
             t = texts[i]
             s = 2.0 * (rel[i] / top)
@@ -185,13 +192,14 @@ class TextCrusher:
                 s += 1.0
             elif i == n - 1:
                 s += 0.6
-            if i == 0 or units[i - 1].paragraph != u.paragraph:
+            if u.paragraph != paragraph:
                 s += 0.4  # topic sentence
+                paragraph = u.paragraph
             if u.line_unit and t.lstrip().startswith("#"):
                 s += 0.8  # headings are cheap and carry structure
-            if _NUMBER.search(t):
+            if number(t):
                 s += 0.3
-            if (not prefilter or not keys[i].isdisjoint(_IMPORTANT_WORDS)) and _IMPORTANT.search(t):
+            if (not prefilter or not keys[i].isdisjoint(_IMPORTANT_WORDS)) and important(t):
                 s += 0.4
             # Mild preference for short units: same information, fewer tokens.
             s -= 0.002 * tokens[i]
@@ -203,7 +211,8 @@ class TextCrusher:
             if not duplicate[i]:
                 keep[i] = True
                 used += tokens[i]
-        for i in sorted(range(n), key=lambda k: (-scores[k], k)):
+        # Best first, ties in text order (a stable sort keeps them so, reversed or not).
+        for i in sorted(range(n), key=scores.__getitem__, reverse=True):
             if keep[i] or duplicate[i]:
                 continue
             if used + tokens[i] > budget:
@@ -240,50 +249,57 @@ def near_duplicates(keys: list[frozenset[str]], window: int = _NEAR_WINDOW, thre
     The same verdicts as calling ``_near_any`` on the window, found without walking it:
     the window's sets are filed by size, and only the sizes that can reach the threshold
     are looked at, newest first (a man page's 2 700 sentences had every one walk 32 sets
-    to skip 26 by size).
+    to skip 26 by size). A set reaching the threshold with ``key`` lacks at most
+    (1 - threshold) * n of its n words, so it holds one of any that many plus one: the
+    longest, the rarest in prose, rule most sets out at a look-up or two instead of an
+    intersection.
     """
     out: list[bool] = []
     exact: set[frozenset[str]] = set()
     by_size: dict[int, list[tuple[int, frozenset[str]]]] = {}
+    sizes_for: dict[int, range] = {}  # the size bounds of _near_any, as whole numbers, per size
     kept = 0  # sets seen so far that were not duplicates: the window's positions
     for key in keys:
         n = len(key)
-        if n and (key in exact or _near_filed(key, by_size, kept - window, threshold)):
-            out.append(True)
-            continue
+        if n:
+            if key in exact:
+                out.append(True)
+                continue
+            sizes = sizes_for.get(n)
+            if sizes is None:
+                sizes = sizes_for[n] = range(math.ceil(n * threshold - 1e-9), math.floor(n / threshold + 1e-9) + 1)
+            start = kept - window
+            probe: list[str] | None = None
+            near = False
+            for m in sizes:
+                filed = by_size.get(m)
+                if not filed:
+                    continue
+                for pos, s in reversed(filed):
+                    if pos < start:
+                        break
+                    if probe is None:
+                        probe = sorted(key, key=len, reverse=True)[: int((1 - threshold) * n + 1e-6) + 1]
+                    if s.isdisjoint(probe):
+                        continue
+                    both = len(key & s)
+                    if both / (n + m - both) >= threshold:
+                        near = True
+                        break
+                if near:
+                    break
+            if near:
+                out.append(True)
+                continue
         out.append(False)
         exact.add(key)
-        by_size.setdefault(n, []).append((kept, key))
+        filed = by_size.get(n)
+        if filed is None:
+            by_size[n] = [(kept, key)]
+        else:
+            filed.append((kept, key))
         kept += 1
     return out
-
-
-def _near_filed(key: frozenset[str], by_size: dict[int, list[tuple[int, frozenset[str]]]], start: int,
-                threshold: float) -> bool:
-    """``_near_any(key, window)`` where the window is the filed sets at positions >= ``start``."""
-    n = len(key)
-    probe: list[str] | None = None
-    # The size bounds of _near_any, as whole numbers.
-    for m in range(math.ceil(n * threshold - 1e-9), math.floor(n / threshold + 1e-9) + 1):
-        filed = by_size.get(m)
-        if not filed:
-            continue
-        for j in range(len(filed) - 1, -1, -1):
-            pos, s = filed[j]
-            if pos < start:
-                break
-            if probe is None:
-                # A set reaching the threshold with ``key`` (and sized as above) lacks at
-                # most (1 - threshold) * n of its words, so it holds one of any that many
-                # plus one: the longest, the rarest in prose, rule most sets out at a few
-                # look-ups instead of an intersection.
-                probe = sorted(key, key=len, reverse=True)[: int((1 - threshold) * n + 1e-6) + 1]
-            if s.isdisjoint(probe):
-                continue
-            both = len(key & s)
-            if both / (n + m - both) >= threshold:
-                return True
-    return False
 
 
 def _near_any(key: frozenset[str], recent: list[frozenset[str]], threshold: float = 0.85) -> bool:
