@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 
 from ..relevance.bm25 import _TOKEN_RE, tokenize
 
@@ -55,21 +56,11 @@ def bm25_scores(query: str, docs: list[str], lowered: list[str] | None = None,
     freqs: dict[int, dict[str, int]] = {}
     lengths: dict[int, int] = {}
     df: dict[str, int] = {}
-    # With the runs' sets at hand, an alphanumeric term is looked up in a set instead of
-    # searched for as a substring: a question's "i", "is", "the" are substrings of nearly
-    # every sentence but whole runs of fewer.
-    sets = run_sets if runs is not None else None
-    alnum_terms = frozenset(t for t in terms if alnum[t])
-    compound_terms = [t for t in terms if not alnum[t]]
+    if runs is not None and run_sets is not None:
+        return _scores_by_term(terms, low, runs, run_sets)
     for d in range(n):
         text = low[d]
-        if sets is None:
-            present = [t for t in terms if t in text]
-        elif sets[d].isdisjoint(alnum_terms):
-            present = [t for t in compound_terms if t in text]
-        else:
-            key = sets[d]
-            present = [t for t in terms if (t in key if alnum[t] else t in text)]
+        present = [t for t in terms if t in text]
         if not present:
             rest.append(d)
             continue
@@ -102,6 +93,61 @@ def bm25_scores(query: str, docs: list[str], lowered: list[str] | None = None,
         for t, f in freq.items():
             s += idf[t] * f * (K1 + 1) / (f + norm)
         out[d] = s
+    return out
+
+
+def _scores_by_term(terms: list[str], low: list[str], runs: list[list[str]], sets: list[frozenset[str]]) -> list[float]:
+    """``bm25_scores`` given each document's runs and their sets, term by term: a term's
+    documents are found by a set look-up each (a question's "i", "is", "the" are
+    substrings of nearly every sentence but whole runs of fewer), and every document's
+    compound tokens in one scan of the joined text. Each document's sum still adds its
+    terms in the query set's order (one term after the other), so the floats agree."""
+    n = len(low)
+    joined = "\n".join(low)
+    # Each document's compound tokens: none crosses the newline between two documents.
+    starts = [0] * n
+    pos = 0
+    for d, text in enumerate(low):
+        starts[d] = pos
+        pos += len(text) + 1
+    lengths = list(map(len, runs))
+    line_of = bisect_right
+    for m in _COMPOUND.finditer(joined):
+        lengths[line_of(starts, m.start()) - 1] += 1
+    avgdl = sum(lengths) / n
+    # The documents of each alphanumeric term, in order: one C-level intersection of
+    # the question's terms with each document's runs.
+    alnum = frozenset(t for t in terms if t.isalnum())
+    docs_of: dict[str, list[int]] = {t: [] for t in alnum}
+    for d, hit in enumerate(map(alnum.intersection, sets)):
+        if hit:
+            for t in hit:
+                docs_of[t].append(d)
+    found: list[tuple[str, list[int], list[int]]] = []
+    for t in terms:
+        if t in alnum:
+            docs = docs_of[t]
+            counts = [runs[d].count(t) for d in docs]
+        else:
+            docs, counts = [], []
+            for d in range(n):
+                if t in low[d]:
+                    c = _TOKEN_RE.findall(low[d]).count(t)
+                    if c:
+                        docs.append(d)
+                        counts.append(c)
+        if docs:
+            found.append((t, docs, counts))
+    out = [0.0] * n
+    norms: dict[int, float] = {}
+    for t, docs, counts in found:
+        f_t = len(docs)
+        idf = math.log(1 + (n - f_t + 0.5) / (f_t + 0.5))
+        for d, f in zip(docs, counts):
+            norm = norms.get(d)
+            if norm is None:
+                norm = norms[d] = K1 * (1 - B + B * lengths[d] / avgdl) if avgdl else K1
+            out[d] += idf * f * (K1 + 1) / (f + norm)
     return out
 
 

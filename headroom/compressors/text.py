@@ -87,36 +87,48 @@ class Unit:
 def split_units(text: str) -> list[Unit]:
     """Sentences (and heading/list lines) with the paragraph each belongs to."""
     units: list[Unit] = []
+    append, extend, line_unit = units.append, units.extend, _LINE_UNIT.match
     for p, para in enumerate(_PARAGRAPH_BREAK.split(text.strip())):
-        rows = [ln for ln in para.splitlines() if ln and not ln.isspace()]
+        rows = para.splitlines()
+        if len(rows) == 1:
+            # One line (a third of a man page's paragraphs): a unit line or prose.
+            line = rows[0]
+            if line.isspace():
+                continue
+            if line_unit(line):
+                append(Unit(line.rstrip(), p, True))
+            else:
+                extend(_sentences(rows, p))
+            continue
+        rows = [ln for ln in rows if ln and not ln.isspace()]
         # Every line break is whitespace to str.split(), so the paragraph's words are its
         # lines' words, counted in one call instead of a list per line.
         if len(rows) >= 3 and len(para.split()) < _LISTING_WORDS_PER_LINE * len(rows):
             # Short lines (a listing, a CSV, a config file) are not hard-wrapped prose:
             # each line is a unit, so they are never glued into one giant "sentence".
-            units.extend([Unit(ln.rstrip(), p, True) for ln in rows])
+            extend([Unit(ln.rstrip(), p, True) for ln in rows])
             continue
         buf: list[str] = []  # prose lines waiting to be split into sentences
         for line in rows:
-            if _LINE_UNIT.match(line):
+            if line_unit(line):
                 if buf:
-                    units.extend(_sentences(buf, p))
+                    extend(_sentences(buf, p))
                     buf = []
-                units.append(Unit(line.rstrip(), p, True))
+                append(Unit(line.rstrip(), p, True))
             else:
                 buf.append(line)
         if buf:
-            units.extend(_sentences(buf, p))
+            extend(_sentences(buf, p))
     return units
 
 
 def _sentences(lines: list[str], paragraph: int) -> list[Unit]:
-    joined = " ".join([ln.strip() for ln in lines])
+    joined = " ".join(map(str.strip, lines))
     # The split keeps each sentence's end mark (the captured group) and drops what follows
     # it: a closing quote or bracket and the spaces.
     parts = _SENTENCE_END.split(joined)
     if len(parts) > 1:
-        pieces = [a + b for a, b in zip(parts[0::2], parts[1::2])]
+        pieces = list(map(str.__add__, parts[0::2], parts[1::2]))
         pieces.append(parts[-1])
     else:
         pieces = parts
