@@ -18,22 +18,13 @@ from __future__ import annotations
 import csv
 
 from ..base import Compressed, CompressInput
-from ..bm25_fast import bm25_scores
+from ..bm25_fast import relevance_scores
 from .aligned import infer, row_cells
 from .select import Table, select_rows
 from .sniff import MIN_ROWS, Dialect, sniff
 
 TARGET_RATIO = 0.15  # of the table's tokens, at aggressiveness 0.5 (header and summary included)
 _GAP = "…"
-
-
-def _relevance(inp: CompressInput, items: list[str]) -> list[float]:
-    """``inp.relevance_scores(items)``, the same floats; BM25 through ``bm25_fast``, which
-    takes apart only the rows holding a question term (two thirds of BM25's time on
-    python -X importtime's 1 300 rows, issue 34)."""
-    if inp.relevance is None and inp.query and items:
-        return bm25_scores(inp.query, items)
-    return inp.relevance_scores(items)
 
 
 def target_ratio(aggressiveness: float) -> float:
@@ -74,7 +65,7 @@ class TableCompressor:
         head_a, head_b = head
         fixed = sum(len(lines[k]) for k in range(head_a, head_b)) + 2 * len(header) * 8
         sel = select_rows(table, query=inp.query, anchors=inp.anchors, budget=budget - fixed,
-                          score=lambda items: _relevance(inp, items))
+                          score=lambda items: relevance_scores(inp, items))
         if len(sel.kept) >= len(body):
             return None
         out = lines[head_a:head_b]
