@@ -17,8 +17,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from itertools import repeat
 from dataclasses import dataclass
+from itertools import repeat
 
 from .base import Compressed, CompressInput
 from .bm25_fast import bm25_scores

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from operator import itemgetter
 
 import numpy as np
@@ -55,7 +56,7 @@ def cells(line: str, starts: tuple[int, ...]) -> list[str]:
 @lru_cache(maxsize=32)
 def _cutter(starts: tuple[int, ...]) -> Callable[[str], tuple[str, ...]]:
     """The line's cells, unstripped, by one itemgetter of slices."""
-    cuts = [slice(a, b) for a, b in zip(starts, starts[1:])] + [slice(starts[-1], None)]
+    cuts = [slice(a, b) for a, b in pairwise(starts)] + [slice(starts[-1], None)]
     if len(cuts) == 1:
         return lambda line: (line[cuts[0]],)
     return itemgetter(*cuts)
