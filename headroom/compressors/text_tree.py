@@ -80,6 +80,7 @@ def _parse(lines: list[str]) -> tuple[list[_Node], dict[int, int]]:
     nodes: list[_Node] = []
     at: dict[int, int] = {}  # line number -> node
     stack: list[int] = []
+    depths: list[int] = []  # the stack's depths (no attribute look-up per step)
     matches = list(map(_PREFIX.match, lines))  # each line's prefix, matched once
     last = len(lines) - 1
     for k, m in enumerate(matches):
@@ -89,13 +90,14 @@ def _parse(lines: list[str]) -> tuple[list[_Node], dict[int, int]]:
             if ln.strip() and k < last and matches[k + 1] is not None and not ln.startswith(" "):
                 nodes.append(_Node(k, "", ln, -1, None))
                 at[k] = len(nodes) - 1
-                stack = [len(nodes) - 1]
+                stack, depths = [len(nodes) - 1], [-1]
             else:
-                stack = []
+                stack, depths = [], []
             continue
         depth = m.end(1)
-        while stack and nodes[stack[-1]].depth >= depth:
+        while depths and depths[-1] >= depth:
             stack.pop()
+            depths.pop()
         parent = stack[-1] if stack else None
         end = m.end()
         i = len(nodes)
@@ -107,6 +109,7 @@ def _parse(lines: list[str]) -> tuple[list[_Node], dict[int, int]]:
             up.children.append(i)
         at[k] = i
         stack.append(i)
+        depths.append(depth)
     # Subtrees numbered by shape: a node's (label, children's shapes) is looked up exactly,
     # so equal numbers mean equal subtrees (no digest to collide, no text to hash).
     shapes: dict[tuple[str, tuple[int, ...]], int] = {}
