@@ -2,12 +2,14 @@
 ``relevance.bm25.BM25(docs).scores(query)``, for less (issue 34).
 
 BM25 builds a term counter per document and an idf for every term of every document;
-a question has a handful of terms. TextCrusher has each sentence's lower-cased text and
-alphanumeric runs at hand already, and with them its sentences are scored in half to two
-thirds of BM25's time (on table rows, where the caller has neither and every row names
-"import", it is no faster, so the table compressor keeps BM25). A document is only
-taken apart when it holds one of the question's terms as a substring; the others count
-for the average length alone, which is measured over all of them at once.
+a question has a handful of terms. Here the scores are summed term by term: a term's
+documents are those whose set of alphanumeric runs holds it (one C-level intersection
+of the question's terms with each set), its count there a ``list.count``, and every
+document's length comes from its runs plus its compound tokens, found in one scan of
+the documents joined by newlines. TextCrusher has each sentence's lower-cased text,
+runs and run set at hand already and passes them; table rows and JSON items are taken
+apart here. Half to two thirds of BM25's time on man pages, import-time tables and
+JSON rows.
 
 Why the lengths agree: ``bm25.tokenize`` gives a document's tokens plus the alphanumeric
 parts of its compound ones ("alt-svc" gives "alt-svc", "alt", "svc"). Every run of
@@ -22,76 +24,103 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
+from typing import TYPE_CHECKING
 
 from ..relevance.bm25 import _TOKEN_RE, tokenize
 
+if TYPE_CHECKING:
+    from .base import CompressInput
+
 _RUN = re.compile(r"[a-z0-9]+")
-# A compound token holds "_" or a separator run followed by a token character; a
-# sentence's closing "." or an option's leading "--" alone make none.
-_COMPOUND_HINT = re.compile(r"_|[.\-:/]+[a-z0-9_]")
+# One match per compound token (a token holding "_" or a separator between two token
+# characters), found at its first such mark and run to the token's end; a sentence's
+# closing "." or an option's leading "--" alone make none. The pattern starts with a
+# character set, which the regex engine scans for in C: counting a man page's compound
+# tokens this way costs a sixth of finding every token and asking each isalnum().
+_COMPOUND = re.compile(r"[_.\-:/](?:(?<=_)|(?<=[a-z0-9][.\-:/])[.\-:/]*(?=[a-z0-9_]))[a-z0-9_.\-:/]*")
 K1, B = 1.5, 0.75  # BM25's defaults
 
 
 def bm25_scores(query: str, docs: list[str], lowered: list[str] | None = None,
-                runs: list[list[str]] | None = None) -> list[float]:
-    """``BM25(docs).scores(query)``. ``lowered`` (each doc lower-cased) and ``runs`` (each
-    lowered doc's ``[a-z0-9]+`` runs) may be passed when the caller has them."""
+                runs: list[list[str]] | None = None, run_sets: list[frozenset[str]] | None = None) -> list[float]:
+    """``BM25(docs).scores(query)``. ``lowered`` (each doc lower-cased), ``runs`` (each
+    lowered doc's ``[a-z0-9]+`` runs) and ``run_sets`` (the set of each doc's runs) may be
+    passed when the caller has them."""
     n = len(docs)
     if not n:
         return []
     q = set(tokenize(query))  # iterated in the same order as BM25's own set of the query
     if not q:
         return [0.0] * n
-    low = lowered if lowered is not None else [d.lower() for d in docs]
-    terms = list(q)  # in the set's order, so each sum below adds in BM25's order
-    alnum = {t: t.isalnum() for t in terms}
-    total = 0
-    rest: list[int] = []  # documents holding no term as a substring (a token is one)
-    freqs: dict[int, dict[str, int]] = {}
-    lengths: dict[int, int] = {}
-    df: dict[str, int] = {}
-    for d in range(n):
-        text = low[d]
-        present = [t for t in terms if t in text]
-        if not present:
-            rest.append(d)
-            continue
-        words = runs[d] if runs is not None else _RUN.findall(text)
-        lengths[d] = length = _length(words, text)
-        total += length
-        toks = None
-        freq: dict[str, int] = {}
-        for t in present:
-            if alnum[t]:
-                c = words.count(t)
-            else:
-                if toks is None:
-                    toks = _TOKEN_RE.findall(text)
-                c = toks.count(t)
-            if c:
-                freq[t] = c
-                df[t] = df.get(t, 0) + 1
-        if freq:
-            freqs[d] = freq
-    if rest:
-        joined = "\n".join([low[d] for d in rest])
-        total += _length(_RUN.findall(joined) if runs is None else [w for d in rest for w in runs[d]], joined)
-    avgdl = total / n
-    idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+    low = lowered if lowered is not None else list(map(str.lower, docs))
+    if runs is None:
+        runs = list(map(_RUN.findall, low))
+    if run_sets is None:
+        run_sets = list(map(frozenset, runs))
+    return _scores_by_term(list(q), low, runs, run_sets)  # the set's order: BM25's order of each sum
+
+
+def relevance_scores(inp: CompressInput, items: list[str]) -> list[float]:
+    """``inp.relevance_scores(items)`` (an embedding scorer when the pipeline has one, else
+    BM25 against the question), the same floats: BM25 through :func:`bm25_scores`, which
+    takes apart only the items holding a question term (two thirds of BM25's time on
+    python -X importtime's 1 300 table rows, half on 28 JSON rows; issue 34)."""
+    if inp.relevance is None and inp.query and items:
+        return bm25_scores(inp.query, items)
+    return inp.relevance_scores(items)
+
+
+def _scores_by_term(terms: list[str], low: list[str], runs: list[list[str]], sets: list[frozenset[str]]) -> list[float]:
+    """``bm25_scores`` term by term: a term's
+    documents are found by a set look-up each (a question's "i", "is", "the" are
+    substrings of nearly every sentence but whole runs of fewer), and every document's
+    compound tokens in one scan of the joined text. Each document's sum still adds its
+    terms in the query set's order (one term after the other), so the floats agree."""
+    n = len(low)
+    joined = "\n".join(low)
+    # Each document's compound tokens: none crosses the newline between two documents.
+    starts = [0] * n
+    pos = 0
+    for d, text in enumerate(low):
+        starts[d] = pos
+        pos += len(text) + 1
+    lengths = list(map(len, runs))
+    line_of = bisect_right
+    for m in _COMPOUND.finditer(joined):
+        lengths[line_of(starts, m.start()) - 1] += 1
+    avgdl = sum(lengths) / n
+    # The documents of each alphanumeric term, in order: one C-level intersection of
+    # the question's terms with each document's runs.
+    alnum = frozenset(t for t in terms if t.isalnum())
+    docs_of: dict[str, list[int]] = {t: [] for t in alnum}
+    for d, hit in enumerate(map(alnum.intersection, sets)):
+        if hit:
+            for t in hit:
+                docs_of[t].append(d)
+    found: list[tuple[str, list[int], list[int]]] = []
+    for t in terms:
+        if t in alnum:
+            docs = docs_of[t]
+            counts = [runs[d].count(t) for d in docs]
+        else:
+            docs, counts = [], []
+            for d in range(n):
+                if t in low[d]:
+                    c = _TOKEN_RE.findall(low[d]).count(t)
+                    if c:
+                        docs.append(d)
+                        counts.append(c)
+        if docs:
+            found.append((t, docs, counts))
     out = [0.0] * n
-    for d, freq in freqs.items():
-        s = 0.0
-        norm = K1 * (1 - B + B * lengths[d] / avgdl) if avgdl else K1
-        for t, f in freq.items():
-            s += idf[t] * f * (K1 + 1) / (f + norm)
-        out[d] = s
+    norms: dict[int, float] = {}
+    for t, docs, counts in found:
+        f_t = len(docs)
+        idf = math.log(1 + (n - f_t + 0.5) / (f_t + 0.5))
+        for d, f in zip(docs, counts):
+            norm = norms.get(d)
+            if norm is None:
+                norm = norms[d] = K1 * (1 - B + B * lengths[d] / avgdl) if avgdl else K1
+            out[d] += idf * f * (K1 + 1) / (f + norm)
     return out
-
-
-def _length(runs: list[str], low: str) -> int:
-    """BM25's length of lowered text whose alphanumeric runs are ``runs``: the runs plus
-    the compound tokens (a token with a separator is not alphanumeric)."""
-    if _COMPOUND_HINT.search(low) is None:
-        return len(runs)  # no compound token
-    toks = _TOKEN_RE.findall(low)
-    return len(runs) + len(toks) - sum(map(str.isalnum, toks))

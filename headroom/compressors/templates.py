@@ -151,8 +151,10 @@ class TemplateMiner:
             tokens = ["#" if (i, t) in self.header else t for i, t in enumerate(tokens[:_HEADER_SPAN])] + \
                 tokens[_HEADER_SPAN:]
         route = self._route(tokens)
-        # A key made of parameters (and header tokens) only: see _match.
-        bare = all(_is_variable(t) for t in tokens)
+        # A key made of parameters (and header tokens) only: see _match. The route holds
+        # a step per constant token, and it stops early only after one: a route of the
+        # token count alone walked every token and found them all variable.
+        bare = len(route) == 1
         c = self._match(tokens, route, bare)
         if c is None:
             # A bare "#" is a parameter from the start: it never counts as shared; so is

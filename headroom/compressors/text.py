@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
 
 from .base import Compressed, CompressInput
 from .bm25_fast import bm25_scores
@@ -87,36 +89,48 @@ class Unit:
 def split_units(text: str) -> list[Unit]:
     """Sentences (and heading/list lines) with the paragraph each belongs to."""
     units: list[Unit] = []
+    append, extend, line_unit = units.append, units.extend, _LINE_UNIT.match
     for p, para in enumerate(_PARAGRAPH_BREAK.split(text.strip())):
-        rows = [ln for ln in para.splitlines() if ln and not ln.isspace()]
+        rows = para.splitlines()
+        if len(rows) == 1:
+            # One line (a third of a man page's paragraphs): a unit line or prose.
+            line = rows[0]
+            if line.isspace():
+                continue
+            if line_unit(line):
+                append(Unit(line.rstrip(), p, True))
+            else:
+                extend(_sentences(rows, p))
+            continue
+        rows = [ln for ln in rows if ln and not ln.isspace()]
         # Every line break is whitespace to str.split(), so the paragraph's words are its
         # lines' words, counted in one call instead of a list per line.
         if len(rows) >= 3 and len(para.split()) < _LISTING_WORDS_PER_LINE * len(rows):
             # Short lines (a listing, a CSV, a config file) are not hard-wrapped prose:
             # each line is a unit, so they are never glued into one giant "sentence".
-            units.extend([Unit(ln.rstrip(), p, True) for ln in rows])
+            extend([Unit(ln.rstrip(), p, True) for ln in rows])
             continue
         buf: list[str] = []  # prose lines waiting to be split into sentences
         for line in rows:
-            if _LINE_UNIT.match(line):
+            if line_unit(line):
                 if buf:
-                    units.extend(_sentences(buf, p))
+                    extend(_sentences(buf, p))
                     buf = []
-                units.append(Unit(line.rstrip(), p, True))
+                append(Unit(line.rstrip(), p, True))
             else:
                 buf.append(line)
         if buf:
-            units.extend(_sentences(buf, p))
+            extend(_sentences(buf, p))
     return units
 
 
 def _sentences(lines: list[str], paragraph: int) -> list[Unit]:
-    joined = " ".join([ln.strip() for ln in lines])
+    joined = " ".join(map(str.strip, lines))
     # The split keeps each sentence's end mark (the captured group) and drops what follows
     # it: a closing quote or bracket and the spaces.
     parts = _SENTENCE_END.split(joined)
     if len(parts) > 1:
-        pieces = [a + b for a, b in zip(parts[0::2], parts[1::2])]
+        pieces = list(map(str.__add__, parts[0::2], parts[1::2]))
         pieces.append(parts[-1])
     else:
         pieces = parts
@@ -146,16 +160,28 @@ class TextCrusher:
         # counting every unit cost as much as counting the text (issue 34). The words,
         # lower-cased, are found once: the near-duplicate test, the important-word test
         # and BM25 read them too.
-        lowered = [t.lower() for t in texts]
-        words = [_WORD.findall(low) for low in lowered]
-        tokens = [len(t) // 2 if h else _estimate_tokens(t, w) for t, w, h in zip(texts, words, hexdump)]
+        # (map() over bound methods: a man page has thousands of units, and a Python-level
+        # call or attribute look-up per unit and step adds up to a tenth of the call.)
+        lowered = list(map(str.lower, texts))
+        words = list(map(_WORD.findall, lowered))
+        # A unit's tokens, estimated: a run of letters and digits is about one token, any
+        # other character that is not a space about 0.4 (punctuation and symbols merge in
+        # pairs and threes). On the corpus's man pages the kept share of the tokens stays
+        # within 0.3 points of the exact counts' (by characters alone it fell by 1.5).
+        # The three counts are taken by map() in C.
+        alnum = map(len, map("".join, words))
+        spaces = map(str.count, texts, repeat(" "))
+        tokens = [int(len(w) + 0.4 * (len(t) - a - sp)) + 1 for t, w, a, sp in zip(texts, words, alnum, spaces)]
+        for i, h in enumerate(hexdump):
+            if h:
+                tokens[i] = len(texts[i]) // 2
         total = sum(tokens)
         ratio = inp.config.router.text_target_ratio * (1.5 - min(1.0, max(0.0, float(inp.aggressiveness))))
         budget = max(1, int(total * min(0.9, ratio)))
 
         # Near-duplicates: the same set of words as any earlier unit, or >= 85 % overlap
         # with one of the recent ones (repeated boilerplate, reworded repeats).
-        keys = [frozenset(w) for w in words]
+        keys = list(map(frozenset, words))
         duplicate = near_duplicates(keys)
         for i, h in enumerate(hexdump):
             duplicate[i] = duplicate[i] or h
@@ -165,7 +191,7 @@ class TextCrusher:
         rel = [0.0] * len(units)
         if inp.relevance is None and inp.query:
             scored = bm25_scores(inp.query, [texts[i] for i in distinct], [lowered[i] for i in distinct],
-                                 [words[i] for i in distinct])
+                                 [words[i] for i in distinct], [keys[i] for i in distinct])
         else:
             scored = inp.relevance_scores([texts[i] for i in distinct])
         for i, r in zip(distinct, scored):
@@ -177,8 +203,11 @@ class TextCrusher:
         # only under IGNORECASE ("ſ" for "s") would slip past that test: a text with any
         # of them is searched unit by unit.
         prefilter = not any(ch in inp.text for ch in _CASE_FOLDED)
-        scores: list[float] = []
-        for i, u in enumerate(units):
+        number, important = _NUMBER.search, _IMPORTANT.search
+        # Duplicates are never kept: only the distinct units are scored and ranked.
+        scores = [0.0] * n
+        for i in distinct:
+            u = units[i]
             t = texts[i]
             s = 2.0 * (rel[i] / top)
             if i < 2:
@@ -189,13 +218,13 @@ class TextCrusher:
                 s += 0.4  # topic sentence
             if u.line_unit and t.lstrip().startswith("#"):
                 s += 0.8  # headings are cheap and carry structure
-            if _NUMBER.search(t):
+            if number(t):
                 s += 0.3
-            if (not prefilter or not keys[i].isdisjoint(_IMPORTANT_WORDS)) and _IMPORTANT.search(t):
+            if (not prefilter or not keys[i].isdisjoint(_IMPORTANT_WORDS)) and important(t):
                 s += 0.4
             # Mild preference for short units: same information, fewer tokens.
             s -= 0.002 * tokens[i]
-            scores.append(s)
+            scores[i] = s
 
         keep = [False] * n
         used = 0
@@ -203,8 +232,9 @@ class TextCrusher:
             if not duplicate[i]:
                 keep[i] = True
                 used += tokens[i]
-        for i in sorted(range(n), key=lambda k: (-scores[k], k)):
-            if keep[i] or duplicate[i]:
+        # Best first, ties in text order (a stable sort keeps them so, reversed or not).
+        for i in sorted(distinct, key=scores.__getitem__, reverse=True):
+            if keep[i]:
                 continue
             if used + tokens[i] > budget:
                 continue
@@ -223,15 +253,6 @@ class TextCrusher:
         )
 
 
-def _estimate_tokens(text: str, words: list[str]) -> int:
-    """A unit's tokens, estimated: a run of letters and digits is about one token, any
-    other character that is not a space about 0.4 (punctuation and symbols merge in
-    pairs and threes). On the corpus's man pages the kept share of the tokens stays
-    within 0.3 points of the exact counts' (by characters alone it fell by 1.5)."""
-    other = len(text) - sum(map(len, words)) - text.count(" ")
-    return int(len(words) + 0.4 * other) + 1
-
-
 def near_duplicates(keys: list[frozenset[str]], window: int = _NEAR_WINDOW, threshold: float = 0.85) -> list[bool]:
     """For each word set, whether it is a near-duplicate: equal to any earlier set that was
     not one itself, or ``_near_any`` one of the last ``window`` such sets. Empty sets are
@@ -240,50 +261,60 @@ def near_duplicates(keys: list[frozenset[str]], window: int = _NEAR_WINDOW, thre
     The same verdicts as calling ``_near_any`` on the window, found without walking it:
     the window's sets are filed by size, and only the sizes that can reach the threshold
     are looked at, newest first (a man page's 2 700 sentences had every one walk 32 sets
-    to skip 26 by size).
+    to skip 26 by size). A set reaching the threshold with ``key`` lacks at most
+    (1 - threshold) * n of its n words, so it holds one of any that many plus one: the
+    longest, the rarest in prose, rule most sets out at a look-up or two instead of an
+    intersection.
     """
     out: list[bool] = []
     exact: set[frozenset[str]] = set()
     by_size: dict[int, list[tuple[int, frozenset[str]]]] = {}
+    # Per size: the size bounds of _near_any as whole numbers, and the probe's length.
+    sizes_for: dict[int, tuple[range, int]] = {}
     kept = 0  # sets seen so far that were not duplicates: the window's positions
     for key in keys:
         n = len(key)
-        if n and (key in exact or _near_filed(key, by_size, kept - window, threshold)):
-            out.append(True)
-            continue
+        if n:
+            if key in exact:
+                out.append(True)
+                continue
+            bounds = sizes_for.get(n)
+            if bounds is None:
+                bounds = sizes_for[n] = (range(math.ceil(n * threshold - 1e-9), math.floor(n / threshold + 1e-9) + 1),
+                                         int((1 - threshold) * n + 1e-6) + 1)
+            sizes, p = bounds
+            start = kept - window
+            probe: Sequence[str] | None = None
+            near = False
+            for m in sizes:
+                filed = by_size.get(m)
+                if not filed:
+                    continue
+                for pos, s in reversed(filed):
+                    if pos < start:
+                        break
+                    if probe is None:  # (one word, the most common case, without a sort)
+                        probe = (max(key, key=len),) if p == 1 else sorted(key, key=len, reverse=True)[:p]
+                    if s.isdisjoint(probe):
+                        continue
+                    both = len(key & s)
+                    if both / (n + m - both) >= threshold:
+                        near = True
+                        break
+                if near:
+                    break
+            if near:
+                out.append(True)
+                continue
         out.append(False)
         exact.add(key)
-        by_size.setdefault(n, []).append((kept, key))
+        filed = by_size.get(n)
+        if filed is None:
+            by_size[n] = [(kept, key)]
+        else:
+            filed.append((kept, key))
         kept += 1
     return out
-
-
-def _near_filed(key: frozenset[str], by_size: dict[int, list[tuple[int, frozenset[str]]]], start: int,
-                threshold: float) -> bool:
-    """``_near_any(key, window)`` where the window is the filed sets at positions >= ``start``."""
-    n = len(key)
-    probe: list[str] | None = None
-    # The size bounds of _near_any, as whole numbers.
-    for m in range(math.ceil(n * threshold - 1e-9), math.floor(n / threshold + 1e-9) + 1):
-        filed = by_size.get(m)
-        if not filed:
-            continue
-        for j in range(len(filed) - 1, -1, -1):
-            pos, s = filed[j]
-            if pos < start:
-                break
-            if probe is None:
-                # A set reaching the threshold with ``key`` (and sized as above) lacks at
-                # most (1 - threshold) * n of its words, so it holds one of any that many
-                # plus one: the longest, the rarest in prose, rule most sets out at a few
-                # look-ups instead of an intersection.
-                probe = sorted(key, key=len, reverse=True)[: int((1 - threshold) * n + 1e-6) + 1]
-            if s.isdisjoint(probe):
-                continue
-            both = len(key & s)
-            if both / (n + m - both) >= threshold:
-                return True
-    return False
 
 
 def _near_any(key: frozenset[str], recent: list[frozenset[str]], threshold: float = 0.85) -> bool:

@@ -76,51 +76,40 @@ class _Node:
     size: int = 1
 
 
-def _name(label: str) -> str:
-    """The package-ish name of a label: ``uri-js 4.4.1`` -> ``uri-js``; ``ajv@^6.1`` -> ``ajv``."""
-    parts = label.split(None, 1)
-    head = parts[0] if parts else label
-    at = head.rfind("@")
-    if at > 0:
-        head = head[:at]
-    return head.lower()
-
-
-def _version(label: str) -> str:
-    parts = label.split(None, 2)
-    if len(parts) > 1 and _VERSIONISH.match(parts[1]):
-        return parts[1]
-    head = parts[0] if parts else label
-    at = head.rfind("@")
-    return head[at + 1:] if at > 0 else ""
-
-
 def _parse(lines: list[str]) -> tuple[list[_Node], dict[int, int]]:
     nodes: list[_Node] = []
     at: dict[int, int] = {}  # line number -> node
     stack: list[int] = []
-    for k, ln in enumerate(lines):
-        m = _PREFIX.match(ln)
-        if not m:
+    depths: list[int] = []  # the stack's depths (no attribute look-up per step)
+    matches = list(map(_PREFIX.match, lines))  # each line's prefix, matched once
+    last = len(lines) - 1
+    for k, m in enumerate(matches):
+        ln = lines[k]
+        if m is None:
             # An unindented label just before drawn children (a root): depth -1.
-            if ln.strip() and k + 1 < len(lines) and _PREFIX.match(lines[k + 1]) and not ln.startswith(" "):
+            if ln.strip() and k < last and matches[k + 1] is not None and not ln.startswith(" "):
                 nodes.append(_Node(k, "", ln, -1, None))
                 at[k] = len(nodes) - 1
-                stack = [len(nodes) - 1]
+                stack, depths = [len(nodes) - 1], [-1]
             else:
-                stack = []
+                stack, depths = [], []
             continue
         depth = m.end(1)
-        while stack and nodes[stack[-1]].depth >= depth:
+        while depths and depths[-1] >= depth:
             stack.pop()
+            depths.pop()
         parent = stack[-1] if stack else None
-        level = nodes[parent].level + 1 if parent is not None and nodes[parent].depth >= 0 else 0
-        nodes.append(_Node(k, ln[: m.end()], ln[m.end():].rstrip(), depth, parent, level=level))
-        i = len(nodes) - 1
+        end = m.end()
+        i = len(nodes)
+        if parent is None:
+            nodes.append(_Node(k, ln[:end], ln[end:].rstrip(), depth, None))
+        else:
+            up = nodes[parent]
+            nodes.append(_Node(k, ln[:end], ln[end:].rstrip(), depth, parent, level=up.level + 1 if up.depth >= 0 else 0))
+            up.children.append(i)
         at[k] = i
-        if parent is not None:
-            nodes[parent].children.append(i)
         stack.append(i)
+        depths.append(depth)
     # Subtrees numbered by shape: a node's (label, children's shapes) is looked up exactly,
     # so equal numbers mean equal subtrees (no digest to collide, no text to hash).
     shapes: dict[tuple[str, tuple[int, ...]], int] = {}
@@ -139,10 +128,21 @@ def _salient(nodes: list[_Node], query: str) -> tuple[set[int], set[int]]:
     names (shown with all their children)."""
     words = {w.strip(".,;:?!()'\"`").lower() for w in _WORD.findall(query or "")}
     versions: dict[str, set[str]] = {}
-    names = [_name(n.label) for n in nodes]
-    for n, nm in zip(nodes, names):
-        v = _version(n.label)
-        if _VERSIONISH.match(v):  # installed versions, not the ranges asked for
+    names = []
+    versionish = _VERSIONISH.match
+    for n in nodes:
+        # _name and _version of the label from one split.
+        label = n.label
+        parts = label.split(None, 2)
+        head = parts[0] if parts else label
+        sign = head.rfind("@")
+        nm = (head[:sign] if sign > 0 else head).lower()
+        names.append(nm)
+        if len(parts) > 1 and versionish(parts[1]):
+            v = parts[1]
+        else:
+            v = head[sign + 1:] if sign > 0 else ""
+        if versionish(v):  # installed versions, not the ranges asked for
             versions.setdefault(nm, set()).add(v)
     multi = {nm for nm, vs in versions.items() if len(vs) > 1}
     deepest = max(n.depth for n in nodes)
@@ -213,10 +213,14 @@ def _render(lines: list[str], nodes: list[_Node], at: dict[int, int], salient: s
         # Folding (1: below the top level, 2: everywhere): only children on a salient path
         # (all children of a named node) are shown; the rest are counted.
         keep_all = fold == 0 or (fold == 1 and n.depth < 0) or (i in named and len(kids) <= _NAMED_KIDS)
-        shown = kids if keep_all else [c for c in kids if holds[c]]
-        more = sum(nodes[c].size for c in kids if c not in shown)
+        if keep_all:
+            shown, more = kids, 0
+        else:  # (a child is shown when it holds a salient node: no list look-up per child)
+            shown = [c for c in kids if holds[c]]
+            folded = [c for c in kids if not holds[c]]
+            more = sum([nodes[c].size for c in folded])
+            _hide(nodes, folded, hidden)
         tail = f" [+{more} below]" if more else ""
-        _hide(nodes, [c for c in kids if c not in shown], hidden)
         stats["folded"] += more
         if shown and all(not nodes[c].children for c in shown) and len(shown) >= 2:
             out.append(f"{line}: {', '.join(nodes[c].label for c in shown)}{tail}")

@@ -194,3 +194,11 @@ def test_huge_lines_do_not_make_a_huge_grid() -> None:
         tracemalloc.stop()
     assert peak < 20_000_000  # a grid as wide as the longest line would be 120 MB
     assert layout is not None and layout.names[0] == "NAME"
+
+
+@settings(max_examples=300, deadline=None)
+@given(line=st.text(alphabet=" ab1\t.", max_size=40),
+       starts=st.lists(st.integers(0, 45), min_size=1, max_size=6, unique=True).map(lambda xs: tuple(sorted(xs))))
+def test_cells_are_the_slices_between_column_starts(line, starts):
+    bounds = (*starts[1:], max(len(line), starts[-1]))
+    assert cells(line, starts) == [line[a:b].strip() for a, b in zip(starts, bounds)]

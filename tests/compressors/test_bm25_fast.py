@@ -35,3 +35,24 @@ def test_real_question_over_table_rows():
     query = "Which module under pkg.mod_17 is the slowest import?"
     assert bm25_scores(query, rows) == BM25(rows).scores(query)
     assert max(bm25_scores(query, rows)) > 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(query=_doc, docs=st.lists(_doc, min_size=1, max_size=15))
+def test_same_floats_given_the_runs_sets(query, docs):
+    import re
+    low = [d.lower() for d in docs]
+    runs = [re.findall(r"[a-z0-9]+", d) for d in low]
+    assert bm25_scores(query, docs, low, runs, [frozenset(r) for r in runs]) == BM25(docs).scores(query)
+
+
+_token_chars = st.lists(st.sampled_from(list("ab0_.-:/ x\n") + ["é", "--", "a.b", "_x", "x_"]), max_size=30).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=_token_chars)
+def test_compound_tokens_counted_at_their_first_mark(text):
+    from headroom.compressors.bm25_fast import _COMPOUND
+    from headroom.relevance.bm25 import _TOKEN_RE
+    tokens = _TOKEN_RE.findall(text)
+    assert len(_COMPOUND.findall(text)) == sum(not t.isalnum() for t in tokens)

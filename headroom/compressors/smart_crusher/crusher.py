@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ...toin import steer as toin_steer
 from ...tokens import QUICK_EXACT_CHARS, QUICK_WINDOW_CHARS, QUICK_WINDOWS
 from ..base import Compressed, CompressInput
+from ..bm25_fast import relevance_scores
 from ..detect import first_visible_char, parse_json
 from ..tables.records import select_records
 from .asked_field import AskedExtreme, asked_extreme
@@ -281,7 +282,7 @@ class SmartCrusher:
             "first": cfg.first_items, "last": cfg.last_items,
             "max_items": toin_steer.budget(inp.toin, cfg.max_items_after_crush),
             "aggressiveness": inp.aggressiveness, "anchors": inp.anchors, "query": inp.query,
-            "score": inp.relevance_scores,
+            "score": lambda items: relevance_scores(inp, items),  # BM25's floats, for less
         }
         if asked is not None:  # "which item has the most comments?" of a nested listing
             plan = plan_asked_extreme(data, texts, asked, inp.anchors)

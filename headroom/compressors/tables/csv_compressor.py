@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 
 from ..base import Compressed, CompressInput
+from ..bm25_fast import relevance_scores
 from .aligned import infer, row_cells
 from .select import Table, select_rows
 from .sniff import MIN_ROWS, Dialect, sniff
@@ -64,7 +65,7 @@ class TableCompressor:
         head_a, head_b = head
         fixed = sum(len(lines[k]) for k in range(head_a, head_b)) + 2 * len(header) * 8
         sel = select_rows(table, query=inp.query, anchors=inp.anchors, budget=budget - fixed,
-                          score=inp.relevance_scores)
+                          score=lambda items: relevance_scores(inp, items))
         if len(sel.kept) >= len(body):
             return None
         out = lines[head_a:head_b]

@@ -14,6 +14,7 @@ import string
 from typing import Any
 
 from ..base import CompressInput
+from ..bm25_fast import relevance_scores
 from .csv_compressor import target_ratio
 from .select import Selection, Table, number, select_rows
 
@@ -83,5 +84,6 @@ def select_records(data: list[Any], texts: list[str], tokens: int, inp: Compress
     cost = tokens / len(data)  # numeric records are near-uniform: no per-item count
     table = Table(names=names, rows=rows, costs=[cost] * len(data), texts=texts)
     sel = select_rows(table, query=inp.query, anchors=inp.anchors,
-                      budget=tokens * target_ratio(inp.aggressiveness), fmt=_cell_text, score=inp.relevance_scores)
+                      budget=tokens * target_ratio(inp.aggressiveness), fmt=_cell_text,
+                      score=lambda items: relevance_scores(inp, items))
     return sel if len(sel.kept) < len(data) else None
