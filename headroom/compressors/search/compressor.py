@@ -72,18 +72,16 @@ def definition_hits(matches: list[Hit], symbols: list[str]) -> list[Hit]:
     strong: list[Hit] = []
     weak: list[Hit] = []
     families: dict[str, str | None] = {}
-    finder = DefinitionFinder(frozenset(symbols))
-    ranks: dict[tuple[str, str | None], int | None] = {}  # a line repeated across files is judged once
+    keys: list[tuple[str, str] | None] = []
     for h in matches:
         fam = families.get(h.path, "?")
         if fam == "?":
             fam = families[h.path] = family_of(h.path)
-        if fam is None:
-            continue  # no language: defines nothing
-        key = (h.text, fam)
-        rank = ranks.get(key, -1)
-        if rank == -1:
-            rank = ranks[key] = finder.rank(h.text, fam)
+        keys.append(None if fam is None else (h.text, fam))  # no language: defines nothing
+    distinct = [k for k in dict.fromkeys(keys) if k is not None]  # a line repeated across files is judged once
+    rank_of = dict(zip(distinct, DefinitionFinder(frozenset(symbols)).ranks(distinct))).get
+    for h, key in zip(matches, keys):
+        rank = rank_of(key) if key is not None else None
         if rank is not None:
             (strong if rank == STRONG else weak).append(h)
     return strong[:_MAX_DEFINITIONS] + weak[:_MAX_WEAK_BESIDE_STRONG if strong else _MAX_WEAK]
