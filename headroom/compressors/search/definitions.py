@@ -202,16 +202,23 @@ class DefinitionFinder:
         else:  # a line holding a line break: one by one
             marked = [self._mark(_MARK, head) for head in heads]
         out: list[int | None] = []
+        shapes_of = self.shapes
         for (_, family), head, m in zip(lines, heads, marked):
             # A definition names itself early in its line; a symbol first seen further in is
             # a use, and skipping it bounds the shapes' backtracking over what precedes the name.
-            if family is None or _MARK not in m or not 0 <= self._first(head) <= _NAME_WITHIN or \
-                    (_MARK in head and m.count(_MARK) == head.count(_MARK)):  # the text's own mark character
+            # The first mark is never before the first occurrence: within the bound, so is that.
+            p = m.find(_MARK)
+            if p < 0 or family is None:
                 out.append(None)
                 continue
-            shapes = self.shapes.get(family)
+            if p > _NAME_WITHIN or _MARK in head:
+                first = self._first(head)
+                if first < 0 or first > _NAME_WITHIN or m.count(_MARK) == head.count(_MARK):
+                    out.append(None)  # a use; or no mark but the text's own mark character
+                    continue
+            shapes = shapes_of.get(family)
             if shapes is None:
-                shapes = self.shapes[family] = _shapes(family)
+                shapes = shapes_of[family] = _shapes(family)
             if shapes[0].match(m):  # every shape starts with "^": match, not search
                 out.append(STRONG)
             elif shapes[1].match(m):
