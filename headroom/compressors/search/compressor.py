@@ -70,17 +70,26 @@ def definition_hits(matches: list[Hit], symbols: list[str]) -> list[Hit]:
     return [matches[m] for m in definition_indices(matches, symbols)]
 
 
-def definition_indices(matches: list[Hit], symbols: list[str]) -> list[int]:
-    """:func:`definition_hits` as positions in ``matches``."""
+def definition_indices(matches: list[Hit], symbols: list[str], spans: list[range] | None = None) -> list[int]:
+    """:func:`definition_hits` as positions in ``matches``; ``spans``: where each file's
+    matches lie in ``matches``, when the caller knows (a file's language is then looked up
+    once per file, not per match)."""
     strong: list[int] = []
     weak: list[int] = []
-    families: dict[str, str | None] = {}
     keys: list[tuple[str, str] | None] = []
-    for h in matches:
-        fam = families.get(h.path, "?")
-        if fam == "?":
-            fam = families[h.path] = family_of(h.path)
-        keys.append(None if fam is None else (h.text, fam))  # no language: defines nothing
+    if spans is not None:
+        for span in spans:
+            if span:
+                fam = family_of(matches[span.start].path)
+                # No language: defines nothing.
+                keys += [(matches[m].text, fam) for m in span] if fam is not None else [None] * len(span)
+    else:
+        families: dict[str, str | None] = {}
+        for h in matches:
+            fam = families.get(h.path, "?")
+            if fam == "?":
+                fam = families[h.path] = family_of(h.path)
+            keys.append(None if fam is None else (h.text, fam))  # no language: defines nothing
     distinct = [k for k in dict.fromkeys(keys) if k is not None]  # a line repeated across files is judged once
     rank_of = dict(zip(distinct, DefinitionFinder(frozenset(symbols)).ranks(distinct))).get
     for m, key in enumerate(keys):
@@ -118,13 +127,16 @@ def _hits_word(n: int) -> str:
     return "hit" if n == 1 else "hits"
 
 
-def summary_lines(files: list[FileHits], kept: dict[int, list[Hit]]) -> dict[int, str]:
+def summary_lines(files: list[FileHits], kept: dict[int, list[Hit]],
+                  matches: list[list[Hit]] | None = None) -> dict[int, str]:
     """file index -> the line that summarises its hits not in view. Files with nothing
     in view: one line each for the ``_MAX_FILE_LINES`` with most hits; the rest one line per
-    directory, under the first of its files (and a last line counting what is left)."""
+    directory, under the first of its files (and a last line counting what is left).
+    ``matches``: each file's matches (its hits less context lines), when the caller has them."""
     out: dict[int, str] = {}
     unseen: list[int] = []
-    matches = [[h for h in f.hits if not h.context] for f in files]  # each file's, taken once
+    if matches is None:
+        matches = [[h for h in f.hits if not h.context] for f in files]  # each file's, taken once
     counts = [len(fm) for fm in matches]
     for i, f in enumerate(files):
         fm = matches[i]
@@ -180,13 +192,14 @@ class SearchCompressor:
 
         texts = [h.text for h in matches]
         symbols = searched_symbols(inp.tool_arguments, inp.query, texts)
-        defs = definition_indices(matches, symbols) if symbols else []
+        defs = definition_indices(matches, symbols, spans) if symbols else []
 
         # Grep output repeats the same line content across files (every call site of a
         # function reads alike); score each distinct content once.
         # Lines too long to be filler are not scored (tokenizing minified bundles was most of
         # the cost of a JavaScript search); they count as 0.
-        distinct = list(dict.fromkeys(t for t in texts if len(t) <= _MAX_FILLER_CHARS))
+        unique = dict.fromkeys(texts)
+        distinct = [t for t in unique if len(t) <= _MAX_FILLER_CHARS]
         scores = bm25_scores(inp.query, distinct) if inp.relevance is None else inp.relevance_scores(distinct)
         score_of = dict(zip(distinct, scores)).get
         # No anchors, nothing anchored: the "path:text" strings are not built at all.
@@ -196,9 +209,11 @@ class SearchCompressor:
         # the file's index, then the match's position; the keys before the position are
         # unique, so no two entries ever tie.
         ranked: list[list[tuple[bool, float, int, int, int]]] = []
+        neg_score = [-score_of(t, 0.0) for t in texts]
+        some_too_long = len(distinct) < len(unique)  # else every match may be filler
         for i, span in enumerate(spans):
-            fm = [m for m in span if m in anchored or len(texts[m]) <= _MAX_FILLER_CHARS]
-            ranked.append([(m not in anchored, -score_of(texts[m], 0.0), k, i, m) for k, m in enumerate(fm)])
+            fm = [m for m in span if m in anchored or len(texts[m]) <= _MAX_FILLER_CHARS] if some_too_long else span
+            ranked.append([(m not in anchored, neg_score[m], k, i, m) for k, m in enumerate(fm)])
 
         # Definitions always stay, outside the caps (but they use up the total); anchored
         # matches always stay too, inside the total cap. Then one match per file (best files first), then the best remaining
@@ -238,7 +253,7 @@ class SearchCompressor:
             k = [matches[m] for m in span if m in chosen]
             if k:
                 kept[i] = k
-        summaries = summary_lines(files, kept)
+        summaries = summary_lines(files, kept, [matches[span.start:span.stop] for span in spans])
         chosen_ids = None if plain else {id(matches[m]) for m in chosen}
         out: list[str] = []
         for i, f in enumerate(files):
