@@ -190,3 +190,11 @@ def test_gated_shapes_match_as_the_shapes_without_their_gate(parts: list[str], f
     line = "".join(parts)
     gated, plain = _shapes(family), _ungated(family)
     assert [bool(rx.match(line)) for rx in gated] == [bool(rx.match(line)) for rx in plain]
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts=st.lists(st.lists(st.sampled_from(["Σ", "ΑΣ", "σ", "İ", "a", " ", "'", "\u0345", "K", "é", "."]),
+                               max_size=6).map("".join), min_size=1, max_size=6))
+def test_lines_lower_cased_together_are_each_lower_cased(texts: list[str]) -> None:
+    # symbol.searched_symbols and anchored_hits lower-case the lines in one call.
+    assert "\n".join(texts).lower().split("\n") == [t.lower() for t in texts]
