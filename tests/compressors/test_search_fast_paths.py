@@ -88,8 +88,8 @@ _CODE = ["def ", "class ", "fn ", "pub ", "struct ", "#define ", "typedef ", "fu
 
 
 def _plain_rx(symbols: frozenset[str]) -> re.Pattern[str]:
-    return re.compile(r"(?<![\w$])(?:%s)(?![\w$])" % "|".join(
-        re.escape(s) for s in sorted(symbols, key=len, reverse=True)))
+    alts = "|".join(re.escape(s) for s in sorted(symbols, key=len, reverse=True))
+    return re.compile(rf"(?<![\w$])(?:{alts})(?![\w$])")
 
 
 def _plain_rank(text: str, family: str | None, symbols: frozenset[str]) -> int | None:
