@@ -21,8 +21,6 @@ then the file's own ``12:text`` lines), and a vimgrep column is printed back.
 
 from __future__ import annotations
 
-import heapq
-
 from ...query.anchors import Anchors
 from ...toin import steer as toin_steer
 from ..base import Compressed, CompressInput
@@ -69,23 +67,35 @@ def definition_hits(matches: list[Hit], symbols: list[str]) -> list[Hit]:
     """The matches that define one of ``symbols``: strong shapes first (at most
     ``_MAX_DEFINITIONS``), then weak ones (``_MAX_WEAK``, fewer beside strong ones), each
     in output order."""
-    strong: list[Hit] = []
-    weak: list[Hit] = []
-    families: dict[str, str | None] = {}
-    finder = DefinitionFinder(frozenset(symbols))
-    ranks: dict[tuple[str, str | None], int | None] = {}  # a line repeated across files is judged once
-    for h in matches:
-        fam = families.get(h.path, "?")
-        if fam == "?":
-            fam = families[h.path] = family_of(h.path)
-        if fam is None:
-            continue  # no language: defines nothing
-        key = (h.text, fam)
-        rank = ranks.get(key, -1)
-        if rank == -1:
-            rank = ranks[key] = finder.rank(h.text, fam)
+    return [matches[m] for m in definition_indices(matches, symbols)]
+
+
+def definition_indices(matches: list[Hit], symbols: list[str], spans: list[range] | None = None) -> list[int]:
+    """:func:`definition_hits` as positions in ``matches``; ``spans``: where each file's
+    matches lie in ``matches``, when the caller knows (a file's language is then looked up
+    once per file, not per match)."""
+    strong: list[int] = []
+    weak: list[int] = []
+    keys: list[tuple[str, str] | None] = []
+    if spans is not None:
+        for span in spans:
+            if span:
+                fam = family_of(matches[span.start].path)
+                # No language: defines nothing.
+                keys += [(matches[m].text, fam) for m in span] if fam is not None else [None] * len(span)
+    else:
+        families: dict[str, str | None] = {}
+        for h in matches:
+            fam = families.get(h.path, "?")
+            if fam == "?":
+                fam = families[h.path] = family_of(h.path)
+            keys.append(None if fam is None else (h.text, fam))  # no language: defines nothing
+    distinct = [k for k in dict.fromkeys(keys) if k is not None]  # a line repeated across files is judged once
+    rank_of = dict(zip(distinct, DefinitionFinder(frozenset(symbols)).ranks(distinct))).get
+    for m, key in enumerate(keys):
+        rank = rank_of(key) if key is not None else None
         if rank is not None:
-            (strong if rank == STRONG else weak).append(h)
+            (strong if rank == STRONG else weak).append(m)
     return strong[:_MAX_DEFINITIONS] + weak[:_MAX_WEAK_BESIDE_STRONG if strong else _MAX_WEAK]
 
 
@@ -117,13 +127,16 @@ def _hits_word(n: int) -> str:
     return "hit" if n == 1 else "hits"
 
 
-def summary_lines(files: list[FileHits], kept: dict[int, list[Hit]]) -> dict[int, str]:
+def summary_lines(files: list[FileHits], kept: dict[int, list[Hit]],
+                  matches: list[list[Hit]] | None = None) -> dict[int, str]:
     """file index -> the line that summarises its hits not in view. Files with nothing
     in view: one line each for the ``_MAX_FILE_LINES`` with most hits; the rest one line per
-    directory, under the first of its files (and a last line counting what is left)."""
+    directory, under the first of its files (and a last line counting what is left).
+    ``matches``: each file's matches (its hits less context lines), when the caller has them."""
     out: dict[int, str] = {}
     unseen: list[int] = []
-    matches = [[h for h in f.hits if not h.context] for f in files]  # each file's, taken once
+    if matches is None:
+        matches = [[h for h in f.hits if not h.context] for f in files]  # each file's, taken once
     counts = [len(fm) for fm in matches]
     for i, f in enumerate(files):
         fm = matches[i]
@@ -163,7 +176,13 @@ class SearchCompressor:
     def compress(self, inp: CompressInput) -> Compressed | None:
         files, other = parse_search(inp.text)
         # Context lines ride along with the matches they surround; they are not items.
-        matches = [h for f in files for h in f.hits if not h.context]
+        # A match is known by its position in ``matches``; each file holds a run of them.
+        matches: list[Hit] = []
+        spans: list[range] = []
+        for f in files:
+            start = len(matches)
+            matches += [h for h in f.hits if not h.context]
+            spans.append(range(start, len(matches)))
         if len(matches) < 2 or other > len(matches):
             return None  # not really search output
         cfg = inp.config.router
@@ -171,78 +190,75 @@ class SearchCompressor:
         per_file = max(1, round(cfg.search_max_per_file * scale))
         total = toin_steer.budget(inp.toin, max(1, round(cfg.search_max_total * scale)))  # learned (headroom.toin)
 
-        symbols = searched_symbols(inp.tool_arguments, inp.query, [h.text for h in matches])
-        defs = definition_hits(matches, symbols) if symbols else []
+        texts = [h.text for h in matches]
+        symbols = searched_symbols(inp.tool_arguments, inp.query, texts)
+        defs = definition_indices(matches, symbols, spans) if symbols else []
 
         # Grep output repeats the same line content across files (every call site of a
         # function reads alike); score each distinct content once.
         # Lines too long to be filler are not scored (tokenizing minified bundles was most of
         # the cost of a JavaScript search); they count as 0.
-        distinct = list(dict.fromkeys(h.text for h in matches if len(h.text) <= _MAX_FILLER_CHARS))
+        unique = dict.fromkeys(texts)
+        distinct = [t for t in unique if len(t) <= _MAX_FILLER_CHARS]
         scores = bm25_scores(inp.query, distinct) if inp.relevance is None else inp.relevance_scores(distinct)
         score_of = dict(zip(distinct, scores)).get
         # No anchors, nothing anchored: the "path:text" strings are not built at all.
-        anchored = {id(matches[i]) for i in anchored_hits(inp.anchors, matches, total)} if inp.anchors else set()
+        anchored = anchored_hits(inp.anchors, matches, total) if inp.anchors else set()
 
         # Per file: its matches keyed best first (anchored, then relevance, then line order),
-        # the file's index last; the keys are unique, so no two entries ever tie.
-        ranked: list[list[tuple[tuple, Hit]]] = []
-        for i, f in enumerate(files):
-            fm = [h for h in f.hits if not h.context and (id(h) in anchored or len(h.text) <= _MAX_FILLER_CHARS)]
-            ranked.append([((id(h) not in anchored, -score_of(h.text, 0.0), k, i), h) for k, h in enumerate(fm)])
+        # the file's index, then the match's position; the keys before the position are
+        # unique, so no two entries ever tie.
+        ranked: list[list[tuple[bool, float, int, int, int]]] = []
+        neg_score = [-score_of(t, 0.0) for t in texts]
+        some_too_long = len(distinct) < len(unique)  # else every match may be filler
+        for i, span in enumerate(spans):
+            fm = [m for m in span if m in anchored or len(texts[m]) <= _MAX_FILLER_CHARS] if some_too_long else span
+            ranked.append([(m not in anchored, neg_score[m], k, i, m) for k, m in enumerate(fm)])
 
         # Definitions always stay, outside the caps (but they use up the total); anchored
         # matches always stay too, inside the total cap. Then one match per file (best files first), then the best remaining
         # matches overall, within both caps.
         # Definitions also take the place of filler: with many of them (a struct defined
         # per platform) the representative hits would only repeat what they show.
-        chosen: set[int] = set(anchored) | {id(h) for h in defs}
+        chosen: set[int] = anchored | set(defs)
         filled = len(anchored) + len(defs)
-        per_count = [sum(1 for _, h in hs if id(h) in chosen) for hs in ranked] if chosen else [0] * len(ranked)
+        per_count = [sum(1 for e in hs if e[4] in chosen) for hs in ranked] if chosen else [0] * len(ranked)
         best = [min(hs) if hs else None for hs in ranked]
-        file_order = sorted(b[0][:2] + (i,) for i, b in enumerate(best) if b is not None)
+        file_order = sorted(b[:2] + (i,) for i, b in enumerate(best) if b is not None)
         for *_, i in file_order:
             if filled >= total:
                 break
             if per_count[i] == 0:
-                chosen.add(id(best[i][1]))
+                chosen.add(best[i][4])
                 per_count[i] += 1
                 filled += 1
         if filled < total:
-            # The best remaining matches overall, in the order one sort of them all would
-            # list them: each file's sorted, merged through a heap of the files' next entries.
-            # A file at its cap would only have its further entries skipped: it leaves the
-            # merge, so one big file does not make the merge walk all of its matches.
-            heads: list[tuple[tuple[tuple, Hit], int, list[tuple[tuple, Hit]]]] = []
+            # The best remaining matches overall, at most a file's remaining share of each:
+            # the first of them in one sort of each file's best remaining ones (what merging
+            # the files' sorted lists, a file leaving at its cap, takes in turn).
+            pool: list[tuple[bool, float, int, int, int]] = []
             for i, hs in enumerate(ranked):
-                if per_count[i] < per_file:
-                    rest = sorted(e for e in hs if id(e[1]) not in chosen)
-                    if rest:
-                        heads.append((rest[0], 0, rest))
-            heapq.heapify(heads)  # entries' keys are unique: the tuples never compare further
-            while heads and filled < total:
-                (key, h), j, rest = heapq.heappop(heads)
-                i = key[-1]
-                chosen.add(id(h))
-                per_count[i] += 1
-                filled += 1
-                if per_count[i] < per_file and j + 1 < len(rest):
-                    heapq.heappush(heads, (rest[j + 1], j + 1, rest))
+                room = per_file - per_count[i]
+                if room > 0:
+                    pool += sorted(e for e in hs if e[4] not in chosen)[:room]
+            pool.sort()
+            chosen.update(e[4] for e in pool[:total - filled])
         if len(chosen) >= len(matches):
             return None
         # Without context lines (grep -n, rg -n) a file shows exactly its chosen matches.
         plain = len(matches) == sum(len(f.hits) for f in files)
 
         kept: dict[int, list[Hit]] = {}
-        for i, f in enumerate(files):
-            k = [h for h in f.hits if not h.context and id(h) in chosen]
+        for i, span in enumerate(spans):
+            k = [matches[m] for m in span if m in chosen]
             if k:
                 kept[i] = k
-        summaries = summary_lines(files, kept)
+        summaries = summary_lines(files, kept, [matches[span.start:span.stop] for span in spans])
+        chosen_ids = None if plain else {id(matches[m]) for m in chosen}
         out: list[str] = []
         for i, f in enumerate(files):
             if i in kept:
-                shown = kept[i] if plain else _with_context(f.hits, chosen)
+                shown = kept[i] if plain else _with_context(f.hits, chosen_ids)
                 heading = shown[0].heading
                 if heading:  # rg --heading: the path line, then the file's own "12:text" lines
                     out.append(f.path)

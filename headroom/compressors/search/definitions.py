@@ -37,7 +37,10 @@ FAMILIES = ("python", "js", "go", "rust", "c", "java", "ruby", "shell")
 
 # "{S}" is where the name goes (the mark that replaced the symbol, see below).
 _C_TYPE_DEF = (  # a function or method header: a return type, the name, "(", and no ";" on the line
-    r"^(?:[A-Za-z_][\w:<>,\s\*&]*[\s\*&])?(?:[\w:<>]+::)?~?{S}\s*\((?!.*;\s*$)",
+    # (Every character before the name is one of the shape's own: the lookahead says so in
+    # one scan, where a line like "int f(EC_KEY *k);" would otherwise be backtracked over
+    # position by position. The two weak C shapes below open the same way.)
+    r"^(?=[\w:<>,\s\*&~]*{S})(?:[A-Za-z_][\w:<>,\s\*&]*[\s\*&])?(?:[\w:<>]+::)?~?{S}\s*\((?!.*;\s*$)",
     (r"^\s+(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:static|inline|virtual|constexpr|explicit|const|unsigned|signed|struct|"
     r"extern|friend|public|private|protected|final|abstract|synchronized|native|override|async|default)\s+)*"
     r"(?:<[^>]*>\s*)?(?!(?:return|else|case|new|delete|throw|goto|sizeof|co_return|co_yield|do|await|yield|in|is|"
@@ -92,10 +95,11 @@ _SHAPES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
          r"^\s*\}\s*{S}\s*;",
          r"^\s*(?:template\s*<[^>]*>\s*)?using\s+{S}\s*=",
          *_C_TYPE_DEF),
-        ((r"^\s*(?:extern\s+)?(?!(?:return|else|case|throw|goto|delete|co_return)\b)[A-Za-z_][\w\s\*&:<>,]*[\s\*&]{S}"
+        ((r"^(?=[\w\s\*&:<>,]*{S})\s*(?:extern\s+)?(?!(?:return|else|case|throw|goto|delete|co_return)\b)"
+          r"[A-Za-z_][\w\s\*&:<>,]*[\s\*&]{S}"
          r"\s*\(.*\)\s*(?:const\s*)?;"),
          r"^\s+{S}\s*(?:=[^,;]*)?,?\s*(?:/[/*].*)?$",
-         r"^(?:(?:static|const|extern)\s+)*[A-Za-z_][\w\s\*]*[\s\*]{S}\s*(?:\[[^\]]*\]\s*)*(?:=|;)"),
+         r"^(?=[\w\s\*]*{S})(?:(?:static|const|extern)\s+)*[A-Za-z_][\w\s\*]*[\s\*]{S}\s*(?:\[[^\]]*\]\s*)*(?:=|;)"),
     ),
     "java": (
         ((r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|protected|internal|static|final|abstract|sealed|open|"
@@ -154,8 +158,12 @@ def _shapes(family: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 @lru_cache(maxsize=64)
 def _symbol_rx(symbols: frozenset[str]) -> re.Pattern[str]:
-    alts = "|".join(re.escape(s) for s in sorted(symbols, key=len, reverse=True))
-    return re.compile(rf"(?<![\w$])(?:{alts})(?![\w$])")
+    """Every occurrence of one of ``symbols`` with no ``[\\w$]`` character on either side,
+    the longest symbol first. Each alternative opens with its symbol's text and looks behind
+    afterwards (``X(?<![\\w$]X)`` is ``(?<![\\w$])X``): a pattern that starts with a literal
+    is searched for as a string, not tried at every position of the text."""
+    alts = "|".join(f"{e}(?<![\\w$]{e})" for e in (re.escape(s) for s in sorted(symbols, key=len, reverse=True)))
+    return re.compile(rf"(?:{alts})(?![\w$])")
 
 
 def definition_rank(text: str, family: str | None, symbols: frozenset[str]) -> int | None:
@@ -166,79 +174,55 @@ def definition_rank(text: str, family: str | None, symbols: frozenset[str]) -> i
     return DefinitionFinder(symbols).rank(text, family)
 
 
-def _is_word(c: str) -> bool:
-    """``[\\w$]`` of the symbol regex, for one character (``\\w`` is ``isalnum`` or ``_``)."""
-    return c.isalnum() or c == "_" or c == "$"
-
-
-def _mark_one(head: str, sym: str, pos: int) -> str | None:
-    """What the symbol regex's substitution gives for one symbol (every occurrence with no
-    word character on either side replaced by the mark), by ``str.find`` and slicing; None
-    when nothing is replaced. ``pos`` is the first occurrence. The regex's lookbehind ran
-    at every position of the line: most of a line's cost before the shapes."""
-    size, n = len(sym), len(head)
-    parts: list[str] = []
-    last = 0
-    while pos >= 0:
-        end = pos + size
-        if (pos and _is_word(head[pos - 1])) or (end < n and _is_word(head[end])):
-            pos = head.find(sym, pos + 1)  # part of a longer word: the regex goes on one further
-            continue
-        parts.append(head[last:pos])
-        parts.append(_MARK)
-        last = end
-        pos = head.find(sym, end)
-    if not parts:
-        return None
-    parts.append(head[last:])
-    return "".join(parts)
-
-
 class DefinitionFinder:
-    """:func:`definition_rank` for many lines and one set of symbols (the per-line work
-    only: the symbols' regex and the families' shapes are looked up once)."""
+    """:func:`definition_rank` for many lines and one set of symbols (the symbols' regex
+    and the families' shapes are looked up once)."""
 
     def __init__(self, symbols: frozenset[str]):
         self.symbols = tuple(symbols)
-        # One symbol (nearly every search): a line is marked by slicing (_mark_one), not by
-        # the regex.
-        self.single = self.symbols[0] if len(self.symbols) == 1 and self.symbols[0] else None
-        self._symbols = symbols
-        self._mark = None
+        self._mark = _symbol_rx(symbols).sub
         self.shapes: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {}
 
-    def mark(self, head: str) -> str | None:
-        """``head`` with each whole-word occurrence of a symbol replaced by the mark, or
-        None when there is none."""
-        if self._mark is None:
-            self._mark = _symbol_rx(self._symbols).subn
-        head, n = self._mark(_MARK, head)
-        return head if n else None
+    def _first(self, head: str) -> int:
+        """Where the first occurrence of a symbol starts (part of a longer word or not), or -1."""
+        if len(self.symbols) == 1:
+            return head.find(self.symbols[0])
+        return min((i for sym in self.symbols if (i := head.find(sym)) >= 0), default=-1)
 
     def rank(self, text: str, family: str | None) -> int | None:
-        if family is None:
-            return None
-        head = text[:_HEAD]
-        sym = self.single
-        if sym is not None:
-            first = head.find(sym)
+        return self.ranks([(text, family)])[0]
+
+    def ranks(self, lines: list[tuple[str, str | None]]) -> list[int | None]:
+        """:meth:`rank` of each (text, family). The lines' heads are marked in one
+        substitution over them all, joined by line breaks (which no symbol touches)."""
+        heads = [text[:_HEAD] if family is not None else "" for text, family in lines]
+        joined = "\n".join(heads)
+        if joined.count("\n") == len(heads) - 1:
+            marked = self._mark(_MARK, joined).split("\n")
+        else:  # a line holding a line break: one by one
+            marked = [self._mark(_MARK, head) for head in heads]
+        out: list[int | None] = []
+        shapes_of = self.shapes
+        for (_, family), head, m in zip(lines, heads, marked):
             # A definition names itself early in its line; a symbol first seen further in is
             # a use, and skipping it bounds the shapes' backtracking over what precedes the name.
-            if first < 0 or first > _NAME_WITHIN:
-                return None
-            marked: str | None = _mark_one(head, sym, first)
-        else:
-            first = min((i for sym in self.symbols if (i := head.find(sym)) >= 0), default=-1)
-            if first < 0 or first > _NAME_WITHIN:
-                return None
-            marked = self.mark(head)
-        if marked is None:
-            return None
-        shapes = self.shapes.get(family)
-        if shapes is None:
-            shapes = self.shapes[family] = _shapes(family)
-        if shapes[0].match(marked):  # every shape starts with "^": match, not search
-            return STRONG
-        if shapes[1].match(marked):
-            return WEAK
-        return None
+            # The first mark is never before the first occurrence: within the bound, so is that.
+            p = m.find(_MARK)
+            if p < 0 or family is None:
+                out.append(None)
+                continue
+            if p > _NAME_WITHIN or _MARK in head:
+                first = self._first(head)
+                if first < 0 or first > _NAME_WITHIN or m.count(_MARK) == head.count(_MARK):
+                    out.append(None)  # a use; or no mark but the text's own mark character
+                    continue
+            shapes = shapes_of.get(family)
+            if shapes is None:
+                shapes = shapes_of[family] = _shapes(family)
+            if shapes[0].match(m):  # every shape starts with "^": match, not search
+                out.append(STRONG)
+            elif shapes[1].match(m):
+                out.append(WEAK)
+            else:
+                out.append(None)
+        return out

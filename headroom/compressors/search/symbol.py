@@ -13,10 +13,12 @@
 from __future__ import annotations
 
 import json
+import operator
 import re
 import shlex
 from collections import Counter
 from collections.abc import Sequence
+from itertools import repeat
 from typing import Any
 
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
@@ -113,7 +115,7 @@ def _coverage(word: str, lowered: Sequence[str]) -> float:
     if not lowered:
         return 0.0
     low = word.lower()
-    return sum(1 for t in lowered if low in t) / len(lowered)
+    return sum(map(operator.contains, lowered, repeat(low))) / len(lowered)  # counted in C
 
 
 def _sample(texts: Sequence[str]) -> list[str]:
@@ -142,7 +144,10 @@ def searched_symbols(tool_arguments: Any, query: str, texts: Sequence[str]) -> l
     identifier; then the question's identifiers that the hits contain. At most
     ``_MAX_SYMBOLS``, the tool call's first."""
     sample = _sample(texts)
-    lowered = [t.lower() for t in sample]
+    # Lower-cased in one call (a line break stops lower() as a line's end does).
+    lowered = "\n".join(sample).lower().split("\n")
+    if len(lowered) != len(sample):  # a text holding a line break
+        lowered = [t.lower() for t in sample]
     found: list[str] = []
     for s in _argument_strings(tool_arguments) if tool_arguments else []:
         pats = command_patterns(s)
@@ -154,7 +159,7 @@ def searched_symbols(tool_arguments: Any, query: str, texts: Sequence[str]) -> l
     if query and len(found) < _MAX_SYMBOLS:
         asked = [w for w in dict.fromkeys(_IDENT.findall(query)) if w not in found and _looks_like_identifier(w, query)]
         if asked:
-            words = {w for t in sample for w in _IDENT.findall(t)}
+            words = set(_IDENT.findall("\n".join(sample)))  # no identifier spans a line break
             found += [w for w in asked if w in words]
     return found[:_MAX_SYMBOLS]
 
