@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import headroom
@@ -206,8 +206,17 @@ def git_logs(draw) -> tuple[str, list[str]]:
     return "\n".join(out), subjects
 
 
+_SHARED_DIR = "".join(
+    f"commit {k:040x}\nAuthor: A <a@b.c>\nDate:   Mon Nov 23 18:17:07 2026 +0000\n\n    Aaa\n\n a.py | 1 +\n"
+    " 1 files changed, 1 insertions(+)\n\n" for k in range(5)) + (
+    f"commit {5:040x}\nAuthor: A <a@b.c>\nDate:   Mon Nov 23 18:17:07 2026 +0000\n\n    Aaa\n\n a/aa.py | 1 +\n"
+    " a.py | 1 +\n a/a.py | 1 +\n 3 files changed, 3 insertions(+)\n create mode 100644 a/aa.py\n"
+    " create mode 100644 a/a.py\n")
+
+
 @settings(max_examples=60, deadline=None)
 @given(git_logs())
+@example((_SHARED_DIR, ["Aaa"] * 6))  # two created paths of one directory: written a/{aa.py,a.py}
 def test_every_commit_subject_and_created_path_stays_in_view(case: tuple[str, list[str]]) -> None:
     text, subjects = case
     out = compress(text)
@@ -215,7 +224,12 @@ def test_every_commit_subject_and_created_path_stays_in_view(case: tuple[str, li
     for s in subjects:
         assert s in out.text
     created = [ln.split(" ", 4)[4] for ln in text.splitlines() if ln.startswith(" create mode ")]
-    listed = " ".join(ln for ln in out.text.splitlines() if ln.startswith(" created: "))
+    listed = set()
+    for ln in out.text.splitlines():
+        if ln.startswith(" created: "):
+            for item in ln[len(" created: "):].split(", "):  # paths of one directory in the brace form
+                head, brace, rest = item.partition("/{")
+                listed.update(f"{head}/{name}" for name in rest.rstrip("}").split(",")) if brace else listed.add(item)
     assert all(p in listed for p in created)  # at most 5 a commit: under the per-commit cap
 
 
