@@ -111,3 +111,43 @@ def test_xml_that_opens_with_a_licence_comment_is_xml():
     assert ET.fromstring(XML_COMMENT_FIRST).tag.endswith("broker")
     d = claim(XML_COMMENT_FIRST)
     assert d is not None and d.hint == "xml"
+
+
+ANCHORED = """defaults:
+  retries: 2
+  runner: &shared
+    image: builder:2.4
+    pool: general
+  notes: kept for reference
+jobs:
+  lint:
+    script: make lint
+  bench:
+    runner: *shared
+    script: make bench
+"""
+
+
+def test_a_kept_alias_keeps_its_anchor():
+    import yaml
+
+    from headroom.compressors.structured import _keep_anchors
+    from headroom.compressors.structured.formats import FORMATS
+    from headroom.compressors.structured.select import render
+    from headroom.compressors.structured.tree import build
+
+    fmt = FORMATS["yaml"]
+    lines = ANCHORED.split("\n")
+    nodes = build(lines, fmt)
+    # What a selection for the bench job keeps: the job under its parent, nothing of defaults.
+    keep = [ln in ("jobs:", "  bench:", "    runner: *shared", "    script: make bench") for ln in lines]
+    out, _, _ = render(lines, keep, fmt)
+    assert not fmt.check(out)  # an alias without its anchor: the output would not compose
+    _keep_anchors(lines, keep, nodes)
+    out, _, _ = render(lines, keep, fmt)
+    assert fmt.check(out)
+    kept = out.splitlines()
+    assert "defaults:" in kept and "  runner: &shared" in kept  # the anchor's header, under its parent
+    assert yaml.safe_load(out)["jobs"]["bench"]["script"] == "make bench"
+    assert "  retries: 2" not in kept and "  notes: kept for reference" not in kept
+

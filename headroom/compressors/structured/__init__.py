@@ -14,6 +14,8 @@ the input parsed and the output would not, the input passes through unchanged.
 
 from __future__ import annotations
 
+import re
+
 from ..base import Compressed, CompressInput
 from ..detect import ContentType, Detected
 from .detect import detect_format, is_prose
@@ -91,6 +93,8 @@ class StructuredCompressor:
             keep = select(lines, nodes, inp.query, inp.anchors, max(20, int(nonblank * ratio)), fmt)
             if fmt.name == "jsonc":
                 _keep_last_members(lines, keep, nodes)
+            elif fmt.name == "yaml":
+                _keep_anchors(lines, keep, nodes)
             items_before, items_after = len(nodes), sum(1 for nd in nodes if keep[nd.start])
             unit = "entries"
         if all(keep):
@@ -112,6 +116,42 @@ class StructuredCompressor:
             comment=fmt.comment,
             comment_end=fmt.comment_end,
         )
+
+
+# A YAML alias (*name) and anchor (&name) after a line start, a blank, an indicator or a
+# flow bracket; the name runs to the next blank or flow character.
+_ALIAS = re.compile(r"(?:^|[\s\[{,:-])\*([^\s,\[\]{}]+)")
+_ANCHOR = re.compile(r"(?:^|[\s\[{,:-])&([^\s,\[\]{}]+)")
+
+
+def _keep_anchors(lines: list[str], keep: list[bool], nodes) -> None:
+    """YAML: a kept alias needs its anchor, or the output does not compose ("found
+    undefined alias"; the file then passed through whole). An anchor whose line was elided
+    comes back as a kept header is: its node's header lines under its ancestors' (its body
+    may stay elided, as any kept header's may); until nothing is added, since those lines
+    may hold aliases of their own."""
+    node_at = {nd.start: k for k, nd in enumerate(nodes)}
+    anchors = {m.group(1): i for i, ln in enumerate(lines) if "&" in ln for m in _ANCHOR.finditer(ln)}
+    done: set[str] = set()
+    while True:
+        wanted = {m.group(1) for i, ln in enumerate(lines) if keep[i] and "*" in ln for m in _ALIAS.finditer(ln)}
+        todo = [anchors[w] for w in wanted - done if w in anchors]
+        done |= wanted
+        if not todo:
+            return
+        for line in todo:
+            if keep[line]:
+                continue
+            keep[line] = True
+            k = node_at.get(line, -1)
+            while k >= 0:
+                nd = nodes[k]
+                for j in range(nd.start, nd.head_end):
+                    keep[j] = True
+                for a, b in nd.closers:
+                    for j in range(a, b):
+                        keep[j] = True
+                k = nd.parent
 
 
 def _keep_last_members(lines: list[str], keep: list[bool], nodes) -> None:
