@@ -21,7 +21,7 @@ from ..detect import ContentType, Detected
 from .detect import detect_format, is_prose
 from .formats import FORMATS, Format, comment_line
 from .markdown import MARKDOWN, blocks, fences_balanced, select_blocks
-from .select import dropped_runs, fill_short_runs, render, select
+from .select import dropped_runs, fill_short_runs, keep_header, render, select
 from .tree import build
 
 MIN_LINES = 12  # shorter texts pass through: an elision would save next to nothing
@@ -145,13 +145,8 @@ def _keep_anchors(lines: list[str], keep: list[bool], nodes) -> None:
             keep[line] = True
             k = node_at.get(line, -1)
             while k >= 0:
-                nd = nodes[k]
-                for j in range(nd.start, nd.head_end):
-                    keep[j] = True
-                for a, b in nd.closers:
-                    for j in range(a, b):
-                        keep[j] = True
-                k = nd.parent
+                keep_header(nodes[k], keep)
+                k = nodes[k].parent
 
 
 def _keep_last_members(lines: list[str], keep: list[bool], nodes) -> None:

@@ -144,12 +144,7 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
     children = {p: list(group) for p, group in groupby(sorted(range(len(nodes)), key=parent_of), key=parent_of)}
 
     def take(i: int) -> None:
-        nd = nodes[i]
-        for k in range(nd.start, nd.head_end):
-            keep[k] = True
-        for a, b in nd.closers:
-            for k in range(a, b):
-                keep[k] = True
+        keep_header(nodes[i], keep)
 
     def take_with_ancestors(i: int) -> None:
         while i >= 0 and not keep[nodes[i].start]:
@@ -187,6 +182,16 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
         level = [c for i in level for c in children.get(i, ())]
     fill_short_runs(lines, keep)
     return keep
+
+
+def keep_header(nd: Node, keep: list[bool]) -> None:
+    """Keep a node's header lines and the lines that close its block (its body may stay
+    elided)."""
+    for k in range(nd.start, nd.head_end):
+        keep[k] = True
+    for a, b in nd.closers:
+        for k in range(a, b):
+            keep[k] = True
 
 
 def dropped_runs(keep: list[bool]) -> Iterator[tuple[int, int]]:
