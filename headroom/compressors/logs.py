@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..query.intent import content_lemmas, intents_of, names_content_word
+from .text_records import record_mates
 from ..toin import steer as toin_steer
 from .base import Compressed, CompressInput
 from .templates import (
@@ -633,8 +634,8 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
     trace_of = _select_traces(raw, traces, sel)
     text_counts = Counter(raw)
     rare_max = inp.config.router.rare_max
-    _select_by_kind(lines, trace_of.keys(), lowered.anchored(inp.anchors, max(_ANCHOR_LIMIT, n // 50)),
-                    text_counts, sel, rare_max)
+    anchored = lowered.anchored(inp.anchors, max(_ANCHOR_LIMIT, n // 50))
+    _select_by_kind(lines, trace_of.keys(), anchored, text_counts, sel, rare_max)
     for i in _rare_level_lines(lines, levels, rare_max):
         sel.mark(i, 0.5)
     for i, prio in (must or {}).items():
@@ -651,7 +652,12 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
         sel.mark(last, 0)
     stats = _select_templates(lines, trace_of.keys(), text_counts, sel, intents, inp.query, max(2, rare_max))
     # What the question names or asks to rank comes right after errors and anchors.
-    for i in _lines_naming_content_words(lowered, inp.query, n):
+    named = _lines_naming_content_words(lowered, inp.query, n)
+    for i in named:
+        sel.mark(i, 0.5)
+    # A named line inside a short record (blank-line separated blocks: sqlite3 -line rows,
+    # stanzas) brings its record: the asked value is another field of the same row.
+    for i in record_mates(raw, named | anchored):
         sel.mark(i, 0.5)
     if "extreme" in intents:
         for i in _top_value_lines(raw, trace_of.keys()):
