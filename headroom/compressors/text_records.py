@@ -8,8 +8,9 @@ selectors keep the named line, and this module says which lines share its record
 
 from __future__ import annotations
 
-_RECORD_LINES = 16  # a blank-line separated block this short is one record
+_RECORD_LINES = 40  # a blank-line separated block this short is one record (a dpkg stanza: 10-30)
 _MIN_RECORDS = 3
+_RECORD_CHARS = 2_000  # nor one this long (a stanza carrying a line of build ids)
 
 
 def record_mates(raw: list[str], named: set[int]) -> set[int]:
@@ -28,6 +29,7 @@ def record_mates(raw: list[str], named: set[int]) -> set[int]:
         b = i + 1
         while b < n and raw[b].strip() and b - a < _RECORD_LINES:
             b += 1
-        if (a == 0 or not raw[a - 1].strip()) and (b == n or not raw[b].strip()):
+        if (a == 0 or not raw[a - 1].strip()) and (b == n or not raw[b].strip()) \
+                and sum(map(len, raw[a:b])) <= _RECORD_CHARS:
             out.update(range(a, b))
     return out - named

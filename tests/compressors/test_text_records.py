@@ -41,3 +41,31 @@ def test_the_named_rows_other_fields_stay_in_view():
     out = LogCompressor().compress(inp)
     assert out is not None and len(out.text) < len(text) / 2
     assert f"length = {1094 + 17 * i}" in out.text.splitlines()
+
+
+def test_a_stanza_the_question_names_stays_whole():
+    # dpkg's status file shape: one stanza per package, the asked field elsewhere in it.
+    from headroom import HeadroomConfig, Pipeline
+    from headroom.ccr.store import CompressionStore
+
+    stanzas = []
+    for i in range(60):
+        stanzas.append("\n".join([f"Package: tool{i:02d}-{chr(97 + i % 26)}{chr(97 + i * 7 % 26)}x",
+                                  "Status: install ok installed", "Priority: optional", "Section: utils",
+                                  f"Installed-Size: {100 + 37 * i}", "Maintainer: Team <team@example.org>",
+                                  "Architecture: amd64", f"Version: 1.{i}.0-1",
+                                  f"Depends: libc6 (>= 2.{i % 9 + 28})",
+                                  f"Description: helper number {i}",
+                                  " A small helper shipped for the test suite.",
+                                  " It prints its name and exits."]))
+    text = "\n\n".join(stanzas) + "\n"
+    name = f"tool41-{chr(97 + 41 % 26)}{chr(97 + 41 * 7 % 26)}x"
+    body = {"model": "gpt-4o", "messages": [
+        {"role": "user", "content": f"How much disk space does {name} take once installed?"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "sh", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": text}]}
+    r = Pipeline(HeadroomConfig(), store=CompressionStore()).compress_body(body)
+    out = r.body["messages"][2]["content"]
+    assert len(out) < len(text) / 2
+    assert f"Installed-Size: {100 + 37 * 41}" in out.splitlines()

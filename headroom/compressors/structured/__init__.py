@@ -18,10 +18,11 @@ import re
 
 from ..base import Compressed, CompressInput
 from ..detect import ContentType, Detected
+from ..text_records import record_mates
 from .detect import detect_format, is_prose
 from .formats import FORMATS, Format, comment_line
 from .markdown import MARKDOWN, blocks, fences_balanced, select_blocks
-from .select import dropped_runs, fill_short_runs, keep_header, render, select
+from .select import dropped_runs, fill_short_runs, keep_header, question_terms, render, select
 from .tree import build
 
 MIN_LINES = 12  # shorter texts pass through: an elision would save next to nothing
@@ -95,6 +96,10 @@ class StructuredCompressor:
                 _keep_last_members(lines, keep, nodes)
             elif fmt.name == "yaml":
                 _keep_anchors(lines, keep, nodes)
+            elif fmt.name == "lines" and inp.query:
+                # A stanza the question names (dpkg status, sqlite3 -line) stays whole.
+                for i in record_mates(lines, _named_lines(lines, inp.anchors.terms | question_terms(inp.query))):
+                    keep[i] = True
             items_before, items_after = len(nodes), sum(1 for nd in nodes if keep[nd.start])
             unit = "entries"
         if all(keep):
@@ -147,6 +152,18 @@ def _keep_anchors(lines: list[str], keep: list[bool], nodes) -> None:
             while k >= 0:
                 keep_header(nodes[k], keep)
                 k = nodes[k].parent
+
+
+def _named_lines(lines: list[str], terms) -> set[int]:
+    """Lines holding a selective word or anchor of the question: one that names a record,
+    not a field every record has (in at most one line of 100, or three)."""
+    low = [ln.lower() for ln in lines]
+    out: set[int] = set()
+    for term in terms:
+        hits = [i for i, ln in enumerate(low) if term in ln]
+        if len(hits) <= max(3, len(lines) // 100):
+            out.update(hits)
+    return out
 
 
 def _keep_last_members(lines: list[str], keep: list[bool], nodes) -> None:
