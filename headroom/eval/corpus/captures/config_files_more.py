@@ -33,7 +33,6 @@ import json
 import re
 import subprocess
 import tarfile
-import urllib.request
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,7 +40,7 @@ from typing import Any
 
 from ..cases import fact, make_case
 from ..questions import choose
-from ._pypi import SIMPLE_JSON, fetch
+from ._pypi import pypi_sdist
 from .config_files import spread
 
 SOURCE = "config_files_more"
@@ -85,23 +84,7 @@ def _wanted(member: str) -> bool:
 
 
 def _pypi_sdist(name: str, version: str, dest: Path) -> Path:
-    """The release's sdist from PyPI's simple index, its SHA-256 checked, only the wanted
-    members unpacked (never built: no build backend runs)."""
-    index = json.loads(fetch(f"https://pypi.org/simple/{name}/", SIMPLE_JSON))
-    def norm(s: str) -> str:  # PEP 503 style: "pytest_testinfra-1.0.tar.gz" ~ "pytest-testinfra-1.0.tar.gz"
-        return re.sub(r"[-_.]+", "-", s.lower())
-
-    (entry,) = [f for f in index["files"] if norm(f["filename"]) == norm(f"{name}-{version}.tar.gz")]
-
-    req = urllib.request.Request(entry["url"], headers={"User-Agent": "headroom-corpus-build"})
-    with urllib.request.urlopen(req, timeout=300) as resp:
-        data = resp.read()
-    if hashlib.sha256(data).hexdigest() != entry["hashes"]["sha256"]:
-        raise RuntimeError(f"{entry['filename']}: SHA-256 differs from PyPI's index")
-    out = dest / f"{name}-{version}"
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(out, members=[m for m in tar.getmembers() if m.isfile() and _wanted(m.name)], filter="data")
-    return out
+    return pypi_sdist(name, version, dest, _wanted)
 
 
 def _npm_tarball(name: str, version: str, dest: Path) -> Path:

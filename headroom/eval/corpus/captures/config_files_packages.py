@@ -38,13 +38,9 @@ from __future__ import annotations
 
 import glob
 import hashlib
-import io
-import json
 import re
 import sqlite3
 import subprocess
-import tarfile
-import urllib.request
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -54,7 +50,7 @@ from .. import load_cases
 from ..cases import fact, make_case
 from ..questions import choose
 from ._packages import package_name, package_note
-from ._pypi import SIMPLE_JSON, fetch
+from ._pypi import pypi_sdist
 from .config_files import WORDINGS, _pick, ini_keys, spread, toml_keys, xml_keys, yaml_keys
 from .markdown_docs import WORDINGS as MARKDOWN_WORDINGS
 from .markdown_docs import commands_asked
@@ -129,24 +125,7 @@ def _debian_package(name: str, version: str, dest: Path) -> tuple[Path, str]:
 
 
 def _pypi_sdist(name: str, version: str, dest: Path) -> Path:
-    """The release's sdist from PyPI's simple index, its SHA-256 checked, only files of a
-    known format unpacked (never built: no build backend runs)."""
-    index = json.loads(fetch(f"https://pypi.org/simple/{name}/", SIMPLE_JSON))
-
-    def norm(s: str) -> str:  # PEP 503 style: "pydantic_core-2.0.tar.gz" ~ "pydantic-core-2.0.tar.gz"
-        return re.sub(r"[-_.]+", "-", s.lower())
-
-    (entry,) = [f for f in index["files"] if norm(f["filename"]) == norm(f"{name}-{version}.tar.gz")]
-    req = urllib.request.Request(entry["url"], headers={"User-Agent": "headroom-corpus-build"})
-    with urllib.request.urlopen(req, timeout=300) as resp:
-        data = resp.read()
-    if hashlib.sha256(data).hexdigest() != entry["hashes"]["sha256"]:
-        raise RuntimeError(f"{entry['filename']}: SHA-256 differs from PyPI's index")
-    out = dest / f"{name}-{version}"
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        members = [m for m in tar.getmembers() if m.isfile() and format_of(Path(m.name))]
-        tar.extractall(out, members=members, filter="data")
-    return out
+    return pypi_sdist(name, version, dest, lambda m: bool(format_of(Path(m))))
 
 
 def sources(work: Path) -> Iterator[tuple[str, str, Path]]:
