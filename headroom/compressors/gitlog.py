@@ -4,7 +4,8 @@ A commit is read by its structure — the ``commit <hash>`` line, ``Author:``/``
 (and ``Merge:``) headers, the indented message, the per-file ``--stat`` lines, the totals
 line and the ``--summary`` lines (create/delete mode, rename, mode change). What stays in
 view for every commit: an abbreviated hash (still unique in this log), its date, the
-subject line verbatim, the totals line verbatim, every created/deleted/renamed path
+subject line verbatim, the totals (as counts; verbatim, with the whole hash, for a commit
+whose path the question names or whose size it asks the extreme of), every created/deleted/renamed path
 (capped per commit, the rest counted) and the largest file it touched. An author shared
 by every commit is said once. Per-file stat lines beyond the largest, message bodies and
 the ``+++---`` bars are summarised (counts), except lines naming something the question
@@ -183,11 +184,32 @@ def commit_date(c: Commit) -> str:
     return short_date(c.headers.get("Date") or c.headers.get("AuthorDate") or "")
 
 
-def render_commit(c: Commit, short: str, day: str, *, show_author: bool, anchors, largest: bool) -> list[str]:
+def _asked(c: Commit, anchors) -> bool:
+    """The question names a path this commit touched or a word of its subject."""
+    if not anchors:
+        return False
+    return (any(anchors.matches(p) for _, p, _ in c.summary) or any(anchors.matches(p) for p, _, _ in c.stats))
+
+
+def _extreme_commits(commits: list[Commit]) -> set[int]:
+    """Positions of the commits with the most files, insertions and deletions."""
+    numbers = [_TOTAL_NUMBERS.match(c.totals.strip()) for c in commits]
+    out: set[int] = set()
+    for group in (1, 2, 3):
+        values = [int(m[group] or 0) if m else -1 for m in numbers]
+        if values and max(values) > 0:
+            out.add(values.index(max(values)))
+    return out
+
+
+def render_commit(c: Commit, short: str, day: str, *, show_author: bool, anchors, largest: bool,
+                  full: bool = False) -> list[str]:
     """One line per commit (hash, day, subject, totals) and the lines that say which
     paths it created, deleted or renamed. ``day`` is empty when it repeats the previous
-    commit's (the header gives the exact first and last times)."""
-    head = f"{short}{c.decoration}"
+    commit's (the header gives the exact first and last times). A ``full`` commit (one the
+    question names or asks the extreme of) keeps its whole hash and its totals line as git
+    wrote it: the answer is quoted from it, and a prefix or a rewrite is not a quote."""
+    head = f"{c.hash if full else short}{c.decoration}"
     if "Merge" in c.headers:
         head += f" (merge of {c.headers['Merge']})"
     if day:
@@ -197,7 +219,7 @@ def render_commit(c: Commit, short: str, day: str, *, show_author: bool, anchors
     body = [m for m in c.message if m.strip()]
     head += f" {body[0].strip()}" if body else ""
     if c.totals:
-        head += f" | {_totals(c)}"
+        head += f" | {c.totals.strip() if full else _totals(c)}"
     elif c.stats or c.summary:  # --name-status / --name-only: no totals line, count the files
         files = len(c.stats) + len(c.summary)
         head += f" | {files} file{'s' if files != 1 else ''}"
@@ -244,11 +266,13 @@ class GitLogCompressor:
             head += f", {time_span(dates[-1], dates[0])}"
         out = [ln for ln in preamble if ln.strip()] + [head + "]"]
         largest = "extreme" in intents_of(inp.query)
+        extremes = _extreme_commits(commits) if largest else set()
         prev_day = None
-        for c, short, date in zip(commits, _short_hashes(commits), dates):
+        for k, (c, short, date) in enumerate(zip(commits, _short_hashes(commits), dates)):
             day = _day(date)
             out.extend(render_commit(c, short, day if day != prev_day else "", show_author=not one_author,
-                                     anchors=inp.anchors, largest=largest))
+                                     anchors=inp.anchors, largest=largest,
+                                     full=k in extremes or _asked(c, inp.anchors)))
             prev_day = day
         return Compressed(
             text="\n".join(out),

@@ -28,6 +28,12 @@ def run(text: str, query: str = ""):
     return TableCompressor().compress(inp)
 
 
+def aligned(rows: list[list[str]], gap: str) -> str:
+    """Rows as a left-aligned text table, each column as wide as its widest cell."""
+    widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
+    return "\n".join(gap.join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows) + "\n"
+
+
 def kubectl(n: int = 120, seed: int = 3) -> tuple[str, list[list[str]]]:
     """`kubectl get pods`-shaped: left-aligned names, a right-aligned-looking number column."""
     rnd = random.Random(seed)
@@ -36,8 +42,7 @@ def kubectl(n: int = 120, seed: int = 3) -> tuple[str, list[list[str]]]:
         status = "CrashLoopBackOff" if i == 77 else rnd.choice(["Running", "Running", "Running", "Completed"])
         rows.append([f"api-{rnd.randrange(16**6):06x}-{i:03d}", f"{rnd.randint(0, 2)}/2", status,
                      str(41 if i == 77 else rnd.randint(0, 3)), f"{rnd.randint(1, 90)}d"])
-    widths = [max(len(r[k]) for r in rows) for k in range(5)]
-    text = "\n".join("   ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows) + "\n"
+    text = aligned(rows, "   ")
     return text, rows
 
 
@@ -90,8 +95,7 @@ def open_files(seed: int = 5) -> tuple[str, dict[str, list[str]]]:
                                              f"/var/spool/{command}/{rnd.randrange(16**8):08x}.wal"])
         rows += own
         by_command[command] = own
-    widths = [max(len(r[k]) for r in rows) for k in range(7)]
-    text = "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows) + "\n"
+    text = aligned(rows, "  ")
     return text, by_command
 
 
@@ -108,6 +112,50 @@ def test_every_row_of_a_named_command_stays(command: str) -> None:
     for row in by_command[command]:
         assert lines[tuple(row)] in kept
     assert count_tokens(out.text) < 0.4 * count_tokens(text)
+
+
+def sockets(seed: int = 11) -> tuple[str, str]:
+    """An `ss -tanp`-shaped table: listeners, and a client's connections to one of them,
+    seen from both ends, among unrelated ones. The port is a token of address cells."""
+    rnd = random.Random(seed)
+    procs = ["beacon", "quarry-index-writer", "lantern", "thimble", "orchard", "gazette"]
+
+    def unrelated(k: int) -> list[str]:
+        proc = rnd.choice(procs)
+        return ["tcp", "ESTAB", str(rnd.choice([0, 0, 0, rnd.randint(1, 9000)])), "0",
+                f"10.0.{k % 4}.{rnd.randint(2, 250)}:{rnd.randint(30000, 60000)}",
+                f"10.1.{k % 3}.{rnd.randint(2, 250)}:{rnd.choice([443, 5432, 6379])}",
+                f'users:(("{proc}",pid={20 + procs.index(proc)},fd={rnd.randint(5, 90)}))']
+
+    rows = [["Netid", "State", "Recv-Q", "Send-Q", "Local", "Peer", "Process"]]
+    rows += [unrelated(k) for k in range(50)]
+    for k in range(6):  # the client "courier" (pid 40) connects to quarry's port 7021 six times
+        eph = 51000 + 7 * k
+        rows.append(["tcp", "ESTAB", "0", "0", f"127.0.0.1:{eph}", "127.0.0.1:7021",
+                     f'users:(("courier",pid=40,fd={30 + k}))'])
+        rows.append(["tcp", "ESTAB", "0", "0", "127.0.0.1:7021", f"127.0.0.1:{eph}",
+                     f'users:(("quarry-index-writer",pid=21,fd={4 + k}))'])
+    for pid, proc in enumerate(procs, start=20):
+        rows.append(["tcp", "LISTEN", "0", "4096" if pid == 20 else "128", f"127.0.0.1:{7000 + pid}", "0.0.0.0:*",
+                     f'users:(("{proc}",pid={pid},fd=3))'])
+    rows += [unrelated(k) for k in range(70)]
+    text = aligned(rows, "  ")
+    return text, next(ln for ln in text.split("\n") if "LISTEN" in ln and ":7021 " in ln)
+
+
+@pytest.mark.parametrize("question", [
+    "Which process owns the TCP socket on port 7021?",
+    "Who is listening on 7021?",
+    "What pid is bound to port 7021?",
+])
+def test_a_port_the_question_names_keeps_its_listener(question: str) -> None:
+    # The port is not a cell but a token of "127.0.0.1:7021", held by the listener and by a
+    # dozen connections (both ends): relevance alone picks two of the connections.
+    text, listener = sockets()
+    out = run(text, question)
+    assert out is not None and out.lossy
+    assert listener in out.text.split("\n")
+    assert count_tokens(out.text) < 0.5 * count_tokens(text)
 
 
 def test_ls_l_of_a_real_directory_keeps_the_largest_file(tmp_path) -> None:

@@ -130,6 +130,34 @@ def test_a_named_path_keeps_its_stat_lines_and_extremes_show_the_largest_file() 
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.parametrize("question", [
+    "Which commit created src/extra.py? Give me its hash.",
+    "I need the commit id that first added src/extra.py.",
+])
+def test_the_commit_a_question_names_keeps_its_whole_hash_and_totals(tmp_path: Path, question: str) -> None:
+    # "Give me its hash": a prefix is a valid ref but not the hash; the totals line as git
+    # wrote it is what a reader quotes. Only the named commit pays for it.
+    text = git_repo_log(tmp_path)
+    _, commits = parse_git_log(text)
+    named = next(c for c in commits if any(p == "src/extra.py" for _, p, _ in c.summary))
+    out = compress(text, question)
+    lines = out.text.splitlines()
+    assert any(ln.startswith(named.hash + " ") and ln.endswith("| " + named.totals.strip()) for ln in lines)
+    assert [c.hash for c in commits if c.hash in out.text] == [named.hash]
+
+
+def test_the_biggest_commit_keeps_its_whole_hash_and_totals() -> None:
+    text = corpus_log()
+    _, commits = parse_git_log(text)
+    ins = [int(m[1]) if (m := re.search(r"(\d+) insertions", c.totals)) else 0 for c in commits]
+    biggest = commits[ins.index(max(ins))]
+    for question in ("Find the biggest commit by insertions and give its hash.", "Which commit added the most lines?"):
+        out = compress(text, question)
+        assert f"{biggest.hash} " in out.text and biggest.totals.strip() in out.text
+    assert biggest.hash not in compress(text, "What changed?").text
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_renames_deletes_authors_and_anchored_message_lines(tmp_path: Path) -> None:
     text = git_repo_log(tmp_path)
     assert detect_content_type(text) == ContentType.GIT_LOG

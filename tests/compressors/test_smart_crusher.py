@@ -167,6 +167,26 @@ def test_a_question_naming_rows_that_are_here_needs_less_filler():
     assert named.items_after <= 2 + target_size(15, 0.5) // 3 + 3  # edges, a third of the filler, the row
 
 
+@pytest.mark.parametrize("question", [
+    "Which subdivision code does {name} in Ostland have?",
+    "What is the code of {name} (Ostland)?",
+    "{name}, Ostland: its code?",
+])
+def test_a_plain_word_held_by_one_row_names_it(question):
+    # The question names a row by a plain word (no digits, quotes or case to make it an
+    # anchor) and also a value a hundred rows hold: those rows must not crowd it out.
+    rng = random.Random(5)
+    syllables = ["ka", "lo", "mer", "vin", "tas", "du", "rel", "pon", "gha", "is", "tor", "bel"]
+    names = sorted({"".join(rng.choice(syllables) for _ in range(3)).capitalize() for _ in range(600)})[:400]
+    countries = ["Ostland", "Westmark", "Nordvale", "Sudrim"]
+    items = [{"code": f"{countries[i % 4][:2].upper()}-{i:03d}", "name": n, "type": rng.choice(["Province", "Region"]),
+              "country": countries[i % 4]} for i, n in enumerate(names)]
+    for target in items[4::16]:  # Ostland rows
+        out = SmartCrusher().compress(make_input(items, query=question.format(name=target["name"]), sc=LOSSY))
+        assert out is not None and out.items_after < len(items) // 4
+        assert target in lossy_items(out), target
+
+
 def test_search_results_keep_top_scores():
     hits = [{"title": f"result {i}", "url": f"https://docs.example/{i}", "score": round(0.3 + ((i * 37) % 100) / 200, 3)}
             for i in range(200)]

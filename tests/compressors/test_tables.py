@@ -284,7 +284,7 @@ def test_rows_holding_several_anchors_at_once_are_kept() -> None:
     texts = [f"host-{i % 10},{i % 13},status-{i % 7}" for i in range(300)]
     table = Table(names=["host", "n", "status"], rows=[t.split(",") for t in texts], costs=[1.0] * 300, texts=texts)
     anchors = extract_anchors("What did `host-3` report with `status-5`?")
-    rows = _anchored_rows(table, anchors, limit=6)
+    rows = _anchored_rows(table, anchors, limit=6, named_limit=6)
     assert rows and all("host-3," in texts[i] and "status-5" in texts[i] for i in rows)
     assert len(rows) == sum(1 for t in texts if "host-3," in t and "status-5" in t)
 

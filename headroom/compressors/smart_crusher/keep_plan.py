@@ -76,6 +76,8 @@ _INTENT_EDGE = 10
 # is a sawtooth (line numbers restarting per file), not a series changing regime.
 _ITEMS_PER_SHIFT = 50
 _NAMED_FILLER_SHARE = 1 / 3  # of the filler slots, when the question names rows that are here
+# A question word held by at most this many rows names them (see rare_word_indices).
+_RARE_WORD_ROWS = 3
 
 
 @dataclass
@@ -123,6 +125,25 @@ def anchor_indices(index: RowIndex, anchors: Anchors) -> set[int]:
     for term in sorted(anchors.terms):
         hits = index.containing(term, limit)
         if len(hits) <= limit:
+            out.update(hits)
+    return out
+
+
+def rare_word_indices(index: RowIndex, query: str, most: int = _RARE_WORD_ROWS) -> set[int]:
+    """Rows holding a content word of the question that at most ``most`` rows hold.
+
+    "Which code does Creuse in France have?" over 400 subdivisions: "france" is in a
+    hundred rows and names none of them, "creuse" is in one and names it. A plain word
+    is not an anchor (no digits, quotes or case to mark it), so without this the row is
+    only a relevance candidate, and a question that also names a common value (the
+    country) fills every slot with that value's rows first."""
+    if not query:
+        return set()
+    content = content_lemmas(query)
+    out: set[int] = set()
+    for w in sorted({w for w in tokenize(query) if len(w) >= 4 and w in content and w not in _QUESTION_STOPWORDS}):
+        hits = index.containing(w, most)
+        if len(hits) <= most:
             out.update(hits)
     return out
 
@@ -265,7 +286,8 @@ def plan_records(items: list[Any], texts: list[str], stats: dict[str, FieldStats
         ERRORS: structural | rows_with_error_text(index),
         ANOMALIES: set(),
         CHANGE_POINTS: set(),
-        ANCHORS: anchor_indices(index, anchors) | sparse_key_anchor_indices(items, stats, anchors),
+        ANCHORS: (anchor_indices(index, anchors) | sparse_key_anchor_indices(items, stats, anchors)
+                  | rare_word_indices(index, query)),
         EDGES: edge_indices(n, first, last),
     }
     shifts: set[int] = set()
@@ -469,7 +491,8 @@ def plan_scalars(items: list[Any], texts: list[str], *, threshold: float, first:
     index = RowIndex(texts)
     errors = {i for i, v in enumerate(items) if isinstance(v, str) and is_error_item(v)} | rows_with_error_text(index)
     must = {ERRORS: errors, ANOMALIES: anomalies, CHANGE_POINTS: change_points,
-            ANCHORS: anchor_indices(index, anchors), EDGES: edge_indices(n, first, last), EXTREMES: extremes}
+            ANCHORS: anchor_indices(index, anchors) | rare_word_indices(index, query),
+            EDGES: edge_indices(n, first, last), EXTREMES: extremes}
     all_must = set().union(*must.values())
     slots = target_size(max_items, aggressiveness)
     rankings = [relevance_ranking(index, query, score, slots), evenly_spaced(n, max(slots * 4, slots)), range(n)]

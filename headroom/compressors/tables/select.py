@@ -33,6 +33,9 @@ _FAR_OUT = 3.0  # Tukey's far-out fence, in IQRs
 _OUTLIERS_PER_COLUMN = 2
 _MAX_RAGGED = 5
 _RELEVANT_ROWS = 2  # best-scoring rows, when the question names no cell and no column
+# A number of the question this long (a port, a pid, an id) is selective as a whole token;
+# shorter ones ("18" of a time) are everywhere.
+_SELECTIVE_DIGITS = 3
 _NAMED_ROWS = 32  # at most this many rows sharing the cells the question names are kept
 _UNNAMED_EXTREME_COLUMNS = 8  # numeric columns whose extreme is kept when the question names none
 _MAX_SUMMARY_COLUMNS = 40
@@ -252,11 +255,12 @@ def _names(cell: str, qlow: str) -> bool:
     return len(low) >= 3 and low in qlow and re.search(r"(?<!\w)" + re.escape(low) + r"(?!\w)", qlow) is not None
 
 
-def _anchored_rows(table: Table, anchors, limit: int) -> list[int]:
+def _anchored_rows(table: Table, anchors, limit: int, named_limit: int) -> list[int]:
     """Rows naming a selective non-numeric anchor of the question (an id, a quoted
-    string), and the rows holding the most of its anchors at once when few rows do: a
-    time asked as "18:12 UTC on 4 March" names the row whose timestamp holds 18 and 12
-    (and the host) where each alone is common."""
+    string), rows holding a long number of the question as a whole token when at most
+    ``named_limit`` rows do, and the rows holding the most of its anchors at once when
+    few rows do: a time asked as "18:12 UTC on 4 March" names the row whose timestamp
+    holds 18 and 12 (and the host) where each alone is common."""
     if not anchors or table.texts is None:
         return []
     lowered = [t.lower() for t in table.texts]
@@ -267,8 +271,17 @@ def _anchored_rows(table: Table, anchors, limit: int) -> list[int]:
         hits = [i for i, t in enumerate(lowered) if term in t]
         if not hits or len(hits) == n:
             continue  # in every row: names nothing in particular
-        if len(hits) <= limit and number(term) is None:
-            out.update(hits)
+        if number(term) is None:
+            if len(hits) <= limit:
+                out.update(hits)
+        elif len(term) >= _SELECTIVE_DIGITS:
+            # "port 50051" inside "127.0.0.1:50051": a port, pid or id is a token of a text
+            # cell, so no column holds it as a number. Its rows (the listener and its
+            # peers) are kept together, like the rows of a named command.
+            whole = re.compile(r"(?<![\d.])" + re.escape(term) + r"(?![\d.])")
+            tokens = [i for i in hits if whole.search(lowered[i])]
+            if len(tokens) <= named_limit:
+                out.update(tokens)
         for i in hits:
             score[i] += 1
     best = max(score, default=0)
@@ -318,10 +331,11 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
     # Rows of a thing the question names (a command, a host, a user) are kept together when
     # they are at most one row in eight, up to _NAMED_ROWS: lsof lists a couple of dozen
     # files per process, and two picked by relevance rarely hold the one asked about.
-    looked_up = _lookup_rows(table, cols, qlow, max(limit, min(_NAMED_ROWS, n // 8))) if qlow else []
+    named_limit = max(limit, min(_NAMED_ROWS, n // 8))
+    looked_up = _lookup_rows(table, cols, qlow, named_limit) if qlow else []
     for i in looked_up:
         take(i, "named by the question")
-    for i in _anchored_rows(table, anchors, limit):
+    for i in _anchored_rows(table, anchors, limit, named_limit):
         take(i, "named by the question")
     named = [c for c in _named_columns(cols, qlow) if c.numeric] if qlow else []
     # "What is X for <row>?" names X without asking for its extremes.
