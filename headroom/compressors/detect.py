@@ -228,6 +228,17 @@ def _is_log_line(ln: str) -> bool:
     return bool(_LOG_LINE.match(ln)) or _has_log_mark(ln)
 
 
+_HEADER_NAME = re.compile(r"^[A-Za-z%#][\w%#+/.:()-]*$")
+
+
+def _column_header(line: str) -> bool:
+    """At least three names (no numbers) separated by runs of blanks, two of them two
+    blanks wide or more: what a table's header row looks like, and prose does not."""
+    words = line.split()
+    return (len(words) >= 3 and all(_HEADER_NAME.match(w) for w in words)
+            and len(re.findall(r"\S {2,}(?=\S)", line)) >= 2)
+
+
 def _is_json_line(ln: str) -> bool:
     return ln.lstrip().startswith("{") and ln.rstrip().endswith("}")
 
@@ -276,6 +287,13 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
         return ContentType.CODE  # before HTML and logs: doc comments hold tags, constants read as levels
     if "<" in text[:20000] and len(_HTML.findall(text[:20000])) >= 3:
         return ContentType.HTML
+    if n > _ALIGNED_MIN_ROWS and _column_header(nonblank[0]) and _at_least(nonblank, _has_double_space, 0.9 * n):
+        # A header row of names over aligned columns is a table even when a column holds
+        # times (``ps``'s TIME, ``ls -l``'s dates), which would otherwise make it a log:
+        # a log has no header naming its fields.
+        layout = aligned_table(lines)
+        if layout is not None and layout.header is not None:
+            return ContentType.TABLE
     if _at_least(nonblank, _is_log_line, max(3, 0.3 * n)):
         return ContentType.LOG
     # Columns aligned by whitespace (dpkg -l, ps aux, ls -l, kubectl get): after logs, so a

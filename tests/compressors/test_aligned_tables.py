@@ -158,6 +158,41 @@ def test_a_port_the_question_names_keeps_its_listener(question: str) -> None:
     assert count_tokens(out.text) < 0.5 * count_tokens(text)
 
 
+def ps_aux(seed: int = 2) -> tuple[str, str]:
+    """``ps aux``-shaped, formatted the way procps pads it: a few RSS values past 99 999 KiB
+    overflow their 5-character column and push the rest of their row right. Returns the
+    text and the busiest process's line."""
+    rnd = random.Random(seed)
+    head = f"{'USER':<8} {'PID':>7} {'%CPU':>4} {'%MEM':>4} {'VSZ':>6} {'RSS':>5} {'TTY':<8} {'STAT':<4} " \
+           f"{'START':>5} {'TIME':>6} COMMAND"
+    rows, busiest = [head], ""
+    roles = ["ingest", "resize", "indexer", "mailer", "scheduler", "exporter", "reindex", "archiver"]
+    for pid in range(1, 48):
+        rss = rnd.randint(100_000, 400_000) if pid % 12 == 2 else rnd.randint(2_000, 60_000)  # 4 of 47 overflow
+        cpu = 48.7 if pid == 29 else round(rnd.uniform(0, 6), 1)
+        line = (f"{'svc':<8} {pid:>7} {cpu:>4} {rnd.uniform(0, 2):>4.1f} {rss + 2_700:>6} {rss:>5} {'?':<8} "
+                f"{rnd.choice(['S', 'Sl', 'R']):<4} {'02:45':>5} {'0:0' + str(pid % 10):>6} "
+                f"/usr/bin/python3 worker.py --role {'thumbnailer' if pid == 33 else rnd.choice(roles)} --shard {pid}")
+        rows.append(line)
+        busiest = line if pid == 29 else busiest
+    return "\n".join(rows) + "\n", busiest
+
+
+def test_overflowing_numbers_keep_the_header_names_and_times_do_not_make_it_a_log() -> None:
+    text, busiest = ps_aux()
+    layout = infer(text.split("\n"))
+    assert layout is not None and layout.names == ("USER", "PID", "%CPU", "%MEM", "VSZ", "RSS", "TTY", "STAT",
+                                                   "START", "TIME", "COMMAND")
+    assert detect_content_type(text) is ContentType.TABLE
+    for question in ("What has been keeping the CPU busy?", "Which process uses the most CPU?"):
+        out = run(text, question)
+        assert out is not None and busiest in out.text.split("\n")
+    # A named column and a row named inside the command line: the row, not only the extremes.
+    thumbnailer = next(ln for ln in text.split("\n") if "--role thumbnailer " in ln)
+    for question in ("What is the RSS of the thumbnailer process?", "How much resident memory does thumbnailer use (RSS)?"):
+        assert thumbnailer in run(text, question).text.split("\n")
+
+
 def test_ls_l_of_a_real_directory_keeps_the_largest_file(tmp_path) -> None:
     # A real `ls -l` (no header, a "total" line first); sizes are ours, so the answer is
     # known without reading the listing back.

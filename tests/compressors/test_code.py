@@ -172,6 +172,28 @@ def test_javascript_outline() -> None:
     assert_lines_are_original(JS, out.text)
 
 
+def test_a_quoted_doc_comment_keeps_its_function_whatever_the_scorer_says() -> None:
+    # "Which part does this: \"…\"?" quotes the doc comment above a method. The comment is
+    # part of the unit: a semantic scorer that ranks another method first (here: one that
+    # finds nothing at all) must not lose the one whose comment the question quotes.
+    methods = []
+    for k, (name, doc) in enumerate([("listCached", "Return an array of known child entries."),
+                                     ("refresh", "Read the directory again and replace the cache."),
+                                     ("forget", "Drop every cached entry of this path.")]):
+        body = "".join(f"    const step{i} = this.items[{i + k}] ?? null;\n" for i in range(12))
+        methods.append(f"  /**\n   * {doc}\n   *\n   * @returns {{Array}}\n   */\n  {name}() {{\n{body}"
+                       f"    return [step0, step1];\n  }}\n")
+    src = "class PathCache {\n" + "\n".join(methods) + "}\n"
+    for question in ('Which part of it does this: "Return an array of known child entries."?',
+                     'Walk me through the code for "return an array of known child entries"'):
+        inp = CompressInput(text=src, config=HeadroomConfig(), counter=counter_for("gpt-4o"), query=question,
+                            anchors=extract_anchors(question), relevance=lambda q, items: [0.0] * len(items))
+        out = CodeCompressor().compress(inp)
+        assert out is not None
+        assert "    const step11 = this.items[11] ?? null;" in out.text  # listCached's body, whole
+        assert "    const step11 = this.items[12] ?? null;" not in out.text  # refresh's, elided
+
+
 def test_go_and_java_outlines() -> None:
     go = compress(GO).text
     assert "type Store struct {\n\titems map[string]int\n}" in go

@@ -151,7 +151,8 @@ def test_anchor_matches_by_slices_equal_matches_per_unit(file, query):
     text = "\n".join(lines)
     anchors = extract_anchors(query)
     expected = [i for i, u in enumerate(units)
-                if u.kind != "container" and anchors.matches("\n".join(lines[u.header: u.body_end + 1]))]
+                if u.kind != "container" and anchors.matches("\n".join(
+                    lines[u.doc_start if u.doc_start >= 0 else u.header: u.body_end + 1]))]
     assert _naming_an_anchor(units, lines, anchors.terms, text, line_starts(text, lines)) == expected
     assert _naming_an_anchor(units, lines, anchors.terms, None, None) == expected
     assert keep_whole(units, lines, query, anchors, None, text, line_starts(text, lines)) == \

@@ -96,7 +96,7 @@ def unit_term_counts(units: list[Unit], lines: list[str]) -> list[Counter]:
         if u.kind == "container":
             out.append(Counter())
             continue
-        words = b" ".join(tlines[u.doc_start if u.doc_start >= 0 else u.header: u.body_end + 1]).split()
+        words = b" ".join(tlines[_first_line(u): u.body_end + 1]).split()
         counts = term_counts(words, stems)
         if u.name:
             counts.update(_name_terms(u.name))
@@ -140,7 +140,7 @@ def unit_query_frequencies(units: list[Unit], text: str, query_terms: list[str],
             freqs.append({})
             lengths.append(0)
             continue
-        words = letters[starts[u.doc_start if u.doc_start >= 0 else u.header]: starts[u.body_end + 1]].split()
+        words = letters[starts[_first_line(u)]: starts[u.body_end + 1]].split()
         names = _name_terms(u.name) if u.name else _NO_TERMS
         f: dict[str, int] = {}
         for w in filter(forms.__contains__, words):
@@ -159,8 +159,7 @@ def scores(units: list[Unit], lines: list[str], query: str, relevance=None, text
     """One score per unit (0 for containers: their members are scored instead).
     ``text``, ``starts``: ``"\\n".join(lines)`` and its line_starts, when the caller has them."""
     if relevance is not None:
-        docs = ["" if u.kind == "container" else "\n".join(lines[u.doc_start if u.doc_start >= 0 else u.header:
-                                                                   u.body_end + 1]) for u in units]
+        docs = ["" if u.kind == "container" else "\n".join(lines[_first_line(u): u.body_end + 1]) for u in units]
         return [0.0 if u.kind == "container" else s for u, s in zip(units, relevance(query, docs))]
     q = terms(query)
     if not q:
@@ -195,21 +194,26 @@ def keep_whole(units: list[Unit], lines: list[str], query: str, anchors, relevan
 
 
 def _naming_an_anchor(units: list[Unit], lines: list[str], terms, text: str | None, starts: list[int] | None):
-    """Indices of the units whose lines hold one of ``terms`` (lower-case anchor terms) in
+    """Indices of the units whose lines, leading comments included (a question quotes a
+    docstring as often as code), hold one of ``terms`` (lower-case anchor terms) in
     any case. An ASCII file is lower-cased once and each unit read as a slice of it: joining
     and lower-casing every unit's lines again cost as much as scoring them. (Lower-casing
     may change the length of other text, so offsets hold for ASCII only.)"""
     if text is None or starts is None or not text.isascii():
         return [i for i, u in enumerate(units)
-                if u.kind != "container" and _holds_any("\n".join(lines[u.header: u.body_end + 1]).lower(), terms)]
+                if u.kind != "container" and _holds_any("\n".join(lines[_first_line(u): u.body_end + 1]).lower(), terms)]
     low = text.lower()
     out = []
     for i, u in enumerate(units):
         if u.kind != "container":
-            unit = low[starts[u.header]: starts[u.body_end + 1] - 1]
+            unit = low[starts[_first_line(u)]: starts[u.body_end + 1] - 1]
             if any(t in unit for t in terms):
                 out.append(i)
     return out
+
+
+def _first_line(u: Unit) -> int:
+    return u.doc_start if u.doc_start >= 0 else u.header
 
 
 def _holds_any(low: str, terms) -> bool:

@@ -30,6 +30,7 @@ _SAMPLE_ROWS = 200  # body rows read to find the gutters
 _GUTTER = 0.97  # share of the rows reaching a position that must have a blank there
 _REACH = 0.9  # share of the rows that must reach a gutter position (excludes long-text tails)
 _CONSISTENT = 0.9  # share of the sampled body rows that must fit the columns
+_LOOSE_GUTTERS = (0.9, 0.8)  # gutter shares tried when the strict ones miss a header name
 _DISTINCT = 0.5  # share of the sampled rows that must be distinct lines
 _MAX_WIDTH = 400
 _MAX_PREAMBLE = 8  # lines before the header (dpkg's legend, ls's "total N")
@@ -106,10 +107,43 @@ def infer(lines: list[str]) -> Layout | None:
     if sum(1 for ln in sample if fits(ln, starts)) < _CONSISTENT * len(sample):
         return None
     names = _names(lines[header].rstrip(), starts) if header is not None else None
+    if names is None and header is not None:
+        loose = _header_gutters(lines[header].rstrip(), sample)
+        if loose is not None:
+            starts, names = loose
     if names is None:
         header = None
         names = tuple(f"column {k + 1}" for k in range(len(starts)))
     return Layout(header, body, starts, names)
+
+
+def _header_gutters(header: str, sample: list[str]) -> tuple[tuple[int, ...], tuple[str, ...]] | None:
+    """Looser gutters, when they cut the header into its names.
+
+    A right-aligned number wider than its column (``ps``'s RSS past 99 999 KiB) pushes the
+    rest of its row one character right; on a few rows of fifty that closes a gutter the
+    strict share needs, two columns read as one, and the header's names no longer match.
+    Gutters blank on most rows are taken when they give one column per header name and
+    every row either fits them or splits at its blanks into that many cells (how
+    ``row_cells`` reads an overflowing row)."""
+    words = header.split()
+    if len(words) < MIN_COLUMNS:
+        return None
+    # The last name's column is free text (a command line): gutters between its words
+    # start no column.
+    last = header.rindex(words[-1])
+    for share in _LOOSE_GUTTERS:
+        found = _gutter_starts(sample, share)
+        starts = tuple(p for p in found if p <= last) if found else None
+        if starts is None or len(starts) != len(words):
+            continue
+        names = _names(header, starts)
+        if names is None:
+            continue
+        k = len(starts)
+        if all(fits(ln, starts) or len(ln.split(None, k - 1)) == k for ln in sample):
+            return starts, names
+    return None
 
 
 def _header_and_body(lines: list[str], nonblank: list[int]) -> tuple[int | None, int]:

@@ -220,7 +220,9 @@ def _named_columns(cols: list[_Column], qlow: str) -> list[_Column]:
         name = c.name.lower().strip()
         if len(name) < 2:
             continue
-        for form in {name, name.replace("_", " ")}:
+        # "%CPU", "TIME+", "#files": the sign is the unit, the word is what a question says.
+        bare = name.strip("%#+*$ ")
+        for form in {name, name.replace("_", " "), *((bare,) if len(bare) >= 2 else ())}:
             if re.search(r"(?<!\w)" + re.escape(form) + r"(?!\w)", qlow):
                 out.append(c)
                 break
@@ -339,7 +341,8 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
         take(i, "named by the question")
     named = [c for c in _named_columns(cols, qlow) if c.numeric] if qlow else []
     # "What is X for <row>?" names X without asking for its extremes.
-    asks_extreme = not looked_up or bool(_MAX_WORDS.search(qlow) or _MIN_WORDS.search(qlow))
+    says_extreme = bool(_MAX_WORDS.search(qlow) or _MIN_WORDS.search(qlow))
+    asks_extreme = not looked_up or says_extreme
     for c in named if asks_extreme else ():
         if want_max:
             take(c.hi, "extremes of asked columns")
@@ -359,7 +362,10 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
         take(i, "ragged")
 
     optional: list[tuple[int, str]] = []
-    if qlow and score is not None and table.texts is not None and not looked_up and not (named and asks_extreme):
+    # A named column's extremes answer "which is the largest X?"; "what is the X of <a row
+    # no cell names whole>?" ("the RSS of the thumbnail process", inside a command line)
+    # gets them as a hedge, and the rows relevance finds.
+    if qlow and score is not None and table.texts is not None and not looked_up and not (named and says_extreme):
         rel = score(table.texts)
         ranked = sorted((i for i in range(n) if rel[i] > 0), key=lambda i: (-rel[i], i))
         optional += [(i, "relevant to the question") for i in ranked[:_RELEVANT_ROWS]]
