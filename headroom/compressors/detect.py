@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .diagnostics.parse import is_diagnostic_line, parse_report
+from .tables.aligned import column_header
 from .tables.aligned import infer as aligned_table
 from .tables.sniff import sniff as sniff_table
 from .templates import keys_of, mine
@@ -127,6 +128,7 @@ _TWO_COLUMNS = re.compile(r"^\s*\S+(?<![:,])(?:\t+|\s{2,}|\s)\S+(?<!,)\s*$|^\s*\
 _RULE_ROW = re.compile(r"^[-=\s|+]+$")
 _LISTING_MIN_ROWS = 12
 _ALIGNED_MIN_ROWS = 12
+_MAX_TABLE_PREAMBLE = 8  # summary lines a table's header may sit under (top's five)
 _CODE_LINE = re.compile(
     r"^\s*(?:def |class |import |from \S+ import |function |const |let |var |export |public |private |"
     r"protected |static |func |fn |package |#include|using |return\b|if \(|for \(|while \(|\}|\{$|@\w+)"
@@ -228,17 +230,6 @@ def _is_log_line(ln: str) -> bool:
     return bool(_LOG_LINE.match(ln)) or _has_log_mark(ln)
 
 
-_HEADER_NAME = re.compile(r"^[A-Za-z%#][\w%#+/.:()-]*$")
-
-
-def _column_header(line: str) -> bool:
-    """At least three names (no numbers) separated by runs of blanks, two of them two
-    blanks wide or more: what a table's header row looks like, and prose does not."""
-    words = line.split()
-    return (len(words) >= 3 and all(_HEADER_NAME.match(w) for w in words)
-            and len(re.findall(r"\S {2,}(?=\S)", line)) >= 2)
-
-
 def _is_json_line(ln: str) -> bool:
     return ln.lstrip().startswith("{") and ln.rstrip().endswith("}")
 
@@ -287,10 +278,11 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
         return ContentType.CODE  # before HTML and logs: doc comments hold tags, constants read as levels
     if "<" in text[:20000] and len(_HTML.findall(text[:20000])) >= 3:
         return ContentType.HTML
-    if n > _ALIGNED_MIN_ROWS and _column_header(nonblank[0]) and _at_least(nonblank, _has_double_space, 0.9 * n):
-        # A header row of names over aligned columns is a table even when a column holds
-        # times (``ps``'s TIME, ``ls -l``'s dates), which would otherwise make it a log:
-        # a log has no header naming its fields.
+    if (n > _ALIGNED_MIN_ROWS and any(map(column_header, nonblank[:_MAX_TABLE_PREAMBLE]))
+            and _at_least(nonblank, _has_double_space, 0.8 * n)):
+        # A header row of names over aligned columns (under a few summary lines, as in
+        # ``top``) is a table even when a column holds times (``ps``'s TIME, ``ls -l``'s
+        # dates), which would otherwise make it a log: a log has no header naming its fields.
         layout = aligned_table(lines)
         if layout is not None and layout.header is not None:
             return ContentType.TABLE

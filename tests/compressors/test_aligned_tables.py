@@ -170,8 +170,11 @@ def ps_aux(seed: int = 2) -> tuple[str, str]:
     for pid in range(1, 48):
         rss = rnd.randint(100_000, 400_000) if pid % 12 == 2 else rnd.randint(2_000, 60_000)  # 4 of 47 overflow
         cpu = 48.7 if pid == 29 else round(rnd.uniform(0, 6), 1)
-        line = (f"{'svc':<8} {pid:>7} {cpu:>4} {rnd.uniform(0, 2):>4.1f} {rss + 2_700:>6} {rss:>5} {'?':<8} "
-                f"{rnd.choice(['S', 'Sl', 'R']):<4} {'02:45':>5} {'0:0' + str(pid % 10):>6} "
+        user = "postgres" if pid == 12 else "svc"
+        stat = "T" if pid == 40 else rnd.choice(["S", "S", "Sl"])
+        elapsed = "1:07" if pid == 21 else f"0:0{pid % 10}"
+        line = (f"{user:<8} {pid:>7} {cpu:>4} {rnd.uniform(0, 2):>4.1f} {rss + 2_700:>6} {rss:>5} {'?':<8} "
+                f"{stat:<4} {'02:45':>5} {elapsed:>6} "
                 f"/usr/bin/python3 worker.py --role {'thumbnailer' if pid == 33 else rnd.choice(roles)} --shard {pid}")
         rows.append(line)
         busiest = line if pid == 29 else busiest
@@ -191,6 +194,35 @@ def test_overflowing_numbers_keep_the_header_names_and_times_do_not_make_it_a_lo
     thumbnailer = next(ln for ln in text.split("\n") if "--role thumbnailer " in ln)
     for question in ("What is the RSS of the thumbnailer process?", "How much resident memory does thumbnailer use (RSS)?"):
         assert thumbnailer in run(text, question).text.split("\n")
+
+
+def test_rare_values_stay_and_elapsed_times_are_numbers() -> None:
+    # The one stopped process and the one row of another user stay whatever is asked (a
+    # categorical column's value held by a few rows); "0:00"-style times are seconds, so
+    # the most CPU time is an extreme.
+    text, _ = ps_aux()
+    lines = text.split("\n")
+    stopped = next(ln for ln in lines if ln.split()[1:2] == ["40"])
+    other_user = next(ln for ln in lines if ln.startswith("postgres "))
+    longest = next(ln for ln in lines if " 1:07 " in ln)
+    for question in ("Anything unusual in this process list?", "Which process has used the most CPU time?"):
+        kept = run(text, question).text.split("\n")
+        assert stopped in kept and other_user in kept
+    assert longest in run(text, "Which process has used the most CPU time?").text.split("\n")
+    assert "TIME 0:00..1:07" in run(text, "What runs here?").text
+
+
+def test_a_summary_above_the_header_is_kept_and_the_table_still_read() -> None:
+    # top prints a few summary lines and a blank line above its process table.
+    text, busiest = ps_aux()
+    summary = ("top - 10:15:02 up 3 days,  2:01,  0 users,  load average: 1.81, 1.21, 1.33\n"
+               "Tasks:  47 total,   1 running,  45 sleeping,   1 stopped,   0 zombie\n"
+               "MiB Mem :  24105.6 total,  13549.8 free,   1819.5 used,   9090.6 buff/cache\n\n")
+    layout = infer((summary + text).split("\n"))
+    assert layout is not None and layout.header == 4 and layout.names[:3] == ("USER", "PID", "%CPU")
+    assert detect_content_type(summary + text) is ContentType.TABLE
+    out = run(summary + text, "Which process uses the most CPU?")
+    assert out.text.startswith(summary) and busiest in out.text.split("\n")
 
 
 def test_ls_l_of_a_real_directory_keeps_the_largest_file(tmp_path) -> None:

@@ -146,6 +146,18 @@ def _header_gutters(header: str, sample: list[str]) -> tuple[tuple[int, ...], tu
     return None
 
 
+_HEADER_NAME = re.compile(r"^[A-Za-z%#][\w%#+/.:()-]*$")
+_GUTTER_RUN = re.compile(r"\S {2,}(?=\S)")
+
+
+def column_header(line: str) -> bool:
+    """At least three names (no numbers) separated by runs of blanks, two of them two
+    blanks wide or more: what a table's header row looks like, and prose does not."""
+    words = line.split()
+    return (len(words) >= MIN_COLUMNS and all(_HEADER_NAME.match(w) for w in words)
+            and len(_GUTTER_RUN.findall(line)) >= 2)
+
+
 def _header_and_body(lines: list[str], nonblank: list[int]) -> tuple[int | None, int]:
     """A ruler line near the top puts the header right above it (dpkg, pip list); else the
     first line of the table is the header when none of its words is a number."""
@@ -154,6 +166,11 @@ def _header_and_body(lines: list[str], nonblank: list[int]) -> tuple[int | None,
         if _RULER.match(ln) and len(_RULER_CHARS.findall(ln)) >= 0.6 * len(ln.replace(" ", "")):
             above = [j for j in nonblank if j < i]
             return (above[-1] if above else None), i + 1
+    # A summary above the table (``top``'s five lines, a blank): the first line of names
+    # set apart by gutters is the header.
+    for i in nonblank[1:_MAX_PREAMBLE]:
+        if column_header(lines[i]) and not column_header(lines[nonblank[0]]):
+            return i, i + 1
     first = nonblank[0]
     words = lines[first].split()
     if len(words) >= MIN_COLUMNS and not any(_NUMBER.match(w) for w in words):

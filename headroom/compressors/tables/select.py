@@ -39,6 +39,16 @@ _SELECTIVE_DIGITS = 3
 _NAMED_ROWS = 32  # at most this many rows sharing the cells the question names are kept
 _UNNAMED_EXTREME_COLUMNS = 8  # numeric columns whose extreme is kept when the question names none
 _MAX_SUMMARY_COLUMNS = 40
+# Rare values of a categorical column stay in view: a column of at most _RARE_MAX_DISTINCT
+# values, one of them held by at least half the rows, and a value held by at most
+# _RARE_AT_MOST rows (ps's one stopped process, the one row of another user, dpkg's "rc").
+_RARE_MIN_ROWS = 20
+_RARE_MAX_DISTINCT = 8
+_RARE_AT_MOST = 5
+_RARE_ROWS = 16  # at most this many rows kept for rare values, whatever the table
+# Elapsed times as ps and top print them ("0:02.81", "00:01:07", "2-03:04:05"): a column of
+# them is numeric, in seconds, so "which process used the most CPU time?" has an extreme.
+_DURATION = re.compile(r"(?:(\d+)-)?(?:(\d+):)?(\d+):(\d{2}(?:\.\d+)?)")
 _NOT_NONE = partial(operator.is_not, None)  # a C-level filter predicate
 _MAX_WORDS = re.compile(r"\b(?:highest|largest|biggest|greatest|max(?:imum)?|peak|most|top|heaviest|longest|"
                         r"slowest|best)\b")
@@ -185,12 +195,50 @@ def _numbers_of_distinct(distinct: set) -> dict[Any, float | None]:
     return memo
 
 
+def _seconds(cell: Any) -> float | None:
+    m = _DURATION.fullmatch(cell.strip()) if isinstance(cell, str) else None
+    if m is None:
+        return None
+    days, hours, minutes, seconds = m.groups()
+    if hours is None:  # "M:SS.ss" (top) or "MM:SS"
+        hours, minutes = "0", minutes
+    return int(days or 0) * 86400 + int(hours) * 3600 + int(minutes) * 60 + float(seconds)
+
+
+def _durations(cells: tuple[Any, ...]) -> list[float | None] | None:
+    """A text column's cells as seconds when its sampled cells are elapsed times, else None."""
+    sample = cells[:: max(1, len(cells) // _TYPE_SAMPLE)]
+    if not sample or sum(1 for c in sample if _seconds(c) is not None) < _NUMERIC_SHARE * len(sample):
+        return None
+    return [_seconds(c) for c in cells]
+
+
+def _rare_value_rows(cols: list[_Column], n: int) -> list[int]:
+    """Rows holding a rare value of a categorical column (see _RARE_MAX_DISTINCT)."""
+    if n < _RARE_MIN_ROWS:
+        return []
+    out: list[int] = []
+    for c in cols:
+        if c.numeric or len(set(c.cells[:200])) > _RARE_MAX_DISTINCT:
+            continue  # most columns: told apart by their first cells, without counting all
+        counts = Counter(c.cells)
+        if not 2 <= len(counts) <= _RARE_MAX_DISTINCT or counts.most_common(1)[0][1] * 2 < n:
+            continue
+        rare = {v for v, k in counts.items() if k <= _RARE_AT_MOST and v not in (None, "")}
+        out += [i for i, v in enumerate(c.cells) if v in rare]
+    return sorted(set(out))[:_RARE_ROWS]
+
+
 def _columns(table: Table) -> list[_Column]:
     cols = []
     even = _even(table)
     strings = table.strings and even  # a ragged row's missing cells are None, not str
     for name, cells in zip(table.names, _cells_by_column(table, even)):
         values, full, memo = _values(cells, strings)
+        if memo == {}:
+            durations = _durations(cells)
+            if durations is not None:
+                values, memo = durations, None
         col = _Column(str(name), cells, values, False, full=full)
         cols.append(col)
         if full:
@@ -361,6 +409,7 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
     for i in [i for i, r in enumerate(table.rows) if len(r) != width][:_MAX_RAGGED]:
         take(i, "ragged")
 
+
     optional: list[tuple[int, str]] = []
     # A named column's extremes answer "which is the largest X?"; "what is the X of <a row
     # no cell names whole>?" ("the RSS of the thumbnail process", inside a command line)
@@ -380,6 +429,10 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
             continue
         take(i, reason)
         used += table.costs[i]
+    # Rare values stay whatever the budget, and on top of it: the rows relevance and the
+    # extremes picked for the question are not pushed out by them.
+    for i in _rare_value_rows(cols, n):
+        take(i, "rare values")
     if used < budget:  # outliers last, and only computed when there is room for them
         for i in (i for c in cols if c.numeric for i in _outliers(c)):
             if i not in chosen and used + table.costs[i] <= budget:
