@@ -286,12 +286,16 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
         layout = aligned_table(lines)
         if layout is not None and layout.header is not None:
             return ContentType.TABLE
+        aligned_tried = (layout,)  # inferred once: the check after the logs reuses it
+    else:
+        aligned_tried = ()
     if _at_least(nonblank, _is_log_line, max(3, 0.3 * n)):
         return ContentType.LOG
     # Columns aligned by whitespace (dpkg -l, ps aux, ls -l, kubectl get): after logs, so a
     # fixed-width log with timestamps stays a log; most such tables have a gutter of two
     # spaces somewhere on nearly every row, which rules prose out cheaply.
-    if n > _ALIGNED_MIN_ROWS and _at_least(nonblank, _has_double_space, 0.9 * n) and aligned_table(lines) is not None:
+    if (n > _ALIGNED_MIN_ROWS and _at_least(nonblank, _has_double_space, 0.9 * n)
+            and (aligned_tried[0] if aligned_tried else aligned_table(lines)) is not None):
         return ContentType.TABLE
     if _at_least(nonblank, _CODE_LINE.match, max(3, 0.2 * n)):
         return ContentType.CODE

@@ -185,7 +185,7 @@ def commit_date(c: Commit) -> str:
 
 
 def _asked(c: Commit, anchors) -> bool:
-    """The question names a path this commit touched or a word of its subject."""
+    """The question names a path this commit created, deleted, renamed or changed."""
     if not anchors:
         return False
     return (any(anchors.matches(p) for _, p, _ in c.summary) or any(anchors.matches(p) for p, _, _ in c.stats))

@@ -168,9 +168,10 @@ def _header_and_body(lines: list[str], nonblank: list[int]) -> tuple[int | None,
             return (above[-1] if above else None), i + 1
     # A summary above the table (``top``'s five lines, a blank): the first line of names
     # set apart by gutters is the header.
-    for i in nonblank[1:_MAX_PREAMBLE]:
-        if column_header(lines[i]) and not column_header(lines[nonblank[0]]):
-            return i, i + 1
+    if not column_header(lines[nonblank[0]]):
+        for i in nonblank[1:_MAX_PREAMBLE]:
+            if column_header(lines[i]):
+                return i, i + 1
     first = nonblank[0]
     words = lines[first].split()
     if len(words) >= MIN_COLUMNS and not any(_NUMBER.match(w) for w in words):

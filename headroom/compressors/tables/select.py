@@ -367,6 +367,7 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
     cols = _columns(table)
     qlow = query.lower()
     want_max, want_min = bool(_MAX_WORDS.search(qlow)), bool(_MIN_WORDS.search(qlow))
+    says_extreme = want_max or want_min  # the question's own words, before "neither" means both
     if want_max == want_min:
         want_max = want_min = True
     limit = max(4, n // 50)
@@ -389,7 +390,6 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
         take(i, "named by the question")
     named = [c for c in _named_columns(cols, qlow) if c.numeric] if qlow else []
     # "What is X for <row>?" names X without asking for its extremes.
-    says_extreme = bool(_MAX_WORDS.search(qlow) or _MIN_WORDS.search(qlow))
     asks_extreme = not looked_up or says_extreme
     for c in named if asks_extreme else ():
         if want_max:
@@ -399,7 +399,7 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
     # "Which file is the biggest?" over a table whose columns the question does not name
     # (no header, as in ls -l, or a header in other words): the asked direction's extreme
     # of every numeric column, as few rows as there are such columns.
-    if not named and not looked_up and (_MAX_WORDS.search(qlow) or _MIN_WORDS.search(qlow)):
+    if not named and not looked_up and says_extreme:
         for c in [c for c in cols if c.numeric][:_UNNAMED_EXTREME_COLUMNS]:
             if want_max:
                 take(c.hi, "extremes (no column named)")
