@@ -19,6 +19,7 @@ from .diagnostics.parse import is_diagnostic_line, parse_report
 from .tables.aligned import column_header
 from .tables.aligned import infer as aligned_table
 from .tables.sniff import sniff as sniff_table
+from .tables.stanzas import infer as infer_stanzas
 from .templates import keys_of, mine
 from .text_tree import is_text_tree
 
@@ -180,6 +181,8 @@ def detect(text: str) -> Detected:
     ctype = _detect_text(text, found)
     if "why" in found:
         return Detected(ctype, why=found["why"])
+    if "stanzas" in found:
+        return Detected(ctype, hint=found["stanzas"])
     dialect = found.get("dialect")
     # The table compressor sniffs the first 64 lines of ``text.split("\n")``; detection
     # sniffed ``splitlines()``: the same lines unless another line break occurs there.
@@ -253,6 +256,14 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
     if dialect is not None:
         if found is not None:
             found["dialect"] = dialect
+        return ContentType.TABLE
+    # Records printed one field per line, a blank line between them (sqlite3 -line, dpkg
+    # status): a table on its side, before the log checks, whose recurring field names
+    # would read as a log's few templates.
+    stanzas = infer_stanzas(lines)
+    if stanzas is not None:
+        if found is not None:
+            found["stanzas"] = stanzas
         return ContentType.TABLE
     if _at_least(nonblank, _is_sourced_log_line, max(3, 0.6 * n)):
         return ContentType.LOG

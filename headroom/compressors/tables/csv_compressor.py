@@ -22,6 +22,9 @@ from ..bm25_fast import relevance_scores
 from .aligned import infer, row_cells
 from .select import Table, select_rows
 from .sniff import MIN_ROWS, Dialect, sniff
+from .stanzas import Stanzas
+from .stanzas import infer as infer_stanzas
+from .stanzas import parse as parse_stanzas
 
 TARGET_RATIO = 0.15  # of the table's tokens, at aggressiveness 0.5 (header and summary included)
 _GAP = "…"
@@ -36,8 +39,17 @@ class TableCompressor:
 
     def compress(self, inp: CompressInput) -> Compressed | None:
         lines = inp.text.split("\n")
-        dialect = inp.hint if isinstance(inp.hint, Dialect) else sniff(lines[:64])
-        if dialect is not None:
+        dialect = inp.hint if isinstance(inp.hint, Dialect) else None if isinstance(inp.hint, Stanzas) \
+            else sniff(lines[:64])
+        stanzas = inp.hint if isinstance(inp.hint, Stanzas) else infer_stanzas(lines) if dialect is None else None
+        unit = ("rows", "columns")
+        if stanzas is not None:  # records as stanzas: each one a row, kept whole with its blank line
+            records = parse_stanzas(lines, stanzas)
+            if records is None or len(records.rows) < MIN_ROWS:
+                return None
+            head, header, body_spans, body = (0, records.spans[0][0]), records.names, records.spans, records.rows
+            strategy, unit = "table_stanzas", ("records", "fields")
+        elif dialect is not None:
             spans, rows = _records(lines, dialect.delimiter, quoted='"' in inp.text)
             if len(rows) < MIN_ROWS + 1:
                 return None
@@ -78,7 +90,7 @@ class TableCompressor:
             prev = i
         if prev != len(body) - 1:
             out.append(_GAP)
-        out.append(f"# {len(body)} rows x {len(header)} columns; column ranges: {sel.columns}")
+        out.append(f"# {len(body)} {unit[0]} x {len(header)} {unit[1]}; column ranges: {sel.columns}")
         return Compressed(text="\n".join(out), items_before=len(body), items_after=len(sel.kept),
                           strategy=strategy, lossy=True, summary=sel.summary())
 

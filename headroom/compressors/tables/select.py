@@ -50,6 +50,9 @@ _RARE_ROWS = 16  # at most this many rows kept for rare values, whatever the tab
 # them is numeric, in seconds, so "which process used the most CPU time?" has an extreme.
 _DURATION = re.compile(r"(?:(\d+)-)?(?:(\d+):)?(\d+):(\d{2}(?:\.\d+)?)")
 _NOT_NONE = partial(operator.is_not, None)  # a C-level filter predicate
+# "The longest name", "the shortest title": over a text column the question names, the
+# extreme is a cell's length.
+_LONGEST, _SHORTEST = re.compile(r"\blongest\b"), re.compile(r"\bshortest\b")
 _MAX_WORDS = re.compile(r"\b(?:highest|largest|biggest|greatest|max(?:imum)?|peak|most|top|heaviest|longest|"
                         r"slowest|best)\b")
 _MIN_WORDS = re.compile(r"\b(?:lowest|smallest|least|min(?:imum)?|bottom|fewest|lightest|shortest|fastest|"
@@ -201,7 +204,7 @@ def _seconds(cell: Any) -> float | None:
         return None
     days, hours, minutes, seconds = m.groups()
     if hours is None:  # "M:SS.ss" (top) or "MM:SS"
-        hours, minutes = "0", minutes
+        hours = "0"
     return int(days or 0) * 86400 + int(hours) * 3600 + int(minutes) * 60 + float(seconds)
 
 
@@ -405,6 +408,11 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
                 take(c.hi, "extremes (no column named)")
             if want_min:
                 take(c.lo, "extremes (no column named)")
+    if qlow and (_LONGEST.search(qlow) or _SHORTEST.search(qlow)):
+        # Named when each word of the column's name is a word of the question ("official
+        # country name" names official_name). "Which import took the longest?" names none.
+        for i in _length_extremes([c for c in cols if not c.numeric and _words_named(c.name, qlow)], qlow):
+            take(i, "extremes of asked columns")
     width = len(table.names)
     for i in [i for i, r in enumerate(table.rows) if len(r) != width][:_MAX_RAGGED]:
         take(i, "ragged")
@@ -441,6 +449,25 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
     sel.kept = sorted(chosen)
     sel.columns = _column_summary(cols, fmt)
     return sel
+
+
+def _words_named(name: str, qlow: str) -> bool:
+    words = re.findall(r"[^\W_]{2,}", name.lower())
+    return bool(words) and all(re.search(r"(?<!\w)" + re.escape(w) + r"(?!\w)", qlow) for w in words)
+
+
+def _length_extremes(cols: list[_Column], qlow: str) -> list[int]:
+    """Rows of the longest (or shortest non-empty) cell of each text column in ``cols``,
+    as the question asks."""
+    out = []
+    for c in cols:
+        lengths = [len(v) if isinstance(v, str) else 0 for v in c.cells]
+        if _LONGEST.search(qlow):
+            out.append(lengths.index(max(lengths)))
+        filled = [n for n in lengths if n]
+        if _SHORTEST.search(qlow) and filled:
+            out.append(lengths.index(min(filled)))
+    return out
 
 
 def _column_summary(cols: list[_Column], fmt) -> str:

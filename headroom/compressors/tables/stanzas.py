@@ -1,0 +1,130 @@
+"""Records printed as stanzas: one ``field<sep>value`` line per field, a blank line
+between records (``sqlite3 -line``'s ``column = value``, Debian's status file and
+``dpkg -s``'s ``Field: value``, ``systemctl show`` over several units).
+
+They are a table turned on its side: each stanza is a row, each field a column. Read that
+way, the table row selection applies (:func:`.select.select_rows`: the records the question
+names, the extremes of numeric fields, rare values, first and last), and the kept stanzas
+are copied whole, byte for byte, blank lines included. Read as a log, the same text was
+cut into lines of a few recurring templates: a record's fields were folded apart, and
+Drain over a thousand lines took several times tiktoken's count of them (issue 34).
+
+Recognised by shape only: at least ``MIN_STANZAS`` blank-line separated blocks in the
+first ``_SAMPLE_LINES`` lines, every line of a block a ``field<sep>value`` line with one
+separator for the whole text (or an indented continuation of the line before), and every
+block opening with the same field. What the fields are called does not matter.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MIN_STANZAS = 4  # in the sample: fewer is a form or a header block, not records
+MIN_FIELDS = 2  # fields a stanza needs (one field per record is a listing)
+_SAMPLE_LINES = 200
+_MAX_FIELDS = 64  # columns kept apart; more (a stanza of free-form keys) is not a record
+# A field name (no separator inside, at most 64 characters), its separator and the value.
+# "=" and "|" may touch the value; ":" needs a blank or the line's end after it, so a
+# URL or a clock time in a line of prose does not read as a field.
+_FIELD = re.compile(r"[ \t]*([^\s=:|][^=:|]{0,63}?)[ \t]*(=|\||:(?=[ \t]|$))[ \t]?(.*)")
+
+
+@dataclass(frozen=True)
+class Stanzas:
+    """How a text's records are written: the field/value separator, the field every
+    record opens with, and that field's indent."""
+
+    separator: str
+    opener: str
+    indent: int
+    column: int  # where the opening field's separator stands (right-aligned names share it)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def _continues(line: str, f: tuple[str, str, str, int] | None, layout: Stanzas) -> bool:
+    """Whether ``line`` carries on the field above it: indented deeper than the opening
+    field, and not a field itself. With ":" an indented line is a field only when its
+    separator lines up with the opening field's (right-aligned names): dpkg's Description
+    and Conffiles lines hold colons of their own."""
+    return _indent(line) > layout.indent and (
+        f is None or line.strip() == "." or (layout.separator == ":" and f[3] != layout.column))
+
+
+def _field(line: str) -> tuple[str, str, str, int] | None:
+    """(field, separator, value, the separator's column) of a ``field<sep>value`` line,
+    else None."""
+    m = _FIELD.match(line)
+    return (m.group(1), m.group(2), m.group(3), m.start(2)) if m else None
+
+
+def infer(lines: list[str]) -> Stanzas | None:
+    """The stanza layout of a text whose first ``_SAMPLE_LINES`` lines are records, else None.
+    Most texts fail on their first line (no field) or first block (no blank line after it)."""
+    first = next((ln for ln in lines[:_SAMPLE_LINES] if ln.strip()), None)
+    got = _field(first) if first is not None else None
+    if got is None:
+        return None
+    layout = Stanzas(got[1], got[0], _indent(first), got[3])
+    blocks, fields, fresh = 0, 0, True
+    for ln in lines[:_SAMPLE_LINES]:
+        if not ln.strip():
+            if not fresh:
+                if fields < MIN_FIELDS:
+                    return None
+                blocks += 1
+            fresh, fields = True, 0
+            continue
+        f = _field(ln)
+        if not fresh and _continues(ln, f, layout):
+            continue
+        if f is None or f[1] != layout.separator or (fresh and f[0] != layout.opener) or fields >= _MAX_FIELDS:
+            return None  # (a logfmt log is "key=value" lines without a blank: given up after 64)
+        fields += 1
+        fresh = False
+    return layout if blocks >= MIN_STANZAS else None
+
+
+@dataclass
+class Records:
+    names: list[str]  # the fields, in the order they first appear
+    rows: list[list[str]]  # each record's values by ``names`` ("" where a record lacks one)
+    spans: list[tuple[int, int]]  # each record's lines: its first, and the next record's first
+
+
+def parse(lines: list[str], layout: Stanzas) -> Records | None:
+    """Every record of ``lines`` (the whole text), or None when they stop being records
+    past the sample (a trailer of prose, a second kind of block): the text then stays with
+    the compressors that read it line by line."""
+    starts: list[int] = []
+    values: list[dict[str, str]] = []
+    index: dict[str, int] = {}
+    fresh = True
+    for i, ln in enumerate(lines):
+        if not ln.strip():
+            fresh = True
+            continue
+        f = _field(ln)
+        if not fresh and _continues(ln, f, layout):
+            continue
+        if f is None or f[1] != layout.separator:
+            return None
+        if fresh:
+            if f[0] != layout.opener:
+                return None
+            starts.append(i)
+            values.append({})
+            fresh = False
+        name = f[0]
+        if name not in index:
+            if len(index) >= _MAX_FIELDS:
+                return None
+            index[name] = len(index)
+        values[-1].setdefault(name, f[2])
+    names = list(index)
+    rows = [[rec.get(n, "") for n in names] for rec in values]
+    ends = starts[1:] + [len(lines)]
+    return Records(names, rows, list(zip(starts, ends)))
