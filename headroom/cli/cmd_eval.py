@@ -11,6 +11,16 @@ def _csv(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()] if value else None
 
 
+def _at_least_one(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {value!r}")
+    return n
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     from ..eval.configs import DEFAULT_CONFIGS
     from ..eval.scenarios import family_names
@@ -45,6 +55,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                           "questions (default: one single-thread copy per core, at most 4)")
     llm.add_argument("--llm-base-url", help="e.g. http://127.0.0.1:8000/v1")
     llm.add_argument("--llm-model", help="model name to send")
+    llm.add_argument("--llm-concurrency", type=_at_least_one, metavar="N",
+                     help="questions asked side by side at --llm-base-url (one connection pool); the results do "
+                          "not depend on it (default: 4; 1 asks one at a time)")
     llm.add_argument("--llm-api-key-env", default=None,
                      help="env var holding the key (default: HEADROOM_EVAL_API_KEY, then OPENAI_API_KEY)")
     llm.add_argument("--llm-config", default="deterministic", help="configuration for the compressed arm")
@@ -88,6 +101,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ..eval.report import save_results, write_reports
     from ..eval.scenarios import build_suite
 
+    if args.reader and args.llm_concurrency is not None:  # before the compression run, not after it
+        raise ValueError("--llm-concurrency is for --llm-base-url; a local --reader takes --reader-workers")
     seeds = tuple(int(s) for s in _csv(args.seeds) or ()) or None
     scenarios = build_suite(args.suite, _csv(args.families), seeds)
     device = resolve_device(args.device)
@@ -125,6 +140,8 @@ def _run_reader(args: argparse.Namespace, scenarios: list, config, device: str) 
     if not args.llm_model:
         raise ValueError("--llm-model is required with --llm-base-url")
     key = os.environ.get(args.llm_api_key_env) if args.llm_api_key_env else LLMOptions.key_from_env()
+    if args.llm_concurrency:
+        common["concurrency"] = args.llm_concurrency
     lo = LLMOptions(args.llm_base_url, args.llm_model, key, **common)
     return run_llm(scenarios, lo, config=config, progress=not args.quiet, limit=args.limit)
 

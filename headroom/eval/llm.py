@@ -62,6 +62,13 @@ class LLMOptions:
     max_retrieve_rounds: int | None = None  # None: the config's ccr.max_retrieve_rounds (the proxy's)
     bootstrap_rounds: int = 2000
     competence_floor: float = 0.70  # see COMPETENCE_FLOOR
+    # Questions asked side by side over HTTP (the one endpoint is shared); 1: one at a time.
+    # A local ``endpoint`` ignores it: its pool decides (``--reader-workers``).
+    concurrency: int = 4
+
+    def __post_init__(self) -> None:
+        if self.concurrency < 1:
+            raise ValueError(f"concurrency must be at least 1, not {self.concurrency}")
 
     @staticmethod
     def key_from_env() -> str | None:
@@ -245,8 +252,9 @@ def run_llm(
     ``endpoint`` (anything with ``complete(body)`` and ``close()``, e.g. a local reader)
     replaces the HTTP endpoint at ``options.base_url``; a pool of readers
     (:class:`~headroom.eval.reader_pool.ReaderPool`) is asked whole questions side by side,
-    the results in suite order. ``limit`` asks at most that many questions per family
-    (the first ones, in suite order)."""
+    the results in suite order. The HTTP endpoint is asked ``options.concurrency``
+    questions side by side the same way. ``limit`` asks at most that many questions per
+    family (the first ones, in suite order)."""
     config = loop_config(config or HeadroomConfig(), options)
     for s in scenarios:  # as in the compression runner: a fact outside the outputs proves nothing
         s.check_evidence_placement()
@@ -274,8 +282,11 @@ def run_llm(
 
     bar = _progress_bar(len(work), "llm", progress)
     readers = members(llm)
+    # One HTTP client serves every slot (httpx.Client is thread-safe): a question's arms
+    # still go one after another, only whole questions overlap. Closed once, below.
+    slots = readers if endpoint is not None else [llm] * options.concurrency
     try:
-        per_question = map_on_readers(work, readers, ask_one, on_done=bar.update if bar else None,
+        per_question = map_on_readers(work, slots, ask_one, on_done=bar.update if bar else None,
                                       cost=_question_cost)
     finally:
         if bar:
@@ -292,6 +303,7 @@ def run_llm(
         "proxy_url": options.proxy_url,
         "duration_s": round(time.time() - started, 2),
         "readers": len(readers),
+        "concurrency": len(slots),  # questions asked side by side; the results do not depend on it
         # llama.cpp's answers at temperature 0 depend on its thread count: recorded with them.
         "reader_threads": getattr(readers[0], "threads", None),
         # Read first: the deltas below mean something only when the reader is competent.

@@ -6,9 +6,12 @@ compression and which are reachable only through ``headroom_retrieve``.
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from headroom.config import HeadroomConfig
 from headroom.eval.llm import LLMOptions, run_llm
@@ -111,6 +114,7 @@ def test_cli_llm_run_writes_the_llm_section(reader, tmp_path, capsys, monkeypatc
                "--llm-base-url", reader.base_url, "--llm-model", "reader"])
     assert rc == 0
     data = json.loads((out / "results.json").read_text())
+    assert data["llm"]["concurrency"] == 4  # the default
     assert data["llm"]["model"] == "reader" and set(data["llm"]["arms"]) == {"original", "compressed", "compressed_retrieve"}
     assert data["llm"]["arms"]["original"]["contains"] == 1.0
     md = (out / "report.md").read_text()
@@ -170,9 +174,10 @@ def test_cli_limit_asks_every_family_including_the_corpus(reader, tmp_path, caps
     out = tmp_path / "res"
     rc = main(["eval", "run", "--suite", "smoke", "--families", "metrics,real_corpus", "--configs", "deterministic",
                "--formats", "openai_chat", "--device", "cpu", "--out", str(out), "--quiet", "--no-plots",
-               "--llm-base-url", reader.base_url, "--llm-model", "reader", "--limit", "1"])
+               "--llm-base-url", reader.base_url, "--llm-model", "reader", "--limit", "1", "--llm-concurrency", "2"])
     assert rc == 0
     llm = json.loads((out / "results.json").read_text())["llm"]
+    assert llm["concurrency"] == 2
     for arm in ("original", "compressed", "compressed_retrieve"):
         assert llm["arms"][arm]["n"] == 2 and set(llm["arms"][arm]["families"]) == {"metrics", "real_corpus"}
     corpus = [c for c in llm["cases"] if c["family"] == "real_corpus"]
@@ -205,3 +210,111 @@ def test_the_eval_and_the_proxy_send_the_same_upstream_requests(reader):
     assert eval_rounds == proxy_rounds
     rows = {r["arm"]: r for r in res["cases"]}
     assert rows["compressed_retrieve"]["contains"] == rows["proxy"]["contains"] == 1.0
+
+
+# -- questions side by side over HTTP (--llm-concurrency) ---------------------------------------
+
+
+class InFlight:
+    """An OpenAI-compatible endpoint as an httpx transport: answers with the fake reader's
+    :func:`read` (a function of the request alone) after a short pause, and records how
+    many requests were in flight at once and how often it was closed."""
+
+    def __init__(self, pause_s: float = 0.0):
+        import threading
+
+        self.pause_s, self.lock = pause_s, threading.Lock()
+        self.now = self.most = self.closed = 0
+
+    def handle(self, request):
+        import time
+
+        import httpx
+
+        from .fake_openai import read
+
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+        try:
+            time.sleep(self.pause_s)
+            body = json.loads(request.content)
+            prompt = len(json.dumps(body["messages"])) // 4
+            return httpx.Response(200, json={"choices": [{"message": read(body)}],
+                                             "usage": {"prompt_tokens": prompt, "completion_tokens": 7}})
+        finally:
+            with self.lock:
+                self.now -= 1
+
+    def transport(self):
+        import httpx
+
+        outer = self
+
+        class Counted(httpx.MockTransport):
+            def close(self) -> None:
+                outer.closed += 1
+
+        return Counted(self.handle)
+
+
+# Several questions, some answered only after a retrieve round (HeadKeeper drops them).
+_SIDE_BY_SIDE = ("metrics", "code_search", "documents", "agent_session")
+
+
+def _asked(concurrency: int, pause_s: float = 0.0):
+    reader, proxy = InFlight(pause_s), InFlight(pause_s)
+    options = LLMOptions("http://reader.invalid/v1", "reader", proxy_url="http://proxy.invalid/v1",
+                         concurrency=concurrency, bootstrap_rounds=200)
+    res = run_llm(build_suite("smoke", list(_SIDE_BY_SIDE)), options, pipeline_factory=head_keeper_factory(5),
+                  transport=reader.transport(), proxy_transport=proxy.transport(), progress=False)
+    return res, reader, proxy
+
+
+def test_questions_overlap_over_http_and_the_results_are_the_sequential_ones():
+    one, one_reader, _ = _asked(1, pause_s=0.02)
+    four, four_reader, four_proxy = _asked(4, pause_s=0.02)
+    assert one_reader.most == 1 and four_reader.most > 1  # the sequential loop never overlaps
+    assert four["cases"] == one["cases"] and four["arms"] == one["arms"]
+    assert {r["arm"] for r in four["cases"]} == {"original", "compressed", "compressed_retrieve", "proxy"}
+    assert any(r["retrieve_calls"] for r in four["cases"])  # the retrieve loop ran side by side too
+    assert (one["concurrency"], four["concurrency"], four["readers"]) == (1, 4, 1)
+    # One client per endpoint, closed once however many slots shared it.
+    assert four_reader.closed == 1 and four_proxy.closed == 1
+
+
+@functools.lru_cache(maxsize=1)
+def _sequential_cases() -> str:
+    return json.dumps(_asked(1)[0]["cases"])
+
+
+@settings(max_examples=4, deadline=None)
+@given(concurrency=st.integers(2, 9))
+def test_results_do_not_depend_on_the_concurrency(concurrency):
+    res = _asked(concurrency)[0]
+    assert json.dumps(res["cases"]) == _sequential_cases() and res["concurrency"] == concurrency
+
+
+def test_concurrency_below_one_is_refused():
+    with pytest.raises(ValueError, match="at least 1"):
+        LLMOptions("http://reader.invalid/v1", "reader", concurrency=0)
+
+
+def test_cli_llm_concurrency_must_be_at_least_one(capsys):
+    from headroom.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["eval", "run", "--llm-base-url", "http://reader.invalid/v1", "--llm-model", "m",
+              "--llm-concurrency", "0"])
+    assert exit_.value.code == 2 and "--llm-concurrency" in capsys.readouterr().err
+
+
+def test_cli_llm_concurrency_with_a_local_reader_is_a_one_line_error(tmp_path, capsys):
+    from headroom.cli import main
+
+    rc = main(["eval", "run", "--suite", "smoke", "--reader", str(tmp_path / "model.gguf"), "--llm-concurrency", "2",
+               "--out", str(tmp_path / "res"), "--quiet", "--no-plots"])
+    err = capsys.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "--llm-concurrency" in err and "--reader-workers" in err
+    assert not (tmp_path / "res").exists()  # refused before the compression run
