@@ -78,6 +78,8 @@ _ITEMS_PER_SHIFT = 50
 _NAMED_FILLER_SHARE = 1 / 3  # of the filler slots, when the question names rows that are here
 # A question word held by at most this many rows names them (see rare_word_indices).
 _RARE_WORD_ROWS = 3
+_NAMED_VALUE_LEAVES = 256  # string leaves looked at per item (a package's metadata has ~100)
+_NAMED_VALUE_CHARS = (3, 64)  # a value this long can be a name the question says
 
 
 @dataclass
@@ -145,6 +147,43 @@ def rare_word_indices(index: RowIndex, query: str, most: int = _RARE_WORD_ROWS) 
         hits = index.containing(w, most)
         if len(hits) <= most:
             out.update(hits)
+    return out
+
+
+def named_value_indices(items: Sequence[Any], query: str, most: int = _RARE_WORD_ROWS) -> set[int]:
+    """Items holding a string value, at any depth, that the question says whole ("find
+    click in the report" and ``"name": "click"``), when at most ``most`` items hold it.
+
+    A plain word of the question inside longer values is not enough for nested records:
+    "click" is in a hundred requirement strings (``click<8.3.0; extra == "dev"``) of
+    ``pip inspect``'s 125 packages, and in the one package whose name it is."""
+    qlow = query.lower()
+    # Flat records are left to rare_word_indices and the categorical look-up: walking
+    # every value of 10 000 rows would cost more than the rest of the plan.
+    if not qlow or not any(isinstance(it, dict) and any(isinstance(v, (dict, list)) for v in it.values())
+                           for it in items[:4]):
+        return set()
+    lo, hi = _NAMED_VALUE_CHARS
+    holders: dict[str, set[int]] = {}
+    for i, it in enumerate(items):
+        if not isinstance(it, (dict, list)):
+            continue
+        stack, seen = [it], 0
+        while stack and seen < _NAMED_VALUE_LEAVES:
+            v = stack.pop()
+            if isinstance(v, dict):
+                stack.extend(v.values())
+            elif isinstance(v, list):
+                stack.extend(v)
+            elif isinstance(v, str):
+                seen += 1
+                if lo <= len(v) <= hi and v.lower() in qlow:
+                    holders.setdefault(v.lower(), set()).add(i)
+    out: set[int] = set()
+    for value, rows in holders.items():
+        if len(rows) <= most and re.search(r"(?<!\w)" + re.escape(value) + r"(?!\w)", qlow) \
+                and value not in _QUESTION_STOPWORDS:
+            out |= rows
     return out
 
 
@@ -287,7 +326,7 @@ def plan_records(items: list[Any], texts: list[str], stats: dict[str, FieldStats
         ANOMALIES: set(),
         CHANGE_POINTS: set(),
         ANCHORS: (anchor_indices(index, anchors) | sparse_key_anchor_indices(items, stats, anchors)
-                  | rare_word_indices(index, query)),
+                  | rare_word_indices(index, query) | named_value_indices(items, query)),
         EDGES: edge_indices(n, first, last),
     }
     shifts: set[int] = set()
