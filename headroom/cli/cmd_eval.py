@@ -44,6 +44,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--quiet", action="store_true", help="no progress bars")
     run.add_argument("-v", "--verbose", action="store_true", help="let the local reader (llama.cpp) log to the console")
     run.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    run.add_argument("--fresh", action="store_true",
+                     help="recompute the compression results even when --out holds a run of the same code, corpus, "
+                          "dependencies and options (reused otherwise, e.g. before a reader run)")
     llm = run.add_argument_group("reader-backed runner (a local model in-process, or any OpenAI-compatible server)")
     llm.add_argument("--reader", metavar="PATH",
                      help="a local instruction model: a .gguf file (llama.cpp via xllamacpp, the reader extra) or a "
@@ -107,9 +110,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     scenarios = build_suite(args.suite, _csv(args.families), seeds)
     device = resolve_device(args.device)
     options = EvalOptions(device=device, llmlingua_model=args.llmlingua_model)
-    results = run_compression(scenarios, _csv(args.configs) or [], options=options, formats=_csv(args.formats) or [],
-                              progress=not args.quiet)
-    results["meta"]["suite"] = args.suite
+    from ..eval.reuse import RESULTS_KEY, fingerprint, reusable
+
+    fp = fingerprint({"suite": args.suite, "families": _csv(args.families), "seeds": seeds,
+                      "configs": _csv(args.configs) or [], "formats": _csv(args.formats) or [], "device": device},
+                     args.llmlingua_model)
+    results = None if args.fresh else reusable(args.out, fp)
+    if results is not None:
+        print(f"compression results reused from {Path(args.out) / 'results.json'}: same code, corpus, dependencies "
+              "and options (--fresh recomputes them)", file=sys.stderr)
+    else:
+        results = run_compression(scenarios, _csv(args.configs) or [], options=options,
+                                  formats=_csv(args.formats) or [], progress=not args.quiet)
+        results["meta"]["suite"] = args.suite
+        results["meta"][RESULTS_KEY] = fp
     if args.reader or args.llm_base_url:
         results["llm"] = _run_reader(args, scenarios, CONFIGS[args.llm_config].build(options), device)
     path = save_results(results, args.out)
