@@ -128,3 +128,11 @@ def test_sqlite3_line_output_keeps_the_asked_row(tmp_path):
     out = compress(messages, model="gpt-4o", pipeline=pipeline).messages[-1]["content"]
     assert "mouth = Sea 1" in out.split("River 211", 1)[1].split("\n\n", 1)[0]  # 211 % 7 == 1, same record
     assert len(out) < len(text) / 5
+
+
+def test_tracebacks_separated_by_blank_lines_stay_a_log():
+    tb = ("Traceback (most recent call last):\n  File \"app.py\", line {i}, in run\n    step()\n"
+          "ValueError: bad value {i}\n")
+    text = "\n".join(tb.format(i=i) for i in range(30))
+    assert infer(text.split("\n")) is None
+    assert detect(text).type is not ContentType.TABLE

@@ -24,10 +24,11 @@ MIN_STANZAS = 4  # in the sample: fewer is a form or a header block, not records
 MIN_FIELDS = 2  # fields a stanza needs (one field per record is a listing)
 _SAMPLE_LINES = 200
 _MAX_FIELDS = 64  # columns kept apart; more (a stanza of free-form keys) is not a record
-# A field name (no separator inside, at most 64 characters), its separator and the value.
-# "=" and "|" may touch the value; ":" needs a blank or the line's end after it, so a
-# URL or a clock time in a line of prose does not read as a field.
-_FIELD = re.compile(r"[ \t]*([^\s=:|][^=:|]{0,63}?)[ \t]*(=|\||:(?=[ \t]|$))[ \t]?(.*)")
+# A field name (one word: no blank and no separator inside, at most 64 characters), its
+# separator and the value. "=" and "|" may touch the value; ":" needs a blank or the
+# line's end after it, so a URL or a clock time does not read as a field. One word, so a
+# line of prose ending in a colon ("Traceback (most recent call last):") is no field.
+_FIELD = re.compile(r"[ \t]*([^\s=:|]{1,64})[ \t]*(=|\||:(?=[ \t]|$))[ \t]?(.*)")
 
 
 @dataclass(frozen=True)
