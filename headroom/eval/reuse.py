@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 RESULTS_KEY = "fingerprint"  # in results["meta"]
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]  # the installed headroom package
 
 
 def _package_files(root: Path) -> list[Path]:
@@ -45,10 +46,8 @@ def _checkpoint_listing(path: str | None) -> list[str]:
 
 def fingerprint(options: dict[str, Any], llmlingua_model: str | None = None) -> str:
     """What decides a compression run's results, hashed (64 hex digits)."""
-    import headroom
-
     h = hashlib.sha256()
-    root = Path(headroom.__file__).resolve().parent
+    root = PACKAGE_ROOT
     for p in _package_files(root):
         h.update(str(p.relative_to(root)).encode())
         h.update(b"\0")

@@ -29,12 +29,10 @@ def test_the_fingerprint_follows_options_and_checkpoint(tmp_path):
 
 
 def test_the_fingerprint_follows_the_package_files(tmp_path, monkeypatch):
-    import headroom
-
     pkg = tmp_path / "headroom"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("x = 1\n")
-    monkeypatch.setattr(headroom, "__file__", str(pkg / "__init__.py"))
+    monkeypatch.setattr(reuse, "PACKAGE_ROOT", pkg)
     first = reuse.fingerprint(OPTIONS)
     (pkg / "__init__.py").write_text("x = 2\n")
     assert reuse.fingerprint(OPTIONS) != first
