@@ -317,3 +317,26 @@ def test_huge_lines_do_not_make_a_huge_grid() -> None:
 def test_cells_are_the_slices_between_column_starts(line, starts):
     bounds = (*starts[1:], max(len(line), starts[-1]))
     assert cells(line, starts) == [line[a:b].strip() for a, b in zip(starts, bounds)]
+
+
+def _readelf_symbols_and_histogram() -> str | None:
+    import glob
+    import subprocess
+
+    libs = sorted(glob.glob("/lib/*/libz.so.1") + glob.glob("/usr/lib/*/libz.so.1"))
+    if not libs or shutil.which("readelf") is None:
+        return None
+    return subprocess.run(["readelf", "--dyn-syms", "--histogram", "-W", libs[0]], capture_output=True,
+                          text=True, check=True).stdout
+
+
+def test_a_block_after_a_blank_line_does_not_close_the_tables_gutters():
+    """readelf prints its histogram after the symbol table, a blank line between: the
+    histogram's columns must not merge the table's Value and Size into one column."""
+    text = _readelf_symbols_and_histogram()
+    if text is None:
+        pytest.skip("needs readelf and libz")
+    lines = text.strip("\n").split("\n")[1:]  # from the table's title on
+    layout = infer(lines)
+    assert layout is not None
+    assert "Value" in layout.names and "Size" in layout.names

@@ -94,9 +94,14 @@ def infer(lines: list[str]) -> Layout | None:
     rows = [i for i in nonblank if i >= body]
     if len(rows) < MIN_ROWS:
         return None
+    # The rows up to the first blank line are the table's own when there are enough of
+    # them: what follows a blank line (readelf's histogram after its symbol table) has
+    # columns of its own, which would close the table's gutters.
+    head = rows[:_SAMPLE_ROWS]
+    block = next((k for k in range(1, len(head)) if head[k] != head[k - 1] + 1), len(head))
     # Gutters are looked for in the first _MAX_WIDTH characters: a megabyte-long line must
     # not make a megabyte-wide grid, and tables put their columns well before that.
-    sample = [lines[i][:_MAX_WIDTH].rstrip() for i in rows[:_SAMPLE_ROWS]]
+    sample = [lines[i][:_MAX_WIDTH].rstrip() for i in (head[:block] if block >= MIN_ROWS else head)]
     if len(set(sample)) < _DISTINCT * len(sample):
         return None  # the same line again and again aligns with itself: not a table
     # Gutters blank on every row first; only when a few rows overflow their column
