@@ -22,6 +22,7 @@ from itertools import repeat
 
 from .base import Compressed, CompressInput
 from .bm25_fast import bm25_scores
+from .kv_extremes import extreme_lines
 
 _MIN_UNITS = 6  # fewer sentences than this: nothing worth selecting
 _NEAR_WINDOW = 32  # near-duplicate check against this many previous units (exact: all)
@@ -230,6 +231,13 @@ class TextCrusher:
         used = 0
         for i in sorted(anchored_indices(inp.anchors, texts, max(2, int(n * ratio)))):
             if not duplicate[i]:
+                keep[i] = True
+                used += tokens[i]
+        # Lines of key=value numbers holding the extremes the question asks for (redis
+        # INFO's command statistics): a few lines, found only among line units.
+        for i in extreme_lines([t if u.line_unit else "" for t, u in zip(texts, units)], inp.query) \
+                if inp.query else ():
+            if not keep[i]:
                 keep[i] = True
                 used += tokens[i]
         # Best first, ties in text order (a stable sort keeps them so, reversed or not).

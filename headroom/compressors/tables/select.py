@@ -361,6 +361,12 @@ def _outliers(col: _Column) -> list[int]:
     return [col.values.index(v) for v in dict.fromkeys(far[:_OUTLIERS_PER_COLUMN])]
 
 
+def asked_directions(qlow: str) -> tuple[bool, bool]:
+    """Whether the (lower-cased) question asks for a maximum, and for a minimum, in words
+    ("the largest", "the fewest")."""
+    return bool(_MAX_WORDS.search(qlow)), bool(_MIN_WORDS.search(qlow))
+
+
 def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, score=None) -> Selection:
     """Rows to keep (indices into ``table.rows``, in order) within ``budget`` tokens,
     vital rows whatever it costs. ``fmt`` renders a cell for the column summary;
@@ -369,7 +375,7 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
     n = len(table.rows)
     cols = _columns(table)
     qlow = query.lower()
-    want_max, want_min = bool(_MAX_WORDS.search(qlow)), bool(_MIN_WORDS.search(qlow))
+    want_max, want_min = asked_directions(qlow)
     says_extreme = want_max or want_min  # the question's own words, before "neither" means both
     if want_max == want_min:
         want_max = want_min = True

@@ -1,0 +1,56 @@
+"""Extremes of ``key=value`` numbers over lines that share their keys.
+
+Some programs print a table as lines of ``key=value`` pairs (redis INFO's
+``cmdstat_zadd:calls=161,usec=167447,usec_per_call=1040.04``, its keyspace lines, statistics
+dumps): no header, no aligned columns, so the table compressor never sees them, and the
+line selectors keep lines by relevance, which "where did the server spend most of its
+time?" does not point at. When the question asks for an extreme (the table selector's
+max/min words), the line holding each numeric key's maximum (or minimum) among the lines
+with the same keys is kept: a few lines, whatever the keys are called.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .tables.select import asked_directions
+
+_PAIR = re.compile(r"([A-Za-z_][\w.-]*)=(-?\d+(?:\.\d+)?)(?![\w.])")
+_MIN_LINES = 5  # lines sharing a key set: fewer is no table
+_MAX_KEYS = 8  # numeric keys whose extremes are kept, per key set
+_MAX_LINE = 400  # longer lines are no rows of such a table
+
+
+def extreme_lines(lines: Sequence[str], query: str) -> set[int]:
+    """Indexes of the lines holding the extremes the question asks for, per set of keys."""
+    want_max, want_min = asked_directions(query.lower())
+    if not (want_max or want_min):
+        return set()
+    groups: dict[tuple[str, ...], list[tuple[int, dict[str, float]]]] = {}
+    for i, ln in enumerate(lines):
+        if "=" not in ln or len(ln) > _MAX_LINE:
+            continue
+        pairs = _PAIR.findall(ln)
+        if len(pairs) < 2:
+            continue
+        values = {k: float(v) for k, v in pairs}
+        groups.setdefault(tuple(k for k, _ in pairs), []).append((i, values))
+    out: set[int] = set()
+    for keys, rows in groups.items():
+        if len(rows) < _MIN_LINES:
+            continue
+        taken = 0
+        for k in keys:
+            col = [(v[k], i) for i, v in rows]
+            lo, hi = min(col), max(col, key=lambda p: (p[0], -p[1]))
+            if lo[0] == hi[0]:
+                continue  # a constant (0 rejected calls on every line) names no line
+            if want_max:
+                out.add(hi[1])
+            if want_min:
+                out.add(lo[1])
+            taken += 1
+            if taken >= _MAX_KEYS:
+                break
+    return out
