@@ -9,9 +9,11 @@ second run reuses the first one's compression results when their fingerprints ma
 so on stderr, and runs only the reader. ``--fresh`` always recomputes.
 
 The fingerprint hashes every file of the installed package, every installed
-distribution's name and version, the Python version and machine, and the options that
-select and shape the work (suite, families, seeds, configurations, wire formats, resolved
-device, an LLMLingua-2 checkpoint's file listing). Latencies in reused results are those
+distribution's name and version, the Python version and machine, headroom's own
+``HEADROOM_*`` settings in the environment (secrets left out) and the file listing of
+``HEADROOM_MODEL_DIR``, and the options that select and shape the work (suite, families,
+seeds, configurations, wire formats, resolved device, an LLMLingua-2 checkpoint's file
+listing). Latencies in reused results are those
 measured by the run that produced them, on the same code.
 """
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import sys
 from importlib import metadata
@@ -26,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 RESULTS_KEY = "fingerprint"  # in results["meta"]
+_SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]  # the installed headroom package
 
 
@@ -58,6 +62,13 @@ def fingerprint(options: dict[str, Any], llmlingua_model: str | None = None) -> 
     h.update(f"{sys.version}|{platform.machine()}".encode())
     h.update(json.dumps(options, sort_keys=True, default=str).encode())
     h.update("\n".join(_checkpoint_listing(llmlingua_model)).encode())
+    # headroom's own settings from the environment (HEADROOM_EVAL_HELDOUT adds the held-out
+    # sources, HEADROOM_EXACT_TOKENS changes the counts, HEADROOM_MODEL_DIR the models),
+    # secrets left out: they change no result.
+    env = sorted((k, v) for k, v in os.environ.items()
+                 if k.startswith("HEADROOM_") and not any(s in k for s in _SECRET_WORDS))
+    h.update(json.dumps(env).encode())
+    h.update("\n".join(_checkpoint_listing(os.environ.get("HEADROOM_MODEL_DIR"))).encode())
     return h.hexdigest()
 
 

@@ -38,6 +38,16 @@ def test_the_fingerprint_follows_the_package_files(tmp_path, monkeypatch):
     assert reuse.fingerprint(OPTIONS) != first
 
 
+def test_the_fingerprint_follows_headrooms_settings_but_not_secrets(monkeypatch):
+    monkeypatch.delenv("HEADROOM_EVAL_HELDOUT", raising=False)
+    monkeypatch.delenv("HEADROOM_EVAL_API_KEY", raising=False)
+    base = reuse.fingerprint(OPTIONS)
+    monkeypatch.setenv("HEADROOM_EVAL_API_KEY", "sk-one")
+    assert reuse.fingerprint(OPTIONS) == base  # a key changes no result
+    monkeypatch.setenv("HEADROOM_EVAL_HELDOUT", "1")  # adds the held-out sources to the suite
+    assert reuse.fingerprint(OPTIONS) != base
+
+
 def test_reusable_needs_the_same_fingerprint_and_drops_a_reader_section(tmp_path):
     (tmp_path / "results.json").write_text(json.dumps({"meta": {"fingerprint": "abc"}, "configs": [], "llm": {}}))
     assert reuse.reusable(tmp_path, "abd") is None
