@@ -12,7 +12,7 @@ with the same keys is kept: a few lines, whatever the keys are called.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .tables.select import asked_directions
 
@@ -22,14 +22,15 @@ _MAX_KEYS = 8  # numeric keys whose extremes are kept, per key set
 _MAX_LINE = 400  # longer lines are no rows of such a table
 
 
-def extreme_lines(lines: Sequence[str], query: str) -> set[int]:
-    """Indexes of the lines holding the extremes the question asks for, per set of keys."""
+def extreme_lines(lines: Sequence[str], query: str, looked_at: Callable[[int], bool] | None = None) -> set[int]:
+    """Indexes of the lines holding the extremes the question asks for, per set of keys;
+    ``looked_at`` (an index test) leaves some lines out (the text extractor's sentences)."""
     want_max, want_min = asked_directions(query.lower())
     if not (want_max or want_min):
         return set()
     groups: dict[tuple[str, ...], list[tuple[int, dict[str, float]]]] = {}
     for i, ln in enumerate(lines):
-        if "=" not in ln or len(ln) > _MAX_LINE:
+        if "=" not in ln or len(ln) > _MAX_LINE or (looked_at is not None and not looked_at(i)):
             continue
         pairs = _PAIR.findall(ln)
         if len(pairs) < 2:

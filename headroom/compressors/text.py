@@ -235,8 +235,7 @@ class TextCrusher:
                 used += tokens[i]
         # Lines of key=value numbers holding the extremes the question asks for (redis
         # INFO's command statistics): a few lines, found only among line units.
-        for i in extreme_lines([t if u.line_unit else "" for t, u in zip(texts, units)], inp.query) \
-                if inp.query else ():
+        for i in extreme_lines(texts, inp.query, lambda i: units[i].line_unit) if inp.query else ():
             if not keep[i]:
                 keep[i] = True
                 used += tokens[i]
