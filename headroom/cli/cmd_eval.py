@@ -102,16 +102,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ..eval.compression import run_compression
     from ..eval.configs import CONFIGS, EvalOptions, resolve_device
     from ..eval.report import save_results, write_reports
+    from ..eval.reuse import RESULTS_KEY, fingerprint, reusable
     from ..eval.scenarios import build_suite
 
     if args.reader and args.llm_concurrency is not None:  # before the compression run, not after it
         raise ValueError("--llm-concurrency is for --llm-base-url; a local --reader takes --reader-workers")
     seeds = tuple(int(s) for s in _csv(args.seeds) or ()) or None
-    scenarios = build_suite(args.suite, _csv(args.families), seeds)
     device = resolve_device(args.device)
     options = EvalOptions(device=device, llmlingua_model=args.llmlingua_model)
-    from ..eval.reuse import RESULTS_KEY, fingerprint, reusable
-
     fp = fingerprint({"suite": args.suite, "families": _csv(args.families), "seeds": seeds,
                       "configs": _csv(args.configs) or [], "formats": _csv(args.formats) or [], "device": device},
                      args.llmlingua_model)
@@ -119,12 +117,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     if results is not None:
         print(f"compression results reused from {Path(args.out) / 'results.json'}: same code, corpus, dependencies "
               "and options (--fresh recomputes them)", file=sys.stderr)
-    else:
+    reader = bool(args.reader or args.llm_base_url)
+    # The suite is built only for what runs: reused results without a reader need none.
+    scenarios = build_suite(args.suite, _csv(args.families), seeds) if results is None or reader else []
+    if results is None:
         results = run_compression(scenarios, _csv(args.configs) or [], options=options,
                                   formats=_csv(args.formats) or [], progress=not args.quiet)
         results["meta"]["suite"] = args.suite
         results["meta"][RESULTS_KEY] = fp
-    if args.reader or args.llm_base_url:
+    if reader:
         results["llm"] = _run_reader(args, scenarios, CONFIGS[args.llm_config].build(options), device)
     path = save_results(results, args.out)
     written = write_reports(results, args.out, plots=not args.no_plots)

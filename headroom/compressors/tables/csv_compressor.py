@@ -39,9 +39,12 @@ class TableCompressor:
 
     def compress(self, inp: CompressInput) -> Compressed | None:
         lines = inp.text.split("\n")
-        dialect = inp.hint if isinstance(inp.hint, Dialect) else None if isinstance(inp.hint, Stanzas) \
-            else sniff(lines[:64])
-        stanzas = inp.hint if isinstance(inp.hint, Stanzas) else infer_stanzas(lines) if dialect is None else None
+        # Detection's finding when it handed one over; else delimited, then stanzas, then aligned.
+        dialect = inp.hint if isinstance(inp.hint, Dialect) else None
+        stanzas = inp.hint if isinstance(inp.hint, Stanzas) else None
+        if dialect is None and stanzas is None:
+            dialect = sniff(lines[:64])
+            stanzas = infer_stanzas(lines) if dialect is None else None
         unit = ("rows", "columns")
         if stanzas is not None:  # records as stanzas: each one a row, kept whole with its blank line
             records = parse_stanzas(lines, stanzas)

@@ -274,7 +274,7 @@ def _named_columns(cols: list[_Column], qlow: str) -> list[_Column]:
         # "%CPU", "TIME+", "#files": the sign is the unit, the word is what a question says.
         bare = name.strip("%#+*$ ")
         for form in {name, name.replace("_", " "), *((bare,) if len(bare) >= 2 else ())}:
-            if re.search(r"(?<!\w)" + re.escape(form) + r"(?!\w)", qlow):
+            if _says(form, qlow):
                 out.append(c)
                 break
     return out
@@ -305,7 +305,7 @@ def _lookup_rows(table: Table, cols: list[_Column], qlow: str, limit: int) -> li
 def _names(cell: str, qlow: str) -> bool:
     """The question names this text cell as a whole word or phrase."""
     low = cell.lower().strip()
-    return len(low) >= 3 and low in qlow and re.search(r"(?<!\w)" + re.escape(low) + r"(?!\w)", qlow) is not None
+    return len(low) >= 3 and low in qlow and _says(low, qlow)
 
 
 def _anchored_rows(table: Table, anchors, limit: int, named_limit: int) -> list[int]:
@@ -414,10 +414,12 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
                 take(c.hi, "extremes (no column named)")
             if want_min:
                 take(c.lo, "extremes (no column named)")
-    if qlow and (_LONGEST.search(qlow) or _SHORTEST.search(qlow)):
+    longest, shortest = bool(_LONGEST.search(qlow)), bool(_SHORTEST.search(qlow))
+    if longest or shortest:
         # Named when each word of the column's name is a word of the question ("official
         # country name" names official_name). "Which import took the longest?" names none.
-        for i in _length_extremes([c for c in cols if not c.numeric and _words_named(c.name, qlow)], qlow):
+        text_cols = [c for c in cols if not c.numeric and _words_named(c.name, qlow)]
+        for i in _length_extremes(text_cols, longest, shortest):
             take(i, "extremes of asked columns")
     width = len(table.names)
     for i in [i for i, r in enumerate(table.rows) if len(r) != width][:_MAX_RAGGED]:
@@ -457,21 +459,25 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
     return sel
 
 
+def _says(phrase: str, qlow: str) -> bool:
+    """The question holds ``phrase`` as whole words."""
+    return re.search(r"(?<!\w)" + re.escape(phrase) + r"(?!\w)", qlow) is not None
+
+
 def _words_named(name: str, qlow: str) -> bool:
     words = re.findall(r"[^\W_]{2,}", name.lower())
-    return bool(words) and all(re.search(r"(?<!\w)" + re.escape(w) + r"(?!\w)", qlow) for w in words)
+    return bool(words) and all(_says(w, qlow) for w in words)
 
 
-def _length_extremes(cols: list[_Column], qlow: str) -> list[int]:
-    """Rows of the longest (or shortest non-empty) cell of each text column in ``cols``,
-    as the question asks."""
+def _length_extremes(cols: list[_Column], longest: bool, shortest: bool) -> list[int]:
+    """Rows of the longest (and/or shortest non-empty) cell of each text column in ``cols``."""
     out = []
     for c in cols:
         lengths = [len(v) if isinstance(v, str) else 0 for v in c.cells]
-        if _LONGEST.search(qlow):
+        if longest:
             out.append(lengths.index(max(lengths)))
         filled = [n for n in lengths if n]
-        if _SHORTEST.search(qlow) and filled:
+        if shortest and filled:
             out.append(lengths.index(min(filled)))
     return out
 

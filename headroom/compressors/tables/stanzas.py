@@ -62,6 +62,24 @@ def _field(line: str) -> tuple[str, str, str, int] | None:
     return (m.group(1), m.group(2), m.group(3), m.start(2)) if m else None
 
 
+_BLANK, _CONTINUED = object(), object()
+
+
+def _step(line: str, fresh: bool, layout: Stanzas):
+    """What ``line`` is in a text of ``layout``'s records: ``_BLANK`` (between records),
+    ``_CONTINUED`` (more of the field above), its field (a record's field line), or None
+    (a line no record has: the text is not, or no longer, records). ``fresh``: no field
+    line since the last blank one."""
+    if not line.strip():
+        return _BLANK
+    f = _field(line)
+    if not fresh and _continues(line, f, layout):
+        return _CONTINUED
+    if f is None or f[1] != layout.separator or (fresh and f[0] != layout.opener):
+        return None
+    return f
+
+
 def infer(lines: list[str]) -> Stanzas | None:
     """The stanza layout of a text whose first ``_SAMPLE_LINES`` lines are records, else None.
     Most texts fail on their first line (no field) or first block (no blank line after it)."""
@@ -72,20 +90,18 @@ def infer(lines: list[str]) -> Stanzas | None:
     layout = Stanzas(got[1], got[0], _indent(first), got[3])
     blocks, fields, fresh = 0, 0, True
     for ln in lines[:_SAMPLE_LINES]:
-        if not ln.strip():
+        f = _step(ln, fresh, layout)
+        if f is _BLANK:
             if not fresh:
                 if fields < MIN_FIELDS:
                     return None
                 blocks += 1
             fresh, fields = True, 0
-            continue
-        f = _field(ln)
-        if not fresh and _continues(ln, f, layout):
-            continue
-        if f is None or f[1] != layout.separator or (fresh and f[0] != layout.opener) or fields >= _MAX_FIELDS:
-            return None  # (a logfmt log is "key=value" lines without a blank: given up after 64)
-        fields += 1
-        fresh = False
+        elif f is not _CONTINUED:
+            if f is None or fields >= _MAX_FIELDS:
+                return None  # (a logfmt log is "key=value" lines without a blank: given up after 64)
+            fields += 1
+            fresh = False
     return layout if blocks >= MIN_STANZAS else None
 
 
@@ -105,17 +121,15 @@ def parse(lines: list[str], layout: Stanzas) -> Records | None:
     index: dict[str, int] = {}
     fresh = True
     for i, ln in enumerate(lines):
-        if not ln.strip():
+        f = _step(ln, fresh, layout)
+        if f is _BLANK:
             fresh = True
             continue
-        f = _field(ln)
-        if not fresh and _continues(ln, f, layout):
+        if f is _CONTINUED:
             continue
-        if f is None or f[1] != layout.separator:
+        if f is None:
             return None
         if fresh:
-            if f[0] != layout.opener:
-                return None
             starts.append(i)
             values.append({})
             fresh = False
