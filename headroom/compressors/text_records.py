@@ -11,13 +11,20 @@ from __future__ import annotations
 _RECORD_LINES = 40  # a blank-line separated block this short is one record (a dpkg stanza: 10-30)
 _MIN_RECORDS = 3
 _RECORD_CHARS = 2_000  # nor one this long (a stanza carrying a line of build ids)
+# Indented records named by the question: more than this many, and the words name no record
+# in particular (a key id in every signature packet of a keyring dump).
+_NAMED_RECORDS = 4
 
 
 def record_mates(raw: list[str], named: set[int]) -> set[int]:
-    """The other lines of the short blank-line separated blocks holding ``named`` lines,
-    when the text is made of such blocks (at least ``_MIN_RECORDS``); none otherwise."""
-    if not named or sum(1 for ln in raw if not ln.strip()) < _MIN_RECORDS - 1:
+    """The other lines of the short records holding ``named`` lines, when the text is made
+    of such records (at least ``_MIN_RECORDS``); none otherwise. A record is a blank-line
+    separated block, or, in a text without blank lines between them, an unindented head line
+    with the lines indented under it (``ip addr``: an interface, then its address lines)."""
+    if not named:
         return set()
+    if sum(1 for ln in raw if not ln.strip()) < _MIN_RECORDS - 1:
+        return _indented_mates(raw, named)
     out: set[int] = set()
     n = len(raw)
     for i in sorted(named):
@@ -32,4 +39,33 @@ def record_mates(raw: list[str], named: set[int]) -> set[int]:
         if (a == 0 or not raw[a - 1].strip()) and (b == n or not raw[b].strip()) \
                 and sum(map(len, raw[a:b])) <= _RECORD_CHARS:
             out.update(range(a, b))
+    return out - named
+
+
+def _indented_mates(raw: list[str], named: set[int]) -> set[int]:
+    """``record_mates`` for records made by indentation: each unindented line opens one and
+    the indented lines after it belong to it. The text must be mostly such records: at
+    least ``_MIN_RECORDS`` heads and as many indented lines."""
+    heads = [i for i, ln in enumerate(raw) if ln[:1] not in ("", " ", "\t")]
+    if len(heads) < _MIN_RECORDS or len(raw) - len(heads) < len(heads):
+        return set()
+    out: set[int] = set()
+    n = len(raw)
+    records = 0
+    for i in sorted(named):
+        if i in out:
+            continue
+        a = i
+        while a > 0 and raw[a][:1] in (" ", "\t") and i - a < _RECORD_LINES:
+            a -= 1
+        if raw[a][:1] in ("", " ", "\t"):
+            continue  # indented lines above any head, or a record too long to be one
+        b = a + 1
+        while b < n and raw[b][:1] in (" ", "\t") and b - a < _RECORD_LINES:
+            b += 1
+        if (b == n or raw[b][:1] not in (" ", "\t")) and sum(map(len, raw[a:b])) <= _RECORD_CHARS:
+            out.update(range(a, b))
+            records += 1
+            if records > _NAMED_RECORDS:
+                return set()  # what the question names is everywhere: no record in particular
     return out - named

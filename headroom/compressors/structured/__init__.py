@@ -18,6 +18,7 @@ import re
 
 from ..base import Compressed, CompressInput
 from ..detect import ContentType, Detected
+from ..kv_extremes import extreme_lines
 from ..text_records import record_mates
 from .detect import detect_format, is_prose
 from .formats import FORMATS, Format, comment_line
@@ -99,6 +100,9 @@ class StructuredCompressor:
             elif fmt.name == "lines" and inp.query:
                 # A stanza the question names (dpkg status, sqlite3 -line) stays whole.
                 for i in record_mates(lines, _named_lines(lines, inp.anchors.terms | question_terms(inp.query))):
+                    keep[i] = True
+                # Lines of key=value numbers holding the extreme the question asks for.
+                for i in extreme_lines(lines, inp.query):
                     keep[i] = True
             items_before, items_after = len(nodes), sum(1 for nd in nodes if keep[nd.start])
             unit = "entries"

@@ -111,6 +111,8 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
         if scores:
             best = max(s for s, _ in scores)
             wanted = [i for s, i in scores if s == best][:12]
+    if query and "." in query:
+        wanted += [i for i in _qualified_nodes(lines, nodes, query) if i not in wanted]
     whole: set[int] = set()
     for i in wanted:
         nd = nodes[i]
@@ -182,6 +184,34 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
         level = [c for i in level for c in children.get(i, ())]
     fill_short_runs(lines, keep)
     return keep
+
+
+# A qualified name in the question: "public.products.tags", "app.server.port" (two dots or
+# more, so a version or a file name is none). Its qualifier is all but the last part.
+_QUALIFIED = re.compile(r"(?<![\w.])([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+)\.([A-Za-z_][\w-]*)(?![\w.])")
+_QUALIFIED_NODES = 6  # more nodes than this hold the qualifier and the member: none in particular
+
+
+def _qualified_nodes(lines: list[str], nodes: list[Node], query: str) -> list[int]:
+    """Nodes whose header holds a qualified name's qualifier as written ("public.products")
+    and whose lines hold its last part as a word ("tags"): the member is inside them (a
+    column in its table's CREATE TABLE, a default set by an ALTER of that table), where the
+    question's words alone rank a node naming all three parts some other way first."""
+    out: list[int] = []
+    for m in _QUALIFIED.finditer(query[:2000]):
+        qualifier, member = m.group(1).lower(), m.group(2).lower()
+        word = re.compile(r"(?<![\w.])" + re.escape(member) + r"(?![\w])", re.IGNORECASE)
+        found = []
+        for k, nd in enumerate(nodes):
+            if qualifier not in lines[nd.start].lower():
+                continue
+            if any(word.search(lines[j]) for j in range(nd.start, min(nd.end, nd.start + WHOLE_MAX_LINES))):
+                found.append(k)
+                if len(found) > _QUALIFIED_NODES:
+                    break
+        if len(found) <= _QUALIFIED_NODES:
+            out += found
+    return out
 
 
 def keep_header(nd: Node, keep: list[bool]) -> None:

@@ -53,10 +53,17 @@ _NOT_NONE = partial(operator.is_not, None)  # a C-level filter predicate
 # "The longest name", "the shortest title": over a text column the question names, the
 # extreme is a cell's length.
 _LONGEST, _SHORTEST = re.compile(r"\blongest\b"), re.compile(r"\bshortest\b")
+# Superlatives of measures (how full, busy, deep or costly a row is), whatever the table
+# calls the column: "the fullest mount" asks for the top of a Use% column that no question
+# word names, as "the biggest" does for a size.
 _MAX_WORDS = re.compile(r"\b(?:highest|largest|biggest|greatest|max(?:imum)?|peak|most|top|heaviest|longest|"
-                        r"slowest|best)\b")
+                        r"slowest|best|fullest|busiest|deepest|widest|hottest|costliest|priciest|farthest|"
+                        r"furthest|tallest|loudest|closest|nearest)\b")
 _MIN_WORDS = re.compile(r"\b(?:lowest|smallest|least|min(?:imum)?|bottom|fewest|lightest|shortest|fastest|"
-                        r"worst)\b")
+                        r"worst|emptiest|cheapest|coldest|shallowest|narrowest|nearest|closest|quickest|"
+                        r"quietest)\b")
+# ("closest to running out", "nearest to its limit": near to which end, the words do not say:
+# both ends, as in both lists.)
 # A number standing on its own: not part of an identifier ("web-35", "p99") or a time ("18:12").
 _QUESTION_NUMBER = re.compile(r"(?<![\w.:-])\d+(?:\.\d+)?(?![\w:-]|\.\d)")
 
@@ -216,6 +223,33 @@ def _durations(cells: tuple[Any, ...]) -> list[float | None] | None:
     return [_seconds(c) for c in cells]
 
 
+# A quantity printed with its unit: a percentage ("94%", df's Use%) or a size with a binary
+# or decimal suffix ("4.0K", "252G", "250Mi", "1.2GB", du -h, ls -lh, docker images). Plain
+# numbers ("0" bytes used) count too; a column of them alone is numeric already.
+_MEASURE = re.compile(r"\s*(\d+(?:\.\d+)?)\s?(%|[kKMGTPE]i?B?|B)?\s*")
+_SCALE = {None: 1.0, "%": 1.0, "B": 1.0, "k": 1024.0, "K": 1024.0, "M": 1024.0 ** 2, "G": 1024.0 ** 3,
+          "T": 1024.0 ** 4, "P": 1024.0 ** 5, "E": 1024.0 ** 6}
+
+
+def _measure(cell: Any) -> float | None:
+    m = _MEASURE.fullmatch(cell) if isinstance(cell, str) else None
+    if m is None:
+        return None
+    number, unit = m.groups()
+    return float(number) * _SCALE[unit[0] if unit else None]
+
+
+def _measures(cells: tuple[Any, ...]) -> list[float | None] | None:
+    """A text column's cells as quantities when its sampled cells are numbers with a unit
+    (at least one of them with its unit shown), else None."""
+    sample = cells[:: max(1, len(cells) // _TYPE_SAMPLE)]
+    if not sample or sum(1 for c in sample if _measure(c) is not None) < _NUMERIC_SHARE * len(sample):
+        return None
+    if not any(isinstance(c, str) and c.strip()[-1:].isalpha() or "%" in c for c in sample if isinstance(c, str)):
+        return None
+    return [_measure(c) for c in cells]
+
+
 def _rare_value_rows(cols: list[_Column], n: int) -> list[int]:
     """Rows holding a rare value of a categorical column (see _RARE_MAX_DISTINCT)."""
     if n < _RARE_MIN_ROWS:
@@ -239,9 +273,11 @@ def _columns(table: Table) -> list[_Column]:
     for name, cells in zip(table.names, _cells_by_column(table, even)):
         values, full, memo = _values(cells, strings)
         if memo == {}:
-            durations = _durations(cells)
-            if durations is not None:
-                values, memo = durations, None
+            quantities = _durations(cells)
+            if quantities is None:
+                quantities = _measures(cells)
+            if quantities is not None:
+                values, memo = quantities, None
         col = _Column(str(name), cells, values, False, full=full)
         cols.append(col)
         if full:
@@ -281,25 +317,78 @@ def _named_columns(cols: list[_Column], qlow: str) -> list[_Column]:
 
 
 def _lookup_rows(table: Table, cols: list[_Column], qlow: str, limit: int) -> list[int]:
-    """Rows with the most cells the question names (by value: numbers compare as numbers,
-    text cells as whole words); none when too many rows tie for that."""
+    """Rows naming the most of the values the question names (numbers compare as numbers,
+    text cells as whole words, a ``key=value`` cell by its value); none when too many rows
+    tie for that.
+
+    A row counts each named value once: "which suites use SRP for key exchange?" names
+    the rows whose key exchange is SRP, also those whose authentication says SRP as well.
+    When that leaves too many rows, the rows with the most named cells are tried (as
+    before the values were counted once)."""
     qnums = {float(m) for m in _QUESTION_NUMBER.findall(qlow)}
-    score = [0] * len(table.rows)
+    negated = _NEGATION.search(qlow) is not None
+    qwords = set(_QUESTION_WORD.findall(qlow)) if negated else set()
+    values: dict[int, set] = {}  # row -> the named values it holds
+    cells: dict[int, int] = {}  # row -> how many of its cells are named
     for c in cols:
         if c.numeric:
             if qnums and not qnums.isdisjoint(c.values):  # one C-level pass rules most columns out
                 for i in [i for i, v in enumerate(c.values) if v in qnums]:
-                    score[i] += 1
+                    values.setdefault(i, set()).add(c.values[i])
+                    cells[i] = cells.get(i, 0) + 1
             continue
-        named = {cell for cell in set(c.cells) if isinstance(cell, str) and _names(cell, qlow)}
+        prefix = _key_prefix(c.cells)
+        cut = len(prefix)
+        named = {}
+        for cell in set(c.cells):
+            if isinstance(cell, str) and _names(cell[cut:], qlow):
+                named[cell] = cell[cut:].lower().strip()
+        if negated and _abbreviated(prefix[:-1] if prefix else c.name, qwords):
+            # "suites that offer no encryption" over an "Enc=" column: its empty values.
+            for cell in set(c.cells):
+                if isinstance(cell, str) and cell[cut:].strip().lower() in _EMPTY_VALUES:
+                    named[cell] = "no " + (prefix or c.name)
         if named:
             for i in [i for i, cell in enumerate(c.cells) if cell in named]:
-                score[i] += 1
-    best = max(score, default=0)
-    if best == 0:
-        return []
-    rows = [i for i, s in enumerate(score) if s == best]
-    return rows if len(rows) <= limit else []
+                values.setdefault(i, set()).add(named[c.cells[i]])
+                cells[i] = cells.get(i, 0) + 1
+    for score in ({i: len(v) for i, v in values.items()}, cells):
+        best = max(score.values(), default=0)
+        if best == 0:
+            return []
+        rows = sorted(i for i, s in score.items() if s == best)
+        if len(rows) <= limit:
+            return rows
+    return []
+
+
+# A cell that opens with its own field name ("Kx=ECDH", "Au=RSA" in openssl's cipher list,
+# "mtu:1500"): when every text cell of a column opens with the same one, the rest is its value.
+_KEY_PREFIX = re.compile(r"[A-Za-z][\w.-]{0,30}[=:](?=[^\s=:])")
+
+
+# "No X", "without X": the question asks for the rows where a column that X names is empty.
+# A column's name is often cut short ("Enc", "Au", "Avail"): it names X when a word of the
+# question (four letters or more) starts with it.
+_NEGATION = re.compile(r"\b(?:no|none|not|without|lacks?|lacking)\b|n't\b")
+_QUESTION_WORD = re.compile(r"[a-z]{4,}")
+_EMPTY_VALUES = frozenset({"none", "null", "nil", "-", "n/a", "(none)", "<none>"})
+
+
+def _abbreviated(name: Any, qwords: set[str]) -> bool:
+    """Whether the column's name is a word of the question or the start of one."""
+    key = str(name).strip().lower()
+    return len(key) >= 2 and key.isalpha() and any(w.startswith(key) for w in qwords)
+
+
+def _key_prefix(cells: tuple[Any, ...]) -> str:
+    """The ``key=`` (or ``key:``) prefix all of a column's text cells share, else ""."""
+    first = next((c for c in cells if isinstance(c, str) and c), None)
+    m = _KEY_PREFIX.match(first) if first is not None else None
+    if m is None:
+        return ""
+    prefix = m.group(0)
+    return prefix if all(c.startswith(prefix) for c in cells if isinstance(c, str) and c) else ""
 
 
 def _names(cell: str, qlow: str) -> bool:
