@@ -18,6 +18,7 @@ from typing import Any
 from .diagnostics.parse import is_diagnostic_line, parse_report
 from .tables.aligned import column_header
 from .tables.aligned import infer as aligned_table
+from .tables.framed import infer as framed_table
 from .tables.sniff import sniff as sniff_table
 from .tables.stanzas import infer as infer_stanzas
 from .templates import keys_of, mine
@@ -183,6 +184,8 @@ def detect(text: str) -> Detected:
         return Detected(ctype, why=found["why"])
     if "stanzas" in found:
         return Detected(ctype, hint=found["stanzas"])
+    if "framed" in found and not _OTHER_BREAKS.search(text, 0, _end_of_line(text, 64)):
+        return Detected(ctype, hint=found["framed"])  # (the compressor's lines are text.split("\n"))
     dialect = found.get("dialect")
     # The table compressor sniffs the first 64 lines of ``text.split("\n")``; detection
     # sniffed ``splitlines()``: the same lines unless another line break occurs there.
@@ -256,6 +259,14 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
     if dialect is not None:
         if found is not None:
             found["dialect"] = dialect
+        return ContentType.TABLE
+    # Rows between bars under a ruled header (sqlite3 -box, the MySQL client, psql with
+    # borders): before the log checks too, and before the aligned reading, which takes the
+    # bars for columns.
+    frame = framed_table(lines)
+    if frame is not None:
+        if found is not None:
+            found["framed"] = frame
         return ContentType.TABLE
     # Records printed one field per line, a blank line between them (sqlite3 -line, dpkg
     # status): a table on its side, before the log checks, whose recurring field names

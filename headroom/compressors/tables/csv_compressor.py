@@ -20,6 +20,9 @@ import csv
 from ..base import Compressed, CompressInput
 from ..bm25_fast import relevance_scores
 from .aligned import infer, row_cells
+from .framed import Framed
+from .framed import infer as infer_framed
+from .framed import parse as parse_framed
 from .select import Table, select_rows
 from .sniff import MIN_ROWS, Dialect, sniff
 from .stanzas import Stanzas
@@ -39,14 +42,24 @@ class TableCompressor:
 
     def compress(self, inp: CompressInput) -> Compressed | None:
         lines = inp.text.split("\n")
-        # Detection's finding when it handed one over; else delimited, then stanzas, then aligned.
+        # Detection's finding when it handed one over; else delimited, framed, stanzas, aligned.
         dialect = inp.hint if isinstance(inp.hint, Dialect) else None
         stanzas = inp.hint if isinstance(inp.hint, Stanzas) else None
-        if dialect is None and stanzas is None:
+        framed = inp.hint if isinstance(inp.hint, Framed) else None
+        if dialect is None and stanzas is None and framed is None:
             dialect = sniff(lines[:64])
-            stanzas = infer_stanzas(lines) if dialect is None else None
+            framed = infer_framed(lines) if dialect is None else None
+            stanzas = infer_stanzas(lines) if dialect is None and framed is None else None
         unit = ("rows", "columns")
-        if stanzas is not None:  # records as stanzas: each one a row, kept whole with its blank line
+        foot: list[str] = []  # a frame's closing rule (and footer) after the rows
+        if framed is not None:  # rows between bars: the bars split the cells
+            head_end, header, body_spans, body, tail = parse_framed(lines, framed)
+            if len(body) < MIN_ROWS:
+                return None
+            head = (0, head_end)
+            foot = [ln for ln in lines[tail:] if ln.strip()]
+            strategy = "table_framed"
+        elif stanzas is not None:  # records as stanzas: each one a row, kept whole with its blank line
             records = parse_stanzas(lines, stanzas)
             if records is None or len(records.rows) < MIN_ROWS:
                 return None
@@ -93,6 +106,7 @@ class TableCompressor:
             prev = i
         if prev != len(body) - 1:
             out.append(_GAP)
+        out.extend(foot)
         out.append(f"# {len(body)} {unit[0]} x {len(header)} {unit[1]}; column ranges: {sel.columns}")
         return Compressed(text="\n".join(out), items_before=len(body), items_after=len(sel.kept),
                           strategy=strategy, lossy=True, summary=sel.summary())
