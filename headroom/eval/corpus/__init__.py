@@ -96,9 +96,11 @@ def outside_output_text(tool_arguments: dict[str, Any]) -> str:
 # benchmarks/results/heldout_issue33_round3.json, again in ..._round3_rerun_s5.json), dev since
 # 2026-11-29 (sixth session).
 # The fourth round replaces them: each of a kind of tool output no dev source has (JVM thread
-# dumps and heap histograms, ...), facts from another reader of the same state.
+# dumps and heap histograms, ext4 file-system metadata, work-tree status, hex dumps, memory
+# checker reports, line-by-line blame), facts from another reader of the same state or the
+# capture's own record of what it made.
 HELDOUT_SOURCES = frozenset({
-    "jvm_diagnostics",
+    "jvm_diagnostics", "ext4_dumpe2fs", "git_status", "hex_dump", "valgrind_memcheck", "git_blame",
 })
 
 

@@ -42,7 +42,8 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             "pg_explain", "pg_schema_dump", "ip_links", "mount_table", "tls_ciphers",
             "curl_trace",
             # held out (issue 33's fourth round): kinds no dev source has; measured once, at the end
-            "jvm_diagnostics", "ext4_dumpe2fs", "git_status", "hex_dump", "valgrind_memcheck")
+            "jvm_diagnostics", "ext4_dumpe2fs", "git_status", "hex_dump", "valgrind_memcheck",
+            "git_blame")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 
