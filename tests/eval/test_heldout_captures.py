@@ -269,9 +269,11 @@ def test_hex_dump_offsets_are_the_line_holding_the_byte(tmp_path):
 
 @pytest.mark.skipif(not __import__("os").path.exists("/usr/bin/true"), reason="coreutils")
 def test_elf_section_offsets_come_from_the_section_headers():
+    from pathlib import Path
+
     from headroom.eval.corpus.captures import hex_dump
 
-    data = open("/usr/bin/true", "rb").read()
+    data = Path("/usr/bin/true").read_bytes()
     shoff, sections = hex_dump.elf_sections(data)
     assert shoff == len(data) - 64 * int.from_bytes(data[0x3C:0x3E], "little")  # the table ends the file
     assert data[sections[".interp"]:].startswith(b"/lib")  # the interpreter's path

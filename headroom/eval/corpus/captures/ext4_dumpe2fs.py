@@ -68,7 +68,10 @@ def superblock(image: bytes) -> dict[str, Any]:
     """The fields asked about, read at ext4's documented offsets (the super block starts at
     byte 1024)."""
     sb = image[1024:2048]
-    u32 = lambda off: struct.unpack_from("<I", sb, off)[0]  # noqa: E731
+
+    def u32(off: int) -> int:
+        return struct.unpack_from("<I", sb, off)[0]
+
     return {"inodes": u32(0x0), "blocks": u32(0x4), "free_blocks": u32(0xC), "free_inodes": u32(0x10),
             "first_data_block": u32(0x14), "block_size": 1024 << u32(0x18), "blocks_per_group": u32(0x20),
             "inodes_per_group": u32(0x28), "magic": struct.unpack_from("<H", sb, 0x38)[0],

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import string
 import subprocess
 import time
 from pathlib import Path
@@ -39,7 +40,7 @@ SOURCE = "jvm_diagnostics"
 # to stand once among the histogram's columns; a count that does not is not asked).
 KEPT = {"ShipmentRecord": 24683, "CustomerProfile": 3187, "TariffTable": 461}
 
-WORKLOAD = r'''
+WORKLOAD = string.Template(r'''
 import java.io.*;
 import java.lang.management.*;
 import java.net.*;
@@ -68,9 +69,9 @@ public class Workload {
     static String q(String s) { return s == null ? "null" : "\"" + s.replace("\"", "'") + "\""; }
 
     public static void main(String[] args) throws Exception {
-        for (int i = 0; i < %(ShipmentRecord)d; i++) KEEP.add(new ShipmentRecord(i, i %% 17));
-        for (int i = 0; i < %(CustomerProfile)d; i++) KEEP.add(new CustomerProfile("c" + i));
-        for (int i = 0; i < %(TariffTable)d; i++) KEEP.add(new TariffTable());
+        for (int i = 0; i < ${ShipmentRecord}; i++) KEEP.add(new ShipmentRecord(i, i % 17));
+        for (int i = 0; i < ${CustomerProfile}; i++) KEEP.add(new CustomerProfile("c" + i));
+        for (int i = 0; i < ${TariffTable}; i++) KEEP.add(new TariffTable());
         BlockingQueue<Runnable> queue = new LinkedBlockingQueue<>();
         ExecutorService pool = new ThreadPoolExecutor(12, 12, 0, TimeUnit.SECONDS, queue, new ThreadFactory() {
             int n = 0;
@@ -123,7 +124,7 @@ public class Workload {
 class ShipmentRecord { long id; int qty; ShipmentRecord(long i, int q) { id = i; qty = q; } }
 class CustomerProfile { String key; CustomerProfile(String k) { key = k; } }
 class TariffTable { long[] rates = new long[16]; }
-''' % KEPT
+''').substitute(KEPT)
 
 OUTPUTS = {  # output: (command, thread dump or histogram)
     "jstack": (["jstack", "-l"], "threads"),
@@ -146,8 +147,8 @@ def thread_questions(record: dict[str, Any]) -> list[tuple[str, tuple[str, ...],
     if len(blocked) == 1:
         b = blocked[0]
         asked.append(("blocked_on_monitor",
-                      ("Which thread is stuck waiting to enter a monitor (outside any deadlock), and which thread "
-                       "holds that monitor?",
+                      (("Which thread is stuck waiting to enter a monitor (outside any deadlock), and which thread "
+                        "holds that monitor?"),
                        "One thread cannot get a lock another thread is sitting on. Which two threads are they?"),
                       [(b["name"], "ThreadMXBean: the one BLOCKED thread outside findDeadlockedThreads()"),
                        (b["owner"], "ThreadMXBean: getLockOwnerName() of that thread")]))
@@ -166,8 +167,8 @@ def thread_questions(record: dict[str, Any]) -> list[tuple[str, tuple[str, ...],
     raised = [t for t in threads if t["mine"] and t["priority"] != 5]
     if len(raised) == 1:
         asked.append(("raised_priority",
-                      ("Which of the application's own threads (not the JVM's) runs at a priority other than the "
-                       "default?",
+                      (("Which of the application's own threads (not the JVM's) runs at a priority other than "
+                        "the default?"),
                        "Apart from the JVM's internal threads, which thread had its priority changed?"),
                       [(raised[0]["name"], f"ThreadMXBean: getPriority() = {raised[0]['priority']}")]))
     sleepers = [t for t in threads if t["mine"] and t["state"] == "TIMED_WAITING" and not t["owner"]
@@ -190,8 +191,8 @@ def histogram_questions() -> list[tuple[str, tuple[str, ...], list[tuple[str, st
                       [(str(n), "the program keeps exactly this many instances in a static list")]))
     top = max(KEPT, key=KEPT.__getitem__)
     asked.append(("most_instances_app",
-                  ("Of the application's own classes (not JDK ones, no module shown), which has the most live "
-                   "instances?",
+                  (("Of the application's own classes (not JDK ones, no module shown), which has the most "
+                    "live instances?"),
                    "Which class defined by the application itself has the most objects on the heap?"),
                   [(top, "the program's own instance counts")]))
     return asked

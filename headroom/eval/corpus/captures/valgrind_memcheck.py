@@ -18,6 +18,7 @@ round): no dev source holds a memory checker's report.
 from __future__ import annotations
 
 import shutil
+import string
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ TARIFFS, INDEX, CONFIG, ENTRIES, LABEL = 613, 7919, 3187, 40, "quarterly-ledger"
 ENTRY_SIZE = 24  # struct entry {char *; long; struct entry *} on x86-64
 SITES = 24
 
-PROGRAM = r'''#include <stdio.h>
+PROGRAM = string.Template(r'''#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,13 +74,13 @@ static int audit_threshold(void) {
 }
 
 static void read_config(void) {
-    kept_config = malloc(%(CONFIG)d); /* MARK:reachable */
-    memset(kept_config, 0, %(CONFIG)d);
+    kept_config = malloc(${CONFIG}); /* MARK:reachable */
+    memset(kept_config, 0, ${CONFIG});
 }
 
 static char *build_index(void) {
-    char *idx = malloc(%(INDEX)d); /* MARK:possibly */
-    memset(idx, 1, %(INDEX)d);
+    char *idx = malloc(${INDEX}); /* MARK:possibly */
+    memset(idx, 1, ${INDEX});
     return idx + 64;
 }
 
@@ -89,25 +90,25 @@ int main(void) {
         alloc_site_11(), alloc_site_12(), alloc_site_13(), alloc_site_14(), alloc_site_15(), alloc_site_16(),
         alloc_site_17(), alloc_site_18(), alloc_site_19(), alloc_site_20(), alloc_site_21(), alloc_site_22(),
         alloc_site_23()};
-    printf("%%zu sites\n", sizeof sites / sizeof sites[0]);
+    printf("%zu sites\n", sizeof sites / sizeof sites[0]);
     read_config();
-    for (int i = 0; i < %(ENTRIES)d; i++) {
+    for (int i = 0; i < ${ENTRIES}; i++) {
         char name[32];
-        snprintf(name, sizeof name, "acct-%%02d", i);
+        snprintf(name, sizeof name, "acct-%02d", i);
         cache_insert(name, i * 100L);
     }
     cache_head = NULL;
-    char *lbl = copy_label("%(LABEL)s");
-    printf("%%c\n", lbl[0]);
-    long *t = load_tariffs(%(TARIFFS)d);
-    printf("%%ld\n", t[7]);
+    char *lbl = copy_label("${LABEL}");
+    printf("%c\n", lbl[0]);
+    long *t = load_tariffs(${TARIFFS});
+    printf("%ld\n", t[7]);
     t = NULL;
-    printf("%%d\n", audit_threshold());
+    printf("%d\n", audit_threshold());
     interior = build_index();
     free(lbl);
     return 0;
 }
-''' % {"CONFIG": CONFIG, "INDEX": INDEX, "ENTRIES": ENTRIES, "LABEL": LABEL, "TARIFFS": TARIFFS}
+''').substitute(CONFIG=CONFIG, INDEX=INDEX, ENTRIES=ENTRIES, LABEL=LABEL, TARIFFS=TARIFFS)
 
 OUTPUTS = {  # output: (valgrind options, form)
     "leaks": (["--leak-check=full", "--show-leak-kinds=all"], "text"),
@@ -133,8 +134,8 @@ def questions(form: str) -> list[tuple[str, tuple[str, ...], list[tuple[str, str
     asked = [
         ("invalid_write", ("Where does the program write past the end of a heap block, and how big is that block?",
                            "Is there an out-of-bounds write? Which block does it overrun?"),
-         [(f"0 bytes after a block of size {len(LABEL)}", "the program allocates strlen(label) bytes and copies "
-                                                           "strlen + 1")]
+         [(f"0 bytes after a block of size {len(LABEL)}",
+           "the program allocates strlen(label) bytes and copies strlen + 1")]
          + ([(where("copy_label", "overflow"), "the memcpy's source line")] if text else [])),
         ("uninitialised", ("Which of the program's own functions branches on an uninitialised value?",
                            "Where does the code make a decision based on memory that was never initialised?"),
