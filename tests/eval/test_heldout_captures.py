@@ -1,5 +1,5 @@
 """Fact computations of issue 33's held-out sources (the first six, dev since their one
-measurement, and the second round), checked on their own: each reads the data through
+measurement, and the later rounds), checked on their own: each reads the data through
 another program or parser than the output asked about. These tests run the helpers on
 small inputs of their own, never a compressor, and never print a held-out output."""
 
@@ -201,3 +201,99 @@ def test_the_servers_record_is_what_curl_shows(tmp_path):
     rec = json.loads(record.read_text())
     assert trace.count(f"sid={rec['sid']};") == 1 and trace.count(rec["dashboard"]["request_id"]) == 1
     assert "< HTTP/1.1 302" in trace and "< HTTP/1.1 200 OK" in trace
+
+
+# Issue 33's fourth round: the readers that give the facts, on inputs of the tests' own.
+
+def test_thread_questions_come_from_the_mxbean_record():
+    from headroom.eval.corpus.captures import jvm_diagnostics
+
+    def t(i, name, state, *, lock=None, owner=None, top=None, prio=5, mine=True):
+        return {"id": i, "name": name, "state": state, "priority": prio, "lock": lock, "owner": owner, "top": top,
+                "mine": mine}
+
+    record = {"threads": [
+        t(1, "main", "TIMED_WAITING", top="java.lang.Thread.sleep", mine=False),
+        t(2, "Reference Handler", "RUNNABLE", prio=10, mine=False),
+        t(3, "holder", "TIMED_WAITING", top="java.lang.Thread.sleep"),
+        t(4, "waiter", "BLOCKED", lock="java.lang.Object@1", owner="holder", top="App.run"),
+        t(5, "dl-a", "BLOCKED", lock="java.lang.Object@2", owner="dl-b"),
+        t(6, "dl-b", "BLOCKED", lock="java.lang.Object@3", owner="dl-a"),
+        t(7, "listener", "RUNNABLE", top="sun.nio.ch.Net.accept"),
+        t(8, "notified", "WAITING", lock="java.lang.Object@4", top="java.lang.Object.wait"),
+        t(9, "archiver", "TIMED_WAITING", prio=9, top="java.lang.Thread.sleep"),
+    ], "deadlocked": [5, 6]}
+    asked = {scen: [text for text, _ in facts] for scen, _, facts in jvm_diagnostics.thread_questions(record)}
+    # The deadlocked pair is never the "blocked" answer; the JVM's own priority-10 thread is
+    # not the application's raised one.
+    assert asked == {"blocked_on_monitor": ["waiter", "holder"], "object_wait": ["notified"],
+                     "accepting": ["listener"], "raised_priority": ["archiver"], "sleeping_holder": ["holder"]}
+
+
+@pytest.mark.skipif(shutil.which("mkfs.ext4") is None, reason="e2fsprogs")
+def test_the_super_block_and_group_descriptors_read_with_struct(tmp_path):
+    from headroom.eval.corpus.captures import ext4_dumpe2fs
+    from headroom.eval.corpus.captures._run import run
+
+    img = tmp_path / "t.img"
+    with open(img, "wb") as fh:
+        fh.truncate(4 * 1024 * 1024)
+    run(["mkfs.ext4", "-q", "-F", "-b", "1024", "-g", "1024", "-L", "probe", "-M", "/mnt/probe",
+         "-U", "1b4e28ba-2fa1-11d2-883f-0016d3cca427", str(img)])
+    data = img.read_bytes()
+    sb = ext4_dumpe2fs.superblock(data)
+    assert (sb["magic"], sb["uuid"], sb["volume"], sb["last_mounted"], sb["block_size"]) == \
+        (0xEF53, "1b4e28ba-2fa1-11d2-883f-0016d3cca427", "probe", "/mnt/probe", 1024)
+    groups = ext4_dumpe2fs.groups(data, sb)
+    assert len(groups) == 4 and groups[0]["start"] == 1 and groups[-1]["end"] == sb["blocks"] - 1
+    assert sum(g["free_blocks"] for g in groups) == sb["free_blocks"]
+    assert ext4_dumpe2fs._head(groups[1]) == "Group 1: (Blocks 1025-2048)"
+
+
+def test_hex_dump_offsets_are_the_line_holding_the_byte(tmp_path):
+    import zipfile
+
+    from headroom.eval.corpus.captures import hex_dump
+
+    assert hex_dump.label(0x8D8, "xxd") == "000008d0:" and hex_dump.label(0x8D8, "hexdump") == "\n000008d0  "
+    archive = tmp_path / "a.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("one.txt", "x" * 100)
+        zf.writestr("two.txt", "y" * 10)
+    offsets = hex_dump.zip_offsets(archive)
+    # A stored member: 30-byte local header + name + data before the next one.
+    assert offsets["one.txt"] == 0 and offsets["two.txt"] == 30 + len("one.txt") + 100
+    assert archive.read_bytes()[offsets["<end record>"]:][:4] == b"PK\x05\x06"
+    assert archive.read_bytes()[offsets["<central directory>"]:][:4] == b"PK\x01\x02"
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/usr/bin/true"), reason="coreutils")
+def test_elf_section_offsets_come_from_the_section_headers():
+    from pathlib import Path
+
+    from headroom.eval.corpus.captures import hex_dump
+
+    data = Path("/usr/bin/true").read_bytes()
+    shoff, sections = hex_dump.elf_sections(data)
+    assert shoff == len(data) - 64 * int.from_bytes(data[0x3C:0x3E], "little")  # the table ends the file
+    assert data[sections[".interp"]:].startswith(b"/lib")  # the interpreter's path
+
+
+def test_memcheck_facts_name_the_marked_source_lines():
+    from headroom.eval.corpus.captures import valgrind_memcheck as vm
+
+    lines = vm.PROGRAM.splitlines()
+    assert "memcpy(out, s, n + 1)" in lines[vm.marked_line(vm.PROGRAM, "overflow") - 1]
+    assert f"malloc({vm.INDEX})" in lines[vm.marked_line(vm.PROGRAM, "possibly") - 1]
+    text = {scen: [t for t, _ in facts] for scen, _, facts in vm.questions("text")}
+    assert text["tariff_leak"] == ["4,904 bytes in 1 blocks are definitely lost"]
+    xml = {scen: [t for t, _ in facts] for scen, _, facts in vm.questions("xml")}
+    assert xml["tariff_leak"] == ["<leakedbytes>4904</leakedbytes>"] and "largest_block" not in xml
+
+
+def test_blame_edits_never_land_inside_a_docstring():
+    from headroom.eval.corpus.captures import git_blame
+
+    source = 'def f():\n    """Doc\n    more doc\n    """\n    return 1\n'
+    assert git_blame._string_lines(source) == {2, 3, 4}
+    assert git_blame._safe("return self._list.count(value)") and not git_blame._safe('x = "quoted value here"')

@@ -90,11 +90,17 @@ def outside_output_text(tool_arguments: dict[str, Any]) -> str:
 # redis_replies was one of them until 2026-11-29 03:25 UTC, when a planning comparison over
 # every loaded case (the split not restricted by mistake) showed its outcome to the
 # integrator while changing sections.py: seen, so dev since, never measured as held-out.
-# The third round replaces them: each of a kind of tool output no dev source has (query plans,
-# SQL DDL, interface/address/route listings, mount and disk-space tables, cipher-suite
-# tables, HTTP client traces), facts from another reader of the same state.
+# The third round (pg_explain, pg_schema_dump, ip_links, mount_table, tls_ciphers, curl_trace:
+# query plans, SQL DDL, interface/address/route listings, mount and disk-space tables,
+# cipher-suite tables, HTTP client traces) was measured 2026-11-29 (round 3,
+# benchmarks/results/heldout_issue33_round3.json, again in ..._round3_rerun_s5.json), dev since
+# 2026-11-29 (sixth session).
+# The fourth round replaces them: each of a kind of tool output no dev source has (JVM thread
+# dumps and heap histograms, ext4 file-system metadata, work-tree status, hex dumps, memory
+# checker reports, line-by-line blame), facts from another reader of the same state or the
+# capture's own record of what it made.
 HELDOUT_SOURCES = frozenset({
-    "pg_explain", "pg_schema_dump", "ip_links", "mount_table", "tls_ciphers", "curl_trace",
+    "jvm_diagnostics", "ext4_dumpe2fs", "git_status", "hex_dump", "valgrind_memcheck", "git_blame",
 })
 
 

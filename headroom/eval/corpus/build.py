@@ -38,9 +38,12 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             # issue 33's second round, measured once (2026-11-29, round 2), dev since
             "redis_replies", "process_table", "socket_table", "pg_controldata", "sqlite_query",
             "open_files",
-            # held out (issue 33's third round): kinds no dev source has; measured once, at the end
+            # issue 33's third round, measured once (2026-11-29, round 3), dev since
             "pg_explain", "pg_schema_dump", "ip_links", "mount_table", "tls_ciphers",
-            "curl_trace")
+            "curl_trace",
+            # held out (issue 33's fourth round): kinds no dev source has; measured once, at the end
+            "jvm_diagnostics", "ext4_dumpe2fs", "git_status", "hex_dump", "valgrind_memcheck",
+            "git_blame")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 
