@@ -24,8 +24,15 @@ _SAMPLE_LINES = 64
 _BAR = "│┃║|"
 _SPLIT = re.compile("[│┃║|]")
 # A rule: box-drawing lines and corners, dashes, pluses, equals, colons (Markdown's
-# alignment marks) and bars, with at least one line-drawing character.
-_RULE = re.compile(r"[ \t]*[─━═┄┈╌\-+=:┌┐└┘├┤┬┴┼┏┓┗┛┣┫┳┻╋┡┩╇╞╡╪╔╗╚╝╠╣╦╩╬│┃║|]*[─━═┄┈╌\-=][─━═┄┈╌\-+=:┌┐└┘├┤┬┴┼┏┓┗┛┣┫┳┻╋┡┩╇╞╡╪╔╗╚╝╠╣╦╩╬│┃║| \t]*")
+# alignment marks) and bars, with at least one line-drawing character. Two linear scans
+# (one pattern with the line character between two stars backtracks quadratically on a
+# long run of dashes that ends in something else).
+_RULE_CHARS = re.compile(r"[ \t─━═┄┈╌\-+=:┌┐└┘├┤┬┴┼┏┓┗┛┣┫┳┻╋┡┩╇╞╡╪╔╗╚╝╠╣╦╩╬│┃║|]*")
+_RULE_LINE = re.compile(r"[─━═┄┈╌\-=]")
+
+
+def _is_rule(line: str) -> bool:
+    return _RULE_CHARS.fullmatch(line) is not None and _RULE_LINE.search(line) is not None
 _CONSISTENT = 0.9
 
 
@@ -52,11 +59,11 @@ def infer(lines: list[str]) -> Framed | None:
             if header is not None and barred < MIN_ROWS + 1:
                 return None  # a blank line inside a short table: no table of its own
             continue
-        if _barred(ln) and not _RULE.fullmatch(ln):
+        if _barred(ln) and not _is_rule(ln):
             if header is None:
                 header = i
             barred += 1
-        elif not _RULE.fullmatch(ln):
+        elif not _is_rule(ln):
             if header is None or barred < MIN_ROWS + 1:
                 return None  # a line of text before or among the first rows
             break  # a footer ("(252 rows)"), after enough rows
@@ -65,7 +72,7 @@ def infer(lines: list[str]) -> Framed | None:
     k = len(_SPLIT.split(sample[header].strip())) - 2
     if k < 2:
         return None
-    rows = [ln for ln in sample[header + 1:] if _barred(ln) and not _RULE.fullmatch(ln)]
+    rows = [ln for ln in sample[header + 1:] if _barred(ln) and not _is_rule(ln)]
     if sum(1 for ln in rows if len(_SPLIT.split(ln.strip())) - 2 == k) < _CONSISTENT * len(rows):
         return None
     return Framed(header, k)
@@ -80,14 +87,14 @@ def parse(lines: list[str], frame: Framed) -> tuple[int, list[str], list[tuple[i
     """(end of the head: the header and the rules under it, the column names, each row's
     span, each row's cells, where the rules after the last row start)."""
     k = frame.header + 1
-    while k < len(lines) and _RULE.fullmatch(lines[k]):
+    while k < len(lines) and _is_rule(lines[k]):
         k += 1
     spans: list[tuple[int, int]] = []
     rows: list[list[str]] = []
     tail = len(lines)
     for i in range(k, len(lines)):
         ln = lines[i]
-        if not ln.strip() or _RULE.fullmatch(ln):
+        if not ln.strip() or _is_rule(ln):
             continue
         spans.append((i, i + 1))
         rows.append(cells(ln))
