@@ -26,16 +26,17 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ...query.intent import content_lemmas, intents_of, names_content_word
+from ..tables.select import MAX_WORDS, MIN_WORDS
 
 # Words that only qualify a field name ("comments_count", "updated_at", "upload_time_iso_8601").
 _GENERIC = frozenset({"at", "on", "count", "counts", "num", "number", "total", "n", "no", "value", "val", "iso",
                       "time", "date", "ms", "sec", "secs", "seconds", "in", "of", "the", "utc", "ts"})
-_MAX_WORDS = frozenset({"most", "max", "maximum", "largest", "biggest", "highest", "greatest", "longest", "slowest",
-                        "latest", "newest", "recent", "recently", "last", "heaviest", "top", "more", "big", "large",
-                        "high", "long", "slow", "new", "late"})
-_MIN_WORDS = frozenset({"least", "fewest", "min", "minimum", "smallest", "lowest", "shortest", "fastest", "oldest",
-                        "earliest", "first", "lightest", "quickest", "small", "low", "short", "fast", "old",
-                        "early", "less", "fewer"})
+# The table selector's superlatives, and comparatives and plain adjectives ("the most recent",
+# "the last", "bigger") that rank JSON fields too.
+_MAX_WORDS = MAX_WORDS | {"latest", "newest", "recent", "recently", "last", "more", "big", "large", "high", "long",
+                          "slow", "new", "late"}
+_MIN_WORDS = MIN_WORDS | {"oldest", "earliest", "first", "small", "low", "short", "fast", "old", "early", "less",
+                          "fewer"}
 # A superlative that names no field implies one: the field words it stands for.
 _IMPLIED = (
     (frozenset({"largest", "biggest", "smallest", "heaviest", "lightest", "large", "big", "small", "heavy", "light"}),

@@ -53,17 +53,18 @@ _NOT_NONE = partial(operator.is_not, None)  # a C-level filter predicate
 # "The longest name", "the shortest title": over a text column the question names, the
 # extreme is a cell's length.
 _LONGEST, _SHORTEST = re.compile(r"\blongest\b"), re.compile(r"\bshortest\b")
-# Superlatives of measures (how full, busy, deep or costly a row is), whatever the table
-# calls the column: "the fullest mount" asks for the top of a Use% column that no question
-# word names, as "the biggest" does for a size.
-_MAX_WORDS = re.compile(r"\b(?:highest|largest|biggest|greatest|max(?:imum)?|peak|most|top|heaviest|longest|"
-                        r"slowest|best|fullest|busiest|deepest|widest|hottest|costliest|priciest|farthest|"
-                        r"furthest|tallest|loudest|closest|nearest)\b")
-_MIN_WORDS = re.compile(r"\b(?:lowest|smallest|least|min(?:imum)?|bottom|fewest|lightest|shortest|fastest|"
-                        r"worst|emptiest|cheapest|coldest|shallowest|narrowest|nearest|closest|quickest|"
-                        r"quietest)\b")
-# ("closest to running out", "nearest to its limit": near to which end, the words do not say:
-# both ends, as in both lists.)
+# Superlatives asking for the top or the bottom of a column (one place: the JSON field
+# ranker, smart_crusher/asked_field.py, reads them too). Measures as well as sizes (how
+# full, busy, deep or costly a row is), whatever the table calls the column: "the fullest
+# mount" asks for the top of a Use% column that no question word names, as "the biggest"
+# does for a size. "closest/nearest" ("closest to running out") say no end: both lists.
+MAX_WORDS = frozenset(("highest largest biggest greatest max maximum peak most top heaviest longest slowest best "
+                       "fullest busiest deepest widest hottest costliest priciest farthest furthest tallest loudest "
+                       "closest nearest").split())
+MIN_WORDS = frozenset(("lowest smallest least min minimum bottom fewest lightest shortest fastest worst emptiest "
+                       "cheapest coldest shallowest narrowest quickest quietest closest nearest").split())
+_MAX_WORDS = re.compile(r"\b(?:" + "|".join(sorted(MAX_WORDS)) + r")\b")
+_MIN_WORDS = re.compile(r"\b(?:" + "|".join(sorted(MIN_WORDS)) + r")\b")
 # A number standing on its own: not part of an identifier ("web-35", "p99") or a time ("18:12").
 _QUESTION_NUMBER = re.compile(r"(?<![\w.:-])\d+(?:\.\d+)?(?![\w:-]|\.\d)")
 
