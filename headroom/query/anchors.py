@@ -26,6 +26,10 @@ _NUMBER = re.compile(r"(?<![\w.])\d{2,}(?:\.\d+)?(?![\w.])")
 _IDENT = re.compile(r"(?<![\w-])_*(?=[A-Za-z0-9_-]*[0-9_-])[A-Za-z][A-Za-z0-9_-]{2,}\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b|"
                     r"\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*\b|\b[A-Z]{2,}[A-Z0-9_-]*\d+\b")
 _PATH = re.compile(r"(?:[\w.-]+/)+[\w.-]+")
+# A hex id that may open with a digit (a short commit hash "3c61a54", a checksum's first
+# bytes "86ed552f", a container id): _IDENT wants a letter first and _NUMBER digits only, so
+# six of ten short hashes were no anchor. Six hex digits at least, one a letter, one a digit.
+_HEX = re.compile(r"(?<![\w-])(?=[0-9a-fA-F]*[a-fA-F])(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{6,}(?![\w-])")
 
 
 @dataclass(frozen=True)
@@ -50,7 +54,7 @@ def extract_anchors(query: str) -> Anchors:
     if not query:
         return Anchors()
     query = bound_question(query)
-    found = set(scan_tokens(query, _UUID, _HOST, _PATH, _IDENT, _NUMBER))
+    found = set(scan_tokens(query, _UUID, _HOST, _PATH, _IDENT, _NUMBER, _HEX))
     # Quotes may span spaces; each match is at most 82 characters, so this stays linear.
     for m in _QUOTED.finditer(query):
         found.add(next(g for g in m.groups() if g))
