@@ -7,7 +7,7 @@ listing is a lookup (a named row) or an extreme (the largest size). So the kept 
 the header (and its ruler), the first and last rows, rows whose name the question names,
 and the rows holding the largest values of a numeric column — per path depth when the
 names are paths, so "the largest top-level directory" stays in view beside the largest
-file. The rest is counted ("… 57 rows omitted"); the original goes to CCR.
+file — and the smallest when the question asks for them. The rest is counted ("… 57 rows omitted"); the original goes to CCR.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 from .base import Compressed, CompressInput
+from .tables.select import asked_directions
 from .text_tree import compress_text_tree, is_text_tree
 
 _RULER = re.compile(r"^[-=\s|+]+$")
@@ -92,6 +93,12 @@ def _largest(rows: list[Row], col: int, name_col: int | None) -> set[int]:
     return keep
 
 
+def _smallest(rows: list[Row], col: int) -> set[int]:
+    """The rows with the smallest values of a column (rows without one left out)."""
+    valued = [(v, k) for k in range(len(rows)) if (v := _value(rows[k].cells[col])) is not None]
+    return {k for _, k in sorted(valued)[:_TOP]}
+
+
 class ListingCompressor:
     name = "listing"
 
@@ -113,8 +120,13 @@ class ListingCompressor:
         names = [k for k in range(min(len(r.cells) for r in rows)) if k not in numeric]
         name_col = names[0] if names else None
         keep = {0, len(rows) - 1} | _named_rows(rows, inp.query, inp.anchors)
+        # The smallest values too when the question asks for them ("which module is the
+        # shortest?"): a few rows a numeric column.
+        smallest = bool(inp.query) and asked_directions(inp.query.lower())[1]
         for col in numeric:
             keep |= _largest(rows, col, name_col)
+            if smallest:
+                keep |= _smallest(rows, col)
         if len(keep) >= 0.8 * len(rows):
             return None
         out = [ln for ln in lines[:head_end] if ln.strip()]
