@@ -1,4 +1,5 @@
-"""Extremes of ``key=value`` numbers over lines that share their keys.
+"""Extremes of ``key=value`` numbers over lines that share their keys, and of columns of
+whitespace-separated fields.
 
 Some programs print a table as lines of ``key=value`` pairs (redis INFO's
 ``cmdstat_zadd:calls=161,usec=167447,usec_per_call=1040.04``, its keyspace lines, statistics
@@ -39,7 +40,7 @@ def extreme_lines(lines: Sequence[str], query: str, looked_at: Callable[[int], b
             continue
         values = {k: float(v) for k, v in pairs}
         groups.setdefault(tuple(k for k, _ in pairs), []).append((i, values))
-    out: set[int] = set()
+    out = _field_extremes(lines, want_max, want_min, looked_at)
     for keys, rows in groups.items():
         if len(rows) < _MIN_LINES:
             continue
@@ -53,6 +54,56 @@ def extreme_lines(lines: Sequence[str], query: str, looked_at: Callable[[int], b
                 out.add(hi[1])
             if want_min:
                 out.add(lo[1])
+            taken += 1
+            if taken >= _MAX_KEYS:
+                break
+    return out
+
+
+# Lines of whitespace-separated fields, the same number on each (``nm -S``: address, size,
+# type, name; single spaces, so no aligned table): a column of numbers, or of hex numbers
+# all of one width (addresses and sizes), has its extreme lines kept like a key's above.
+_MIN_FIELD_ROWS = 12  # lines of one width: fewer is no table
+_FIELDS = (3, 12)  # fields a line: fewer is a listing (its own compressor), more is prose
+_HEX_CELL = re.compile(r"(?:0x)?[0-9a-fA-F]{4,}")
+
+
+def _column_values(cells: list[str]) -> list[float] | None:
+    """The numbers of a column: decimal when every cell is one, else hex when every cell is
+    a hex number of one width; None otherwise."""
+    try:
+        return [float(c) for c in cells]
+    except ValueError:
+        pass
+    width = len(cells[0])
+    if all(len(c) == width and _HEX_CELL.fullmatch(c) for c in cells):
+        return [float(int(c, 16)) for c in cells]
+    return None
+
+
+def _field_extremes(lines: Sequence[str], want_max: bool, want_min: bool,
+                    looked_at: Callable[[int], bool] | None) -> set[int]:
+    by_width: dict[int, list[tuple[int, list[str]]]] = {}
+    lo_w, hi_w = _FIELDS
+    for i, ln in enumerate(lines):
+        if len(ln) > _MAX_LINE or (looked_at is not None and not looked_at(i)):
+            continue
+        cells = ln.split()
+        if lo_w <= len(cells) <= hi_w:
+            by_width.setdefault(len(cells), []).append((i, cells))
+    out: set[int] = set()
+    for width, rows in by_width.items():
+        if len(rows) < _MIN_FIELD_ROWS:
+            continue
+        taken = 0
+        for j in range(width):
+            values = _column_values([cells[j] for _, cells in rows])
+            if values is None or min(values) == max(values):
+                continue
+            if want_max:
+                out.add(rows[values.index(max(values))][0])
+            if want_min:
+                out.add(rows[values.index(min(values))][0])
             taken += 1
             if taken >= _MAX_KEYS:
                 break

@@ -3,8 +3,12 @@ question asking for an extreme keeps the line holding it, whatever the keys are 
 
 from __future__ import annotations
 
+import glob
 import random
+import shutil
+import subprocess
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -63,3 +67,31 @@ def test_text_crusher_keeps_the_line_with_the_most_time():
     assert out is not None and len(out.text) < len(text)
     hot_line = text.split("\n\n")[1].split("\n")[hot]
     assert hot_line in out.text.split("\n")
+
+
+# -- whitespace-separated fields (nm -S) ------------------------------------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(12, 80), seed=st.integers(0, 10_000), width=st.sampled_from([8, 16]))
+def test_a_fixed_width_hex_column_has_its_extremes(n, seed, width):
+    rng = random.Random(seed)
+    sizes = rng.sample(range(1, 16 ** 5), n)
+    names = [f"sym_{rng.getrandbits(24):06x}" for _ in range(n)]
+    lines = [f"{rng.getrandbits(4 * width - 1):0{width}x} {s:0{width}x} {rng.choice('tTdDbB')} {nm}"
+             for s, nm in zip(sizes, names)]
+    got = extreme_lines(lines, "Which symbol is the largest?")
+    assert sizes.index(max(sizes)) in got
+    assert sizes.index(min(sizes)) in extreme_lines(lines, "Which symbol is the smallest?")
+    assert extreme_lines(lines, "Which symbols are data?") == set()  # no extreme asked
+
+
+def test_real_nm_sizes_keep_the_largest_symbol():
+    libs = sorted(glob.glob("/usr/lib/x86_64-linux-gnu/libz.so.*") + glob.glob("/usr/lib/*/libz.so.*"))
+    if shutil.which("nm") is None or not libs:
+        pytest.skip("needs nm and libz")
+    out = subprocess.run(["nm", "-D", "-S", "--defined-only", libs[0]], capture_output=True, text=True).stdout
+    lines = out.splitlines()
+    sized = [(int(p[1], 16), i) for i, ln in enumerate(lines) if len(p := ln.split()) == 4]
+    if len(sized) < 12:
+        pytest.skip("too few sized symbols")
+    assert max(sized)[1] in extreme_lines(lines, "Which exported function is the largest?")
