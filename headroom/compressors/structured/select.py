@@ -110,7 +110,14 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
             scores.append((2 * len(own[i]) + len(path - own[i]), i))
         if scores:
             best = max(s for s, _ in scores)
-            wanted = [i for s, i in scores if s == best][:12]
+            tied = [i for s, i in scores if s == best]
+            if len(tied) > _WANTED and fmt.nesting != "flat" and fmt.name != "lines":
+                # Too many nodes name the question's words as well as each other: the ones
+                # whose keys (theirs and their ancestors') say least besides come first
+                # ("typescript@npm:5.6.2" before "@typescript-eslint/parser@npm:6.21.0").
+                # Only where keys are a format's own (a plain line's "key" is its first words).
+                tied.sort(key=lambda i: (_extra_words(lines, nodes, fmt, i, terms), i))
+            wanted = tied[:_WANTED]
     if query and "." in query:
         wanted += [i for i in _qualified_nodes(lines, nodes, query) if i not in wanted]
     whole: set[int] = set()
@@ -184,6 +191,20 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
         level = [c for i in level for c in children.get(i, ())]
     fill_short_runs(lines, keep)
     return keep
+
+
+_WANTED = 12  # named nodes kept with their ancestors
+
+
+def _extra_words(lines: list[str], nodes: list[Node], fmt: Format, i: int, terms: set[str]) -> int:
+    """Words of a node's key and its ancestors' keys that are not the question's."""
+    extra = 0
+    while i >= 0:
+        key = key_of(fmt, lines[nodes[i].start])
+        if key:
+            extra += len(_key_words(key) - terms)
+        i = nodes[i].parent
+    return extra
 
 
 # A qualified name in the question: "public.products.tags", "app.server.port" (two dots or
