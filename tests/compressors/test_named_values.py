@@ -5,6 +5,7 @@ requires). Real data: the metadata of the distributions installed in this venv."
 from __future__ import annotations
 
 import json
+import re
 from importlib import metadata
 
 from headroom import HeadroomConfig, Pipeline, compress
@@ -56,3 +57,19 @@ def test_named_values_only_name_rare_holders():
     assert named_value_indices(items, "what is pkg7 tagged with?") == {7}
     assert named_value_indices(items, "which are common?") == set()  # held by all 40
     assert named_value_indices([{"name": "pkg7", "n": 1}] * 5, "what about pkg7?") == set()  # flat: not walked
+
+
+def test_the_most_requirements_ranks_the_requires_dist_lists():
+    """"Declares the most requirements" names ``requires_dist`` (a shared stem, and a short
+    qualifier beside it): the item with the longest list stays in view."""
+    items = installed()
+    top = max(items, key=lambda it: (len(it["metadata"]["requires_dist"]), it["metadata"]["name"]))
+    body = json.dumps({"version": "1", "installed": items}, indent=2)
+    msgs = [{"role": "user", "content": "Which installed distribution declares the most requirements?"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "pip inspect"}'}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": body}]
+    out = compress(msgs, model="gpt-4o", pipeline=Pipeline(HeadroomConfig(), store=CompressionStore()))
+    text = out.messages[-1]["content"]
+    assert len(text) < len(body) // 2
+    assert re.search(r'"name":\s*"' + re.escape(top["metadata"]["name"]) + '"', text)

@@ -55,6 +55,7 @@ _MAX_SUBKEYS = 32  # a sub-object with more keys is a map keyed by data, not nam
 _MAX_FIELDS = 3  # equally good fields kept side by side ("duration" of setup, call and teardown)
 _NEAR = 3  # words between a superlative and the field it ranks by ("the largest number of stars")
 _STEM = 6  # letters a question word and a field word must share to match as one stem
+_QUALIFIER = 4  # a field word this short beside a named one of _STEM letters need not be named
 _SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z])(?=[A-Z])")
 _WORD = re.compile(r"[a-z]+")
 _ISO_DATE = re.compile(r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?(?:Z|[+-]\d\d:?\d\d)?")
@@ -136,7 +137,8 @@ def _named(word: str, asked: frozenset[str]) -> bool:
     _STEM letters with a question word ("depends" and ``dependencies``)."""
     if names_content_word(word, asked):
         return True
-    return len(word) >= _STEM and any(len(a) >= _STEM and (word.startswith(a) or a.startswith(word)) for a in asked)
+    # A shared stem of _STEM letters: "requires" and "requirements", "depends" and "dependencies".
+    return len(word) >= _STEM and any(len(a) >= _STEM and word[:_STEM] == a[:_STEM] for a in asked)
 
 
 @dataclass(frozen=True)
@@ -176,6 +178,9 @@ def _score(path: tuple[str, ...], q: _Question) -> tuple[int, ...] | None:
     leaf = leaf or words[:1]  # a field named "time" or "number"
     named = [w for w in leaf if _named(w, q.asked)]
     implied_hits = [w for w in leaf if w in q.implied]
+    if any(len(w) >= _STEM for w in named):
+        # A short qualifier beside a named word ("dist" of ``requires_dist``) adds nothing.
+        leaf = [w for w in leaf if w in named or w in implied_hits or len(w) > _QUALIFIER]
     parent = [w for p in path[:-1] for w in _words_of(p)]
     named_parent = [w for w in parent if _named(w, q.asked)]
     # A generic leaf under a named parent ("published" → ``published.at``) matches too.
