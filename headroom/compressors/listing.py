@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from .base import Compressed, CompressInput
-from .tables.select import asked_directions
+from .tables.select import asked_directions, rare_value_rows
 from .text_tree import compress_text_tree, is_text_tree
 
 _RULER = re.compile(r"^[-=\s|+]+$")
@@ -120,6 +120,11 @@ class ListingCompressor:
         names = [k for k in range(min(len(r.cells) for r in rows)) if k not in numeric]
         name_col = names[0] if names else None
         keep = {0, len(rows) - 1} | _named_rows(rows, inp.query, inp.anchors)
+        # Rare values of a column of few values (a status code: one conflicted path among a
+        # hundred modified ones) stay, as in tables.
+        width = min(len(r.cells) for r in rows)
+        keep.update(rare_value_rows([tuple(r.cells[c] for r in rows) for c in range(width) if c not in numeric],
+                                    len(rows)))
         # The smallest values too when the question asks for them ("which module is the
         # shortest?"): a few rows a numeric column.
         smallest = bool(inp.query) and asked_directions(inp.query.lower())[1]

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..query.intent import content_lemmas, intents_of, names_content_word
+from .tables.select import rare_value_rows
 from .text_records import record_mates
 from ..toin import steer as toin_steer
 from .base import Compressed, CompressInput
@@ -316,6 +317,31 @@ def _rare_level_lines(lines: list[_Line], levels: Counter[str], rare_max: int) -
                 (words and ln.kind == "other" and any(_has_word(ln.template.lower(), w) for w in words)):
             out.append(i)
     return out
+
+
+_LEAD_FIELDS = 3
+_LEAD_KINDS = 8  # first-field values at most, for the first field to be a kind of line
+
+
+def _rare_lead_lines(raw: list[str]) -> list[int]:
+    """Lines whose first fields hold a rare value of a field of few values: a status or kind
+    column found by its distribution, whatever it holds (``git status --porcelain=v2``'s
+    one "u" line among a hundred "1" lines, its one ".D" among a hundred ".M", where every
+    line is a template of its own)."""
+    idx = [i for i, ln in enumerate(raw) if ln[:1].strip()]
+    heads = [raw[i].split(None, _LEAD_FIELDS)[:_LEAD_FIELDS] for i in idx]
+    out = {idx[k] for k in rare_value_rows([tuple(h[0] for h in heads)], len(idx))}
+    # The next fields among the lines of the usual first field (the "1" lines of changed
+    # paths, not the few header lines): each field capped on its own.
+    kinds = Counter(h[0] for h in heads)
+    if not heads or len(kinds) > _LEAD_KINDS:
+        return sorted(out)  # the first field is no kind (a timestamp): no kind's fields to read
+    usual = kinds.most_common(1)[0][0]
+    main = [k for k, h in enumerate(heads) if h[0] == usual]
+    for f in range(1, _LEAD_FIELDS):
+        col = tuple(heads[k][f] if f < len(heads[k]) else None for k in main)
+        out.update(idx[main[j]] for j in rare_value_rows([col], len(main)))
+    return sorted(out)
 
 
 def _has_word(text: str, word: str) -> bool:
@@ -637,6 +663,8 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
     anchored = lowered.anchored(inp.anchors, max(_ANCHOR_LIMIT, n // 50))
     _select_by_kind(lines, trace_of.keys(), anchored, text_counts, sel, rare_max)
     for i in _rare_level_lines(lines, levels, rare_max):
+        sel.mark(i, 0.5)
+    for i in _rare_lead_lines(raw):
         sel.mark(i, 0.5)
     for i, prio in (must or {}).items():
         sel.mark(i, prio)

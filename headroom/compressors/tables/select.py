@@ -253,17 +253,24 @@ def _measures(cells: tuple[Any, ...]) -> list[float | None] | None:
 
 def _rare_value_rows(cols: list[_Column], n: int) -> list[int]:
     """Rows holding a rare value of a categorical column (see _RARE_MAX_DISTINCT)."""
+    return rare_value_rows([c.cells for c in cols if not c.numeric], n)
+
+
+def rare_value_rows(columns: list[tuple[Any, ...]], n: int) -> list[int]:
+    """Rows holding a rare value of a categorical column, given each column's cells (a
+    listing's status column too: ``git status -s``'s one conflicted path among a hundred
+    modified ones)."""
     if n < _RARE_MIN_ROWS:
         return []
     out: list[int] = []
-    for c in cols:
-        if c.numeric or len(set(c.cells[:200])) > _RARE_MAX_DISTINCT:
+    for cells in columns:
+        if len(set(cells[:200])) > _RARE_MAX_DISTINCT:
             continue  # most columns: told apart by their first cells, without counting all
-        counts = Counter(c.cells)
+        counts = Counter(cells)
         if not 2 <= len(counts) <= _RARE_MAX_DISTINCT or counts.most_common(1)[0][1] * 2 < n:
             continue
         rare = {v for v, k in counts.items() if k <= _RARE_AT_MOST and v not in (None, "")}
-        out += [i for i, v in enumerate(c.cells) if v in rare]
+        out += [i for i, v in enumerate(cells) if v in rare]
     return sorted(set(out))[:_RARE_ROWS]
 
 
