@@ -80,7 +80,10 @@ def test_splits_follow_the_named_list(cases):
                     "process_table", "socket_table", "pg_controldata", "sqlite_query", "open_files",
                     "redis_replies",
                     # the third round, measured 2026-11-29 (round 3), dev since (sixth session)
-                    "pg_explain", "pg_schema_dump", "ip_links", "mount_table", "tls_ciphers", "curl_trace"):
+                    "pg_explain", "pg_schema_dump", "ip_links", "mount_table", "tls_ciphers", "curl_trace",
+                    # the fourth round, measured once 2026-11-29 (round 4), dev since (sixth session)
+                    "jvm_diagnostics", "ext4_dumpe2fs", "git_status", "hex_dump", "valgrind_memcheck",
+                    "git_blame"):
         assert split_of(earlier) == "dev", earlier
 
 

@@ -95,12 +95,16 @@ def outside_output_text(tool_arguments: dict[str, Any]) -> str:
 # cipher-suite tables, HTTP client traces) was measured 2026-11-29 (round 3,
 # benchmarks/results/heldout_issue33_round3.json, again in ..._round3_rerun_s5.json), dev since
 # 2026-11-29 (sixth session).
-# The fourth round replaces them: each of a kind of tool output no dev source has (JVM thread
-# dumps and heap histograms, ext4 file-system metadata, work-tree status, hex dumps, memory
-# checker reports, line-by-line blame), facts from another reader of the same state or the
-# capture's own record of what it made.
+# The fourth round (jvm_diagnostics, ext4_dumpe2fs, git_status, hex_dump, valgrind_memcheck,
+# git_blame: JVM thread dumps and heap histograms, ext4 file-system metadata, work-tree status,
+# hex dumps, memory checker reports, line-by-line blame) was measured once 2026-11-29 (round 4,
+# benchmarks/results/heldout_issue33_round4.json: 84/160 in view, 0 lost), dev since 2026-11-29
+# (sixth session).
+# The fifth round replaces them: each of a kind of tool output no dev source has (CPU
+# descriptions, per-distribution pip reports, make's rule database, ...), facts from another
+# reader of the same state or the capture's own record of what it made.
 HELDOUT_SOURCES = frozenset({
-    "jvm_diagnostics", "ext4_dumpe2fs", "git_status", "hex_dump", "valgrind_memcheck", "git_blame",
+    "cpu_topology", "pip_show", "make_database",
 })
 
 

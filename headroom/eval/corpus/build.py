@@ -41,9 +41,11 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             # issue 33's third round, measured once (2026-11-29, round 3), dev since
             "pg_explain", "pg_schema_dump", "ip_links", "mount_table", "tls_ciphers",
             "curl_trace",
-            # held out (issue 33's fourth round): kinds no dev source has; measured once, at the end
+            # issue 33's fourth round, measured once (2026-11-29, round 4), dev since
             "jvm_diagnostics", "ext4_dumpe2fs", "git_status", "hex_dump", "valgrind_memcheck",
-            "git_blame")
+            "git_blame",
+            # held out (issue 33's fifth round): kinds no dev source has; measured once, at the end
+            "cpu_topology", "pip_show", "make_database")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 
