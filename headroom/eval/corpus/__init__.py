@@ -101,10 +101,11 @@ def outside_output_text(tool_arguments: dict[str, Any]) -> str:
 # benchmarks/results/heldout_issue33_round4.json: 84/160 in view, 0 lost), dev since 2026-11-29
 # (sixth session).
 # The fifth round replaces them: each of a kind of tool output no dev source has (CPU
-# descriptions, per-distribution pip reports, make's rule database, ...), facts from another
-# reader of the same state or the capture's own record of what it made.
+# descriptions, per-distribution pip reports, make's rule database, resolved ssh client
+# configurations, /proc status files, APT policy tables), facts from another reader of the
+# same state or the capture's own record of what it made.
 HELDOUT_SOURCES = frozenset({
-    "cpu_topology", "pip_show", "make_database",
+    "cpu_topology", "pip_show", "make_database", "ssh_config_dump", "proc_status", "apt_policy",
 })
 
 
