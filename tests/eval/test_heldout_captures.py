@@ -297,3 +297,76 @@ def test_blame_edits_never_land_inside_a_docstring():
     source = 'def f():\n    """Doc\n    more doc\n    """\n    return 1\n'
     assert git_blame._string_lines(source) == {2, 3, 4}
     assert git_blame._safe("return self._list.count(value)") and not git_blame._safe('x = "quoted value here"')
+
+
+# Issue 33's fifth round: the helpers that compute facts from another reader of the state.
+
+def test_cache_totals_count_a_shared_cache_once(tmp_path, monkeypatch):
+    from headroom.eval.corpus.captures import cpu_topology
+
+    def cache(cpu, index, level, kind, size, shared):
+        d = tmp_path / f"cpu{cpu}" / "cache" / f"index{index}"
+        d.mkdir(parents=True)
+        for name, value in (("level", level), ("type", kind), ("size", size), ("shared_cpu_list", shared)):
+            (d / name).write_text(f"{value}\n")
+
+    for cpu in (0, 1):
+        cache(cpu, 0, 1, "Data", "48K", str(cpu))
+        cache(cpu, 1, 1, "Instruction", "32K", str(cpu))
+        cache(cpu, 2, 3, "Unified", "307200K", "0-1")
+    monkeypatch.setattr(cpu_topology, "SYS_CPU", tmp_path)
+    assert cpu_topology.cache_totals() == {"L1d": "96 KiB", "L1i": "64 KiB", "L3": "300 MiB"}
+    assert cpu_topology.size_text(4096) == "4 MiB" and cpu_topology.size_text(512) == "512 KiB"
+
+
+def test_mitigation_is_the_first_clause_of_the_kernels_text(tmp_path, monkeypatch):
+    from headroom.eval.corpus.captures import cpu_topology
+
+    vul = tmp_path / "vulnerabilities"
+    vul.mkdir()
+    (vul / "meltdown").write_text("Not affected\n")
+    (vul / "spectre_v2").write_text("Mitigation: Enhanced / Automatic IBRS; IBPB: conditional; BHI: Vulnerable\n")
+    (vul / "tsx_async_abort").write_text("Mitigation: TSX disabled\n")
+    monkeypatch.setattr(cpu_topology, "SYS_CPU", tmp_path)
+    assert cpu_topology.mitigations() == {"spectre_v2": "Enhanced / Automatic IBRS", "tsx_async_abort": "TSX disabled"}
+
+
+def test_pip_show_facts_read_the_installed_metadata():
+    from importlib import metadata
+
+    from headroom.eval.corpus.captures import pip_show
+
+    dist = metadata.distribution("idna")
+    biggest = pip_show.largest_file("idna")
+    assert biggest in {str(f) for f in dist.files}
+    assert all(dist.locate_file(f).stat().st_size <= dist.locate_file(biggest).stat().st_size
+               for f in dist.files if dist.locate_file(f).is_file())
+    users = pip_show.required_by("idna")
+    assert all(any(pip_show._norm(r.split(";")[0]).startswith("idna") for r in metadata.requires(u) or ())
+               for u in users)
+    assert pip_show._norm("Foo_Bar.baz") == "foo-bar-baz"
+
+
+def test_each_worker_is_the_answer_to_one_question():
+    from headroom.eval.corpus.captures import proc_status
+
+    answers = [name for _, _, _, name, _, _ in proc_status.ASKED]
+    assert len(set(answers)) == len(answers) == len(proc_status.WORKERS)
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="GNU make")
+def test_make_database_holds_the_makefiles_values_once(tmp_path):
+    from headroom.eval.corpus.captures import make_database
+
+    cases = make_database.build(tmp_path)
+    assert {c["facts"][0]["text"] for c in cases} <= {text for _, text, _, _ in make_database.ASKED}
+    # make runs with a bare environment: none of the building machine's variables is dumped.
+    assert all("HOME =" not in c["content"] for c in cases)
+
+
+@pytest.mark.skipif(shutil.which("dpkg-query") is None, reason="dpkg")
+def test_dpkg_state_tells_installed_from_absent():
+    from headroom.eval.corpus.captures import apt_policy
+
+    state = apt_policy.dpkg_state(("dpkg", "no-such-package-xyz"))
+    assert state["dpkg"] and state["dpkg"][0].isdigit() and state["no-such-package-xyz"] is None

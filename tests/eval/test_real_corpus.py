@@ -89,10 +89,10 @@ def test_splits_follow_the_named_list(cases):
 
 def test_held_out_sources_have_program_defined_facts_naming_one_place():
     # Held-out sources: facts from another program or parser than the one whose output is
-    # asked about (a JVM's own ThreadMXBean view, the ext4 super block read with struct, ELF
-    # headers and zipfile, the captures' own record of the repository or C program they
-    # made), each naming one spot of the output; never measured through a compressor by the
-    # tests.
+    # asked about (/proc/cpuinfo and sysfs for lscpu, importlib.metadata for pip show,
+    # dpkg-query for apt-cache, the captures' own record of the Makefile, ssh configuration
+    # or processes they made), each naming one spot of the output; never measured through a
+    # compressor by the tests.
     held = load_cases("heldout")
     assert len(held) >= 5 * 5
     assert len({c.source for c in held}) >= 5
