@@ -370,3 +370,15 @@ def test_dpkg_state_tells_installed_from_absent():
 
     state = apt_policy.dpkg_state(("dpkg", "no-such-package-xyz"))
     assert state["dpkg"] and state["dpkg"][0].isdigit() and state["no-such-package-xyz"] is None
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl")
+def test_certificate_expiry_comes_from_pythons_decoder(tmp_path):
+    from headroom.eval.corpus.captures import tls_handshake
+    from headroom.eval.corpus.captures._run import run
+
+    cert, key = tmp_path / "c.pem", tmp_path / "k.pem"
+    run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+         "-keyout", str(key), "-out", str(cert), "-days", "45", "-subj", "/CN=t.test"])
+    end = run(["openssl", "x509", "-noout", "-enddate", "-in", str(cert)]).stdout.strip()
+    assert end == f"notAfter={tls_handshake.not_after(cert)}"

@@ -45,7 +45,8 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             "jvm_diagnostics", "ext4_dumpe2fs", "git_status", "hex_dump", "valgrind_memcheck",
             "git_blame",
             # held out (issue 33's fifth round): kinds no dev source has; measured once, at the end
-            "cpu_topology", "pip_show", "make_database", "ssh_config_dump", "proc_status", "apt_policy")
+            "cpu_topology", "pip_show", "make_database", "ssh_config_dump", "proc_status", "apt_policy",
+            "tls_handshake")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 
