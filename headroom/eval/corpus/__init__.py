@@ -102,10 +102,11 @@ def outside_output_text(tool_arguments: dict[str, Any]) -> str:
 # (sixth session).
 # The fifth round replaces them: each of a kind of tool output no dev source has (CPU
 # descriptions, per-distribution pip reports, make's rule database, resolved ssh client
-# configurations, /proc status files, APT policy tables, TLS handshake transcripts), facts from another reader of the
-# same state or the capture's own record of what it made.
+# configurations, /proc status files, APT policy tables, TLS handshake transcripts), facts
+# from another reader of the same state or the capture's own record of what it made.
 HELDOUT_SOURCES = frozenset({
-    "cpu_topology", "pip_show", "make_database", "ssh_config_dump", "proc_status", "apt_policy", "tls_handshake",
+    "cpu_topology", "pip_show", "make_database", "ssh_config_dump", "proc_status", "apt_policy",
+    "tls_handshake",
 })
 
 

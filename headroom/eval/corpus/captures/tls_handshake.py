@@ -68,8 +68,8 @@ def build(work: Path) -> list[dict[str, Any]]:
                                  "-key", str(key), "-www", "-quiet", *server_opts],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            wait_for(lambda: run(["openssl", "s_client", "-connect", f"127.0.0.1:{port}", "-brief"],
-                                 check=False, input="", timeout=5).returncode == 0, timeout=10)
+            probe = ["openssl", "s_client", "-connect", f"127.0.0.1:{port}", "-brief"]
+            wait_for(lambda probe=probe: run(probe, check=False, input="", timeout=5).returncode == 0, timeout=10)
             for form, flags in CLIENT_FORMS.items():
                 cmd = ["openssl", "s_client", "-connect", f"127.0.0.1:{port}", "-servername", "api.internal.test",
                        *client_opts, *flags]
