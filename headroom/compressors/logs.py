@@ -329,6 +329,10 @@ def _rare_lead_lines(raw: list[str]) -> list[int]:
     one "u" line among a hundred "1" lines, its one ".D" among a hundred ".M", where every
     line is a template of its own)."""
     idx = [i for i, ln in enumerate(raw) if ln[:1].strip()]
+    # Most logs open each line with a time: their first 200 first fields already hold more
+    # values than a kind column may, and no line needs splitting further.
+    if len({raw[i].split(None, 1)[0] for i in idx[:200]}) > _LEAD_KINDS:
+        return []
     heads = [raw[i].split(None, _LEAD_FIELDS)[:_LEAD_FIELDS] for i in idx]
     out = {idx[k] for k in rare_value_rows([tuple(h[0] for h in heads)], len(idx))}
     # The next fields among the lines of the usual first field (the "1" lines of changed
