@@ -24,6 +24,7 @@ from ..config import HeadroomConfig
 from ..pipeline import Pipeline
 from ..transforms.router import CompressionMemo
 from .configs import CONFIGS, EvalConfig, EvalOptions, with_context_budget
+from .corpus import GAPS_SPLIT
 from .evidence import by_basis, check_evidence, recoverable_text, visible_text, with_image_evidence
 from .scenarios import Probe, Scenario
 
@@ -272,15 +273,20 @@ def run_compression(
             kinds[c.probe_kind].append(c)
             if c.split:
                 splits[c.split].append(c)
+        # Sources of the "gaps" split are gated on their own and kept out of every pooled
+        # figure (headroom.eval.corpus.GAP_SOURCES); "overall_with_gaps" shows the pool with them.
+        pooled = [c for c in mine if c.split != GAPS_SPLIT]
         by_config[entry["name"]] = {
-            "overall": summarize(mine),
-            "families": {f: summarize(cs) for f, cs in fams.items()},
+            "overall": summarize(pooled),
+            **({"overall_with_gaps": summarize(mine)} if len(pooled) < len(mine) else {}),
+            "families": {f: summarize([c for c in cs if c.split != GAPS_SPLIT]) for f, cs in fams.items()
+                         if any(c.split != GAPS_SPLIT for c in cs)},
             # Which kind of fact suffers first: spikes, errors, anomalies, looked-up items.
             "probe_kinds": {k: summarize(cs) for k, cs in sorted(kinds.items())},
             # The real-output corpus per split; "heldout" sources are measured once, at the end.
             # The independent-fact split: facts defined from a signal the compressor never sees.
             "corpus_splits": {**{k: summarize(cs) for k, cs in sorted(splits.items())},
-                              **({INDEPENDENT_SPLIT: ind} if (ind := summarize_basis(mine, "independent")) else {})},
+                              **({INDEPENDENT_SPLIT: ind} if (ind := summarize_basis(pooled, "independent")) else {})},
             "transforms": summarize_transforms(mine),
         }
     return {

@@ -112,9 +112,16 @@ def test_corpus_is_reported_per_split_and_gated_on_in_view_retention(tmp_path):
     res = run_compression(build_suite("smoke", ["real_corpus"]), ["deterministic"], formats=["openai_chat"],
                           pipeline_factory=head_keeper_factory(5), progress=False)
     splits = res["summary"]["deterministic"]["corpus_splits"]
-    # A suite leaves the held-out sources out unless asked (HEADROOM_EVAL_HELDOUT=1).
-    assert {"dev"} <= set(splits) <= {"dev", "independent"}
+    # A suite leaves the held-out sources out unless asked (HEADROOM_EVAL_HELDOUT=1); the known
+    # gaps (corpus.GAP_SOURCES) are a split of their own, out of every pooled figure.
+    assert {"dev"} <= set(splits) <= {"dev", "independent", "gaps"}
     assert splits["dev"]["cases"] == res["summary"]["deterministic"]["overall"]["cases"]
+    if "gaps" in splits:
+        every = res["summary"]["deterministic"]["overall_with_gaps"]
+        assert every["cases"] == splits["dev"]["cases"] + splits["gaps"]["cases"]
+        checks = {c.metric: c for c in evaluate(res, load_thresholds(REPO_GATE)) if c.scope == "deterministic/split:gaps"}
+        assert checks["min_in_view_retention"].value == splits["gaps"]["in_view_retention"]
+        assert checks["max_lost"].threshold == 0
     md = write_reports(res, tmp_path, plots=False)["markdown"].read_text()
     assert "Real-output corpus per split — deterministic" in md
     assert re.search(r"^\| dev \| \d+ \|", md, re.MULTILINE)

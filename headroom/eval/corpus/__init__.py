@@ -110,6 +110,18 @@ HELDOUT_SOURCES = frozenset({
 })
 
 
+# Dev sources below the dev floor when they joined: a held-out round, measured once, then
+# tuned on (so dev), whose facts the compressor does not yet keep in view at the dev level.
+# The eval reports them as their own corpus split, "gaps", gated at the level they stand at
+# (a ratchet: gate.toml's [splits.gaps]; it only goes up), and keeps them out of the pooled
+# figures (overall, the real-corpus family, the independent split) until they reach the dev
+# floor and leave this set. Round 4 joined at 106/160 in view (docs/decisions.md).
+GAP_SOURCES = frozenset({
+    "jvm_diagnostics", "ext4_dumpe2fs", "git_status", "hex_dump", "valgrind_memcheck", "git_blame",
+})
+GAPS_SPLIT = "gaps"
+
+
 def split_of(source: str) -> str:
     """``"heldout"`` for a source named in :data:`HELDOUT_SOURCES`, else ``"dev"``."""
     return "heldout" if source in HELDOUT_SOURCES else "dev"
@@ -198,7 +210,8 @@ def case_scenario(case: CorpusCase) -> Scenario:
                     seed=int(hashlib.sha256(case.id.encode()).hexdigest()[:8], 16),  # a distinct Scenario.id per case
                     system=SYSTEM_PROMPT,
                     turns=[Turn(user=case.question, calls=(call,))], probes=[probe],
-                    meta={"source": case.source, "split": case.split, "form": case.form, "case_id": case.id,
+                    meta={"source": case.source, "split": GAPS_SPLIT if case.source in GAP_SOURCES else case.split,
+                          "form": case.form, "case_id": case.id,
                           "dropped_facts": [f.text for f in case.dropped]})
 
 
@@ -207,6 +220,6 @@ def corpus_scenarios(split: str | None = None) -> list[Scenario]:
     return [case_scenario(c) for c in load_cases(split)]
 
 
-__all__ = ["FACT_BASES", "FACT_KINDS", "FAMILY", "HELDOUT_SOURCES", "INTENTS", "CorpusCase", "EvidenceOutsideOutput", "Fact",
+__all__ = ["FACT_BASES", "FACT_KINDS", "FAMILY", "GAP_SOURCES", "GAPS_SPLIT", "HELDOUT_SOURCES", "INTENTS", "CorpusCase", "EvidenceOutsideOutput", "Fact",
            "available_sources", "case_scenario", "corpus_scenarios", "load_cases", "outside_output_text",
            "rejected_cases", "split_of"]
