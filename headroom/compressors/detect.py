@@ -488,4 +488,36 @@ def _repetitive_lines(nonblank: list[str]) -> bool:
         return False
     if sum(len(ln) for ln in nonblank) / n > 200:
         return False
+    if _keyed_records(nonblank):
+        return False
     return sum(1 for ln in nonblank if _SENTENCE_END.search(ln.rstrip())) < 0.5 * n
+
+
+# A field line: a name of one or two words, a colon, then a value or nothing ("Version: 3.2",
+# "  Installed: (none)", "Files:", "vim:"). A log's "Requirement already satisfied: x" is a
+# sentence before its colon, not a name.
+_FIELD = re.compile(r"^(\s*)[^\s:#\[(<>{}|*-][^\s:]{0,39}(?: [^\s:]{1,20})?:(?:\s|$)")
+_KEYED_SHARE = 0.6
+
+
+def _keyed_records(nonblank: list[str]) -> bool:
+    """Records of named fields (``pip show``, ``apt-cache policy``, ``dumpe2fs``): most lines
+    a field, or indented under an unindented field (a record's head) or under a field with no
+    value of its own (``Files:`` over its file list). Their
+    repeated field names read like a log's few templates, but their values are the content:
+    they are selected whole (the "lines" format), not folded into templates."""
+    fields = under = 0
+    list_indent = -1  # inside the items of an empty-valued field indented no deeper than this
+    for ln in nonblank:
+        ind = len(ln) - len(ln.lstrip())
+        if list_indent >= 0 and ind > list_indent:
+            under += 1
+            continue
+        list_indent = -1
+        m = _FIELD.match(ln)
+        if m is None:
+            continue
+        fields += 1
+        if ind == 0 or not ln[m.end():].strip():
+            list_indent = ind  # a record's head ("Group 3: (Blocks …)") or a list's name
+    return fields >= 3 and fields + under >= _KEYED_SHARE * len(nonblank)

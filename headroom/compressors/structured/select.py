@@ -42,7 +42,9 @@ _STOP = frozenset((
 
 
 def _stem(word: str) -> str:
-    """Plural and singular alike ("tests" asks for "test")."""
+    """Plural and singular alike ("tests" asks for "test", "vulnerabilities" for "vulnerability")."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
@@ -95,9 +97,20 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
             for i in _nodes_starting_on(starts, hit):
                 key = key_of(fmt, lines[starts[i]])
                 if key and holds_term(key):
-                    own[i] = _key_words(key) & terms
+                    words = _key_words(key)
+                    own[i] = (words & terms) | _compound_parts(words, terms)
                     if own[i]:
                         named.append(i)
+    # "group 6", "worker #3": a word and the number after it name the node whose own line
+    # says them together (the number alone is too short to be a term).
+    numbered = _numbered_nodes(lines, starts, query) if query else []
+    if numbered:
+        own = list(own)
+        for phrase, i in numbered:
+            if not own[i]:
+                named.append(i)
+            own[i] = set(own[i]) | {phrase}
+        named.sort()
     wanted: list[int] = []  # nodes kept with their ancestors
     if terms:
         scores = []
@@ -107,16 +120,28 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
             while p >= 0:
                 path |= own[p]
                 p = nodes[p].parent
-            scores.append((2 * len(own[i]) + len(path - own[i]), i))
+            # The question's other words in the node's own line count as an ancestor's do
+            # ("Vulnerability Mds: Mitigation; …" for "which vulnerabilities have a mitigation").
+            head = lines[nodes[i].start].lower()
+            said = sum(1 for t in terms if t not in own[i] and t not in path and t in head)
+            scores.append((2 * len(own[i]) + len(path - own[i]) + said, i))
         if scores:
             best = max(s for s, _ in scores)
             tied = [i for s, i in scores if s == best]
-            if len(tied) > _WANTED and fmt.nesting != "flat" and fmt.name != "lines":
-                # Too many nodes name the question's words as well as each other: the ones
-                # whose keys (theirs and their ancestors') say least besides come first
-                # ("typescript@npm:5.6.2" before "@typescript-eslint/parser@npm:6.21.0").
-                # Only where keys are a format's own (a plain line's "key" is its first words).
-                tied.sort(key=lambda i: (_extra_words(lines, nodes, fmt, i, terms), i))
+            if len(tied) > _WANTED:
+                if fmt.nesting != "flat" and fmt.name != "lines":
+                    # Too many nodes name the question's words as well as each other: the ones
+                    # whose keys (theirs and their ancestors') say least besides come first
+                    # ("typescript@npm:5.6.2" before "@typescript-eslint/parser@npm:6.21.0").
+                    # Only where keys are a format's own (a plain line's "key" is its first words).
+                    tied.sort(key=lambda i: (_extra_words(lines, nodes, fmt, i, terms), i))
+                # Then the nodes naming the rarest of the question's words: "jump" in one key
+                # says more than "host" in fifteen (a stable sort keeps the order above).
+                df: dict[str, int] = {}
+                for i in tied:
+                    for t in own[i]:
+                        df[t] = df.get(t, 0) + 1
+                tied.sort(key=lambda i: min((df[t] for t in own[i]), default=len(tied)))
             wanted = tied[:_WANTED]
     if query and "." in query:
         wanted += [i for i in _qualified_nodes(lines, nodes, query) if i not in wanted]
@@ -194,6 +219,46 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
 
 
 _WANTED = 12  # named nodes kept with their ancestors
+# A word and a number after it ("group 6", "worker #3", "line 12"); the number's end is
+# checked in the text (no digit after it).
+_NUMBERED = re.compile(r"\b([A-Za-z]{3,})\s+#?(\d{1,6})(?![\d.,:]\d)\b")
+_NUMBERED_MAX = 4  # nodes one phrase may name: more, and it names none in particular
+
+
+def _numbered_nodes(lines: list[str], starts: list[int], query: str) -> list[tuple[str, int]]:
+    """(phrase, node) for each "word number" phrase of the question whose words stand together
+    (a blank, a colon or ``#`` between them, any case) at most ``_NUMBERED_MAX`` times in the
+    text, each on a node's first line."""
+    out: list[tuple[str, int]] = []
+    asked = [(m.group(1).lower(), m.group(2)) for m in _NUMBERED.finditer(query[:2000])]
+    asked = [(word, num) for word, num in asked if word not in _STOP]
+    if not asked:
+        return out
+    text, offsets = "\n".join(lines), _line_offsets(lines)
+    for word, num in asked:
+        rx = re.compile(r"(?<![\w])" + re.escape(word) + r"[\s:#]{1,3}" + num + r"(?![\d])", re.IGNORECASE)
+        found = {bisect_right(offsets, h.start()) - 1 for h in rx.finditer(text)}
+        if 0 < len(found) <= _NUMBERED_MAX:
+            out += [(f"{word} {num}", i) for i in _nodes_starting_on(starts, found)]
+    return out
+_PART_MIN = 4  # a question word this long names a part of a compound key …
+_REST_MIN = 3  # … when what is left of the key besides it is a word too
+
+
+def _compound_parts(words: frozenset[str], terms: set[str]) -> set[str]:
+    """The question's words that are parts of a key written as one word ("identityfile",
+    "serveraliveinterval", "Hugepagesize"): each at least _PART_MIN letters, with at least
+    _REST_MIN letters of the key before or after it ("port" is no part of "import")."""
+    out = set()
+    for w in words:
+        if len(w) < _PART_MIN + _REST_MIN:
+            continue
+        for t in terms:
+            if len(t) >= _PART_MIN and t != w:
+                k = w.find(t)
+                if k >= 0 and (k == 0 or k >= _REST_MIN) and (len(w) - k - len(t) in (0,) or len(w) - k - len(t) >= _REST_MIN):
+                    out.add(t)
+    return out
 
 
 def _extra_words(lines: list[str], nodes: list[Node], fmt: Format, i: int, terms: set[str]) -> int:
