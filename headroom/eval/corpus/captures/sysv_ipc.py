@@ -1,7 +1,8 @@
 """System V IPC tables as util-linux prints them: ``ipcs -a`` (three aligned tables: message
 queues, shared memory segments, semaphore arrays), ``lsipc -m`` and ``lsipc -s`` (one
-aligned row per segment or semaphore array) and ``lsipc -m --json`` / ``lsipc -q --json`` (JSON arrays of the same rows), in a
-fresh IPC namespace (``unshare --ipc``) the capture fills.
+aligned row per segment or semaphore array) and ``lsipc -m --json`` / ``lsipc -q --json``
+(JSON arrays of the same rows), in a fresh IPC namespace (``unshare --ipc``) the capture
+fills.
 
 A driver makes, through the C library's own ``shmget``/``msgget``/``semget``: 24 shared
 memory segments (most of a few hundred KiB, mode 0644; one far larger, one 0600, one the
