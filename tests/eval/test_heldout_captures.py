@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -382,3 +383,65 @@ def test_certificate_expiry_comes_from_pythons_decoder(tmp_path):
          "-keyout", str(key), "-out", str(cert), "-days", "45", "-subj", "/CN=t.test"])
     end = run(["openssl", "x509", "-noout", "-enddate", "-in", str(cert)]).stdout.strip()
     assert end == f"notAfter={tls_handshake.not_after(cert)}"
+
+
+# Sixth round (issue 33): the helpers that define the facts, on inputs the tests make.
+
+
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen")
+def test_key_fingerprints_are_hashes_of_the_decoded_blob(tmp_path):
+    from headroom.eval.corpus.captures import ssh_key_fingerprints as skf
+    from headroom.eval.corpus.captures._run import run
+
+    pub = skf.keygen(tmp_path, 0, "t@test", "ed25519", 0).read_text().strip()
+    for flags, fp in (([], skf.sha256_fp), (["-E", "md5"], skf.md5_fp)):
+        out = run(["ssh-keygen", "-l", *flags, "-f", str(tmp_path / "keys" / "key00.pub")]).stdout
+        assert out.split()[1] == fp(pub)
+
+
+def test_only_kind_needs_exactly_one_holder():
+    from headroom.eval.corpus.captures.ssh_key_fingerprints import _only
+
+    keys = {"a": ("ecdsa", 384), "b": ("ed25519", 0), "c": ("ed25519", 0)}
+    assert _only(keys, ("ecdsa", 384)) == "a"
+    assert _only(keys, ("ed25519", 0)) is None and _only(keys, ("rsa", 2048)) is None
+
+
+def test_sysvipc_rows_follow_the_header_and_keys_are_written_as_the_tools_write_them():
+    from headroom.eval.corpus.captures import sysv_ipc
+
+    text = ("       key      shmid perms       size  cpid\n"
+            "1196312736          9   644  100663296  21\n"
+            " 305419896         10   600       4096  21\n")
+    rows = sysv_ipc.proc_rows(text)
+    assert rows[0] == {"key": "1196312736", "shmid": "9", "perms": "644", "size": "100663296", "cpid": "21"}
+    assert sysv_ipc.hexkey(rows[1]["key"]) == "0x12345678"
+    assert sysv_ipc._one(rows, lambda r: int(r["size"])) == "0x474e48a0"
+    assert sysv_ipc._one(rows, lambda r: r["cpid"]) is None  # a tie names nobody
+
+
+@pytest.mark.skipif(shutil.which("readelf") is None, reason="readelf")
+def test_needed_entries_come_from_the_dynamic_section():
+    from headroom.eval.corpus.captures import ldd_deps
+
+    assert "libc.so.6" in ldd_deps.needed(Path(ZLIB))
+    libs = ldd_deps.closure(Path(ZLIB))
+    assert libs is not None and {"libc.so.6", "ld-linux-x86-64.so.2"} <= libs
+    assert ldd_deps.is_elf(Path(ZLIB))
+
+
+def test_file_kinds_are_read_back_from_the_first_bytes(tmp_path):
+    from headroom.eval.corpus.captures import file_types
+
+    rare = file_types.make_uploads(tmp_path / "u")
+    assert set(rare) == set(file_types.RARE)
+    assert all(file_types.check(tmp_path / "u", name, kind) for kind, name in rare.items())
+    assert not file_types.check(tmp_path / "u", rare["gzip"], "zip")
+
+
+def test_missing_line_ranges_join_runs_of_statements_across_non_statements():
+    from headroom.eval.corpus.captures.coverage_report import ranges
+
+    stat = {"statements": [1, 2, 4, 5, 9, 12, 13, 20], "missing": [4, 5, 9, 13, 20]}
+    assert ranges(stat) == "4-9, 13-20"
+    assert ranges({"statements": [3, 7], "missing": [7]}) == "7"

@@ -91,8 +91,9 @@ def test_held_out_sources_have_program_defined_facts_naming_one_place():
     # Held-out sources: facts from another program or parser than the one whose output is
     # asked about (/proc/cpuinfo and sysfs for lscpu, importlib.metadata for pip show,
     # dpkg-query for apt-cache, the captures' own record of the Makefile, ssh configuration
-    # or processes they made), each naming one spot of the output; never measured through a
-    # compressor by the tests.
+    # or processes they made; key blobs hashed for ssh-keygen -l, os.lstat for stat, /proc/sysvipc
+    # for ipcs/lsipc, readelf -d for ldd, first bytes for file, coverage's analysis API for its
+    # reports), each naming one spot of the output; never measured through a compressor by the tests.
     held = load_cases("heldout")
     assert len(held) >= 5 * 5
     assert len({c.source for c in held}) >= 5

@@ -44,9 +44,11 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             # issue 33's fourth round, measured once (2026-11-29, round 4), dev since
             "jvm_diagnostics", "ext4_dumpe2fs", "git_status", "hex_dump", "valgrind_memcheck",
             "git_blame",
-            # held out (issue 33's fifth round): kinds no dev source has; measured once, at the end
+            # issue 33's fifth round, measured once (2026-11-29, round 5), dev (known gaps) since
             "cpu_topology", "pip_show", "make_database", "ssh_config_dump", "proc_status", "apt_policy",
-            "tls_handshake")
+            "tls_handshake",
+            # held out (issue 33's sixth round): kinds no dev source has; measured once, at the end
+            "ssh_key_fingerprints", "stat_files", "sysv_ipc", "ldd_deps", "file_types", "coverage_report")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 
