@@ -311,6 +311,8 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
         aligned_tried = (layout,)  # inferred once: the check after the logs reuses it
     else:
         aligned_tried = ()
+    if _headed_records(lines):
+        return ContentType.TEXT  # whole lines selected (structured "lines"): a head names its record
     if _at_least(nonblank, _is_log_line, max(3, 0.3 * n)):
         return ContentType.LOG
     # Columns aligned by whitespace (dpkg -l, ps aux, ls -l, kubectl get): after logs, so a
@@ -491,6 +493,30 @@ def _repetitive_lines(nonblank: list[str]) -> bool:
     if _keyed_records(nonblank):
         return False
     return sum(1 for ln in nonblank if _SENTENCE_END.search(ln.rstrip())) < 0.5 * n
+
+
+_HEADED_MIN = 3  # records …
+_HEADED_SHARE = 0.6  # … holding this share of the lines
+
+
+def _headed_records(lines: list[str]) -> bool:
+    """Records separated by blank lines, each an unindented head over indented lines, the
+    heads carrying no time or level mark (a JVM thread dump: a thread's name and state over
+    its frames). Frame lines read as a log's stack traces, but nothing here is an event in
+    time: the heads name the records, and a question names a head."""
+    records = covered = marked = nonblank = 0
+    block: list[str] = []
+    for ln in [*lines, ""]:
+        if ln.strip():
+            block.append(ln)
+            nonblank += 1
+            continue
+        if len(block) >= 2 and block[0][:1] not in (" ", "\t") and all(b[:1] in (" ", "\t") for b in block[1:]):
+            records += 1
+            covered += len(block)
+            marked += _ANY_MARK.search(block[0], 0, _ANY_MARK_SPAN) is not None
+        block = []
+    return records >= _HEADED_MIN and covered >= _HEADED_SHARE * nonblank and marked <= 0.2 * records
 
 
 # A field line: a name of one or two words, a colon, then a value or nothing ("Version: 3.2",

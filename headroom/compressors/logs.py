@@ -21,10 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..query.intent import content_lemmas, intents_of, names_content_word
-from .tables.select import rare_value_rows
-from .text_records import record_mates
 from ..toin import steer as toin_steer
 from .base import Compressed, CompressInput
+from .tables.select import rare_value_rows
 from .templates import (
     WILDCARD,
     TemplateMiner,
@@ -35,6 +34,7 @@ from .templates import (
     key_of,
     keys_of,
 )
+from .text_records import record_mates
 
 _MIN_LINES = 12  # shorter logs are cheaper to send whole
 _CONTEXT = 2  # lines kept before and after an error
@@ -228,12 +228,30 @@ def _trace_spans(lines: list[str]) -> list[tuple[int, int]]:
             while j + 1 < n and _FRAME.match(lines[j + 1]):
                 j += 1
             if j - i + 1 >= 2:
-                start = i - 1 if i > 0 and lines[i - 1].strip() and not _FRAME.match(lines[i - 1]) else i
-                spans.append((start, j))
+                spans.append((_trace_head(lines, i), j))
                 i = j + 1
                 continue
         i += 1
     return spans
+
+
+_TRACE_HEAD_MAX = 3  # indented lines between a trace's head and its first frame
+
+
+def _trace_head(lines: list[str], first_frame: int) -> int:
+    """Where a run of frames starting at ``first_frame`` begins: the line before it (the
+    exception), or, over up to ``_TRACE_HEAD_MAX`` indented lines (a thread's state line in
+    a JVM thread dump), the unindented line that names what the frames belong to."""
+    k = first_frame - 1
+    if k < 0 or not lines[k].strip() or _FRAME.match(lines[k]):
+        return first_frame
+    top = k
+    while top >= 0 and first_frame - top <= _TRACE_HEAD_MAX and lines[top][:1] in (" ", "\t") \
+            and lines[top].strip() and not _FRAME.match(lines[top]):
+        top -= 1
+    if top < k and top >= 0 and lines[top].strip() and lines[top][:1] not in (" ", "\t"):
+        return top  # the head over the indented lines
+    return k
 
 
 class _Selection:

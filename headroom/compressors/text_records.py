@@ -23,6 +23,7 @@ def record_mates(raw: list[str], named: set[int]) -> set[int]:
     with the lines indented under it (``ip addr``: an interface, then its address lines)."""
     if not named:
         return set()
+    raw = without_line_prefix(raw)
     if sum(1 for ln in raw if not ln.strip()) < _MIN_RECORDS - 1:
         return _indented_mates(raw, named)
     out: set[int] = set()
@@ -40,6 +41,27 @@ def record_mates(raw: list[str], named: set[int]) -> set[int]:
                 and sum(map(len, raw[a:b])) <= _RECORD_CHARS:
             out.update(range(a, b))
     return out - named
+
+
+_PREFIX_SHARE = 0.9  # lines that must open with the same mark for it to be the program's
+_PREFIX_MAX = 24
+
+
+def without_line_prefix(raw: list[str]) -> list[str]:
+    """``raw`` with the mark a program puts before every line taken off (Valgrind's
+    ``==29812== ``): the first line's first word, when at least 90 % of the lines open with
+    it and a blank after it (or end with it). The records are then what they would be
+    without it: a line holding only the mark separates them, indentation after it nests."""
+    first = next((ln for ln in raw if ln.strip()), "")
+    cut = first.find(" ")
+    mark = first[:cut] if 0 < cut <= _PREFIX_MAX else ""
+    if not mark or mark[0].isalnum() and mark[-1].isalnum():
+        return raw  # a word of text, not a mark (a mark is punctuated: ==12==, [pid 7], >>)
+    width = len(mark) + 1
+    if sum(1 for ln in raw if ln.startswith(mark) and (len(ln) == len(mark) or ln[len(mark)] == " ")) \
+            < _PREFIX_SHARE * len(raw):
+        return raw
+    return [ln[width:] if ln.startswith(mark) else ln for ln in raw]
 
 
 def _indented_mates(raw: list[str], named: set[int]) -> set[int]:

@@ -15,7 +15,6 @@ off their output by a plain split, never by the compressor.
 
 from __future__ import annotations
 
-import json
 import random
 import shutil
 import subprocess
@@ -25,26 +24,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import headroom
-from headroom import Pipeline
-from headroom.ccr.store import CompressionStore
 from headroom.compressors.detect import ContentType, detect
 from headroom.compressors.structured.formats import FORMATS
 from headroom.compressors.structured.select import question_terms, select
 from headroom.compressors.structured.tree import build
-from headroom.config import HeadroomConfig
 from headroom.query.anchors import extract_anchors
 
+from .tool_rounds import tool_round
+
 WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=4, max_size=8)
-
-
-def _tool_round(command: str, output: str, question: str) -> str:
-    msgs = [{"role": "user", "content": question},
-            {"role": "assistant", "content": None, "tool_calls": [
-                {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": json.dumps({"command": command})}}]},
-            {"role": "tool", "tool_call_id": "c1", "content": output}]
-    pipeline = Pipeline(HeadroomConfig(), store=CompressionStore())  # no memo of another question's answer
-    return headroom.compress(msgs, model="gpt-4o", pipeline=pipeline).messages[-1]["content"]
 
 
 def _lines_select(lines: list[str], question: str, budget: int = 20, fmt_name: str = "lines") -> list[str]:
@@ -73,7 +61,7 @@ def test_real_pip_show_files_keeps_every_record_s_fields():
     assert detect(out).type is not ContentType.LOG
     required = [ln for ln in out.splitlines() if ln.startswith("Required-by: ")]
     name = next(ln.split(": ", 1)[1] for ln in out.splitlines() if ln.startswith("Name: "))
-    kept = _tool_round("pip show -f idna click certifi urllib3", out, f"Which installed packages depend on {name}?")
+    kept = tool_round("pip show -f idna click certifi urllib3", out, f"Which installed packages depend on {name}?")
     assert len(kept) < len(out) // 2
     assert [ln for ln in required if ln not in kept.splitlines()] == []
 
@@ -95,7 +83,7 @@ def test_real_apt_cache_policy_keeps_the_asked_package_s_installed_version():
         head = lines.index(f"{name}:")
         installed_line = lines[head + 1]
         assert installed_line.startswith("  Installed: ")
-        kept = _tool_round(f"apt-cache policy {' '.join(names)}", out, f"Which version of {name} is installed?")
+        kept = tool_round(f"apt-cache policy {' '.join(names)}", out, f"Which version of {name} is installed?")
         assert installed_line in kept.splitlines()
 
 
@@ -209,7 +197,7 @@ def test_real_dumpe2fs_group_named_by_its_number_keeps_its_counts(tmp_path):
     for g in (2, len(heads) - 3):
         assert lines[heads[g]].startswith(f"Group {g}: ")
         counts = next(ln for ln in lines[heads[g] + 1:] if "free blocks," in ln)
-        kept = _tool_round("dumpe2fs fs.img", out, f"What are the free-space counts of block group {g}?")
+        kept = tool_round("dumpe2fs fs.img", out, f"What are the free-space counts of block group {g}?")
         assert len(kept) < len(out)
         assert counts in kept.splitlines(), g
 

@@ -24,9 +24,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import headroom
-from headroom import Pipeline
-from headroom.ccr.store import CompressionStore
 from headroom.compressors.base import CompressInput
 from headroom.compressors.kv_extremes import extreme_lines
 from headroom.compressors.structured.formats import FORMATS
@@ -39,6 +36,8 @@ from headroom.config import HeadroomConfig
 from headroom.query.anchors import extract_anchors
 from headroom.tokens import counter_for
 
+from .tool_rounds import tool_round
+
 COUNTER = counter_for("gpt-4o")
 WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=8)
 
@@ -49,17 +48,6 @@ def table_out(text: str, query: str) -> str:
     res = TableCompressor().compress(inp)
     assert res is not None and not isinstance(res, str)
     return res.text
-
-
-def _tool_round(command: str, output: str, question: str) -> str:
-    msgs = [{"role": "user", "content": question},
-            {"role": "assistant", "content": None, "tool_calls": [
-                {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": json.dumps({"command": command})}}]},
-            {"role": "tool", "tool_call_id": "c1", "content": output}]
-    # A pipeline of its own: the default one remembers an output's compression across calls
-    # (a conversation's earlier outputs stay as they were sent), whatever the new question.
-    pipeline = Pipeline(HeadroomConfig(), store=CompressionStore())
-    return headroom.compress(msgs, model="gpt-4o", pipeline=pipeline).messages[-1]["content"]
 
 
 # -- key=value cells, named by their value ---------------------------------------------------
@@ -77,7 +65,7 @@ def test_openssl_cipher_rows_named_by_a_field_value(question, field, value):
     asked = [ln.split()[0] for ln in rows if f"{field}={value}" in ln.split()]
     if not 2 <= len(asked) <= len(rows) // 8:
         pytest.skip("this openssl build lists too few or too many such suites")
-    kept = _tool_round("openssl ciphers -v 'ALL:COMPLEMENTOFALL:@SECLEVEL=0'", out, question)
+    kept = tool_round("openssl ciphers -v 'ALL:COMPLEMENTOFALL:@SECLEVEL=0'", out, question)
     assert len(kept) < len(out) // 2  # compressed
     missing = [name for name in asked if name not in kept]
     assert not missing
@@ -137,7 +125,7 @@ def test_the_fullest_row_of_a_percent_and_size_table(n, seed):
     rng = random.Random(seed)
     units = ["K", "M", "G"]
     lines = [f"{'Filesystem':<14}{'Size':>6}{'Use%':>6} Mounted on"]
-    uses = rng.sample(range(0, 100), n)
+    uses = rng.sample(range(100), n)
     for i in range(n):
         size = f"{rng.randint(1, 900)}{rng.choice(units)}"
         lines.append(f"{'fs' + str(i):<14}{size:>6}{str(uses[i]) + '%':>6} /mnt/m{i:03d}")
@@ -155,7 +143,7 @@ def test_one_pair_a_line_has_its_extremes_too(key, n, seed):
     values = rng.sample(range(1, 10_000), n)
     lines = []
     for i, v in enumerate(values):
-        lines += [f"< HTTP/1.1 200 OK", f"< X-Id: {rng.getrandbits(40):x}", f"< Timing: app;{key}={v / 10}", "<"]
+        lines += ["< HTTP/1.1 200 OK", f"< X-Id: {rng.getrandbits(40):x}", f"< Timing: app;{key}={v / 10}", "<"]
     got = extreme_lines(lines, "What was the slowest one?")
     assert got == {4 * values.index(max(values)) + 2}
 
