@@ -150,6 +150,7 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
         nd = nodes[i]
         if nd.end - nd.start <= WHOLE_MAX_LINES:
             whole.add(i)
+    anchored: list[int] = []  # nodes starting on a line that holds an anchor
     if anchors:
         # Which lines hold an anchor: one lower-cased copy of the text, one find per term.
         low = "\n".join(lines).lower()
@@ -172,6 +173,7 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
             if len(wanted) >= 64:
                 break
             wanted.append(i)
+            anchored.append(i)
     # Each node's children, ascending: grouped after a stable sort by parent (in C; a
     # dict append per node was a quarter of the selection's time).
     parent_of = [nd.parent for nd in nodes].__getitem__
@@ -185,6 +187,10 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
             take(i)
             i = nodes[i].parent
 
+    # A node an anchor names brings its record: the value asked for is another field of it.
+    for r in _records_of(anchored, nodes, children, lines, fmt):
+        whole.add(r)
+        wanted.append(r)
     for i in wanted:
         take_with_ancestors(i)
         if i in whole:
@@ -219,6 +225,42 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
 
 
 _WANTED = 12  # named nodes kept with their ancestors
+_RECORDS = 4  # records anchors may bring: more, and the anchor names none in particular
+_SIBLINGS_SEEN = 24  # siblings compared with a record candidate's key
+
+
+def _records_of(hits: list[int], nodes: list[Node], children: dict[int, list[int]], lines: list[str],
+                fmt: Format) -> list[int]:
+    """The record each of ``hits`` sits in: its outermost ancestor of at most
+    ``WHOLE_MAX_LINES`` lines whose key at least two of its siblings share (a Memcheck
+    ``<error>`` among ``<error>``s, a list item among items). None when the hits sit in
+    more than ``_RECORDS`` records."""
+    keys: dict[int, str] = {}
+
+    def key(k: int) -> str:
+        if k not in keys:
+            keys[k] = key_of(fmt, lines[nodes[k].start])
+        return keys[k]
+
+    out: list[int] = []
+    for i in hits:
+        record = -1
+        p = nodes[i].parent
+        while p >= 0 and nodes[p].end - nodes[p].start <= WHOLE_MAX_LINES:
+            if key(p):
+                same = 0
+                for sib in children.get(nodes[p].parent, ())[:_SIBLINGS_SEEN]:
+                    if sib != p and key(sib) == key(p):
+                        same += 1
+                        if same >= 2:
+                            record = p
+                            break
+            p = nodes[p].parent
+        if record >= 0 and record not in out:
+            out.append(record)
+            if len(out) > _RECORDS:
+                return []
+    return out
 # A word and a number after it ("group 6", "worker #3", "line 12"); the number's end is
 # checked in the text (no digit after it).
 _NUMBERED = re.compile(r"\b([A-Za-z]{3,})\s+#?(\d{1,6})(?![\d.,:]\d)\b")
