@@ -91,6 +91,7 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
         # its key either. One scan of the whole text finds the lines; only their nodes'
         # keys are worked out.
         offsets = _line_offsets(lines)
+        long_terms = [t for t in terms if len(t) >= _PART_MIN]
         hit, holds_term = _lines_holding(lines, offsets, terms)
         if hit:
             own = list(own)
@@ -98,7 +99,13 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
                 key = key_of(fmt, lines[starts[i]])
                 if key and holds_term(key):
                     words = _key_words(key)
-                    own[i] = (words & terms) | _compound_parts(words, terms)
+                    own[i] = words & terms
+                    # A term inside the key but not one of its words: maybe a part of a
+                    # compound key (one find per long term on the key, most keys stop here).
+                    low = key.lower()
+                    inside = [t for t in long_terms if t in low and t not in own[i]]
+                    if inside:
+                        own[i] = own[i] | _compound_parts(words, inside)
                     if own[i]:
                         named.append(i)
     # "group 6", "worker #3": a word and the number after it name the node whose own line
@@ -287,19 +294,20 @@ _PART_MIN = 4  # a question word this long names a part of a compound key …
 _REST_MIN = 3  # … when what is left of the key besides it is a word too
 
 
-def _compound_parts(words: frozenset[str], terms: set[str]) -> set[str]:
-    """The question's words that are parts of a key written as one word ("identityfile",
-    "serveraliveinterval", "Hugepagesize"): each at least _PART_MIN letters, with at least
-    _REST_MIN letters of the key before or after it ("port" is no part of "import")."""
+def _compound_parts(words: frozenset[str], inside: list[str]) -> set[str]:
+    """Which of the question's words ``inside`` a key (each at least _PART_MIN letters) are
+    parts of a key word written as one ("identityfile", "serveraliveinterval",
+    "Hugepagesize"): with at least _REST_MIN letters of that word before or after it
+    ("port" is no part of "import")."""
     out = set()
-    for w in words:
-        if len(w) < _PART_MIN + _REST_MIN:
-            continue
-        for t in terms:
-            if len(t) >= _PART_MIN and t != w:
+    for t in inside:
+        for w in words:
+            if len(w) >= len(t) + _REST_MIN:
                 k = w.find(t)
-                if k >= 0 and (k == 0 or k >= _REST_MIN) and (len(w) - k - len(t) in (0,) or len(w) - k - len(t) >= _REST_MIN):
+                after = len(w) - k - len(t)
+                if k >= 0 and (k == 0 or k >= _REST_MIN) and (after == 0 or after >= _REST_MIN):
                     out.add(t)
+                    break
     return out
 
 
