@@ -16,11 +16,11 @@ import re
 from dataclasses import dataclass
 
 from .base import Compressed, CompressInput
+from .tables.quantities import quantity
 from .tables.select import asked_directions, rare_value_rows
 from .text_tree import compress_text_tree, is_text_tree
 
 _RULER = re.compile(r"^[-=\s|+]+$")
-_NUMBER = re.compile(r"^[+-]?\d+(?:\.\d+)?[KMGTPkmgtp]?[Bb]?$")
 _WORD = re.compile(r"[A-Za-z0-9][\w.+-]*")
 # Largest rows kept per numeric column (and per path depth, for path names).
 _TOP = 5
@@ -44,18 +44,9 @@ def split_cells(line: str) -> list[str]:
     return line.split()
 
 
-def _value(cell: str) -> float | None:
-    if not _NUMBER.match(cell):
-        return None
-    scale = {"k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15}
-    c = cell.rstrip("Bb")
-    mult = scale.get(c[-1].lower(), 1.0) if c and c[-1].isalpha() else 1.0
-    return float(c.rstrip("KMGTPkmgtp")) * mult
-
-
 def _numeric_columns(rows: list[Row]) -> list[int]:
     width = min(len(r.cells) for r in rows)
-    return [k for k in range(width) if sum(1 for r in rows if _value(r.cells[k]) is not None) >= 0.9 * len(rows)]
+    return [k for k in range(width) if sum(1 for r in rows if quantity(r.cells[k]) is not None) >= 0.9 * len(rows)]
 
 
 def _named_rows(rows: list[Row], query: str, anchors) -> set[int]:
@@ -77,7 +68,7 @@ def _largest(rows: list[Row], col: int, name_col: int | None) -> set[int]:
     """The rows with the largest values; for a tree of paths (``du -a``), also the
     largest per depth and the largest leaves (files: paths no other path lies under),
     since directory totals always outrank the files inside them."""
-    order = sorted(range(len(rows)), key=lambda k: (-(_value(rows[k].cells[col]) or 0.0), k))
+    order = sorted(range(len(rows)), key=lambda k: (-(quantity(rows[k].cells[col]) or 0.0), k))
     keep = set(order[:_TOP])
     if name_col is None or sum(1 for r in rows if "/" in r.cells[name_col]) < 0.5 * len(rows):
         return keep
@@ -95,7 +86,7 @@ def _largest(rows: list[Row], col: int, name_col: int | None) -> set[int]:
 
 def _smallest(rows: list[Row], col: int) -> set[int]:
     """The rows with the smallest values of a column (rows without one left out)."""
-    valued = [(v, k) for k in range(len(rows)) if (v := _value(rows[k].cells[col])) is not None]
+    valued = [(v, k) for k in range(len(rows)) if (v := quantity(rows[k].cells[col])) is not None]
     return {k for _, k in sorted(valued)[:_TOP]}
 
 
@@ -114,7 +105,7 @@ class ListingCompressor:
         if len(rows) < 8:
             return None
         numeric = _numeric_columns(rows[1:])
-        if not head_end and any(_value(rows[0].cells[c]) is None for c in numeric):
+        if not head_end and any(quantity(rows[0].cells[c]) is None for c in numeric):
             head_end = rows[0].index + 1  # an unruled header: "Size  Path" above numbers
             rows = rows[1:]
         names = [k for k in range(min(len(r.cells) for r in rows)) if k not in numeric]

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from .quantities import has_unit, quantity
+
 FIRST_ROWS, LAST_ROWS = 2, 1
 _NUMERIC_SHARE = 0.8  # of non-empty cells, for a column to count as numeric
 _TYPE_SAMPLE = 16  # cells sampled to tell a text column at once
@@ -58,11 +60,8 @@ _LONGEST, _SHORTEST = re.compile(r"\blongest\b"), re.compile(r"\bshortest\b")
 # full, busy, deep or costly a row is), whatever the table calls the column: "the fullest
 # mount" asks for the top of a Use% column that no question word names, as "the biggest"
 # does for a size. "closest/nearest" ("closest to running out") say no end: both lists.
-MAX_WORDS = frozenset(("highest largest biggest greatest max maximum peak most top heaviest longest slowest best "
-                       "fullest busiest deepest widest hottest costliest priciest farthest furthest tallest loudest "
-                       "closest nearest").split())
-MIN_WORDS = frozenset(("lowest smallest least min minimum bottom fewest lightest shortest fastest worst emptiest "
-                       "cheapest coldest shallowest narrowest quickest quietest closest nearest").split())
+MAX_WORDS = frozenset(["highest", "largest", "biggest", "greatest", "max", "maximum", "peak", "most", "top", "heaviest", "longest", "slowest", "best", "fullest", "busiest", "deepest", "widest", "hottest", "costliest", "priciest", "farthest", "furthest", "tallest", "loudest", "closest", "nearest"])
+MIN_WORDS = frozenset(["lowest", "smallest", "least", "min", "minimum", "bottom", "fewest", "lightest", "shortest", "fastest", "worst", "emptiest", "cheapest", "coldest", "shallowest", "narrowest", "quickest", "quietest", "closest", "nearest"])
 _MAX_WORDS = re.compile(r"\b(?:" + "|".join(sorted(MAX_WORDS)) + r")\b")
 _MIN_WORDS = re.compile(r"\b(?:" + "|".join(sorted(MIN_WORDS)) + r")\b")
 # A number standing on its own: not part of an identifier ("web-35", "p99") or a time ("18:12").
@@ -227,28 +226,15 @@ def _durations(cells: tuple[Any, ...]) -> list[float | None] | None:
 # A quantity printed with its unit: a percentage ("94%", df's Use%) or a size with a binary
 # or decimal suffix ("4.0K", "252G", "250Mi", "1.2GB", du -h, ls -lh, docker images). Plain
 # numbers ("0" bytes used) count too; a column of them alone is numeric already.
-_MEASURE = re.compile(r"\s*(\d+(?:\.\d+)?)\s?(%|[kKMGTPE]i?B?|B)?\s*")
-_SCALE = {None: 1.0, "%": 1.0, "B": 1.0, "k": 1024.0, "K": 1024.0, "M": 1024.0 ** 2, "G": 1024.0 ** 3,
-          "T": 1024.0 ** 4, "P": 1024.0 ** 5, "E": 1024.0 ** 6}
-
-
-def _measure(cell: Any) -> float | None:
-    m = _MEASURE.fullmatch(cell) if isinstance(cell, str) else None
-    if m is None:
-        return None
-    number, unit = m.groups()
-    return float(number) * _SCALE[unit[0] if unit else None]
-
-
 def _measures(cells: tuple[Any, ...]) -> list[float | None] | None:
     """A text column's cells as quantities when its sampled cells are numbers with a unit
     (at least one of them with its unit shown), else None."""
     sample = cells[:: max(1, len(cells) // _TYPE_SAMPLE)]
-    if not sample or sum(1 for c in sample if _measure(c) is not None) < _NUMERIC_SHARE * len(sample):
+    if not sample or sum(1 for c in sample if quantity(c) is not None) < _NUMERIC_SHARE * len(sample):
         return None
-    if not any(isinstance(c, str) and c.strip()[-1:].isalpha() or "%" in c for c in sample if isinstance(c, str)):
+    if not any(map(has_unit, sample)):
         return None
-    return [_measure(c) for c in cells]
+    return [quantity(c) for c in cells]
 
 
 def _rare_value_rows(cols: list[_Column], n: int) -> list[int]:
