@@ -1,4 +1,4 @@
-"""Records in plain text: short blocks of lines separated by blank lines.
+"""Records in plain text: short blocks of lines separated by blank lines (or rules).
 
 ``sqlite3 -line`` prints each row as ``column = value`` lines with a blank line between
 rows; ``dpkg -s`` and Debian's status file print one stanza per package. A question names
@@ -8,7 +8,9 @@ selectors keep the named line, and this module says which lines share its record
 
 from __future__ import annotations
 
-_RECORD_LINES = 40  # a blank-line separated block this short is one record (a dpkg stanza: 10-30)
+import re
+
+RECORD_LINES = 40  # a blank-line separated block this short is one record (a dpkg stanza: 10-30)
 _MIN_RECORDS = 3
 _RECORD_CHARS = 2_000  # nor one this long (a stanza carrying a line of build ids)
 # Indented records named by the question: more than this many, and the words name no record
@@ -23,7 +25,7 @@ def record_mates(raw: list[str], named: set[int]) -> set[int]:
     with the lines indented under it (``ip addr``: an interface, then its address lines)."""
     if not named:
         return set()
-    raw = without_line_prefix(raw)
+    raw = _rules_blanked(without_line_prefix(raw))
     if sum(1 for ln in raw if not ln.strip()) < _MIN_RECORDS - 1:
         return _indented_mates(raw, named)
     out: set[int] = set()
@@ -32,15 +34,26 @@ def record_mates(raw: list[str], named: set[int]) -> set[int]:
         if i in out or not raw[i].strip():
             continue
         a = i
-        while a > 0 and raw[a - 1].strip() and i - a < _RECORD_LINES:
+        while a > 0 and raw[a - 1].strip() and i - a < RECORD_LINES:
             a -= 1
         b = i + 1
-        while b < n and raw[b].strip() and b - a < _RECORD_LINES:
+        while b < n and raw[b].strip() and b - a < RECORD_LINES:
             b += 1
         if (a == 0 or not raw[a - 1].strip()) and (b == n or not raw[b].strip()) \
                 and sum(map(len, raw[a:b])) <= _RECORD_CHARS:
             out.update(range(a, b))
     return out - named
+
+
+_RULE = re.compile(r"\s*([-=*_~])\1{2,}\s*")  # "---", "=====": a rule between records
+
+
+def _rules_blanked(raw: list[str]) -> list[str]:
+    """``raw`` with its rule lines (``---`` between ``pip show`` records) read as blank
+    lines: they separate records the way a blank line does."""
+    if not any(ln[:1] in "-=*_~" and _RULE.fullmatch(ln) for ln in raw):
+        return raw
+    return ["" if ln[:1] in "-=*_~" and _RULE.fullmatch(ln) else ln for ln in raw]
 
 
 _PREFIX_SHARE = 0.9  # lines that must open with the same mark for it to be the program's
@@ -78,12 +91,12 @@ def _indented_mates(raw: list[str], named: set[int]) -> set[int]:
         if i in out:
             continue
         a = i
-        while a > 0 and raw[a][:1] in (" ", "\t") and i - a < _RECORD_LINES:
+        while a > 0 and raw[a][:1] in (" ", "\t") and i - a < RECORD_LINES:
             a -= 1
         if raw[a][:1] in ("", " ", "\t"):
             continue  # indented lines above any head, or a record too long to be one
         b = a + 1
-        while b < n and raw[b][:1] in (" ", "\t") and b - a < _RECORD_LINES:
+        while b < n and raw[b][:1] in (" ", "\t") and b - a < RECORD_LINES:
             b += 1
         if (b == n or raw[b][:1] not in (" ", "\t")) and sum(map(len, raw[a:b])) <= _RECORD_CHARS:
             out.update(range(a, b))

@@ -219,3 +219,22 @@ def test_a_word_and_its_number_name_one_record(word, n, size, seed):
     kept = _lines_select(lines, f"What does {word} {asked} hold?", budget=n)
     head = lines.index(f"{word.capitalize()} {asked}: (span {asked * 100}-{asked * 100 + 99})")
     assert lines[head: head + size + 1] == [ln for ln in kept if ln in lines[head: head + size + 1]]
+
+
+def test_real_pip_show_verbose_record_named_by_its_package():
+    """``pip show -v`` records, separated by ``---``: the asked package's record stays whole
+    (its name also stands in its own URLs, which does not make it any less its name)."""
+    try:
+        run = subprocess.run([sys.executable, "-m", "pip", "show", "-v", "idna", "click", "certifi", "rich", "tenacity"],
+                             check=False, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        pytest.skip("pip is not runnable here")
+    records = [r for r in run.stdout.split("\n---\n") if r.startswith("Name: ")]
+    if len(records) < 4:
+        pytest.skip("pip show lists too few of these packages here")
+    last = records[-1].splitlines()
+    name = last[0].split(": ", 1)[1]
+    required = next(ln for ln in last if ln.startswith("Required-by: "))
+    kept = tool_round("pip show -v idna click certifi rich tenacity", run.stdout,
+                      f"Which installed packages depend on {name}?")
+    assert required in kept.splitlines()

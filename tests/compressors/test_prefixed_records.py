@@ -142,3 +142,19 @@ def test_an_anchor_in_a_record_brings_the_record(tags, n, seed):
     at = lines.index(f"        <{fn}>fn_target_{asked}</{fn}>")
     size_line = max(k for k in range(at) if lines[k].startswith(f"    <{size}>"))
     assert keep[at] and keep[size_line]
+
+
+@settings(max_examples=40, deadline=None)
+@given(words=st.lists(WORD, min_size=6, max_size=12, unique=True), rule=st.sampled_from(["---", "=====", "***"]),
+       size=st.integers(2, 8), seed=st.integers(0, 10_000))
+def test_a_rule_line_separates_records_as_a_blank_line_does(words, rule, size, seed):
+    rng = random.Random(seed)
+    raw, spans = [], []
+    for w in words:
+        start = len(raw)
+        raw += [f"Name: {w}", *[f"Field{k}: {rng.randint(1, 999)}" for k in range(size)]]
+        spans.append((start, len(raw)))
+        raw.append(rule)
+    raw.pop()
+    a, b = spans[rng.randrange(len(spans))]
+    assert record_mates(raw, {a}) == set(range(a + 1, b))

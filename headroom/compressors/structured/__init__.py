@@ -19,7 +19,7 @@ import re
 from ..base import Compressed, CompressInput
 from ..detect import ContentType, Detected
 from ..kv_extremes import extreme_lines
-from ..text_records import record_mates
+from ..text_records import RECORD_LINES, record_mates
 from .detect import detect_format, is_prose
 from .formats import FORMATS, Format, comment_line
 from .markdown import MARKDOWN, blocks, fences_balanced, select_blocks
@@ -160,12 +160,13 @@ def _keep_anchors(lines: list[str], keep: list[bool], nodes) -> None:
 
 def _named_lines(lines: list[str], terms) -> set[int]:
     """Lines holding a selective word or anchor of the question: one that names a record,
-    not a field every record has (in at most one line of 100, or three)."""
+    not a field every record has (in at most one line of 100, or three, or in lines that all
+    fall within one record's reach: a package's name in its own URLs)."""
     low = [ln.lower() for ln in lines]
     out: set[int] = set()
     for term in terms:
         hits = [i for i, ln in enumerate(low) if term in ln]
-        if len(hits) <= max(3, len(lines) // 100):
+        if len(hits) <= max(3, len(lines) // 100) or hits[-1] - hits[0] < RECORD_LINES:
             out.update(hits)
     return out
 
