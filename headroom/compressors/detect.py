@@ -504,7 +504,7 @@ def _headed_records(lines: list[str]) -> bool:
     heads carrying no time or level mark (a JVM thread dump: a thread's name and state over
     its frames). Frame lines read as a log's stack traces, but nothing here is an event in
     time: the heads name the records, and a question names a head."""
-    records = covered = marked = nonblank = 0
+    records = covered = marked = coded = nonblank = 0
     block: list[str] = []
     for ln in [*lines, ""]:
         if ln.strip():
@@ -515,8 +515,10 @@ def _headed_records(lines: list[str]) -> bool:
             records += 1
             covered += len(block)
             marked += _ANY_MARK.search(block[0], 0, _ANY_MARK_SPAN) is not None
+            coded += _CODE_LINE.match(block[0]) is not None  # "def f(x):" over its body: code
         block = []
-    return records >= _HEADED_MIN and covered >= _HEADED_SHARE * nonblank and marked <= 0.2 * records
+    return (records >= _HEADED_MIN and covered >= _HEADED_SHARE * nonblank and marked <= 0.2 * records
+            and coded <= 0.2 * records)
 
 
 # A field line: a name of one or two words, a colon, then a value or nothing ("Version: 3.2",

@@ -119,3 +119,10 @@ def test_frames_under_an_indented_state_line_start_at_the_head():
     exc = ["2026-11-29 10:00:00 ERROR x", "java.lang.IllegalStateException: boom", "\tat a.B.c(B.java:1)",
            "\tat a.B.d(B.java:2)"]
     assert _trace_spans(exc) == [(1, 3)]
+
+
+def test_functions_over_their_bodies_stay_code():
+    """Top-level functions with no blank line inside have the same shape; their heads are
+    code lines, so the text is still code."""
+    src = "\n\n".join(f"def step_{k}(x):\n    y = x + {k}\n    return y" for k in range(12))
+    assert detect(src).type is ContentType.CODE
