@@ -80,17 +80,58 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
     if not nodes:
         return [True] * n
     terms = question_terms(query) if query else set()
-    # The question's words in each node's key (empty for most nodes).
-    own: list[set[str]] = [set()] * len(nodes)
-    offsets: list[int] | None = None
     starts = [nd.start for nd in nodes]  # ascending: a line's node by bisection
-    named: list[int] = []  # nodes whose key holds a term, ascending
+    offsets = _line_offsets(lines)
+    own, named = _named_nodes(lines, starts, offsets, terms, query, fmt)
+    wanted = _best_named(lines, nodes, own, named, terms, fmt) if terms else []
+    if query and "." in query:
+        wanted += [i for i in _qualified_nodes(lines, nodes, query) if i not in wanted]
+    whole = {i for i in wanted if nodes[i].end - nodes[i].start <= WHOLE_MAX_LINES}
+    anchored: list[int] = []  # nodes starting on a line that holds an anchor
+    if anchors:
+        for i in _nodes_starting_on(starts, _anchor_lines(lines, offsets, anchors)):
+            if len(wanted) >= 64:
+                break
+            wanted.append(i)
+            anchored.append(i)
+    # Each node's children, ascending: grouped after a stable sort by parent (in C; a
+    # dict append per node was a quarter of the selection's time).
+    parent_of = [nd.parent for nd in nodes].__getitem__
+    children = {p: list(group) for p, group in groupby(sorted(range(len(nodes)), key=parent_of), key=parent_of)}
+
+    def take_with_ancestors(i: int) -> None:
+        while i >= 0 and not keep[nodes[i].start]:
+            keep_header(nodes[i], keep)
+            i = nodes[i].parent
+
+    # A node an anchor names brings its record: the value asked for is another field of it.
+    for r in _records_of(anchored, nodes, children, lines, fmt):
+        whole.add(r)
+        wanted.append(r)
+    for i in wanted:
+        take_with_ancestors(i)
+        if i in whole:
+            for k in range(nodes[i].start, nodes[i].end):
+                keep[k] = True
+        else:
+            for c in children.get(i, ()):
+                keep_header(nodes[c], keep)
+    _outline(nodes, children, keep, budget_lines, take_with_ancestors)
+    fill_short_runs(lines, keep)
+    return keep
+
+
+def _named_nodes(lines: list[str], starts: list[int], offsets: list[int], terms: set[str], query: str,
+                 fmt: Format) -> tuple[list[set[str]], list[int]]:
+    """The question's words in each node's key (empty for most nodes), and the nodes whose
+    key holds one, ascending."""
+    own: list[set[str]] = [set()] * len(starts)
+    named: list[int] = []
     if terms:
         # A key is cut from its node's first line (pieces joined by spaces, which no term
         # holds): a node whose line holds none of the terms (case-insensitive) has none in
         # its key either. One scan of the whole text finds the lines; only their nodes'
         # keys are worked out.
-        offsets = _line_offsets(lines)
         long_terms = [t for t in terms if len(t) >= _PART_MIN]
         hit, holds_term = _lines_holding(lines, offsets, terms)
         if hit:
@@ -118,95 +159,70 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
                 named.append(i)
             own[i] = set(own[i]) | {phrase}
         named.sort()
-    wanted: list[int] = []  # nodes kept with their ancestors
-    if terms:
-        scores = []
-        for i in named:
-            path = set()
-            p = nodes[i].parent
-            while p >= 0:
-                path |= own[p]
-                p = nodes[p].parent
-            # The question's other words in the node's own line count as an ancestor's do
-            # ("Vulnerability Mds: Mitigation; …" for "which vulnerabilities have a mitigation").
-            head = lines[nodes[i].start].lower()
-            said = sum(1 for t in terms if t not in own[i] and t not in path and t in head)
-            scores.append((2 * len(own[i]) + len(path - own[i]) + said, i))
-        if scores:
-            best = max(s for s, _ in scores)
-            tied = [i for s, i in scores if s == best]
-            if len(tied) > _WANTED:
-                if fmt.nesting != "flat" and fmt.name != "lines":
-                    # Too many nodes name the question's words as well as each other: the ones
-                    # whose keys (theirs and their ancestors') say least besides come first
-                    # ("typescript@npm:5.6.2" before "@typescript-eslint/parser@npm:6.21.0").
-                    # Only where keys are a format's own (a plain line's "key" is its first words).
-                    tied.sort(key=lambda i: (_extra_words(lines, nodes, fmt, i, terms), i))
-                # Then the nodes naming the rarest of the question's words: "jump" in one key
-                # says more than "host" in fifteen (a stable sort keeps the order above).
-                df: dict[str, int] = {}
-                for i in tied:
-                    for t in own[i]:
-                        df[t] = df.get(t, 0) + 1
-                tied.sort(key=lambda i: min((df[t] for t in own[i]), default=len(tied)))
-            wanted = tied[:_WANTED]
-    if query and "." in query:
-        wanted += [i for i in _qualified_nodes(lines, nodes, query) if i not in wanted]
-    whole: set[int] = set()
-    for i in wanted:
-        nd = nodes[i]
-        if nd.end - nd.start <= WHOLE_MAX_LINES:
-            whole.add(i)
-    anchored: list[int] = []  # nodes starting on a line that holds an anchor
-    if anchors:
-        # Which lines hold an anchor: one lower-cased copy of the text, one find per term.
-        low = "\n".join(lines).lower()
-        if offsets is None:
-            offsets = _line_offsets(lines)
-        # Further hits on a line add nothing: the next find starts on the next line (when
-        # the lower case kept every offset; else hit by hit, as the offsets say).
-        skip = len(low) == offsets[-1] + len(lines[-1])
-        hit_lines: set[int] = set()
-        for term in anchors.terms:
-            pos = low.find(term)
-            while pos >= 0 and len(hit_lines) < 256:
-                line = bisect_right(offsets, pos) - 1
-                hit_lines.add(line)
-                if skip:
-                    pos = low.find(term, offsets[line + 1]) if line + 1 < n else -1
-                else:
-                    pos = low.find(term, pos + 1)
-        for i in _nodes_starting_on(starts, hit_lines):
-            if len(wanted) >= 64:
-                break
-            wanted.append(i)
-            anchored.append(i)
-    # Each node's children, ascending: grouped after a stable sort by parent (in C; a
-    # dict append per node was a quarter of the selection's time).
-    parent_of = [nd.parent for nd in nodes].__getitem__
-    children = {p: list(group) for p, group in groupby(sorted(range(len(nodes)), key=parent_of), key=parent_of)}
+    return own, named
 
-    def take(i: int) -> None:
-        keep_header(nodes[i], keep)
 
-    def take_with_ancestors(i: int) -> None:
-        while i >= 0 and not keep[nodes[i].start]:
-            take(i)
-            i = nodes[i].parent
+def _best_named(lines: list[str], nodes: list[Node], own: list[set[str]], named: list[int], terms: set[str],
+                fmt: Format) -> list[int]:
+    """The named nodes kept with their ancestors: those matching most of the asked path
+    (the key itself counts double, each ancestor's key once), at most ``_WANTED``."""
+    scores = []
+    for i in named:
+        path = set()
+        p = nodes[i].parent
+        while p >= 0:
+            path |= own[p]
+            p = nodes[p].parent
+        # The question's other words in the node's own line count as an ancestor's do
+        # ("Vulnerability Mds: Mitigation; …" for "which vulnerabilities have a mitigation").
+        head = lines[nodes[i].start].lower()
+        said = sum(1 for t in terms if t not in own[i] and t not in path and t in head)
+        scores.append((2 * len(own[i]) + len(path - own[i]) + said, i))
+    if not scores:
+        return []
+    best = max(s for s, _ in scores)
+    tied = [i for s, i in scores if s == best]
+    if len(tied) > _WANTED:
+        if fmt.nesting != "flat" and fmt.name != "lines":
+            # Too many nodes name the question's words as well as each other: the ones
+            # whose keys (theirs and their ancestors') say least besides come first
+            # ("typescript@npm:5.6.2" before "@typescript-eslint/parser@npm:6.21.0").
+            # Only where keys are a format's own (a plain line's "key" is its first words).
+            tied.sort(key=lambda i: (_extra_words(lines, nodes, fmt, i, terms), i))
+        # Then the nodes naming the rarest of the question's words: "jump" in one key
+        # says more than "host" in fifteen (a stable sort keeps the order above).
+        df: dict[str, int] = {}
+        for i in tied:
+            for t in own[i]:
+                df[t] = df.get(t, 0) + 1
+        tied.sort(key=lambda i: min((df[t] for t in own[i]), default=len(tied)))
+    return tied[:_WANTED]
 
-    # A node an anchor names brings its record: the value asked for is another field of it.
-    for r in _records_of(anchored, nodes, children, lines, fmt):
-        whole.add(r)
-        wanted.append(r)
-    for i in wanted:
-        take_with_ancestors(i)
-        if i in whole:
-            for k in range(nodes[i].start, nodes[i].end):
-                keep[k] = True
-        else:
-            for c in children.get(i, ()):
-                take(c)
-    # The outline, level by level, while the budget allows.
+
+def _anchor_lines(lines: list[str], offsets: list[int], anchors) -> set[int]:
+    """Which lines hold an anchor of the question (at most 256): one lower-cased copy of the
+    text, one find per term."""
+    low = "\n".join(lines).lower()
+    n = len(lines)
+    # Further hits on a line add nothing: the next find starts on the next line (when
+    # the lower case kept every offset; else hit by hit, as the offsets say).
+    skip = len(low) == offsets[-1] + len(lines[-1])
+    hit_lines: set[int] = set()
+    for term in anchors.terms:
+        pos = low.find(term)
+        while pos >= 0 and len(hit_lines) < 256:
+            line = bisect_right(offsets, pos) - 1
+            hit_lines.add(line)
+            if skip:
+                pos = low.find(term, offsets[line + 1]) if line + 1 < n else -1
+            else:
+                pos = low.find(term, pos + 1)
+    return hit_lines
+
+
+def _outline(nodes: list[Node], children: dict[int, list[int]], keep: list[bool], budget_lines: int,
+             take_with_ancestors: Callable[[int], None]) -> None:
+    """The outline, level by level, while the budget allows."""
     used = sum(keep)
     level = children.get(-1, [])
     while level:
@@ -227,8 +243,6 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
                 take_with_ancestors(i)
         used = sum(keep)
         level = [c for i in level for c in children.get(i, ())]
-    fill_short_runs(lines, keep)
-    return keep
 
 
 _WANTED = 12  # named nodes kept with their ancestors
