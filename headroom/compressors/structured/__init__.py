@@ -19,11 +19,10 @@ import re
 from ..base import Compressed, CompressInput
 from ..detect import ContentType, Detected
 from ..kv_extremes import extreme_lines
-from ..text_records import RECORD_LINES, record_mates
 from .detect import detect_format, is_prose
 from .formats import FORMATS, Format, comment_line
 from .markdown import MARKDOWN, blocks, fences_balanced, select_blocks
-from .select import dropped_runs, fill_short_runs, keep_header, question_terms, render, select
+from .select import dropped_runs, fill_short_runs, keep_header, render, select, with_named_lines
 from .tree import build
 
 MIN_LINES = 12  # shorter texts pass through: an elision would save next to nothing
@@ -86,33 +85,32 @@ class StructuredCompressor:
             bl = blocks(lines)
             keep = select_blocks(lines, bl, inp.query, inp.anchors, max(600, int(len(text) * ratio)))
             fill_short_runs(lines, keep)
-            items_before, items_after = len(bl), sum(1 for b in bl if keep[b.start])
-            unit = "blocks"
+            candidates = [keep]
+            items_before, unit = len(bl), "blocks"
         else:
             fmt = FORMATS[fmt_name]
             nodes = build(lines, fmt)
             nonblank = sum(map(bool, map(str.strip, lines)))
             keep = select(lines, nodes, inp.query, inp.anchors, max(20, int(nonblank * ratio)), fmt)
-            if fmt.name == "jsonc":
-                _keep_last_members(lines, keep, nodes)
-            elif fmt.name == "yaml":
-                _keep_anchors(lines, keep, nodes)
-            elif fmt.name == "lines" and inp.query:
-                # A stanza the question names (dpkg status, sqlite3 -line) stays whole.
-                for i in record_mates(lines, _named_lines(lines, inp.anchors.terms | question_terms(inp.query))):
-                    keep[i] = True
-                # Lines of key=value numbers holding the extreme the question asks for.
-                for i in extreme_lines(lines, inp.query):
-                    keep[i] = True
-            items_before, items_after = len(nodes), sum(1 for nd in nodes if keep[nd.start])
-            unit = "entries"
-        if all(keep):
-            return None
-        out, runs, dropped = render(lines, keep, fmt)
-        probe = out + "\n" + comment_line(fmt, "", _PROBE)
-        ok = fences_balanced(probe) if fmt is MARKDOWN else fmt.check(probe)
-        if not ok and (fences_balanced(text) if fmt is MARKDOWN else fmt.check(text)):
+            # The lines a question word names, in a value as much as in a key; without them
+            # when the output would not parse with them (a line inside a bracketed value).
+            named = with_named_lines(lines, nodes, keep, inp.query, inp.anchors, fmt)
+            candidates = [keep] if named is None else [named, keep]
+            for k in candidates:
+                _fix_up(lines, k, nodes, fmt, inp.query)
+            items_before, unit = len(nodes), "entries"
+        parses = fences_balanced if fmt is MARKDOWN else fmt.check
+        for keep in candidates:
+            if all(keep):
+                return None
+            out, runs, dropped = render(lines, keep, fmt)
+            ok = parses(out + "\n" + comment_line(fmt, "", _PROBE))
+            if ok:
+                break
+        if not ok and parses(text):
             return f"structured: the {fmt.name} output would not parse as {fmt.name}; passed through unchanged"
+        items_after = (sum(1 for b in bl if keep[b.start]) if fmt is MARKDOWN
+                       else sum(1 for nd in nodes if keep[nd.start]))
         return Compressed(
             text=out,
             items_before=items_before,
@@ -126,6 +124,19 @@ class StructuredCompressor:
             comment_end=fmt.comment_end,
         )
 
+
+
+def _fix_up(lines: list[str], keep: list[bool], nodes, fmt: Format, query: str) -> None:
+    """What a format needs besides the selection: JSON's last members before a closing
+    bracket, YAML's anchors of kept aliases, plain lines' extremes."""
+    if fmt.name == "jsonc":
+        _keep_last_members(lines, keep, nodes)
+    elif fmt.name == "yaml":
+        _keep_anchors(lines, keep, nodes)
+    elif fmt.name == "lines" and query:
+        # Lines of key=value numbers holding the extreme the question asks for.
+        for i in extreme_lines(lines, query):
+            keep[i] = True
 
 # A YAML alias (*name) and anchor (&name) after a line start, a blank, an indicator or a
 # flow bracket; the name runs to the next blank or flow character.
@@ -156,19 +167,6 @@ def _keep_anchors(lines: list[str], keep: list[bool], nodes) -> None:
             while k >= 0:
                 keep_header(nodes[k], keep)
                 k = nodes[k].parent
-
-
-def _named_lines(lines: list[str], terms) -> set[int]:
-    """Lines holding a selective word or anchor of the question: one that names a record,
-    not a field every record has (in at most one line of 100, or three, or in lines that all
-    fall within one record's reach: a package's name in its own URLs)."""
-    low = [ln.lower() for ln in lines]
-    out: set[int] = set()
-    for term in terms:
-        hits = [i for i, ln in enumerate(low) if term in ln]
-        if len(hits) <= max(3, len(lines) // 100) or hits[-1] - hits[0] < RECORD_LINES:
-            out.update(hits)
-    return out
 
 
 def _keep_last_members(lines: list[str], keep: list[bool], nodes) -> None:

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from itertools import accumulate, groupby
 
+from ..text_records import RECORD_LINES, record_mates
 from .formats import Format, comment_line
 from .tree import Node, key_of
 
@@ -117,8 +118,118 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
             for c in children.get(i, ()):
                 keep_header(nodes[c], keep)
     _outline(nodes, children, keep, budget_lines, take_with_ancestors)
+    # Among many one-line siblings whose values mostly repeat, the ones of a rare value.
+    for i in _rare_siblings(lines, nodes, children, fmt):
+        take_with_ancestors(i)
     fill_short_runs(lines, keep)
     return keep
+
+
+
+def with_named_lines(lines: list[str], nodes: list[Node], keep: list[bool], query: str, anchors,
+                     fmt: Format) -> list[bool] | None:
+    """``keep`` with the lines a question word few lines hold, in a value as much as in a
+    key ("which library was not found", "which entry is a zip archive"), each under its
+    parents; for plain lines, with the rest of their records too. None when that adds
+    nothing. (The caller falls back to ``keep`` when the output would not parse: a line
+    inside a bracketed value may cut it.)"""
+    terms = question_terms(query) if query else set()
+    if anchors:
+        terms = terms | anchors.terms
+    named = named_lines(lines, _line_offsets(lines), terms)
+    mates = record_mates(lines, named) if fmt.name == "lines" else set()
+    named = [i for i in named if not keep[i]]
+    mates = [i for i in mates if not keep[i]]
+    if not named and not mates:
+        return None
+    out = list(keep)
+    starts = [nd.start for nd in nodes]
+
+    def take_with_ancestors(i: int) -> None:
+        while i >= 0 and not out[nodes[i].start]:
+            keep_header(nodes[i], out)
+            i = nodes[i].parent
+
+    for line in named:
+        out[line] = True
+        i = _node_holding(nodes, starts, line)
+        if i >= 0 and nodes[i].head_end - nodes[i].start > _LONG_HEAD:
+            # A long header unit (a plain scalar over many lines): its first line, not all
+            out[nodes[i].start] = True
+            i = nodes[i].parent
+        take_with_ancestors(i)
+    for line in mates:  # a stanza the question names (dpkg status, sqlite3 -line) stays whole
+        out[line] = True
+    fill_short_runs(lines, out)
+    return out
+
+def named_lines(lines: list[str], offsets: list[int], terms) -> set[int]:
+    """Lines holding a selective word or anchor of the question: one that names a record,
+    not a field every record has (in at most one line of 100, or three, or in lines that all
+    fall within one record's reach: a package's name in its own URLs). One lower-cased copy
+    of the text, one find per hit."""
+    if not terms or not lines:
+        return set()
+    low = "\n".join(lines).lower()
+    skip = len(low) == offsets[-1] + len(lines[-1])  # lower case kept every offset
+    limit = max(3, len(lines) // 100)
+    out: set[int] = set()
+    for term in terms:
+        hits: list[int] = []
+        pos = low.find(term)
+        while pos >= 0:
+            line = bisect_right(offsets, pos) - 1
+            if not hits or hits[-1] != line:
+                hits.append(line)
+            if len(hits) > limit and hits[-1] - hits[0] >= RECORD_LINES:
+                break  # a common word: no need to find the rest
+            nxt = offsets[line + 1] if skip and line + 1 < len(offsets) else pos + 1
+            pos = low.find(term, nxt)
+        if len(hits) <= limit or hits[-1] - hits[0] < RECORD_LINES:
+            out.update(hits)
+    return out
+
+
+def _node_holding(nodes: list[Node], starts: list[int], line: int) -> int:
+    """The innermost node whose lines hold ``line`` (-1: none)."""
+    i = bisect_right(starts, line) - 1
+    while i >= 0 and nodes[i].end <= line:
+        i = nodes[i].parent
+    return i
+
+
+_LONG_HEAD = 8  # header lines a named line brings at most
+_RARE_SIBLINGS_MIN = 20  # one-line siblings needed before their values say what is common
+_RARE_KEPT = 24  # rare-valued siblings kept at most
+
+
+def _rare_siblings(lines: list[str], nodes: list[Node], children: dict[int, list[int]], fmt: Format) -> list[int]:
+    """One-line siblings whose value (the line without its key) occurs at most twice among
+    at least ``_RARE_SIBLINGS_MIN`` of them whose values mostly repeat (``file``'s "ASCII
+    text" on 40 entries and "Zip archive data" on one): what is rare among repeats is what
+    a reader asks about. Those seen once first, at most ``_RARE_KEPT``."""
+    if fmt.name == "lines":
+        return []  # a plain line's "key" is its first words, not a name
+    out: list[tuple[int, int]] = []
+    for group in children.values():
+        if len(group) < _RARE_SIBLINGS_MIN:
+            continue
+        values: dict[str, list[int]] = {}
+        for i in group:
+            nd = nodes[i]
+            if nd.end - nd.start != 1:
+                continue
+            line = lines[nd.start]
+            key = key_of(fmt, line)
+            if not key:
+                continue
+            at = line.find(key)
+            values.setdefault(line[at + len(key):].strip(" \t:=\"',") if at >= 0 else line, []).append(i)
+        leaves = sum(map(len, values.values()))
+        if leaves < _RARE_SIBLINGS_MIN or len(values) > leaves // 2:
+            continue  # few one-line siblings, or values mostly distinct: nothing is rare
+        out += [(len(v), i) for v in values.values() if len(v) <= 2 for i in v]
+    return [i for _, i in sorted(out)[:_RARE_KEPT]]
 
 
 def _named_nodes(lines: list[str], starts: list[int], offsets: list[int], terms: set[str], query: str,
