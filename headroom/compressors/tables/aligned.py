@@ -85,14 +85,15 @@ def fits(line: str, starts: tuple[int, ...]) -> bool:
     return True
 
 
-def infer(lines: list[str]) -> Layout | None:
-    """The layout when ``lines`` (a text's lines) are an aligned table, else None."""
+def infer(lines: list[str], min_rows: int = MIN_ROWS) -> Layout | None:
+    """The layout when ``lines`` (a text's lines) are an aligned table of at least
+    ``min_rows`` rows, else None."""
     nonblank = [i for i, ln in enumerate(lines) if ln.strip()]
-    if len(nonblank) < MIN_ROWS + 1 or any("\t" in lines[i] for i in nonblank[:_SAMPLE_ROWS]):
+    if len(nonblank) < min_rows + 1 or any("\t" in lines[i] for i in nonblank[:_SAMPLE_ROWS]):
         return None
     header, body = _header_and_body(lines, nonblank)
     rows = [i for i in nonblank if i >= body]
-    if len(rows) < MIN_ROWS:
+    if len(rows) < min_rows:
         return None
     # The rows up to the first blank line are the table's own when there are enough of
     # them: what follows a blank line (readelf's histogram after its symbol table) has
@@ -101,7 +102,7 @@ def infer(lines: list[str]) -> Layout | None:
     block = next((k for k in range(1, len(head)) if head[k] != head[k - 1] + 1), len(head))
     # Gutters are looked for in the first _MAX_WIDTH characters: a megabyte-long line must
     # not make a megabyte-wide grid, and tables put their columns well before that.
-    sample = [lines[i][:_MAX_WIDTH].rstrip() for i in (head[:block] if block >= MIN_ROWS else head)]
+    sample = [lines[i][:_MAX_WIDTH].rstrip() for i in (head[:block] if block >= min_rows else head)]
     if len(set(sample)) < _DISTINCT * len(sample):
         return None  # the same line again and again aligns with itself: not a table
     # Gutters blank on every row first; only when a few rows overflow their column
@@ -116,10 +117,30 @@ def infer(lines: list[str]) -> Layout | None:
         loose = _header_gutters(lines[header].rstrip(), sample)
         if loose is not None:
             starts, names = loose
+    if names is None and header is not None:
+        by_header = _header_starts(lines[header].rstrip(), sample)
+        if by_header is not None:
+            starts, names = by_header
     if names is None:
         header = None
         names = tuple(f"column {k + 1}" for k in range(len(starts)))
     return Layout(header, body, starts, names)
+
+
+def _header_starts(header: str, sample: list[str]) -> tuple[tuple[int, ...], tuple[str, ...]] | None:
+    """Columns where the header's names start, when the rows fit them: left-aligned
+    columns under left-aligned names (``ipcs``), whose short values leave gutters wider
+    than the columns, and whose last name may head a column no row fills."""
+    found = [(m.start(), m.group(0)) for m in _NAME_RUN.finditer(header)]
+    if len(found) < MIN_COLUMNS or found[0][0] != 0 or not all(_HEADER_NAME.match(w) for _, w in found):
+        return None
+    starts = tuple(p for p, _ in found)
+    if sum(1 for ln in sample if fits(ln, starts)) < _CONSISTENT * len(sample):
+        return None
+    return starts, tuple(w for _, w in found)
+
+
+_NAME_RUN = re.compile(r"\S+")
 
 
 def _header_gutters(header: str, sample: list[str]) -> tuple[tuple[int, ...], tuple[str, ...]] | None:
@@ -230,3 +251,44 @@ def _names(header: str, starts: tuple[int, ...]) -> tuple[str, ...] | None:
         words = header.split()
         return tuple(words) if len(words) == len(starts) else None
     return tuple(names)
+
+
+MIN_TABLE_ROWS = 3  # rows a table among several needs (its header says it is one)
+_MAX_BLOCKS = 64  # blank-line separated blocks looked at for tables one after another
+_TABLES_SHARE = 0.8  # of the non-blank lines the tables' blocks must hold
+_BLANK_LINE = re.compile(r"\n[ \t]*(?=\n)")
+
+
+def table_blocks(lines: list[str]) -> list[tuple[int, int]] | None:
+    """The spans of two or more tables one after another, each a blank-line separated
+    block opening (within its first three lines: a title may come first) with a header of
+    names over at least ``MIN_TABLE_ROWS`` rows; each span runs to the next table's block.
+    None for one table, or when the tables hold less than most of the lines. (``ipcs``:
+    queues, segments and semaphores, each with its own columns; a table sampled whole
+    would take the first one's columns for all.)"""
+    text = "\n".join(lines)
+    blanks: list[int] = []
+    for m in _BLANK_LINE.finditer(text):
+        blanks.append(m.start())
+        if len(blanks) > _MAX_BLOCKS:
+            return None  # blank lines all through: no few tables
+    if not blanks:
+        return None
+    # Block starts and ends as line indexes: the line after each blank one.
+    cut = sorted({text.count("\n", 0, pos) + 1 for pos in blanks})
+    bounds = [0, *cut, len(lines)]
+    tables: list[int] = []
+    covered = nonblank = 0
+    blank = set(cut)
+    for a, b in pairwise(bounds):
+        # Every block but the first opens with its blank line; only its first lines are read.
+        size = b - a - (a in blank)
+        first = [i for i in range(a, min(b, a + 4)) if i not in blank and lines[i].strip()][:3]
+        nonblank += size
+        head = next((k for k, i in enumerate(first) if column_header(lines[i])), None)
+        if head is not None and size - head - 1 >= MIN_TABLE_ROWS:
+            tables.append(first[0])
+            covered += size
+    if len(tables) < 2 or covered < _TABLES_SHARE * nonblank:
+        return None
+    return list(zip(tables, [*tables[1:], len(lines)]))

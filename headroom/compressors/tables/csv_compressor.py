@@ -16,14 +16,15 @@ tokens), never counted row by row.
 from __future__ import annotations
 
 import csv
+from collections import Counter
 
 from ..base import Compressed, CompressInput
 from ..bm25_fast import relevance_scores
-from .aligned import infer, row_cells
+from .aligned import MIN_TABLE_ROWS, infer, row_cells, table_blocks
 from .framed import Framed
 from .framed import infer as infer_framed
 from .framed import parse as parse_framed
-from .select import Table, select_rows
+from .select import Selection, Table, select_rows
 from .sniff import MIN_ROWS, Dialect, sniff
 from .stanzas import Stanzas
 from .stanzas import infer as infer_stanzas
@@ -72,44 +73,99 @@ class TableCompressor:
             head, header, body_spans, body = spans[0], rows[0], spans[1:], rows[1:]
             strategy = f"table_{_NAMES.get(dialect.delimiter, 'csv')}"
         else:
+            tables = table_blocks(lines)
+            if tables is not None:
+                return _several(lines, tables, inp)
             layout = infer(lines)
             if layout is None:
                 return None
-            # The legend, header and ruler above the rows stay as they are.
-            head, header = (0, layout.body), list(layout.names)
-            body_spans = [(i, i + 1) for i in range(layout.body, len(lines)) if lines[i].strip()]
-            body = [row_cells(lines[a].rstrip(), layout.starts) for a, _ in body_spans]
+            head, header, body_spans, body = _aligned_rows(lines, layout)
             strategy = "table_aligned"
-        # Costs and budget in characters: a row's tokens are estimated as its share of the
-        # text's characters, so the token count would cancel out of every comparison (and
-        # the compressor need not wait for the count the router takes alongside).
-        texts = [lines[a] if b == a + 1 else "\n".join(lines[a:b]) for a, b in body_spans]
-        costs = [len(t) + 1 for t in texts]
-        if not inp.query:
-            texts = None
-        table = Table(names=header, rows=body, costs=costs, texts=texts, strings=True)
         budget = len(inp.text) * target_ratio(inp.aggressiveness)
-        # The header and the column line are paid for first: rows fill what is left.
-        head_a, head_b = head
-        fixed = sum(len(lines[k]) for k in range(head_a, head_b)) + 2 * len(header) * 8
-        sel = select_rows(table, query=inp.query, anchors=inp.anchors, budget=budget - fixed,
-                          score=lambda items: relevance_scores(inp, items))
-        if len(sel.kept) >= len(body):
+        got = _select(lines, head, header, body_spans, body, foot, unit, inp, budget)
+        if got is None:
             return None
-        out = lines[head_a:head_b]
-        prev = -1
-        for i in sel.kept:
-            if i != prev + 1:
-                out.append(_GAP)
-            a, b = body_spans[i]
-            out.extend(lines[a:b])
-            prev = i
-        if prev != len(body) - 1:
-            out.append(_GAP)
-        out.extend(foot)
-        out.append(f"# {len(body)} {unit[0]} x {len(header)} {unit[1]}; column ranges: {sel.columns}")
+        out, sel = got
         return Compressed(text="\n".join(out), items_before=len(body), items_after=len(sel.kept),
                           strategy=strategy, lossy=True, summary=sel.summary())
+
+
+def _aligned_rows(lines: list[str], layout) -> tuple[tuple[int, int], list[str], list[tuple[int, int]], list[list[str]]]:
+    """(head span, column names, body row spans, body cells) of an aligned table: the
+    legend, header and ruler above the rows stay as they are."""
+    body_spans = [(i, i + 1) for i in range(layout.body, len(lines)) if lines[i].strip()]
+    body = [row_cells(lines[a].rstrip(), layout.starts) for a, _ in body_spans]
+    return (0, layout.body), list(layout.names), body_spans, body
+
+
+def _select(lines: list[str], head: tuple[int, int], header: list[str], body_spans: list[tuple[int, int]],
+            body: list[list[str]], foot: list[str], unit: tuple[str, str], inp: CompressInput,
+            budget: float) -> tuple[list[str], Selection] | None:
+    """The table's output lines (its head, the selected rows with a gap mark for each
+    dropped stretch, its foot and the column line) and the selection; None when every row
+    is kept."""
+    # Costs and budget in characters: a row's tokens are estimated as its share of the
+    # text's characters, so the token count would cancel out of every comparison (and
+    # the compressor need not wait for the count the router takes alongside).
+    texts = [lines[a] if b == a + 1 else "\n".join(lines[a:b]) for a, b in body_spans]
+    costs = [len(t) + 1 for t in texts]
+    table = Table(names=header, rows=body, costs=costs, texts=texts if inp.query else None, strings=True)
+    # The header and the column line are paid for first: rows fill what is left.
+    head_a, head_b = head
+    fixed = sum(len(lines[k]) for k in range(head_a, head_b)) + 2 * len(header) * 8
+    sel = select_rows(table, query=inp.query, anchors=inp.anchors, budget=budget - fixed,
+                      score=lambda items: relevance_scores(inp, items))
+    if len(sel.kept) >= len(body):
+        return None
+    out = lines[head_a:head_b]
+    prev = -1
+    for i in sel.kept:
+        if i != prev + 1:
+            out.append(_GAP)
+        a, b = body_spans[i]
+        out.extend(lines[a:b])
+        prev = i
+    if prev != len(body) - 1:
+        out.append(_GAP)
+    out.extend(foot)
+    out.append(f"# {len(body)} {unit[0]} x {len(header)} {unit[1]}; column ranges: {sel.columns}")
+    return out, sel
+
+
+def _several(lines: list[str], tables: list[tuple[int, int]], inp: CompressInput) -> Compressed | None:
+    """Aligned tables one after another, each under its own header (``ipcs``'s queues,
+    segments and semaphores; ``kubectl get all``): each table's rows are selected on their
+    own, with its share of the budget, and the lines between tables stay."""
+    out: list[str] = []
+    done = rows = kept = 0
+    reasons: Counter = Counter()
+    ratio = target_ratio(inp.aggressiveness)
+    for a, b in tables:
+        out.extend(lines[done:a])
+        while b > a + 1 and not lines[b - 1].strip():
+            b -= 1  # the blank lines after a table stay between the tables
+        part = lines[a:b]
+        layout = infer(part, min_rows=MIN_TABLE_ROWS)
+        got = None
+        if layout is not None:
+            head, header, body_spans, body = _aligned_rows(part, layout)
+            got = _select(part, head, header, body_spans, body, [], ("rows", "columns"), inp,
+                          sum(map(len, part)) * ratio)
+            rows += len(body)
+        if got is None:
+            out.extend(part)
+            kept += len(body) if layout is not None else 0
+        else:
+            out.extend(got[0])
+            kept += len(got[1].kept)
+            reasons.update(got[1].reasons)
+        done = b
+    out.extend(lines[done:])
+    if kept >= rows:
+        return None
+    summary = "kept rows: " + ", ".join(f"{n} {r}" for r, n in reasons.most_common()) if reasons else ""
+    return Compressed(text="\n".join(out), items_before=rows, items_after=kept, strategy="table_aligned",
+                      lossy=True, summary=f"{len(tables)} tables; {summary}")
 
 
 _NAMES = {",": "csv", "\t": "tsv", ";": "csv_semicolon"}

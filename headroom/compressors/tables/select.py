@@ -47,6 +47,7 @@ _MAX_SUMMARY_COLUMNS = 40
 _RARE_MIN_ROWS = 20
 _RARE_MAX_DISTINCT = 8
 _RARE_AT_MOST = 5
+_RARE_NUMBERS = 3  # distinct values a number column may hold and still have rare ones
 _RARE_ROWS = 16  # at most this many rows kept for rare values, whatever the table
 # Elapsed times as ps and top print them ("0:02.81", "00:01:07", "2-03:04:05"): a column of
 # them is numeric, in seconds, so "which process used the most CPU time?" has an extreme.
@@ -238,8 +239,11 @@ def _measures(cells: tuple[Any, ...]) -> list[float | None] | None:
 
 
 def _rare_value_rows(cols: list[_Column], n: int) -> list[int]:
-    """Rows holding a rare value of a categorical column (see _RARE_MAX_DISTINCT)."""
-    return rare_value_rows([c.cells for c in cols if not c.numeric], n)
+    """Rows holding a rare value of a column of few distinct values (see
+    _RARE_MAX_DISTINCT), numbers too: one segment attached (1) among idle ones (0), one
+    mode 600 among 644s; a number column only when it holds at most ``_RARE_NUMBERS``
+    values (a flag or a mode, not a measure: ``ps``'s %CPU is mostly 0.0 with a tail)."""
+    return rare_value_rows([c.cells for c in cols if not c.numeric or len(set(c.cells[:200])) <= _RARE_NUMBERS], n)
 
 
 def rare_value_rows(columns: list[tuple[Any, ...]], n: int) -> list[int]:
