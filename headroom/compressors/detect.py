@@ -18,6 +18,7 @@ from typing import Any
 from .diagnostics.parse import is_diagnostic_line, parse_report
 from .tables.aligned import column_header
 from .tables.aligned import infer as aligned_table
+from .tables.fields import infer as infer_fields
 from .tables.framed import infer as framed_table
 from .tables.sniff import sniff as sniff_table
 from .tables.stanzas import infer as infer_stanzas
@@ -95,7 +96,7 @@ _LOG_MARK = re.compile(
     # A leading \b becomes (?<!\w<first char>) once the first character is consumed.
     r"[\d\[A-Zl](?:"
     r"(?<=\d)\d{3}-\d{2}-\d{2}[T ]\d{2}:\d{2}|"
-    r"(?<=\d)(?<!\w\d)\d:\d{2}:\d{2}\b|"
+    r"(?<=\d)(?<![\w:]\d)\d:\d{2}:\d{2}\b(?!:\w)|"
     r"(?<=\d)(?<!\w\d)\d? [A-Z][a-z]{2} \d{4} \d{2}:\d{2}|"
     r"(?<=[A-Z])(?<!\w[A-Z])[a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}|"
     r"(?<=\[)\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}|"
@@ -184,6 +185,8 @@ def detect(text: str) -> Detected:
         return Detected(ctype, why=found["why"])
     if "stanzas" in found:
         return Detected(ctype, hint=found["stanzas"])
+    if "fields" in found:
+        return Detected(ctype, hint=found["fields"])
     if "framed" in found and not _OTHER_BREAKS.search(text, 0, _end_of_line(text, 64)):
         return Detected(ctype, hint=found["framed"])  # (the compressor's lines are text.split("\n"))
     dialect = found.get("dialect")
@@ -326,6 +329,13 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
     # JSON lines (one object per line) behave like a log.
     if n >= 3 and _at_least(nonblank, _is_json_line, 0.8 * n):
         return ContentType.LOG
+    # Rows of single-blank separated fields (ssh-keygen -l, stat -t, nm -S): a table
+    # without gutters, before the timestamp-less log reading would fold its rows.
+    fields = infer_fields(nonblank)
+    if fields is not None:
+        if found is not None:
+            found["fields"] = fields
+        return ContentType.TABLE
     if _repetitive_lines(nonblank):
         return ContentType.LOG
     # A log whose lines start with something other than their timestamp (a dash, an alert
@@ -445,7 +455,7 @@ def _is_sourced_log_line(line: str) -> bool:
 # A time or level mark anywhere in a line's first _ANY_MARK_SPAN characters: a date (dashes,
 # dots or slashes), a clock time, a Unix time of this century, an upper-case level word.
 _ANY_MARK = re.compile(
-    r"\b(?:\d{4}[-./]\d{2}[-./]\d{2}|\d{1,2}:\d{2}:\d{2}|1[4-9]\d{8}(?:\.\d+)?)(?!\d)|"
+    r"\b(?:\d{4}[-./]\d{2}[-./]\d{2}|(?<!:)\d{1,2}:\d{2}:\d{2}(?!:\w)|1[4-9]\d{8}(?:\.\d+)?)(?!\d)|"
     r"\b(?:TRACE|DEBUG|INFO|NOTICE|WARN(?:ING)?|ERROR|FATAL|CRITICAL|SEVERE)\b"
 )
 _ANY_MARK_SPAN = 200

@@ -20,7 +20,7 @@ from headroom.eval.corpus import load_cases
 
 # The plain alternation the fast pattern replaces: the oracle.
 PLAIN_LOG_MARK = re.compile(
-    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\b\d{2}:\d{2}:\d{2}\b|"
+    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|(?<!:)\b\d{2}:\d{2}:\d{2}\b(?!:\w)|"
     r"\b\d{1,2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}|\b[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}|"
     r"\[\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}|"
     r"\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|SEVERE)\b|"

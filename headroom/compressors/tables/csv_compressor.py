@@ -21,6 +21,9 @@ from collections import Counter
 from ..base import Compressed, CompressInput
 from ..bm25_fast import relevance_scores
 from .aligned import MIN_TABLE_ROWS, infer, row_cells, table_blocks
+from .fields import Fields
+from .fields import infer as infer_fields
+from .fields import row_cells as field_cells
 from .framed import Framed
 from .framed import infer as infer_framed
 from .framed import parse as parse_framed
@@ -47,10 +50,14 @@ class TableCompressor:
         dialect = inp.hint if isinstance(inp.hint, Dialect) else None
         stanzas = inp.hint if isinstance(inp.hint, Stanzas) else None
         framed = inp.hint if isinstance(inp.hint, Framed) else None
-        if dialect is None and stanzas is None and framed is None:
+        fields = inp.hint if isinstance(inp.hint, Fields) else None
+        if dialect is None and stanzas is None and framed is None and fields is None:
             dialect = sniff(lines[:64])
             framed = infer_framed(lines) if dialect is None else None
             stanzas = infer_stanzas(lines) if dialect is None and framed is None else None
+            if dialect is None and framed is None and stanzas is None and table_blocks(lines) is None \
+                    and infer(lines) is None:  # what detection tries last: fields split by blanks
+                fields = infer_fields([ln for ln in lines if ln.strip()])
         unit = ("rows", "columns")
         foot: list[str] = []  # a frame's closing rule (and footer) after the rows
         if framed is not None:  # rows between bars: the bars split the cells
@@ -66,6 +73,18 @@ class TableCompressor:
                 return None
             head, header, body_spans, body = (0, records.spans[0][0]), records.names, records.spans, records.rows
             strategy, unit = "table_stanzas", ("records", "fields")
+        elif fields is not None:  # single blanks between the fields: split at them
+            body_spans = [(i, i + 1) for i, ln in enumerate(lines) if ln.strip()]
+            head = (0, body_spans[0][0] + 1) if fields.header and body_spans else (0, 0)
+            if fields.header and body_spans:
+                header = lines[body_spans[0][0]].split()
+                body_spans = body_spans[1:]
+            else:
+                header = [f"column {k + 1}" for k in range(fields.count)]
+            if len(body_spans) < MIN_ROWS:
+                return None
+            body = [field_cells(lines[a], fields) for a, _ in body_spans]
+            strategy = "table_fields"
         elif dialect is not None:
             spans, rows = _records(lines, dialect.delimiter, quoted='"' in inp.text)
             if len(rows) < MIN_ROWS + 1:

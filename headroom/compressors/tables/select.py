@@ -45,7 +45,7 @@ _MAX_SUMMARY_COLUMNS = 40
 # values, one of them held by at least half the rows, and a value held by at most
 # _RARE_AT_MOST rows (ps's one stopped process, the one row of another user, dpkg's "rc").
 _RARE_MIN_ROWS = 20
-_RARE_MAX_DISTINCT = 8
+_RARE_MAX_DISTINCT = 16
 _RARE_AT_MOST = 5
 _RARE_NUMBERS = 3  # distinct values a number column may hold and still have rare ones
 _RARE_ROWS = 16  # at most this many rows kept for rare values, whatever the table

@@ -1,0 +1,65 @@
+"""Rows of fields split by single blanks, the same number on every row, no aligned columns
+and often no header: ``ssh-keygen -l`` over a key list (bits, fingerprint, comment, type),
+``stat -t`` (sixteen numbers a file), ``nm -S`` (address, size, type, name).
+
+Without a header or a timestamp such text read as a timestamp-less log (a few leading words
+on most lines), and the log compressor folded the rows into templates with counts: the
+one RSA key among ED25519 ones, the one file with three links, left view. Read as a table
+instead, the row selection applies (rows the question names, rare values, extremes).
+
+Recognised by shape only: at least ``MIN_ROWS`` sampled rows, nine in ten with the same
+number of blank-separated fields (3 to ``_MAX_FIELDS``), most rows distinct, and a column other than the last of numbers on nine rows
+in ten. What the columns hold or are called does not matter.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+MIN_ROWS = 12
+_MIN_FIELDS = 3  # two fields a row is a listing (its own compressor)
+_MAX_FIELDS = 24  # more is prose or a wide record, not columns
+_SAMPLE = 200
+_SAME_COUNT = 0.9  # rows that must have the common field count
+_NUMERIC = 0.9  # cells of a column that must be numbers for it to count as one
+_NUMBER = re.compile(r"[-+]?(?:\d+(?:[.,:]\d+)*|0x[0-9a-fA-F]+|[0-9a-fA-F]{4,})[%KMGTkmgt]?")
+_SENTENCE_END = re.compile(r"[a-z][.!?][\"')]?$")
+_SENTENCES = 0.3  # rows that may end like a sentence
+_NAME = re.compile(r"[A-Za-z%#][\w%#+/.()-]*")
+
+
+@dataclass(frozen=True)
+class Fields:
+    count: int  # fields a row
+    header: bool  # the first row names the columns
+
+
+def infer(nonblank: list[str]) -> Fields | None:
+    """The rows' layout when ``nonblank`` (a text's non-blank lines) are rows of single-blank
+    separated fields, else None."""
+    sample = nonblank[:_SAMPLE]
+    if len(sample) < MIN_ROWS + 1 or len(set(sample)) < 0.5 * len(sample):
+        return None
+    split = [ln.split() for ln in sample]
+    count, rows = Counter(map(len, split)).most_common(1)[0]
+    if not _MIN_FIELDS <= count <= _MAX_FIELDS or rows < _SAME_COUNT * len(sample):
+        return None
+    if any("  " in ln.strip() for ln in sample[:8]):
+        return None  # runs of blanks between fields: an aligned table, read by its gutters
+    if sum(1 for ln in sample if _SENTENCE_END.search(ln.rstrip())) > _SENTENCES * len(sample):
+        return None  # sentences of one length ("… part 3 of the process.") are prose
+    header = all(_NAME.fullmatch(w) and not _NUMBER.fullmatch(w) for w in split[0]) and len(split[0]) == count
+    body = [cells for cells in split[1 if header else 0:] if len(cells) == count]
+    numeric = any(
+        sum(1 for cells in body if _NUMBER.fullmatch(cells[k])) >= _NUMERIC * len(body) for k in range(count - 1)
+    )
+    return Fields(count, header) if numeric else None
+
+
+def row_cells(line: str, layout: Fields) -> list[str]:
+    """A row's cells, split at blanks. A row of another count is ragged, and the row
+    selection keeps it in view as an anomaly (``git status --porcelain=v2``'s one
+    unmerged entry among ordinary ones has two fields more)."""
+    return line.split()
