@@ -445,3 +445,73 @@ def test_missing_line_ranges_join_runs_of_statements_across_non_statements():
     stat = {"statements": [1, 2, 4, 5, 9, 12, 13, 20], "missing": [4, 5, 9, 13, 20]}
     assert ranges(stat) == "4-9, 13-20"
     assert ranges({"statements": [3, 7], "missing": [7]}) == "7"
+
+
+# Seventh round (issue 33): the helpers that define the facts, on inputs the tests make.
+
+
+def test_an_answer_stands_once_only_as_a_whole_word():
+    from headroom.eval.corpus.captures._asked import stands_once
+
+    assert stands_once("thread svc-a here\n", "svc-a")
+    assert not stands_once("svc-ab\n", "svc-a")  # part of a longer name
+    assert not stands_once("00007f00 7f00\n", "7f00")  # twice
+    assert not stands_once("x\n", "")
+
+
+def test_smaps_rows_carry_start_perms_path_and_sizes():
+    from headroom.eval.corpus.captures.memory_maps import address, smaps
+
+    text = ("55d0c000-55d0d000 r--p 00000000 fe:00 26723                      /usr/bin/python3.11\n"
+            "Size:                  4 kB\nRss:                   4 kB\nLocked:                0 kB\n"
+            "7f00a000-7f00b000 rw-s 00000000 fe:00 11 /srv/ledger.idx (deleted)\n"
+            "Rss:                 512 kB\nVmFlags: rd wr sh mr mw me ms\n")
+    maps = smaps(text)
+    assert [m["start"] for m in maps] == [0x55d0c000, 0x7f00a000]
+    assert maps[1]["perms"] == "rw-s" and maps[1]["path"].endswith("(deleted)") and maps[1]["Rss"] == 512
+    assert address(0x7f00a000, "x") == "000000007f00a000" and address(0x7f00a000, "X") == "7f00a000"
+
+
+def test_a_job_leads_only_by_a_clear_margin():
+    from headroom.eval.corpus.captures.time_verbose import leader
+
+    jobs = [{"command": "a", "rss": 300}, {"command": "b", "rss": 100}, {"command": "c", "rss": 190}]
+    assert leader(jobs, "rss") == ("a",)
+    assert leader(jobs, "rss", margin=2.0) == ()
+
+
+def test_proc_locks_rows_mark_the_blocked_request():
+    from headroom.eval.corpus.captures.file_locks import proc_locks
+
+    rows = proc_locks("3: POSIX  ADVISORY  WRITE 11 fe:00:3369699 8192 12287\n"
+                      "3: -> POSIX  ADVISORY  WRITE 12 fe:00:3369699 10240 14335\n"
+                      "4: FLOCK  ADVISORY  READ 2 fe:00:17 0 EOF\n")
+    assert [(r["pid"], r["blocked"], r["inode"]) for r in rows] == [(11, False, 3369699), (12, True, 3369699),
+                                                                       (2, False, 17)]
+    assert rows[2]["type"] == "FLOCK" and rows[2]["end"] == "EOF"
+
+
+def test_series_rows_inside_an_event_need_a_seconds_margin_and_must_stand_out():
+    from headroom.eval.corpus.captures.vm_series import inside, outside, standing_out, vmstat_rows
+
+    base = 1796000000.0  # a whole second
+    stamps = [f"2026-11-30 00:53:{s:02d}" for s in range(20, 30)]
+    window = (base + 0.4, base + 4.6)  # 00:53:20.4 .. 00:53:24.6
+    assert inside(window, stamps) == ("2026-11-30 00:53:22", "2026-11-30 00:53:23")
+    assert "2026-11-30 00:53:21" not in outside(window, stamps) and "2026-11-30 00:53:26" in outside(window, stamps)
+    assert inside(window, ["00:53:22"]) == ("00:53:22",)  # mpstat's bare times are on the window's day
+    rows = {"a": 5.0, "b": 90.0, "c": 80.0, "d": 60.0}
+    assert standing_out(rows, ("b", "c"), ["a", "d"]) == ("b", "c")
+    assert standing_out(rows, ("c", "d"), ["a", "b"]) == ()
+    text = ("--procs-- ---memory--- -----timestamp-----\n   r    b   free  cs                 UTC\n"
+            "   2    0    100  45 2026-11-30 00:53:20\n--procs-- ---memory--- -----timestamp-----\n"
+            "   r    b   free  cs                 UTC\n   3    0     90 999 2026-11-30 00:53:21\n")
+    assert vmstat_rows(text)["2026-11-30 00:53:21"] == {"r": 3, "b": 0, "free": 90, "cs": 999}
+
+
+def test_gdb_thread_roles_are_shuffled_but_fixed():
+    from headroom.eval.corpus.captures.gdb_threads import POOL, ROLES, assign
+
+    names = assign()
+    assert names == assign() and len(names) == POOL + len(ROLES) - 1
+    assert sorted(set(names.values())) == sorted(ROLES)

@@ -47,8 +47,10 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             # issue 33's fifth round, measured once (2026-11-29, round 5), dev (known gaps) since
             "cpu_topology", "pip_show", "make_database", "ssh_config_dump", "proc_status", "apt_policy",
             "tls_handshake",
-            # held out (issue 33's sixth round): kinds no dev source has; measured once, at the end
-            "ssh_key_fingerprints", "stat_files", "sysv_ipc", "ldd_deps", "file_types", "coverage_report")
+            # issue 33's sixth round, measured once (2026-11-29, round 6), dev (known gaps) since
+            "ssh_key_fingerprints", "stat_files", "sysv_ipc", "ldd_deps", "file_types", "coverage_report",
+            # held out (issue 33's seventh round): kinds no dev source has; measured once, at the end
+            "memory_maps", "time_verbose", "gdb_threads", "git_refs", "file_locks", "vm_series")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 
