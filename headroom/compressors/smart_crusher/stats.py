@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from ..tables.quantities import quantity
+
 
 def hashable(value: Any) -> Any:
     """A hashable stand-in for a JSON value: equal only when the JSON text is equal
@@ -245,16 +247,24 @@ _NUMBER_TEXT = re.compile(r"\s*-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*")
 
 
 def _looks_numeric(col: list[Any]) -> bool:
-    """Numbers sent as strings (Prometheus values, CSV-ish APIs): judge by a sample."""
+    """Numbers sent as strings (Prometheus values, CSV-ish APIs), or sizes with their unit
+    (``lsblk --json``'s and ``lsipc --json``'s "540K", "96M"): judge by a sample."""
     step = max(1, len(col) // 32)
     sample = [v for v in col[::step] if isinstance(v, str)]
-    return bool(sample) and all(_NUMBER_TEXT.fullmatch(v) for v in sample)
+    return bool(sample) and (all(_NUMBER_TEXT.fullmatch(v) for v in sample)
+                             or all(quantity(v) is not None for v in sample))
 
 
 def _parse_numeric_strings(pos: list[int], col: list[Any]) -> tuple[list[int], list[float]]:
     keep, values = [], []
     for p, v in zip(pos, col):
-        if isinstance(v, str) and _NUMBER_TEXT.fullmatch(v):
+        if isinstance(v, str) and not _NUMBER_TEXT.fullmatch(v):
+            q = quantity(v)  # a size with its unit: its value in one scale
+            if q is not None:
+                keep.append(p)
+                values.append(q)
+            continue
+        if isinstance(v, str):
             try:
                 f = float(v)
             except (ValueError, OverflowError):  # regex whitespace is wider than float()'s ("0\x1f")
