@@ -39,6 +39,7 @@ _RELEVANT_ROWS = 2  # best-scoring rows, when the question names no cell and no 
 # shorter ones ("18" of a time) are everywhere.
 _SELECTIVE_DIGITS = 3
 _NAMED_ROWS = 32  # at most this many rows sharing the cells the question names are kept
+_UNIX_TIMES = (1.0e9, 2.2e9)  # a number column all inside this range is seconds since 1970
 _UNNAMED_EXTREME_COLUMNS = 8  # numeric columns whose extreme is kept when the question names none
 _MAX_SUMMARY_COLUMNS = 40
 # Rare values of a categorical column stay in view: a column of at most _RARE_MAX_DISTINCT
@@ -114,6 +115,7 @@ class _Column:
     lo: int = -1  # row index of the (first) minimum
     hi: int = -1
     full: bool = False  # every cell is a number (no None among values)
+    times: bool = False  # date-times: "longest ago" asks the minimum in words of a maximum
 
 
 def _even(table: Table) -> bool:
@@ -263,6 +265,24 @@ def rare_value_rows(columns: list[tuple[Any, ...]], n: int) -> list[int]:
         out += [i for i, v in enumerate(cells) if v in rare]
     return sorted(set(out))[:_RARE_ROWS]
 
+# A date and a clock time ("2026-11-20 09:22:33.000 +0000", ISO's "T"): their digits in
+# order are a number that sorts as the times do, within one column's single format.
+_DATETIME = re.compile(r"\s*(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?")
+
+
+def _datetimes(cells: tuple[Any, ...]) -> list[float | None] | None:
+    """A text column's cells as sortable numbers when its sampled cells are date-times
+    (``stat``'s Modify, a listing's created-at), else None: "modified longest ago" is the
+    column's minimum."""
+    sample = cells[:: max(1, len(cells) // _TYPE_SAMPLE)]
+    if not sample or sum(1 for c in sample if isinstance(c, str) and _DATETIME.match(c)) < _NUMERIC_SHARE * len(sample):
+        return None
+    out: list[float | None] = []
+    for c in cells:
+        m = _DATETIME.match(c) if isinstance(c, str) else None
+        out.append(float("".join(g or "00" for g in m.groups())) if m else None)
+    return out
+
 
 def _columns(table: Table) -> list[_Column]:
     cols = []
@@ -270,13 +290,17 @@ def _columns(table: Table) -> list[_Column]:
     strings = table.strings and even  # a ragged row's missing cells are None, not str
     for name, cells in zip(table.names, _cells_by_column(table, even)):
         values, full, memo = _values(cells, strings)
+        times = False
         if memo == {}:
             quantities = _durations(cells)
             if quantities is None:
                 quantities = _measures(cells)
+            if quantities is None:
+                quantities = _datetimes(cells)
+                times = quantities is not None
             if quantities is not None:
                 values, memo = quantities, None
-        col = _Column(str(name), cells, values, False, full=full)
+        col = _Column(str(name), cells, values, False, full=full, times=times)
         cols.append(col)
         if full:
             lo, hi = min(values), max(values)  # type: ignore[type-var]
@@ -298,6 +322,8 @@ def _columns(table: Table) -> list[_Column]:
         if lo != hi:
             col.numeric = True
             col.lo, col.hi = values.index(lo), values.index(hi)
+            # Unix times of this century (stat -t's access, modify and change columns)
+            col.times = col.times or _UNIX_TIMES[0] <= lo and hi <= _UNIX_TIMES[1]
     return cols
 
 
@@ -499,9 +525,9 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
     # of every numeric column, as few rows as there are such columns.
     if not named and not looked_up and says_extreme:
         for c in [c for c in cols if c.numeric][:_UNNAMED_EXTREME_COLUMNS]:
-            if want_max:
+            if want_max or c.times:
                 take(c.hi, "extremes (no column named)")
-            if want_min:
+            if want_min or c.times:
                 take(c.lo, "extremes (no column named)")
     longest, shortest = bool(_LONGEST.search(qlow)), bool(_SHORTEST.search(qlow))
     if longest or shortest:

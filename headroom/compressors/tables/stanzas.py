@@ -100,9 +100,43 @@ def infer(lines: list[str]) -> Stanzas | None:
         elif f is not _CONTINUED:
             if f is None or fields >= _MAX_FIELDS:
                 return None  # (a logfmt log is "key=value" lines without a blank: given up after 64)
+            if not fresh and _reopens(f, layout):
+                # The opening field again, no blank line before it (``stat``): a new record.
+                if fields < MIN_FIELDS:
+                    return None
+                blocks, fields = blocks + 1, 0
             fields += 1
             fresh = False
     return layout if blocks >= MIN_STANZAS else None
+
+
+def _reopens(f: tuple[str, str, str, int], layout: Stanzas) -> bool:
+    """Whether a field line opens the next record: the opening field's name at its column."""
+    return f[0] == layout.opener and f[3] == layout.column
+
+
+# A further field on a line: a tab or two blanks, then a name of a word or two and a colon
+# ("Size: 2682   Blocks: 8   IO Block: 4096"). Only after ":" fields; a value's own
+# parenthesised padding ("Uid: (    0/    root)") holds no name before a colon.
+_MORE_FIELDS = re.compile(r"(?:\t|  )\s*(?=[A-Za-z][\w.-]{0,30}(?: [A-Za-z][\w.-]{0,20})?:(?:\s|$))")
+_MORE_NAME = re.compile(r"([A-Za-z][\w.-]{0,30}(?: [A-Za-z][\w.-]{0,20})?):\s*(.*)", re.DOTALL)
+
+
+def _fields_of(f: tuple[str, str, str, int], layout: Stanzas) -> list[tuple[str, str]]:
+    """The (name, value) fields of a field line: its own, and with ":" the further ones
+    its value holds."""
+    name, value = f[0], f[2]
+    if layout.separator != ":" or ":" not in value:
+        return [(name, value)]
+    pieces = _MORE_FIELDS.split(value)
+    out = [(name, pieces[0].strip())]
+    for piece in pieces[1:]:
+        m = _MORE_NAME.match(piece)
+        if m is None:
+            out[-1] = (out[-1][0], f"{out[-1][1]}  {piece}".strip())
+        else:
+            out.append((m.group(1), m.group(2).strip()))
+    return out
 
 
 @dataclass
@@ -129,16 +163,18 @@ def parse(lines: list[str], layout: Stanzas) -> Records | None:
             continue
         if f is None:
             return None
-        if fresh:
+        if fresh or _reopens(f, layout):
             starts.append(i)
             values.append({})
             fresh = False
-        name = f[0]
-        if name not in index:
-            if len(index) >= _MAX_FIELDS:
-                return None
-            index[name] = len(index)
-        values[-1].setdefault(name, f[2])
+        for name, value in _fields_of(f, layout):
+            if name in values[-1]:  # a name again in one record (stat's two "Access" lines)
+                name = f"{name} ({sum(1 for n in values[-1] if n == name or n.startswith(name + ' (')) + 1})"
+            if name not in index:
+                if len(index) >= _MAX_FIELDS:
+                    return None
+                index[name] = len(index)
+            values[-1][name] = value
     names = list(index)
     rows = [[rec.get(n, "") for n in names] for rec in values]
     ends = starts[1:] + [len(lines)]
