@@ -70,3 +70,23 @@ def test_stanzas_with_blank_lines_still_parse_as_before():
     assert layout is not None
     records = parse(lines, layout)
     assert records is not None and records.names == ["Package", "Version", "Status"] and len(records.rows) == 12
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="no /proc")
+def test_long_records_cut_by_the_sample_still_count():
+    """/proc/<pid>/status has ~60 fields a process: the 200-line sample holds three whole
+    records and part of a fourth, which counts."""
+    procs = [subprocess.Popen(["sleep", "30"]) for _ in range(5)]
+    try:
+        text = "".join(open(f"/proc/{p.pid}/status").read() for p in procs)
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+    lines = text.split("\n")
+    per_record = text.count("\n") // len(procs)
+    assert 50 <= per_record <= 80  # the shape this test is about
+    layout = infer(lines)
+    assert layout is not None and layout.opener == "Name"
+    records = parse(lines, layout)
+    assert records is not None and len(records.rows) == len(procs)
