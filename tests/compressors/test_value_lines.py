@@ -112,3 +112,30 @@ def test_yaml_listing_output_still_parses():
     assert "upload-zzzzzz: Zip archive data, at least v2.0 to extract" in got
     assert got != text
     yaml.safe_load(got)  # the marker is a comment
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_the_one_rare_status_among_many_modified_paths_stays(tmp_path):
+    """git status's long form reads as a Makefile (headings over tab-led lines): among a
+    hundred "modified:" lines the one "deleted:" line is a rare key and stays."""
+    run = lambda *a: subprocess.run(["git", *a], cwd=tmp_path, check=True, capture_output=True, text=True)  # noqa: E731
+    run("init", "-q")
+    run("config", "user.email", "t@example.invalid")
+    run("config", "user.name", "t")
+    rng = random.Random(2)
+    names = sorted({f"mod_{rng.randrange(10**5):05d}.py" for _ in range(90)})
+    for n in names:
+        (tmp_path / n).write_text("a = 1\n")
+    run("add", "-A")
+    run("commit", "-q", "-m", "init")
+    gone = names[len(names) // 2]
+    for n in names:
+        if n == gone:
+            (tmp_path / n).unlink()
+        else:
+            (tmp_path / n).write_text("a = 2\n")
+    out = run("-c", "color.status=never", "status").stdout
+    deleted = next(ln for ln in out.splitlines() if ln.strip().startswith("deleted:"))
+    got = tool_round("git status", out, "Give me a summary of the working tree.")
+    assert got != out
+    assert deleted in got

@@ -204,32 +204,40 @@ _RARE_KEPT = 24  # rare-valued siblings kept at most
 
 
 def _rare_siblings(lines: list[str], nodes: list[Node], children: dict[int, list[int]], fmt: Format) -> list[int]:
-    """One-line siblings whose value (the line without its key) occurs at most twice among
-    at least ``_RARE_SIBLINGS_MIN`` of them whose values mostly repeat (``file``'s "ASCII
-    text" on 40 entries and "Zip archive data" on one): what is rare among repeats is what
-    a reader asks about. Those seen once first, at most ``_RARE_KEPT``."""
-    if fmt.name == "lines":
-        return []  # a plain line's "key" is its first words, not a name
+    """One-line siblings whose value (the line without its key), or whose key, occurs at
+    most twice among at least ``_RARE_SIBLINGS_MIN`` of them whose values (keys) mostly
+    repeat (``file``'s "ASCII text" on 40 entries and "Zip archive data" on one): what is
+    rare among repeats is what a reader asks about. Those seen once first, at most
+    ``_RARE_KEPT``."""
+    plain = fmt.name == "lines"  # a plain line's "key" is its first word (key_of: its first words)
     out: list[tuple[int, int]] = []
     for group in children.values():
         if len(group) < _RARE_SIBLINGS_MIN:
             continue
         values: dict[str, list[int]] = {}
+        keys: dict[str, list[int]] = {}
         for i in group:
             nd = nodes[i]
             if nd.end - nd.start != 1:
                 continue
             line = lines[nd.start]
-            key = key_of(fmt, line)
+            key = (line.split(None, 1) or [""])[0] if plain else key_of(fmt, line)
             if not key:
                 continue
             at = line.find(key)
             values.setdefault(line[at + len(key):].strip(" \t:=\"',") if at >= 0 else line, []).append(i)
+            keys.setdefault(key, []).append(i)
         leaves = sum(map(len, values.values()))
-        if leaves < _RARE_SIBLINGS_MIN or len(values) > leaves // 2:
-            continue  # few one-line siblings, or values mostly distinct: nothing is rare
-        out += [(len(v), i) for v in values.values() if len(v) <= 2 for i in v]
-    return [i for _, i in sorted(out)[:_RARE_KEPT]]
+        if leaves < _RARE_SIBLINGS_MIN:
+            continue
+        # Values mostly repeated (file's descriptions), or keys (git status's "modified:"
+        # on a hundred paths and "deleted:" on one): the rare ones stay. Mostly distinct,
+        # nothing is rare.
+        # (For plain lines only the first word: the rest of a line is no value.)
+        for seen in ((keys,) if plain else (values, keys)):
+            if len(seen) <= leaves // 2:
+                out += [(len(v), i) for v in seen.values() if len(v) <= 2 for i in v]
+    return [i for _, i in sorted(set(out))[:_RARE_KEPT]]
 
 
 def _named_nodes(lines: list[str], starts: list[int], offsets: list[int], terms: set[str], query: str,
