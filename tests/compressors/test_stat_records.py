@@ -90,3 +90,24 @@ def test_long_records_cut_by_the_sample_still_count():
     assert layout is not None and layout.opener == "Name"
     records = parse(lines, layout)
     assert records is not None and len(records.rows) == len(procs)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status") or shutil.which("head") is None, reason="no /proc or head")
+def test_records_under_a_title_line_each():
+    """head over several files puts "==> file <==" over each: a title line, kept with its
+    record, not a line that ends the records."""
+    procs = [subprocess.Popen(["sleep", "30"]) for _ in range(5)]
+    try:
+        out = subprocess.run(["head", "-n", "25", *(f"/proc/{p.pid}/status" for p in procs)],
+                             capture_output=True, text=True, check=True).stdout
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+    lines = out.split("\n")
+    layout = infer(lines)
+    assert layout is not None and layout.titled and layout.opener == "Name"
+    records = parse(lines, layout)
+    assert records is not None and len(records.rows) == len(procs)
+    for (a, _), p in zip(records.spans, procs, strict=True):
+        assert lines[a] == f"==> /proc/{p.pid}/status <=="

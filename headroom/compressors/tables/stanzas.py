@@ -40,6 +40,7 @@ class Stanzas:
     opener: str
     indent: int
     column: int  # where the opening field's separator stands (right-aligned names share it)
+    titled: bool = False  # each record may have a title line above it (head's "==> f <==")
 
 
 def _indent(line: str) -> int:
@@ -83,14 +84,24 @@ def _step(line: str, fresh: bool, layout: Stanzas):
 def infer(lines: list[str]) -> Stanzas | None:
     """The stanza layout of a text whose first ``_SAMPLE_LINES`` lines are records, else None.
     Most texts fail on their first line (no field) or first block (no blank line after it)."""
-    first = next((ln for ln in lines[:_SAMPLE_LINES] if ln.strip()), None)
-    got = _field(first) if first is not None else None
+    head = [ln for ln in lines[:_SAMPLE_LINES] if ln.strip()][:2]
+    got = _field(head[0]) if head else None
+    titled = False
+    if got is None and len(head) == 2 and len(head[0]) <= _MAX_TITLE:
+        # A title line over each record (``head`` over several files: "==> f <=="): the
+        # record's first field is on the line after it.
+        got, titled = _field(head[1]), True
+        head = head[1:]
     if got is None:
         return None
-    layout = Stanzas(got[1], got[0], _indent(first), got[3])
-    blocks, fields, fresh = 0, 0, True
+    layout = Stanzas(got[1], got[0], _indent(head[0]), got[3], titled)
+    blocks, fields, fresh, title = 0, 0, True, False
     for ln in lines[:_SAMPLE_LINES]:
         f = _step(ln, fresh, layout)
+        if f is None and _is_title(ln, fresh, title, layout):
+            title = True
+            continue
+        title = False
         if f is _BLANK:
             if not fresh:
                 if fields < MIN_FIELDS:
@@ -110,6 +121,15 @@ def infer(lines: list[str]) -> Stanzas | None:
     # A record the sample ends inside counts (/proc/<pid>/status: 59 fields a record,
     # three whole ones in 200 lines).
     return layout if blocks + (fields >= MIN_FIELDS) >= MIN_STANZAS else None
+
+
+_MAX_TITLE = 200  # characters of a record's title line
+
+
+def _is_title(line: str, fresh: bool, after_title: bool, layout: Stanzas) -> bool:
+    """Whether ``line`` (no field of the layout) is a record's title: where a record may
+    start, in a text whose records have titles, the first such line there."""
+    return layout.titled and fresh and not after_title and 0 < len(line.strip()) <= _MAX_TITLE
 
 
 def _reopens(f: tuple[str, str, str, int], layout: Stanzas) -> bool:
@@ -156,19 +176,23 @@ def parse(lines: list[str], layout: Stanzas) -> Records | None:
     values: list[dict[str, str]] = []
     index: dict[str, int] = {}
     fresh = True
+    title = -1  # the line of the title over the record about to start
     for i, ln in enumerate(lines):
         f = _step(ln, fresh, layout)
+        if f is None and _is_title(ln, fresh, title >= 0, layout):
+            title = i
+            continue
         if f is _BLANK:
-            fresh = True
+            fresh, title = True, -1
             continue
         if f is _CONTINUED:
             continue
         if f is None:
             return None
         if fresh or _reopens(f, layout):
-            starts.append(i)
+            starts.append(title if title >= 0 else i)
             values.append({})
-            fresh = False
+            fresh, title = False, -1
         for name, value in _fields_of(f, layout):
             if name in values[-1]:  # a name again in one record (stat's two "Access" lines)
                 name = f"{name} ({sum(1 for n in values[-1] if n == name or n.startswith(name + ' (')) + 1})"
