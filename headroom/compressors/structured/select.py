@@ -49,7 +49,8 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
-def question_terms(query: str) -> set[str]:
+@lru_cache(maxsize=256)  # one question, asked of every structured output of a call and twice in each
+def question_terms(query: str) -> frozenset[str]:
     """Lower-case words and identifier parts of the question (stop words dropped), stemmed."""
     out: set[str] = set()
     for m in _TERM.finditer(query[:2000]):
@@ -59,7 +60,7 @@ def question_terms(query: str) -> set[str]:
         for part in w.split("_"):
             if len(part) >= 3 and part not in _STOP:
                 out.add(_stem(part))
-    return out
+    return frozenset(out)
 
 
 @lru_cache(maxsize=8192)  # keys repeat (``type:`` on 200 lines of a schema)
@@ -216,7 +217,10 @@ def _rare_siblings(lines: list[str], nodes: list[Node], children: dict[int, list
             continue
         values: dict[str, list[int]] = {}
         keys: dict[str, list[int]] = {}
+        half = len(group) // 2
         for i in group:
+            if len(keys) > half and (plain or len(values) > half):
+                break  # more distinct than half the group, both ways: nothing can be rare
             nd = nodes[i]
             if nd.end - nd.start != 1:
                 continue
