@@ -111,3 +111,12 @@ def test_records_under_a_title_line_each():
     assert records is not None and len(records.rows) == len(procs)
     for (a, _), p in zip(records.spans, procs, strict=True):
         assert lines[a] == f"==> /proc/{p.pid}/status <=="
+
+
+def test_line_numbers_under_a_path_are_no_titled_records():
+    """ripgrep's heading mode: a path, then "N:" hit lines. A number is no field name."""
+    blocks = []
+    for f in range(6):
+        blocks.append(f"src/mod{f}.js\n" + "\n".join(f"{10 * k + 3}:    const depth = node.depth + {k}" for k in range(5)))
+    text = "\n\n".join(blocks) + "\n"
+    assert infer(text.split("\n")) is None

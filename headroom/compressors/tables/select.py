@@ -356,18 +356,22 @@ def _lookup_rows(table: Table, cols: list[_Column], qlow: str, limit: int) -> li
     qwords = set(_QUESTION_WORD.findall(qlow)) if negated else set()
     values: dict[int, set] = {}  # row -> the named values it holds
     cells: dict[int, int] = {}  # row -> how many of its cells are named
-    for c in cols:
+    # A word that names a column ("as their nil" over a NIL= column) is no value asked for,
+    # even where some cells hold it.
+    prefixes = {k: _key_prefix(c.cells) for k, c in enumerate(cols) if not c.numeric}
+    column_words = {str(c.name).strip().lower() for c in cols} | {p[:-1].lower() for p in prefixes.values() if p}
+    for k, c in enumerate(cols):
         if c.numeric:
             if qnums and not qnums.isdisjoint(c.values):  # one C-level pass rules most columns out
                 for i in [i for i, v in enumerate(c.values) if v in qnums]:
                     values.setdefault(i, set()).add(c.values[i])
                     cells[i] = cells.get(i, 0) + 1
             continue
-        prefix = _key_prefix(c.cells)
+        prefix = prefixes[k]
         cut = len(prefix)
         named = {}
         for cell in set(c.cells):
-            if isinstance(cell, str) and _names(cell[cut:], qlow):
+            if isinstance(cell, str) and cell[cut:].lower().strip() not in column_words and _names(cell[cut:], qlow):
                 named[cell] = cell[cut:].lower().strip()
         if negated and _abbreviated(prefix[:-1] if prefix else c.name, qwords):
             # "suites that offer no encryption" over an "Enc=" column: its empty values.

@@ -89,8 +89,11 @@ def infer(lines: list[str]) -> Stanzas | None:
     titled = False
     if got is None and len(head) == 2 and len(head[0]) <= _MAX_TITLE:
         # A title line over each record (``head`` over several files: "==> f <=="): the
-        # record's first field is on the line after it.
+        # record's first field is on the line after it. Its name is a name: a number
+        # there is a line number under a path (ripgrep's heading mode), no field.
         got, titled = _field(head[1]), True
+        if got is not None and got[0].isdigit():
+            got = None
         head = head[1:]
     if got is None:
         return None
