@@ -34,7 +34,7 @@ from .templates import (
     key_of,
     keys_of,
 )
-from .text_records import record_mates
+from .text_records import record_heads, record_mates
 
 _MIN_LINES = 12  # shorter logs are cheaper to send whole
 _CONTEXT = 2  # lines kept before and after an error
@@ -162,16 +162,19 @@ def _line_of(starts: list[int], pos: int) -> int:
 
 
 def _lines_naming(low: str, starts: list[int], words, whole_word: bool = False,
-                  limit: int | None = None) -> dict[int, str]:
+                  limit: int | None = None, word_start: bool = False) -> dict[int, str]:
     """Line index -> a word of ``words`` found in it (first in ``words`` order wins).
     With ``limit``, stops once more than ``limit`` lines are found (the caller only
-    wants selective words)."""
+    wants selective words). ``word_start``: a stem found where a word starts ("read" in
+    ``libc_read`` and ``read.c``, not in "thread")."""
     found: dict[int, str] = {}
     for w in words:
         i = low.find(w)
         while i != -1:
             end = i + len(w)
-            if not whole_word or ((i == 0 or not low[i - 1].isalnum()) and (end >= len(low) or not low[end].isalnum())):
+            if word_start and i > 0 and low[i - 1].isalnum():
+                pass
+            elif not whole_word or ((i == 0 or not low[i - 1].isalnum()) and (end >= len(low) or not low[end].isalnum())):
                 found.setdefault(_line_of(starts, i), w)
                 if limit is not None and len(found) > limit:
                     return found
@@ -594,7 +597,7 @@ def _lines_naming_content_words(lowered: _Lowered, query: str, n: int) -> set[in
     for w in sorted(content_lemmas(query)):
         if len(w) < 4:
             continue
-        hits = _lines_naming(lowered.text, lowered.starts, (w,), limit=limit)
+        hits = _lines_naming(lowered.text, lowered.starts, (w,), limit=limit, word_start=True)
         if len(hits) <= limit:
             out.update(hits)
     return out
@@ -725,6 +728,10 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
     extra = max(0, min(round(_ONE_OFF_SHARE * total), _ONE_OFF_CAP) - vital * ceiling) if vital > 1 else 0
     chosen = _fit_to_ceiling(sel.keep, cost_of, ceiling, vital, extra=extra,
                              rank=(lambda: rank_one_offs(stats, raw)) if vital > 1 else None)
+    # A kept line of a headed record brings the head that names the record (after the fit:
+    # a head is a line per record kept, on top of the budget).
+    if heads := record_heads(raw, chosen):
+        chosen = sorted({*chosen, *heads})
     if len(chosen) >= n:
         return None
     # A note whose line was cut would describe nothing.

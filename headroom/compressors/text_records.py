@@ -9,6 +9,7 @@ selectors keep the named line, and this module says which lines share its record
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 RECORD_LINES = 40  # a blank-line separated block this short is one record (a dpkg stanza: 10-30)
 _MIN_RECORDS = 3
@@ -104,3 +105,63 @@ def _indented_mates(raw: list[str], named: set[int]) -> set[int]:
             if records > _NAMED_RECORDS:
                 return set()  # what the question names is everywhere: no record in particular
     return out - named
+
+
+_HEAD_SHARE = 0.5  # of the blocks whose first line opens with the usual first word
+_HEAD_WORD = re.compile(r"[A-Za-z][A-Za-z_-]*:?")
+
+
+def record_heads(raw: list[str], kept: list[int]) -> set[int]:
+    """The head lines of the records holding ``kept`` lines, when the text is made of
+    headed records: at least ``_MIN_RECORDS`` blank-line separated blocks, half of them or
+    more opening with one first word (gdb's ``Thread 12 (... "svc-k"):`` over its frames).
+    A kept frame says what a record does; its head says which record that is, and the
+    heads, all alike but for their names, are what a template fold takes out of view."""
+    starts = [i for i, ln in enumerate(raw) if ln.strip() and (i == 0 or not raw[i - 1].strip())]
+    if len(starts) < _MIN_RECORDS:
+        return set()
+    firsts = [raw[i].split(None, 1)[0] for i in starts]
+    word = max(set(firsts), key=firsts.count)
+    # A head opens with a word ("Thread", "Process:"), not an id: a commit hash that happens
+    # to follow several blank source lines of ``git blame --porcelain`` heads nothing.
+    if not _HEAD_WORD.fullmatch(word) or firsts.count(word) < max(_MIN_RECORDS, _HEAD_SHARE * len(starts)):
+        return set()
+    heads = {i for i, w in zip(starts, firsts) if w == word}
+    out: set[int] = set()
+    head = -1
+    kept_set = set(kept)
+    for i, ln in enumerate(raw):
+        if not ln.strip():
+            head = -1
+        elif i in heads:
+            head = i
+        elif head >= 0 and i in kept_set:
+            out.add(head)
+    return out - kept_set
+
+
+# A record's opening field: its name and colon, as the text's first line has it
+# ("\tCommand being timed:", "Name:").
+_OPENING_FIELD = re.compile(r"\s*[^\s:][^:]{0,60}:")
+
+
+def record_openers(raw: list[str], kept: list[bool]) -> set[int]:
+    """The opening lines of the records holding kept lines, when the text is records that
+    each open on the field its first line opens on (``/usr/bin/time -v`` over several
+    commands: ``Command being timed: "..."`` then 20-odd fields, no blank line between).
+    A kept ``Elapsed`` line says how long; its record's opening line says what ran."""
+    first = next((i for i, ln in enumerate(raw) if ln.strip()), None)
+    m = _OPENING_FIELD.match(raw[first]) if first is not None else None
+    if m is None:
+        return set()
+    field = m.group(0)
+    opens = [i for i, ln in enumerate(raw) if ln.startswith(field)]
+    if len(opens) < _MIN_RECORDS or len(raw) < 2 * len(opens):
+        return set()
+    out: set[int] = set()
+    for i, k in enumerate(kept):
+        if k and i > opens[0]:
+            o = opens[bisect_right(opens, i) - 1]
+            if not kept[o]:
+                out.add(o)
+    return out

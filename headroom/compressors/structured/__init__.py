@@ -19,6 +19,7 @@ import re
 from ..base import Compressed, CompressInput
 from ..detect import ContentType, Detected
 from ..kv_extremes import extreme_lines
+from ..text_records import record_openers
 from .detect import detect_format, is_prose
 from .formats import FORMATS, Format, comment_line
 from .markdown import MARKDOWN, blocks, fences_balanced, select_blocks
@@ -133,9 +134,12 @@ def _fix_up(lines: list[str], keep: list[bool], nodes, fmt: Format, query: str) 
         _keep_last_members(lines, keep, nodes)
     elif fmt.name == "yaml":
         _keep_anchors(lines, keep, nodes)
-    elif fmt.name == "lines" and query:
+    elif fmt.name == "lines":
         # Lines of key=value numbers holding the extreme the question asks for.
-        for i in extreme_lines(lines, query):
+        for i in extreme_lines(lines, query) if query else ():
+            keep[i] = True
+        # A kept field's record is named by its opening line.
+        for i in record_openers(lines, keep):
             keep[i] = True
 
 # A YAML alias (*name) and anchor (&name) after a line start, a blank, an indicator or a

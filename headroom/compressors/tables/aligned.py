@@ -92,7 +92,7 @@ def infer(lines: list[str], min_rows: int = MIN_ROWS) -> Layout | None:
     if len(nonblank) < min_rows + 1 or any("\t" in lines[i] for i in nonblank[:_SAMPLE_ROWS]):
         return None
     header, body = _header_and_body(lines, nonblank)
-    rows = [i for i in nonblank if i >= body]
+    rows = body_rows(lines, nonblank, body)
     if len(rows) < min_rows:
         return None
     # The rows up to the first blank line are the table's own when there are enough of
@@ -114,6 +114,10 @@ def infer(lines: list[str], min_rows: int = MIN_ROWS) -> Layout | None:
         return None
     names = _names(lines[header].rstrip(), starts) if header is not None else None
     if names is None and header is not None:
+        by_ends = _header_ends(lines[header].rstrip(), sample)
+        if by_ends is not None:
+            starts, names = by_ends
+    if names is None and header is not None:
         loose = _header_gutters(lines[header].rstrip(), sample)
         if loose is not None:
             starts, names = loose
@@ -125,6 +129,38 @@ def infer(lines: list[str], min_rows: int = MIN_ROWS) -> Layout | None:
         header = None
         names = tuple(f"column {k + 1}" for k in range(len(starts)))
     return Layout(header, body, starts, names)
+
+
+def body_rows(lines: list[str], nonblank: list[int], body: int) -> list[int]:
+    """The table's rows: its non-blank lines from ``body`` on, but for the head's lines
+    printed again among them (``vmstat`` repeats its two header lines every screenful; as
+    rows they would close the gutters and make a number column text)."""
+    head = {lines[i].rstrip() for i in nonblank if i < body}
+    return [i for i in nonblank if i >= body and lines[i].rstrip() not in head]
+
+
+_ENDS_FIT = 0.75  # rows that must fit columns read off right-aligned names
+
+
+def _header_ends(header: str, sample: list[str]) -> tuple[tuple[int, ...], tuple[str, ...]] | None:
+    """Columns that end where the header's right-aligned names end (``vmstat``: "  in   cs
+    us"), when most rows fit them and every other row splits at its blanks into one cell per
+    column: a value wider than its column (a context-switch storm's six digits) pushes the
+    rest of its row right, which closes the gutters the rows alone would show."""
+    found = [(m.start(), m.end(), m.group(0)) for m in _NAME_RUN.finditer(header)]
+    k = len(found)
+    if k < MIN_COLUMNS or not all(_HEADER_NAME.match(w) for _, _, w in found) or found[0][0] == 0:
+        return None  # a name at the left edge: left-aligned names (_header_starts)
+    starts = (0, *(end + 1 for _, end, _ in found[:-1]))
+    fit = 0
+    for ln in sample:
+        if fits(ln, starts):
+            fit += 1
+        elif len(ln.split(None, k - 1)) != k:
+            return None
+    if fit < _ENDS_FIT * len(sample):
+        return None
+    return starts, tuple(w for _, _, w in found)
 
 
 def _header_starts(header: str, sample: list[str]) -> tuple[tuple[int, ...], tuple[str, ...]] | None:
@@ -247,7 +283,9 @@ def _names(header: str, starts: tuple[int, ...]) -> tuple[str, ...] | None:
         words = header.split()
         return tuple(words) if len(words) == len(starts) else None
     names = cells(header, starts)
-    if not all(names) or any(_NUMBER.match(c) for c in names):
+    # A name holding a gutter of its own ("in   cs  us") is several columns read as one
+    # (a wide value on a few rows closed the gutters between them).
+    if not all(names) or any(_NUMBER.match(c) or "  " in c for c in names):
         words = header.split()
         return tuple(words) if len(words) == len(starts) else None
     return tuple(names)

@@ -20,7 +20,7 @@ from collections import Counter
 
 from ..base import Compressed, CompressInput
 from ..bm25_fast import relevance_scores
-from .aligned import MIN_TABLE_ROWS, infer, row_cells, table_blocks
+from .aligned import MIN_TABLE_ROWS, body_rows, infer, row_cells, table_blocks
 from .fields import Fields
 from .fields import infer as infer_fields
 from .fields import row_cells as field_cells
@@ -112,7 +112,8 @@ class TableCompressor:
 def _aligned_rows(lines: list[str], layout) -> tuple[tuple[int, int], list[str], list[tuple[int, int]], list[list[str]]]:
     """(head span, column names, body row spans, body cells) of an aligned table: the
     legend, header and ruler above the rows stay as they are."""
-    body_spans = [(i, i + 1) for i in range(layout.body, len(lines)) if lines[i].strip()]
+    nonblank = [i for i, ln in enumerate(lines) if ln.strip()]
+    body_spans = [(i, i + 1) for i in body_rows(lines, nonblank, layout.body)]
     body = [row_cells(lines[a].rstrip(), layout.starts) for a, _ in body_spans]
     return (0, layout.body), list(layout.names), body_spans, body
 

@@ -21,10 +21,12 @@ import math
 import operator
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from ...query.intent import content_lemmas
 from .quantities import has_unit, quantity
 
 FIRST_ROWS, LAST_ROWS = 2, 1
@@ -50,6 +52,8 @@ _RARE_MAX_DISTINCT = 16
 _RARE_AT_MOST = 5
 _RARE_NUMBERS = 3  # distinct values a number column may hold and still have rare ones
 _RARE_ROWS = 16  # at most this many rows kept for rare values, whatever the table
+_RARE_REPEATS = 4  # rows per distinct value, on average, in a column of a few usual values
+_RARE_SHARE = 8  # ... whose rare values are held by at most one row in this many
 # Elapsed times as ps and top print them ("0:02.81", "00:01:07", "2-03:04:05"): a column of
 # them is numeric, in seconds, so "which process used the most CPU time?" has an extreme.
 _DURATION = re.compile(r"(?:(\d+)-)?(?:(\d+):)?(\d+):(\d{2}(?:\.\d+)?)")
@@ -254,16 +258,30 @@ def rare_value_rows(columns: list[tuple[Any, ...]], n: int) -> list[int]:
     modified ones)."""
     if n < _RARE_MIN_ROWS:
         return []
-    out: list[int] = []
+    held: dict[int, int] = {}  # row -> the fewest rows any of its rare values is held by
     for cells in columns:
         if len(set(cells[:200])) > _RARE_MAX_DISTINCT:
             continue  # most columns: told apart by their first cells, without counting all
         counts = Counter(cells)
-        if not 2 <= len(counts) <= _RARE_MAX_DISTINCT or counts.most_common(1)[0][1] * 2 < n:
+        if not 2 <= len(counts) <= _RARE_MAX_DISTINCT:
             continue
-        rare = {v for v, k in counts.items() if k <= _RARE_AT_MOST and v not in (None, "")}
-        out += [i for i, v in enumerate(cells) if v in rare]
-    return sorted(set(out))[:_RARE_ROWS]
+        top = counts.most_common(1)[0][1]
+        if top * 2 >= n:  # one usual value: the others are rare up to _RARE_AT_MOST rows
+            at_most = _RARE_AT_MOST
+        elif n >= _RARE_REPEATS * len(counts):
+            # A few usual values, each repeated (pmap's Mode: r----, r-x--, rw---): a value
+            # held by a quarter as many rows as the commonest is rare (its one rw-s- map).
+            at_most = min(_RARE_AT_MOST, top // 4)
+            if sum(k for k in counts.values() if k <= at_most) * _RARE_SHARE > n:
+                continue  # rare values everywhere (a cipher list's Enc=): none stands out
+        else:
+            continue
+        for i, v in enumerate(cells):
+            k = counts[v]
+            if k <= at_most and v not in (None, ""):
+                held[i] = min(k, held.get(i, k))
+    # The rarest first when there are more than the cap can keep.
+    return sorted(sorted(held, key=lambda i: (held[i], i))[:_RARE_ROWS])
 
 # A date and a clock time ("2026-11-20 09:22:33.000 +0000", ISO's "T"): their digits in
 # order are a number that sorts as the times do, within one column's single format.
@@ -327,8 +345,11 @@ def _columns(table: Table) -> list[_Column]:
     return cols
 
 
-def _named_columns(cols: list[_Column], qlow: str) -> list[_Column]:
+def _named_columns(cols: list[_Column], qlow: str, abbreviated: bool = False) -> list[_Column]:
     out = []
+    short: list[_Column] = []
+    words: tuple[str, ...] | None = None
+    content: frozenset[str] | None = None
     for c in cols:
         name = c.name.lower().strip()
         if len(name) < 2:
@@ -339,7 +360,53 @@ def _named_columns(cols: list[_Column], qlow: str) -> list[_Column]:
             if _says(form, qlow):
                 out.append(c)
                 break
-    return out
+        else:
+            if abbreviated and _ABBREVIATION.fullmatch(bare):
+                words = _question_words(qlow) if words is None else words
+                content = content_lemmas(qlow) if content is None else content
+                if _abbreviates(bare, words, content):
+                    short.append(c)
+    # A tool's short column names ("us", "cs", "%usr"): by what the question spells out,
+    # unless that names many columns (then it names none in particular).
+    return out + short if len(short) <= _ABBREVIATED_MAX else out
+
+
+_ABBREVIATION = re.compile(r"[a-z]{2,5}")
+_ABBREVIATED_MAX = 2
+_WORD_OR_COMPOUND = re.compile(r"[a-z]+(?:-[a-z]+)*")
+
+
+def _question_words(qlow: str) -> tuple[str, ...]:
+    return tuple(_WORD_OR_COMPOUND.findall(qlow))
+
+
+def _abbreviates(name: str, words: tuple[str, ...], content: frozenset[str]) -> bool:
+    """A short column name is the start of a longer question word ("us" for "user", "sy"
+    for "system"), a 3-5 letter name the word's letters in order from its first ("usr",
+    not "swpd" for "swap"), or a two-letter name the initials of a
+    hyphenated word or of two long words in a row ("cs": "context-switch", "context
+    switches")."""
+    for k, w in enumerate(words):
+        if "-" in w:
+            parts = w.split("-")
+            if len(name) == len(parts) and all(p[:1] == ch for p, ch in zip(parts, name)):
+                return True
+            continue
+        if len(w) < len(name) + 2 or w not in content:
+            continue
+        if w.startswith(name):
+            return True
+        if len(name) >= 3 and w[0] == name[0] and _in_order(name, w):
+            return True
+        if len(name) == 2 and k + 1 < len(words) and len(w) >= 4 and len(words[k + 1]) >= 4 \
+                and w[0] == name[0] and words[k + 1][0] == name[1] and words[k + 1] in content:
+            return True
+    return False
+
+
+def _in_order(letters: str, word: str) -> bool:
+    it = iter(word)
+    return all(ch in it for ch in letters)
 
 
 def _lookup_rows(table: Table, cols: list[_Column], qlow: str, limit: int) -> list[int]:
@@ -464,6 +531,59 @@ def _anchored_rows(table: Table, anchors, limit: int, named_limit: int) -> list[
     return sorted(out)
 
 
+_TIES_MAX = 4  # rows sharing a column's extreme that are all kept ("which files were never run": two at 0 %)
+
+
+def _tied(col: _Column, i: int) -> list[int]:
+    """Row ``i`` (a column's extreme) and the rows holding the same value, when they are
+    at most ``_TIES_MAX`` in all; else row ``i`` alone (a column of zeros ties everywhere)."""
+    v = col.values[i] if i >= 0 else None
+    if v is None:
+        return [i]
+    rows = [k for k, x in enumerate(col.values) if x == v]
+    return rows if len(rows) <= _TIES_MAX else [i]
+
+
+def _runner_up(col: _Column, highest: bool) -> list[int]:
+    """The first row of the column's second-highest (or second-lowest) distinct value."""
+    ext = col.values[col.hi if highest else col.lo]
+    rest = [(v, i) for i, v in enumerate(col.values) if v is not None and v != ext]
+    if not rest:
+        return []
+    return [(max if highest else min)(rest, key=lambda p: (p[0], -p[1]) if highest else (p[0], p[1]))[1]]
+
+
+def _highest(col: _Column) -> tuple[int, ...]:
+    """The column's highest row, and the runner-up when the highest is a last row summing
+    the others (``coverage report``'s TOTAL, a ``du -c`` total): the total is kept, and is
+    not what "which file has the most" asks for."""
+    hi = col.hi
+    vals = col.values
+    if hi != len(vals) - 1 or hi < 2:
+        return (hi,)
+    rest = [v for v in vals[:-1] if v is not None]
+    total = sum(rest)
+    if not rest or abs(vals[hi] - total) > _TOTAL_SLACK * max(abs(total), 1):
+        return (hi,)
+    return hi, max(range(len(vals) - 1), key=lambda i: -math.inf if vals[i] is None else vals[i])
+
+
+_TOTAL_SLACK = 0.01  # a total row's value may differ from the sum by rounding
+_SERIES_TOP = 3  # rows of an asked column's extreme kept over a series
+_SERIES_TIES = 6  # ... and rows tied with the last of them, up to this many in all
+
+
+def _top_rows(col: _Column, highest: bool) -> list[int]:
+    """The rows of the column's ``_SERIES_TOP`` highest (or lowest) values, with ties."""
+    vals = [(v, i) for i, v in enumerate(col.values) if v is not None]
+    if not vals:
+        return []
+    vals.sort(key=lambda p: (-p[0] if highest else p[0], p[1]))
+    cut = vals[min(_SERIES_TOP, len(vals)) - 1][0]
+    top = [i for v, i in vals[:_SERIES_TIES] if (v >= cut if highest else v <= cut)]
+    return top[:max(_SERIES_TOP, len(top))]
+
+
 def _outliers(col: _Column) -> list[int]:
     """Rows of the column's most extreme values beyond Tukey's far-out fences (3 IQR past
     the quartiles): one sort, then only the few values past a fence are looked up."""
@@ -516,23 +636,35 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
         take(i, "named by the question")
     for i in _anchored_rows(table, anchors, limit, named_limit):
         take(i, "named by the question")
-    named = [c for c in _named_columns(cols, qlow) if c.numeric] if qlow else []
+    # Short names ("us", "Stmts") spelled out by the question count when it asks for an
+    # extreme, in words or of a series: "how much resident memory does X use" looks a row up.
+    series = any(c.times for c in cols)
+    named = [c for c in _named_columns(cols, qlow, says_extreme or series) if c.numeric] if qlow else []
     # "What is X for <row>?" names X without asking for its extremes.
     asks_extreme = not looked_up or says_extreme
+    # Over a series (rows in time, a column of times), an extreme is a stretch of rows: a
+    # burst lasts several samples, so the top few of an asked column stay, with their ties.
     for c in named if asks_extreme else ():
         if want_max:
-            take(c.hi, "extremes of asked columns")
+            for i in _top_rows(c, True) if series else _highest(c):
+                take(i, "extremes of asked columns")
         if want_min:
-            take(c.lo, "extremes of asked columns")
+            for i in _top_rows(c, False) if series else (c.lo,):
+                take(i, "extremes of asked columns")
     # "Which file is the biggest?" over a table whose columns the question does not name
     # (no header, as in ls -l, or a header in other words): the asked direction's extreme
     # of every numeric column, as few rows as there are such columns.
     if not named and not looked_up and says_extreme:
         for c in [c for c in cols if c.numeric][:_UNNAMED_EXTREME_COLUMNS]:
+            # With the runner-up: which column is asked is a guess, and so is whether its
+            # extreme counts ("tested the least" over a column whose 0 % rows were never
+            # imported).
             if want_max or c.times:
-                take(c.hi, "extremes (no column named)")
+                for i in _tied(c, c.hi) + _runner_up(c, True):
+                    take(i, "extremes (no column named)")
             if want_min or c.times:
-                take(c.lo, "extremes (no column named)")
+                for i in _tied(c, c.lo) + _runner_up(c, False):
+                    take(i, "extremes (no column named)")
     longest, shortest = bool(_LONGEST.search(qlow)), bool(_SHORTEST.search(qlow))
     if longest or shortest:
         # Named when each word of the column's name is a word of the question ("official
@@ -557,13 +689,12 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
     optional += [(i, "first/last") for i in range(max(0, n - LAST_ROWS), n)]
     numeric = [c for c in cols if c.numeric and c not in named]
     optional += [(c.hi, "column max") for c in numeric] + [(c.lo, "column min") for c in numeric]
+    ties: dict[int, set[int]] = {}
+    for c in numeric:
+        for i in (c.hi, c.lo):
+            ties.setdefault(i, set()).update(_tied(c, i))
 
-    used = sum(table.costs[i] for i in chosen)
-    for i, reason in optional:
-        if i in chosen or used + table.costs[i] > budget:
-            continue
-        take(i, reason)
-        used += table.costs[i]
+    used = _take_optional(optional, ties, chosen, table.costs, budget, take)
     # Rare values stay whatever the budget, and on top of it: the rows relevance and the
     # extremes picked for the question are not pushed out by them.
     for i in _rare_value_rows(cols, n):
@@ -576,6 +707,25 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
     sel.kept = sorted(chosen)
     sel.columns = _column_summary(cols, fmt)
     return sel
+
+
+def _take_optional(optional: list[tuple[int, str]], ties: dict[int, set[int]], chosen: dict[int, str],
+                   costs: list[int], budget: float, take: Callable[[int, str], None]) -> int:
+    """Takes the optional rows in order while they fit ``budget``; the cost of what is kept."""
+    used = sum(costs[i] for i in chosen)
+    for i, reason in optional:
+        if i in chosen or used + costs[i] > budget:
+            continue
+        take(i, reason)
+        used += costs[i]
+        if reason in ("column max", "column min"):
+            # The rows tying a kept extreme are the same answer ("never run": both at 0 %),
+            # kept with it whatever they cost (at most _TIES_MAX).
+            for k in sorted(ties[i]):
+                if k not in chosen:
+                    take(k, reason)
+                    used += costs[k]
+    return used
 
 
 def _says(phrase: str, qlow: str) -> bool:
