@@ -2,7 +2,7 @@
 object id, size, path; one row per file), ``git verify-pack -v`` of its pack (object id,
 type, size, size in the pack, offset, delta depth and base; a chain-length histogram) and
 ``git count-objects -v`` (loose and packed counts and sizes), of a throwaway repository the
-capture makes (a documentation site of ~190 files, four commits, packed by ``git gc``, then
+capture makes (a documentation site of ~185 files, four commits, packed by ``git gc``, then
 one more commit left loose).
 
 The tree is alike except for a few entries: one far larger file, one executable script, one

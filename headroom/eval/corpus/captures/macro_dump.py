@@ -1,10 +1,10 @@
 """A preprocessor's macro table: GCC's ``cpp -dM`` (every macro in force at the end of a file,
-one ``#define`` line each, GCC's ~350 predefined macros and the file's own, in GCC's hash
+one ``#define`` line each, GCC's ~380 predefined macros and the file's own, in GCC's hash
 order) of a build-configuration header the capture writes, once plain and once as ``gcc -dM
 -E -DNDEBUG -DSHOPD_PROFILE=3`` (a release build: the header's conditions pick other
 values).
 
-The header defines ~130 macros: feature flags (``HAVE_…``, one of them switched off), size
+The header defines ~90 macros: feature flags (``HAVE_…``, one of them switched off), size
 limits (``SHOPD_MAX_…``, one far larger than the rest), a version string, a default port,
 function-like helpers, and values chosen by ``#if SHOPD_PROFILE >= 3`` and ``#ifdef
 NDEBUG`` blocks, some of them ``#undef``-ed and redefined. Facts come from the capture's
