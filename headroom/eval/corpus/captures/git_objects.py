@@ -28,7 +28,7 @@ from ._run import run
 SOURCE = "git_objects"
 SECTIONS = ("install", "config", "deploy", "upgrade", "backup", "restore", "monitoring", "alerts", "scaling",
             "security", "networking", "storage", "logging", "tracing", "quotas", "migrations", "plugins", "faq")
-SUBMODULE = "vendor/theme-engine"  # a gitlink at a commit id of another repository
+SUBMODULE = "docs/plugins/theme-engine"  # a gitlink at a commit id of another repository
 SUBMODULE_AT = "5d1c0e9a7b3f24c68e0d1a2b3c4d5e6f70819a2b"
 STAMP = 1795100000
 
@@ -67,13 +67,13 @@ def make_site(root: Path, rnd: random.Random) -> dict[str, bytes]:
                      "limits", "glossary", "cli"):
             text = "\n".join(" ".join(rnd.choices(words, k=14)) for _ in range(rnd.randint(10, 70)))
             files[f"docs/{s}/{page}.md"] = f"# {s} {page}\n\n{text}\n".encode()
-    files["docs/assets/architecture-diagram.svg"] = b"<svg>" + bytes(rnd.randbytes(700_000).hex(), "ascii") + b"</svg>"
+    files["docs/networking/architecture-diagram.svg"] = b"<svg>" + bytes(rnd.randbytes(700_000).hex(), "ascii") + b"</svg>"
     files["docs/storage/.keep"] = b""
-    files["tools/publish-site.sh"] = b"#!/bin/sh\nset -e\nmkdocs build\n"
+    files["docs/monitoring/check-health.sh"] = b"#!/bin/sh\nset -e\ncurl -fsS http://localhost:8080/health\n"
     for path, data in files.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_bytes(data)
-    (root / "tools/publish-site.sh").chmod(0o755)
+    (root / "docs/monitoring/check-health.sh").chmod(0o755)
     (root / "docs/latest").symlink_to("upgrade")
     return files
 
@@ -137,7 +137,7 @@ def build(work: Path) -> list[dict[str, Any]]:
     asks = [
         Ask("largest", "extreme", "extreme", (biggest,), "the capture's record: the file with the most bytes",
             ("Which file in the repo is the largest?", "What's the biggest file tracked at HEAD?"), ls_only),
-        Ask("executable", "named", "named_item", ("tools/publish-site.sh",), "the capture's record: chmod 755",
+        Ask("executable", "named", "named_item", ("docs/monitoring/check-health.sh",), "the capture's record: chmod 755",
             ("Which tracked file is executable?", "Is any file committed with the executable bit? Which?"), ls_only),
         Ask("symlink", "named", "named_item", ("docs/latest",), "the capture's record: the one symbolic link",
             ("Which path is a symlink in this tree?", "Are there symbolic links committed? Which?"), ls_only),
