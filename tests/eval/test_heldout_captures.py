@@ -515,3 +515,69 @@ def test_gdb_thread_roles_are_shuffled_but_fixed():
     names = assign()
     assert names == assign() and len(names) == POOL + len(ROLES) - 1
     assert sorted(set(names.values())) == sorted(ROLES)
+
+
+# Eighth round (issue 33): the readers that define the facts, on inputs the tests make.
+
+
+def test_zip_roles_find_the_stored_member_and_the_one_that_shrinks_least(tmp_path):
+    import random
+    import zipfile
+
+    from headroom.eval.corpus.captures.archive_members import zip_roles
+
+    wheel = tmp_path / "w.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.writestr("pkg/logo.png", bytes(5000), compress_type=zipfile.ZIP_STORED)
+        z.writestr("pkg/noise.bin", random.Random(1).randbytes(4000), compress_type=zipfile.ZIP_DEFLATED)
+        z.writestr("pkg/a.py", "x = 1\n" * 400, compress_type=zipfile.ZIP_DEFLATED)
+        z.writestr("pkg/b.py", "y = 2\n" * 300, compress_type=zipfile.ZIP_DEFLATED)
+    roles = zip_roles(wheel)
+    assert roles["stored"] == ["pkg/logo.png"] and roles["worst"] == "pkg/noise.bin"
+    assert roles["largest_py"] == "pkg/a.py" and len(roles["crcs"]["pkg/a.py"]) == 8
+
+
+def test_blob_ids_and_pack_counts_are_read_as_git_writes_them():
+    import struct
+
+    from headroom.eval.corpus.captures.git_objects import blob_id, deepest_delta, pack_count
+
+    assert blob_id(b"") == "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"  # git's well-known empty blob
+    fanout = [0] * 255 + [277]
+    idx = b"\377tOc" + struct.pack(">I", 2) + struct.pack(">256I", *fanout)
+    assert pack_count(idx) == 277
+    zero = "0" * 40
+    check = f"a {zero}\nb a\nc b\nd a\n"
+    assert deepest_delta(check) == "c"
+
+
+def test_sysctl_facts_pick_the_one_interface_that_differs():
+    from headroom.eval.corpus.captures.kernel_params import largest_mtu, only_key
+
+    state = {"net.ipv4.conf.all.forwarding": "1", "net.ipv4.conf.lan0.forwarding": "0",
+             "net.ipv4.conf.wan0.forwarding": "1", "net.ipv6.conf.lo.mtu": "65536",
+             "net.ipv6.conf.lan0.mtu": "1500", "net.ipv6.conf.wan0.mtu": "7168"}
+    assert only_key(state, ("net.ipv4.conf.", ".forwarding"), "1") == "net.ipv4.conf.wan0.forwarding"
+    assert largest_mtu(state) == "net.ipv6.conf.wan0.mtu"  # loopback aside
+
+
+def test_proc_limits_rows_keep_the_kernels_words():
+    from headroom.eval.corpus.captures.process_limits import proc_limits
+
+    text = ("Limit                     Soft Limit           Hard Limit           Units     \n"
+            "Max cpu time              3600                 3900                 seconds   \n"
+            "Max core file size        0                    unlimited            bytes     \n"
+            "Max nice priority         0                    0                    \n")
+    assert proc_limits(text) == {"Max cpu time": ("3600", "3900"), "Max core file size": ("0", "unlimited"),
+                                 "Max nice priority": ("0", "0")}
+
+
+def test_the_config_header_is_written_from_the_record():
+    from headroom.eval.corpus.captures.macro_dump import OFF, PROFILED, header, limits
+
+    text = header()
+    assert f"#define HAVE_{OFF} 0" in text and text.count(" 0\n") == 1
+    for name, value in limits().items():
+        assert f"#define {name} {value}\n" in text
+    for macro, (low, high) in PROFILED.items():
+        assert f"#define {macro} {low}\n#if SHOPD_PROFILE >= 3\n#undef {macro}\n#define {macro} {high}\n" in text

@@ -49,8 +49,10 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             "tls_handshake",
             # issue 33's sixth round, measured once (2026-11-29, round 6), dev (known gaps) since
             "ssh_key_fingerprints", "stat_files", "sysv_ipc", "ldd_deps", "file_types", "coverage_report",
-            # held out (issue 33's seventh round): kinds no dev source has; measured once, at the end
-            "memory_maps", "time_verbose", "gdb_threads", "git_refs", "file_locks", "vm_series")
+            # issue 33's seventh round, measured once (2026-11-29, round 7), dev (known gaps) since
+            "memory_maps", "time_verbose", "gdb_threads", "git_refs", "file_locks", "vm_series",
+            # held out (issue 33's eighth round): kinds no dev source has; measured once, at the end
+            "archive_members", "git_objects", "net_counters", "kernel_params", "process_limits", "macro_dump")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 
