@@ -107,6 +107,18 @@ def _indented_mates(raw: list[str], named: set[int]) -> set[int]:
     return out - named
 
 
+def _heads_block(raw: list[str], i: int) -> bool:
+    """Line ``i`` heads the lines under it: they are indented, or all open on one mark it
+    does not open with (gdb's ``#0``, ``#1`` frames), not fields of its own kind
+    (``sqlite3 -line``'s ``code = …`` over ``name = …``)."""
+    marks = set()
+    for ln in raw[i + 1:i + RECORD_LINES]:
+        if not ln.strip():
+            break
+        marks.add(" " if ln[:1] in (" ", "\t") else ln[:1] if not ln[:1].isalnum() else "a")
+    return bool(marks) and (marks == {" "} or (len(marks) == 1 and "a" not in marks and raw[i][:1] not in marks))
+
+
 _HEAD_SHARE = 0.5  # of the blocks whose first line opens with the usual first word
 _HEAD_WORD = re.compile(r"[A-Za-z][A-Za-z_-]*:?")
 
@@ -117,14 +129,15 @@ def record_heads(raw: list[str], kept: list[int]) -> set[int]:
     more opening with one first word (gdb's ``Thread 12 (... "svc-k"):`` over its frames).
     A kept frame says what a record does; its head says which record that is, and the
     heads, all alike but for their names, are what a template fold takes out of view."""
-    starts = [i for i, ln in enumerate(raw) if ln.strip() and (i == 0 or not raw[i - 1].strip())]
+    blocks = [i for i, ln in enumerate(raw) if ln.strip() and (i == 0 or not raw[i - 1].strip())]
+    starts = [i for i in blocks if raw[i][:1] not in (" ", "\t") and _heads_block(raw, i)]
     if len(starts) < _MIN_RECORDS:
         return set()
     firsts = [raw[i].split(None, 1)[0] for i in starts]
     word = max(set(firsts), key=firsts.count)
     # A head opens with a word ("Thread", "Process:"), not an id: a commit hash that happens
     # to follow several blank source lines of ``git blame --porcelain`` heads nothing.
-    if not _HEAD_WORD.fullmatch(word) or firsts.count(word) < max(_MIN_RECORDS, _HEAD_SHARE * len(starts)):
+    if not _HEAD_WORD.fullmatch(word) or firsts.count(word) < max(_MIN_RECORDS, _HEAD_SHARE * len(blocks)):
         return set()
     heads = {i for i, w in zip(starts, firsts) if w == word}
     out: set[int] = set()

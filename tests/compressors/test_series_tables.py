@@ -122,3 +122,29 @@ def test_runner_up_is_the_next_distinct_value(values, highest):
         assert got == []
     else:
         assert values[got[0]] == distinct[1] and got[0] == values.index(distinct[1])
+
+
+def _mpstat(rng: random.Random, rows: int, burst: range) -> tuple[str, list[str]]:
+    """mpstat's shape: a title line with tabs, a header whose first word is the clock time,
+    one row per sample under it, an Average line."""
+    t0 = datetime(2026, 11, 29, 21, 23, 55)
+    clock = [(t0 + timedelta(seconds=k)).strftime("%H:%M:%S") for k in range(rows + 1)]
+    out = ["Linux 6.1.0 (vm) \t11/29/26 \t_x86_64_\t(2 CPU)", "",
+           f"{clock[0]}     CPU    %usr   %nice    %sys %iowait    %irq   %soft  %steal  %guest  %gnice   %idle"]
+    for k in range(rows):
+        usr = 100.0 if k in burst else rng.choice([0.0, 0.5, 1.0, 12.5, 30.0])
+        sys_ = rng.choice([0.0, 0.5, 1.5])
+        rest = "    0.00" * 7
+        out.append(f"{clock[k + 1]}     all {usr:7.2f}    0.00 {sys_:7.2f}{rest} {max(0.0, 100 - usr - sys_):7.2f}")
+    out.append("Average:     all   20.00    0.00    0.50" + "    0.00" * 7 + "   79.50")
+    return "\n".join(out) + "\n", clock[1:]
+
+
+def test_mpstat_is_a_series_table():
+    text, clock = _mpstat(random.Random(5), 30, range(12, 15))
+    layout = infer(text.split("\n"))
+    assert layout is not None and layout.names[1:3] == ("CPU", "%usr")
+    got = tool_round("mpstat 1 30", text, "Which samples show the burst of user CPU?")
+    assert got != text
+    for k in (12, 13, 14):
+        assert clock[k] in got

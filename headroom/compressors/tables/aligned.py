@@ -89,7 +89,10 @@ def infer(lines: list[str], min_rows: int = MIN_ROWS) -> Layout | None:
     """The layout when ``lines`` (a text's lines) are an aligned table of at least
     ``min_rows`` rows, else None."""
     nonblank = [i for i, ln in enumerate(lines) if ln.strip()]
-    if len(nonblank) < min_rows + 1 or any("\t" in lines[i] for i in nonblank[:_SAMPLE_ROWS]):
+    # Tabs make no aligned columns; one line of them is a title above the table
+    # (mpstat's "Linux 6.1 (host) \t11/29/26 \t_x86_64_").
+    if len(nonblank) < min_rows + 1 or sum("\t" in lines[i] for i in nonblank[:_SAMPLE_ROWS]) > 1 \
+            or any("\t" in lines[i] for i in nonblank[1:_SAMPLE_ROWS]):
         return None
     header, body = _header_and_body(lines, nonblank)
     rows = body_rows(lines, nonblank, body)
@@ -149,7 +152,7 @@ def _header_ends(header: str, sample: list[str]) -> tuple[tuple[int, ...], tuple
     rest of its row right, which closes the gutters the rows alone would show."""
     found = [(m.start(), m.end(), m.group(0)) for m in _NAME_RUN.finditer(header)]
     k = len(found)
-    if k < MIN_COLUMNS or not all(_HEADER_NAME.match(w) for _, _, w in found) or found[0][0] == 0:
+    if k < MIN_COLUMNS or not _header_words([w for _, _, w in found]) or found[0][0] == 0:
         return None  # a name at the left edge: left-aligned names (_header_starts)
     starts = (0, *(end + 1 for _, end, _ in found[:-1]))
     fit = 0
@@ -168,7 +171,7 @@ def _header_starts(header: str, sample: list[str]) -> tuple[tuple[int, ...], tup
     columns under left-aligned names (``ipcs``), whose short values leave gutters wider
     than the columns, and whose last name may head a column no row fills."""
     found = [(m.start(), m.group(0)) for m in _NAME_RUN.finditer(header)]
-    if len(found) < MIN_COLUMNS or found[0][0] != 0 or not all(_HEADER_NAME.match(w) for _, w in found):
+    if len(found) < MIN_COLUMNS or found[0][0] != 0 or not _header_words([w for _, w in found]):
         return None
     starts = tuple(p for p, _ in found)
     if sum(1 for ln in sample if fits(ln, starts)) < _CONSISTENT * len(sample):
@@ -209,6 +212,15 @@ def _header_gutters(header: str, sample: list[str]) -> tuple[tuple[int, ...], tu
 
 
 _HEADER_NAME = re.compile(r"^[A-Za-z%#][\w%#+/.:()-]*$")
+# A sampled report's header starts with the sample's clock time (mpstat, sar, pidstat:
+# "21:23:55     CPU    %usr"), in the column its rows' times fill.
+_CLOCK = re.compile(r"^\d{1,2}:\d{2}(?::\d{2})?$")
+
+
+def _header_words(words: list[str]) -> bool:
+    """Every word a column name, the first one a clock time too."""
+    return bool(words) and (_HEADER_NAME.match(words[0]) or _CLOCK.match(words[0])) is not None \
+        and all(_HEADER_NAME.match(w) for w in words[1:])
 _GUTTER_RUN = re.compile(r"\S {2,}(?=\S)")
 
 
@@ -216,7 +228,7 @@ def column_header(line: str) -> bool:
     """At least three names (no numbers) separated by runs of blanks, two of them two
     blanks wide or more: what a table's header row looks like, and prose does not."""
     words = line.split()
-    return (len(words) >= MIN_COLUMNS and all(_HEADER_NAME.match(w) for w in words)
+    return (len(words) >= MIN_COLUMNS and _header_words(words)
             and len(_GUTTER_RUN.findall(line)) >= 2)
 
 
@@ -285,7 +297,8 @@ def _names(header: str, starts: tuple[int, ...]) -> tuple[str, ...] | None:
     names = cells(header, starts)
     # A name holding a gutter of its own ("in   cs  us") is several columns read as one
     # (a wide value on a few rows closed the gutters between them).
-    if not all(names) or any(_NUMBER.match(c) or "  " in c for c in names):
+    if not all(names) or any((_NUMBER.match(c) and not (k == 0 and _CLOCK.match(c))) or "  " in c
+                             for k, c in enumerate(names)):
         words = header.split()
         return tuple(words) if len(words) == len(starts) else None
     return tuple(names)

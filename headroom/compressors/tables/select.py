@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import pairwise
 from typing import Any
 
 from ...query.intent import content_lemmas
@@ -302,6 +303,16 @@ def _datetimes(cells: tuple[Any, ...]) -> list[float | None] | None:
     return out
 
 
+_CLOCK_CELL = re.compile(r"\d{2}:\d{2}:\d{2}$")
+
+
+def _clock_series(cells: tuple[Any, ...], seconds: list[float | None]) -> bool:
+    """Clock times ("21:23:56") in order, one sample a row (mpstat, sar): the rows are a
+    series in time, not durations ranked by length."""
+    clocks = [v for c, v in zip(cells, seconds) if v is not None and isinstance(c, str) and _CLOCK_CELL.match(c)]
+    return len(clocks) >= _NUMERIC_SHARE * len(cells) and all(a <= b for a, b in pairwise(clocks))
+
+
 def _columns(table: Table) -> list[_Column]:
     cols = []
     even = _even(table)
@@ -311,6 +322,7 @@ def _columns(table: Table) -> list[_Column]:
         times = False
         if memo == {}:
             quantities = _durations(cells)
+            times = quantities is not None and _clock_series(cells, quantities)
             if quantities is None:
                 quantities = _measures(cells)
             if quantities is None:
@@ -392,7 +404,7 @@ def _abbreviates(name: str, words: tuple[str, ...], content: frozenset[str]) -> 
             if len(name) == len(parts) and all(p[:1] == ch for p, ch in zip(parts, name)):
                 return True
             continue
-        if len(w) < len(name) + 2 or w not in content:
+        if len(w) < max(4, len(name) + 1) or w not in content:
             continue
         if w.startswith(name):
             return True
