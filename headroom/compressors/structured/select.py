@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import accumulate, groupby
 
 from ..text_records import RECORD_LINES, record_mates
@@ -101,10 +101,7 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
     parent_of = [nd.parent for nd in nodes].__getitem__
     children = {p: list(group) for p, group in groupby(sorted(range(len(nodes)), key=parent_of), key=parent_of)}
 
-    def take_with_ancestors(i: int) -> None:
-        while i >= 0 and not keep[nodes[i].start]:
-            keep_header(nodes[i], keep)
-            i = nodes[i].parent
+    take_with_ancestors = partial(keep_with_ancestors, nodes, keep)
 
     # A node an anchor names brings its record: the value asked for is another field of it.
     for r in _records_of(anchored, nodes, children, lines, fmt):
@@ -146,10 +143,7 @@ def with_named_lines(lines: list[str], nodes: list[Node], keep: list[bool], quer
     out = list(keep)
     starts = [nd.start for nd in nodes]
 
-    def take_with_ancestors(i: int) -> None:
-        while i >= 0 and not out[nodes[i].start]:
-            keep_header(nodes[i], out)
-            i = nodes[i].parent
+    take_with_ancestors = partial(keep_with_ancestors, nodes, out)
 
     for line in named:
         out[line] = True
@@ -171,7 +165,7 @@ def named_lines(lines: list[str], offsets: list[int], terms) -> set[int]:
     of the text, one find per hit."""
     if not terms or not lines:
         return set()
-    low = "\n".join(lines).lower()
+    low = _lowered(lines)
     skip = len(low) == offsets[-1] + len(lines[-1])  # lower case kept every offset
     limit = max(3, len(lines) // 100)
     out: set[int] = set()
@@ -325,7 +319,7 @@ def _best_named(lines: list[str], nodes: list[Node], own: list[set[str]], named:
 def _anchor_lines(lines: list[str], offsets: list[int], anchors) -> set[int]:
     """Which lines hold an anchor of the question (at most 256): one lower-cased copy of the
     text, one find per term."""
-    low = "\n".join(lines).lower()
+    low = _lowered(lines)
     n = len(lines)
     # Further hits on a line add nothing: the next find starts on the next line (when
     # the lower case kept every offset; else hit by hit, as the offsets say).
@@ -487,6 +481,13 @@ def _qualified_nodes(lines: list[str], nodes: list[Node], query: str) -> list[in
     return out
 
 
+def keep_with_ancestors(nodes: list[Node], keep: list[bool], i: int) -> None:
+    """Keeps node ``i``'s header and its ancestors' headers, up to the first one kept."""
+    while i >= 0 and not keep[nodes[i].start]:
+        keep_header(nodes[i], keep)
+        i = nodes[i].parent
+
+
 def keep_header(nd: Node, keep: list[bool]) -> None:
     """Keep a node's header lines and the lines that close its block (its body may stay
     elided)."""
@@ -551,7 +552,7 @@ def _lines_holding(lines: list[str], offsets: list[int], terms: set[str]) -> tup
     characters a case-insensitive regex matches to ASCII letters are these four (the
     Kelvin sign matches "k"): a text holding one of them takes the regex."""
     text = "\n".join(lines)
-    low = text.lower()
+    low = _lowered(lines)
     if not text.isascii() and (any(c in text for c in _FOLDS_TO_ASCII) or len(low) != len(text)):
         # (a lower case of another length would move the offsets, too)
         rx = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE)
@@ -566,6 +567,21 @@ def _lines_holding(lines: list[str], offsets: list[int], terms: set[str]) -> tup
             pos = low.find(term, offsets[line + 1]) if line + 1 < len(offsets) else -1
     # a piece of this text lower-cases letter for letter as the regex would match it
     return hit, lambda s: any(map(s.lower().__contains__, terms))
+
+
+_LAST_LOWERED: tuple[list[str] | None, str] = (None, "")
+
+
+def _lowered(lines: list[str]) -> str:
+    """The lines joined and lower-cased, once per text: ``select`` looks for the question's
+    words and anchors in it, ``with_named_lines`` for the same words in values, each call on
+    the same list of lines. One slot, by identity: the list is not changed between them."""
+    global _LAST_LOWERED
+    last, low = _LAST_LOWERED
+    if last is not lines:
+        low = "\n".join(lines).lower()
+        _LAST_LOWERED = (lines, low)
+    return low
 
 
 def _line_offsets(lines: list[str]) -> list[int]:

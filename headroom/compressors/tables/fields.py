@@ -56,10 +56,3 @@ def infer(nonblank: list[str]) -> Fields | None:
         sum(1 for cells in body if _NUMBER.fullmatch(cells[k])) >= _NUMERIC * len(body) for k in range(count - 1)
     )
     return Fields(count, header) if numeric else None
-
-
-def row_cells(line: str, layout: Fields) -> list[str]:
-    """A row's cells, split at blanks. A row of another count is ragged, and the row
-    selection keeps it in view as an anomaly (``git status --porcelain=v2``'s one
-    unmerged entry among ordinary ones has two fields more)."""
-    return line.split()

@@ -143,8 +143,9 @@ def _reopens(f: tuple[str, str, str, int], layout: Stanzas) -> bool:
 # A further field on a line: a tab or two blanks, then a name of a word or two and a colon
 # ("Size: 2682   Blocks: 8   IO Block: 4096"). Only after ":" fields; a value's own
 # parenthesised padding ("Uid: (    0/    root)") holds no name before a colon.
-_MORE_FIELDS = re.compile(r"(?:\t|  )\s*(?=[A-Za-z][\w.-]{0,30}(?: [A-Za-z][\w.-]{0,20})?:(?:\s|$))")
-_MORE_NAME = re.compile(r"([A-Za-z][\w.-]{0,30}(?: [A-Za-z][\w.-]{0,20})?):\s*(.*)", re.DOTALL)
+_FIELD_NAME = r"[A-Za-z][\w.-]{0,30}(?: [A-Za-z][\w.-]{0,20})?"  # one word, or two
+_MORE_FIELDS = re.compile(r"(?:\t|  )\s*(?=" + _FIELD_NAME + r":(?:\s|$))")
+_MORE_NAME = re.compile("(" + _FIELD_NAME + r"):\s*(.*)", re.DOTALL)
 
 
 def _fields_of(f: tuple[str, str, str, int], layout: Stanzas) -> list[tuple[str, str]]:
