@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_right
+from itertools import repeat
 from typing import TYPE_CHECKING
 
 from ..relevance.bm25 import _TOKEN_RE, tokenize
@@ -40,6 +41,19 @@ _RUN = re.compile(r"[a-z0-9]+")
 # tokens this way costs a sixth of finding every token and asking each isalnum().
 _COMPOUND = re.compile(r"[_.\-:/](?:(?<=_)|(?<=[a-z0-9][.\-:/])[.\-:/]*(?=[a-z0-9_]))[a-z0-9_.\-:/]*")
 K1, B = 1.5, 0.75  # BM25's defaults
+# Every byte but a-z and 0-9 becomes a space (see alnum_runs).
+_RUN_BYTES_ONLY = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256))
+
+
+def alnum_runs(lowered: list[str]) -> list[list[str]]:
+    """``[_RUN.findall(s) for s in lowered]``, in half the time (a man page's 2 700
+    sentences: 13 ms -> 6 ms; issue 34). The run characters are ASCII, so each text is
+    encoded to ASCII with every other character as "?", which ends a run as it does for
+    the regex; every byte that is no run character becomes a space, and ``str.split``
+    then gives the runs. All four steps are C calls, mapped without a Python loop."""
+    ascii_texts = map(str.encode, lowered, repeat("ascii"), repeat("replace"))
+    spaced = map(bytes.translate, ascii_texts, repeat(_RUN_BYTES_ONLY))
+    return list(map(str.split, map(bytes.decode, spaced)))
 
 
 def bm25_scores(query: str, docs: list[str], lowered: list[str] | None = None,
@@ -55,7 +69,7 @@ def bm25_scores(query: str, docs: list[str], lowered: list[str] | None = None,
         return [0.0] * n
     low = lowered if lowered is not None else list(map(str.lower, docs))
     if runs is None:
-        runs = list(map(_RUN.findall, low))
+        runs = alnum_runs(low)
     if run_sets is None:
         run_sets = list(map(frozenset, runs))
     return _scores_by_term(list(q), low, runs, run_sets)  # the set's order: BM25's order of each sum

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from itertools import repeat
 
 from .base import Compressed, CompressInput
-from .bm25_fast import bm25_scores
+from .bm25_fast import alnum_runs, bm25_scores
 from .kv_extremes import extreme_lines
 
 _MIN_UNITS = 6  # fewer sentences than this: nothing worth selecting
@@ -54,7 +54,6 @@ _IMPORTANT_WORDS = frozenset(
 )
 # Letters that IGNORECASE matches to an ASCII letter but lower() does not turn into one.
 _CASE_FOLDED = "\u0130\u0131\u017f"
-_WORD = re.compile(r"[a-z0-9]+")
 # A line of a hex dump (key, signature and fingerprint bytes in openssl's and ssh-keygen's
 # reports: "04:03:47:7b:2f:75:c9:82:15:85:fb:75:e4:91:16:"): no word a reader asks about.
 _HEX_DUMP = re.compile(r"\s*(?:[0-9A-Fa-f]{2}:){6,}[0-9A-Fa-f]{0,2}\s*")
@@ -164,7 +163,7 @@ class TextCrusher:
         # (map() over bound methods: a man page has thousands of units, and a Python-level
         # call or attribute look-up per unit and step adds up to a tenth of the call.)
         lowered = list(map(str.lower, texts))
-        words = list(map(_WORD.findall, lowered))
+        words = alnum_runs(lowered)  # _WORD.findall of each
         # A unit's tokens, estimated: a run of letters and digits is about one token, any
         # other character that is not a space about 0.4 (punctuation and symbols merge in
         # pairs and threes). On the corpus's man pages the kept share of the tokens stays
@@ -199,10 +198,10 @@ class TextCrusher:
             rel[i] = r
         top = max(rel) if rel and max(rel) > 0 else 1.0
         n = len(units)
-        # _IMPORTANT needs one of its words as a whole word, which _WORD then finds too:
-        # only units holding one are searched. Four letters that match an ASCII letter
-        # only under IGNORECASE ("ſ" for "s") would slip past that test: a text with any
-        # of them is searched unit by unit.
+        # _IMPORTANT needs one of its words as a whole word, which is then one of the
+        # unit's [a-z0-9]+ runs too: only units holding one are searched. Four letters that
+        # match an ASCII letter only under IGNORECASE ("ſ" for "s") would slip past that
+        # test: a text with any of them is searched unit by unit.
         prefilter = not any(ch in inp.text for ch in _CASE_FOLDED)
         number, important = _NUMBER.search, _IMPORTANT.search
         # Duplicates are never kept: only the distinct units are scored and ranked.
