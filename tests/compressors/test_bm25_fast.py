@@ -71,3 +71,11 @@ def test_alnum_runs_are_the_regex_runs(texts):
 def test_alnum_runs_on_characters_that_are_no_run():
     from headroom.compressors.bm25_fast import alnum_runs
     assert alnum_runs(["k\u212a9\udcff z\x00é1", "", "ab-c_d", "\u0130x"]) == [["k", "9", "z", "1"], [], ["ab", "c", "d"], ["x"]]
+
+
+def test_terms_found_as_whole_runs_across_document_edges():
+    # Without the callers' run sets, a term's documents come from one scan of the joined
+    # text: runs at a document's start and end, inside longer runs, and repeated.
+    docs = ["alt", "altsvc alt", "svc\nalt-svc", "x alt", "alt.svc alt alt", "", "the altalt", "alt"]
+    for query in ("alt", "alt svc", "alt-svc", "the alt", "alt.svc x"):
+        assert bm25_scores(query, docs) == BM25(docs).scores(query)
