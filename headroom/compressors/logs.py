@@ -19,6 +19,8 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import itemgetter
 
 from ..query.intent import content_lemmas, intents_of, names_content_word
 from ..toin import steer as toin_steer
@@ -354,17 +356,21 @@ def _rare_lead_lines(raw: list[str]) -> list[int]:
     # values than a kind column may, and no line needs splitting further.
     if len({raw[i].split(None, 1)[0] for i in idx[:200]}) > _LEAD_KINDS:
         return []
-    heads = [raw[i].split(None, _LEAD_FIELDS)[:_LEAD_FIELDS] for i in idx]
-    out = {idx[k] for k in rare_value_rows([tuple(h[0] for h in heads)], len(idx))}
+    # The first fields alone, by C-level maps: in a log of kinds of line with more than a
+    # kind column's few values (apt's "Unpacking", "Setting up", "Processing" ...), no
+    # line needs splitting further (3 500 lines of apt: ~4 -> ~2.4 ms; issue 34).
+    firsts = list(map(itemgetter(0), map(str.split, [raw[i] for i in idx], repeat(None), repeat(1))))
+    out = {idx[k] for k in rare_value_rows([tuple(firsts)], len(idx))}
     # The next fields among the lines of the usual first field (the "1" lines of changed
     # paths, not the few header lines): each field capped on its own.
-    kinds = Counter(h[0] for h in heads)
-    if not heads or len(kinds) > _LEAD_KINDS:
+    kinds = Counter(firsts)
+    if not firsts or len(kinds) > _LEAD_KINDS:
         return sorted(out)  # the first field is no kind (a timestamp): no kind's fields to read
     usual = kinds.most_common(1)[0][0]
-    main = [k for k, h in enumerate(heads) if h[0] == usual]
+    main = [k for k, w in enumerate(firsts) if w == usual]
+    heads = [raw[idx[k]].split(None, _LEAD_FIELDS)[:_LEAD_FIELDS] for k in main]
     for f in range(1, _LEAD_FIELDS):
-        col = tuple(heads[k][f] if f < len(heads[k]) else None for k in main)
+        col = tuple(h[f] if f < len(h) else None for h in heads)
         out.update(idx[main[j]] for j in rare_value_rows([col], len(main)))
     return sorted(out)
 

@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import repeat
 
 from .base import Compressed, CompressInput
-from .bm25_fast import bm25_scores
+from .bm25_fast import alnum_runs, bm25_scores
 from .kv_extremes import extreme_lines
 
 _MIN_UNITS = 6  # fewer sentences than this: nothing worth selecting
@@ -54,7 +53,6 @@ _IMPORTANT_WORDS = frozenset(
 )
 # Letters that IGNORECASE matches to an ASCII letter but lower() does not turn into one.
 _CASE_FOLDED = "\u0130\u0131\u017f"
-_WORD = re.compile(r"[a-z0-9]+")
 # A line of a hex dump (key, signature and fingerprint bytes in openssl's and ssh-keygen's
 # reports: "04:03:47:7b:2f:75:c9:82:15:85:fb:75:e4:91:16:"): no word a reader asks about.
 _HEX_DUMP = re.compile(r"\s*(?:[0-9A-Fa-f]{2}:){6,}[0-9A-Fa-f]{0,2}\s*")
@@ -164,7 +162,7 @@ class TextCrusher:
         # (map() over bound methods: a man page has thousands of units, and a Python-level
         # call or attribute look-up per unit and step adds up to a tenth of the call.)
         lowered = list(map(str.lower, texts))
-        words = list(map(_WORD.findall, lowered))
+        words = alnum_runs(lowered)  # _WORD.findall of each
         # A unit's tokens, estimated: a run of letters and digits is about one token, any
         # other character that is not a space about 0.4 (punctuation and symbols merge in
         # pairs and threes). On the corpus's man pages the kept share of the tokens stays
@@ -199,10 +197,10 @@ class TextCrusher:
             rel[i] = r
         top = max(rel) if rel and max(rel) > 0 else 1.0
         n = len(units)
-        # _IMPORTANT needs one of its words as a whole word, which _WORD then finds too:
-        # only units holding one are searched. Four letters that match an ASCII letter
-        # only under IGNORECASE ("ſ" for "s") would slip past that test: a text with any
-        # of them is searched unit by unit.
+        # _IMPORTANT needs one of its words as a whole word, which is then one of the
+        # unit's [a-z0-9]+ runs too: only units holding one are searched. Four letters that
+        # match an ASCII letter only under IGNORECASE ("ſ" for "s") would slip past that
+        # test: a text with any of them is searched unit by unit.
         prefilter = not any(ch in inp.text for ch in _CASE_FOLDED)
         number, important = _NUMBER.search, _IMPORTANT.search
         # Duplicates are never kept: only the distinct units are scored and ranked.
@@ -266,44 +264,29 @@ def near_duplicates(keys: list[frozenset[str]], window: int = _NEAR_WINDOW, thre
     never duplicates (but take a place in the window).
 
     The same verdicts as calling ``_near_any`` on the window, found without walking it:
-    the window's sets are filed by size, and only the sizes that can reach the threshold
-    are looked at, newest first (a man page's 2 700 sentences had every one walk 32 sets
-    to skip 26 by size). A set reaching the threshold with ``key`` lacks at most
-    (1 - threshold) * n of its n words, so it holds one of any that many plus one: the
-    longest, the rarest in prose, rule most sets out at a look-up or two instead of an
-    intersection.
+    only the window's sets are filed, by size (the oldest leaves as a new one comes), and
+    only the sizes that can reach the threshold are looked at (a man page's 2 700
+    sentences had every one walk 32 sets to skip 26 by size). Those few candidates are
+    intersected at once: choosing a key's longest words first, to rule sets out by a
+    look-up, cost more than the intersections it saved (a third of the call; issue 34).
     """
     out: list[bool] = []
     exact: set[frozenset[str]] = set()
-    by_size: dict[int, list[tuple[int, frozenset[str]]]] = {}
-    # Per size: the size bounds of _near_any as whole numbers, and the probe's length.
-    sizes_for: dict[int, tuple[range, int]] = {}
-    kept = 0  # sets seen so far that were not duplicates: the window's positions
+    by_size: dict[int, list[frozenset[str]]] = {}  # the window's sets, oldest first
+    sizes_in_order: list[int] = []  # the size of every set filed so far, in order
+    sizes_for: dict[int, range] = {}  # per size: the size bounds of _near_any as whole numbers
     for key in keys:
         n = len(key)
         if n:
             if key in exact:
                 out.append(True)
                 continue
-            bounds = sizes_for.get(n)
-            if bounds is None:
-                bounds = sizes_for[n] = (range(math.ceil(n * threshold - 1e-9), math.floor(n / threshold + 1e-9) + 1),
-                                         int((1 - threshold) * n + 1e-6) + 1)
-            sizes, p = bounds
-            start = kept - window
-            probe: Sequence[str] | None = None
+            sizes = sizes_for.get(n)
+            if sizes is None:
+                sizes = sizes_for[n] = range(math.ceil(n * threshold - 1e-9), math.floor(n / threshold + 1e-9) + 1)
             near = False
             for m in sizes:
-                filed = by_size.get(m)
-                if not filed:
-                    continue
-                for pos, s in reversed(filed):
-                    if pos < start:
-                        break
-                    if probe is None:  # (one word, the most common case, without a sort)
-                        probe = (max(key, key=len),) if p == 1 else sorted(key, key=len, reverse=True)[:p]
-                    if s.isdisjoint(probe):
-                        continue
+                for s in by_size.get(m, ()):
                     both = len(key & s)
                     if both / (n + m - both) >= threshold:
                         near = True
@@ -315,12 +298,10 @@ def near_duplicates(keys: list[frozenset[str]], window: int = _NEAR_WINDOW, thre
                 continue
         out.append(False)
         exact.add(key)
-        filed = by_size.get(n)
-        if filed is None:
-            by_size[n] = [(kept, key)]
-        else:
-            filed.append((kept, key))
-        kept += 1
+        by_size.setdefault(n, []).append(key)
+        sizes_in_order.append(n)
+        if len(sizes_in_order) > window:  # the oldest set of the window leaves it
+            del by_size[sizes_in_order[-window - 1]][0]
     return out
 
 

@@ -56,3 +56,26 @@ def test_compound_tokens_counted_at_their_first_mark(text):
     from headroom.relevance.bm25 import _TOKEN_RE
     tokens = _TOKEN_RE.findall(text)
     assert len(_COMPOUND.findall(text)) == sum(not t.isalnum() for t in tokens)
+
+
+@settings(max_examples=500, deadline=None)
+@given(texts=st.lists(st.text(max_size=40) | _doc, max_size=8))
+def test_alnum_runs_are_the_regex_runs(texts):
+    import re
+
+    from headroom.compressors.bm25_fast import alnum_runs
+    low = [t.lower() for t in texts]  # any characters: non-ASCII, surrogates, controls
+    assert alnum_runs(low) == [re.findall(r"[a-z0-9]+", t) for t in low]
+
+
+def test_alnum_runs_on_characters_that_are_no_run():
+    from headroom.compressors.bm25_fast import alnum_runs
+    assert alnum_runs(["k\u212a9\udcff z\x00é1", "", "ab-c_d", "\u0130x"]) == [["k", "9", "z", "1"], [], ["ab", "c", "d"], ["x"]]
+
+
+def test_terms_found_as_whole_runs_across_document_edges():
+    # Without the callers' run sets, a term's documents come from one scan of the joined
+    # text: runs at a document's start and end, inside longer runs, and repeated.
+    docs = ["alt", "altsvc alt", "svc\nalt-svc", "x alt", "alt.svc alt alt", "", "the altalt", "alt"]
+    for query in ("alt", "alt svc", "alt-svc", "the alt", "alt.svc x"):
+        assert bm25_scores(query, docs) == BM25(docs).scores(query)

@@ -450,8 +450,13 @@ def _lookup_rows(table: Table, cols: list[_Column], qlow: str, limit: int) -> li
         cut = len(prefix)
         named = {}
         for cell in set(c.cells):
-            if isinstance(cell, str) and cell[cut:].lower().strip() not in column_words and _names(cell[cut:], qlow):
-                named[cell] = cell[cut:].lower().strip()
+            if not isinstance(cell, str):
+                continue
+            # Named as a whole word or phrase (_names), the value lowered once per cell:
+            # a hex dump's 7 000 distinct cells a call (issue 34).
+            low = cell[cut:].lower().strip()
+            if low not in column_words and len(low) >= 3 and low in qlow and _says(low, qlow):
+                named[cell] = low
         if negated and _abbreviated(prefix[:-1] if prefix else c.name, qwords):
             # "suites that offer no encryption" over an "Enc=" column: its empty values.
             for cell in set(c.cells):
@@ -498,12 +503,6 @@ def _key_prefix(cells: tuple[Any, ...]) -> str:
         return ""
     prefix = m.group(0)
     return prefix if all(c.startswith(prefix) for c in cells if isinstance(c, str) and c) else ""
-
-
-def _names(cell: str, qlow: str) -> bool:
-    """The question names this text cell as a whole word or phrase."""
-    low = cell.lower().strip()
-    return len(low) >= 3 and low in qlow and _says(low, qlow)
 
 
 def _anchored_rows(table: Table, anchors, limit: int, named_limit: int) -> list[int]:
