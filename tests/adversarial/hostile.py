@@ -80,5 +80,9 @@ class HealthProbe:
         assert self.latencies, "no /health probe completed"
         assert not self.failures, self.failures[:3]
         slow = [t for t in self.latencies if t > HEALTH_BUDGET_S]
-        assert len(slow) <= 0.05 * len(self.latencies), f"{len(slow)}/{len(self.latencies)} probes over budget"
+        # One spike is a scheduler's, whatever the count: a short test makes ~16 probes, where
+        # 5 % allowed none (two fresh-clone CI runs on 2026-11-30 each saw exactly one of 16
+        # over 0.5 s, none in isolation). A stall is what the hard limit below catches.
+        allowed = max(1, int(0.05 * len(self.latencies)))
+        assert len(slow) <= allowed, f"{len(slow)}/{len(self.latencies)} probes over budget"
         assert self.worst < HEALTH_HARD_LIMIT_S, f"/health stalled {self.worst:.2f} s"
