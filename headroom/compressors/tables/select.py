@@ -591,8 +591,7 @@ def _top_rows(col: _Column, highest: bool) -> list[int]:
         return []
     vals.sort(key=lambda p: (-p[0] if highest else p[0], p[1]))
     cut = vals[min(_SERIES_TOP, len(vals)) - 1][0]
-    top = [i for v, i in vals[:_SERIES_TIES] if (v >= cut if highest else v <= cut)]
-    return top[:max(_SERIES_TOP, len(top))]
+    return [i for v, i in vals[:_SERIES_TIES] if (v >= cut if highest else v <= cut)]
 
 
 def _outliers(col: _Column) -> list[int]:
@@ -700,12 +699,14 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
     optional += [(i, "first/last") for i in range(max(0, n - LAST_ROWS), n)]
     numeric = [c for c in cols if c.numeric and c not in named]
     optional += [(c.hi, "column max") for c in numeric] + [(c.lo, "column min") for c in numeric]
-    ties: dict[int, set[int]] = {}
+    # The columns each optional extreme row is an extreme of: its ties are looked up only
+    # when the row is taken.
+    extreme_of: dict[int, list[_Column]] = {}
     for c in numeric:
-        for i in (c.hi, c.lo):
-            ties.setdefault(i, set()).update(_tied(c, i))
+        for i in {c.hi, c.lo}:
+            extreme_of.setdefault(i, []).append(c)
 
-    used = _take_optional(optional, ties, chosen, table.costs, budget, take)
+    used = _take_optional(optional, extreme_of, chosen, table.costs, budget, take)
     # Rare values stay whatever the budget, and on top of it: the rows relevance and the
     # extremes picked for the question are not pushed out by them.
     for i in _rare_value_rows(cols, n):
@@ -720,9 +721,10 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
     return sel
 
 
-def _take_optional(optional: list[tuple[int, str]], ties: dict[int, set[int]], chosen: dict[int, str],
+def _take_optional(optional: list[tuple[int, str]], extreme_of: dict[int, list[_Column]], chosen: dict[int, str],
                    costs: list[int], budget: float, take: Callable[[int, str], None]) -> int:
-    """Takes the optional rows in order while they fit ``budget``; the cost of what is kept."""
+    """Takes the optional rows in order while they fit ``budget``; the cost of what is kept.
+    ``extreme_of``: the columns whose maximum or minimum each extreme row is."""
     used = sum(costs[i] for i in chosen)
     for i, reason in optional:
         if i in chosen or used + costs[i] > budget:
@@ -732,7 +734,7 @@ def _take_optional(optional: list[tuple[int, str]], ties: dict[int, set[int]], c
         if reason in ("column max", "column min"):
             # The rows tying a kept extreme are the same answer ("never run": both at 0 %),
             # kept with it whatever they cost (at most _TIES_MAX).
-            for k in sorted(ties[i]):
+            for k in sorted({k for c in extreme_of[i] for k in _tied(c, i)}):
                 if k not in chosen:
                     take(k, reason)
                     used += costs[k]
