@@ -581,3 +581,89 @@ def test_the_config_header_is_written_from_the_record():
         assert f"#define {name} {value}\n" in text
     for macro, (low, high) in PROFILED.items():
         assert f"#define {macro} {low}\n#if SHOPD_PROFILE >= 3\n#undef {macro}\n#define {macro} {high}\n" in text
+
+
+# Issue 33's ninth round: checksum listings, directory listings, ASN.1 dumps, class files,
+# gettext catalogues, pkg-config queries.
+
+def test_the_posix_crc_is_the_one_cksum_prints(tmp_path):
+    from headroom.eval.corpus.captures.checksum_listings import posix_cksum
+
+    assert posix_cksum(b"") == 4294967295  # no bytes, no length bytes: the register inverted
+    if shutil.which("cksum") is None:
+        return
+    from headroom.eval.corpus.captures._run import run
+
+    for size in (1, 255, 256, 70_000):
+        (tmp_path / "f").write_bytes(bytes(range(256)) * (size // 256) + b"x" * (size % 256))
+        crc = run(["cksum", "f"], cwd=tmp_path).stdout.split()[0]
+        assert crc == str(posix_cksum((tmp_path / "f").read_bytes())), size
+
+
+def test_a_directory_entry_is_named_the_way_each_listing_names_it():
+    from headroom.eval.corpus.captures.dir_listings import TOP, _spelled
+
+    assert _spelled("data/shard-05/wal-0504.seg", "find_ls") == f"./{TOP}/data/shard-05/wal-0504.seg"
+    assert _spelled("data/shard-05/wal-0504.seg", "ls_laR") == "wal-0504.seg"
+
+
+def test_der_lengths_integers_and_the_walker_agree():
+    from headroom.eval.corpus.captures.asn1_dumps import children, der_int, integer_text, tlv
+
+    assert integer_text(5) == "05" and integer_text(0x1BB) == "01BB" and integer_text(0xFF12) == "FF12"
+    assert der_int(0x80) == b"\x02\x02\x00\x80"  # a positive INTEGER keeps its sign byte
+    big = tlv(0x04, b"x" * 300)
+    assert big[:4] == b"\x04\x82\x01\x2c"
+    doc = tlv(0x30, tlv(0x30, b"") + big + tlv(0x03, b"\x00\x01"))
+    assert children(doc) == [(4, 0x30), (6, 0x04), (310, 0x03)]
+
+
+def test_descriptors_read_as_javap_spells_parameters():
+    from headroom.eval.corpus.captures.java_classes import Method, constant_text, java_types
+
+    assert java_types("I[JLjava/lang/String;[[D") == ["int", "long[]", "java.lang.String", "double[][]"]
+    assert Method("fold", "(JJI)J", 2).signature == "fold(long, long, int)"
+    assert Method("flush", "()V", 1).signature == "flush()"
+    assert constant_text("J", 604800013) == "long 604800013l" and constant_text("I", 7) == "int 7"
+
+
+@pytest.mark.skipif(shutil.which("javac") is None, reason="a JDK")
+def test_the_class_reader_finds_the_odd_methods(tmp_path):
+    from headroom.eval.corpus.captures._run import run
+    from headroom.eval.corpus.captures.java_classes import (
+        CLASS,
+        ClassReader,
+        class_roles,
+        java_source,
+    )
+
+    (tmp_path / f"{CLASS}.java").write_text(java_source())
+    run(["javac", "--release", "17", f"{CLASS}.java"], cwd=tmp_path)
+    roles = class_roles(ClassReader((tmp_path / f"{CLASS}.class").read_bytes()))
+    assert roles["handler"] == "parseQuota(java.lang.String)" and roles["synchronized"] == "flushPending()"
+    assert roles["throws"] == "loadSegment(java.nio.file.Path)" and roles["longest"] == "rollChecksum(int[])"
+    assert roles["deepest"] == "foldNested(long, long, int)" and roles["most_locals"] == "sumWindow(long[])"
+    assert roles["constants"] == {"RETENTION_MS": "long 604800013l", "MAX_SEGMENTS": "int 4093"}
+
+
+@pytest.mark.skipif(shutil.which("msgfmt") is None, reason="gettext")
+def test_gettext_reads_back_the_catalogue_the_capture_wrote(tmp_path):
+    from headroom.eval.corpus.captures._run import run
+    from headroom.eval.corpus.captures.gettext_catalogs import catalogue_roles, messages, write_po
+
+    write_po(tmp_path / "de.po", "de", "T <t@example>", messages(0))
+    run(["msgfmt", "-c", "-o", str(tmp_path / "de.mo"), str(tmp_path / "de.po")])
+    roles = catalogue_roles(tmp_path / "de.mo")
+    assert roles["status_open"] == "Geöffnet" and roles["menu_open"] == "Öffnen"
+    assert roles["many_parcels"] == "%d Pakete sind unterwegs" and roles["longest"] == "Payment pending"
+    assert roles["translator"] == "T <t@example>"
+
+
+def test_pkg_config_variables_expand_and_the_static_chain_is_followed():
+    from headroom.eval.corpus.captures.pkg_config import expand, make_packages, static_closure
+
+    assert expand({"prefix": "/p", "libdir": "${prefix}/lib", "dir": "${libdir}/x"})["dir"] == "/p/lib/x"
+    by = {p.name: p for p in make_packages()}
+    chain = static_closure(by, "shopd-full")
+    assert {"libgrpc-core", "libprotobuf-c", "libxxhash", "libunwind", "libyaml"} <= set(chain)
+    assert "libopus" not in chain

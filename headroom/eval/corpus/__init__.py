@@ -116,12 +116,17 @@ def outside_output_text(tool_arguments: dict[str, Any]) -> str:
 # listings, file-lock tables, sampled system-activity series) was measured once 2026-11-29
 # (round 7, benchmarks/results/heldout_issue33_round7.json: 74/109 in view, 0 lost), dev (known
 # gaps) since 2026-11-30 (ninth session).
-# The eighth round replaces them: each of a kind of tool output no dev source has (archive
-# member listings, git object listings, protocol counters, kernel parameter dumps, resource
-# limit tables, preprocessor macro dumps), facts from another reader of the same state or the
-# capture's own record of what it made.
+# The eighth round (archive_members, git_objects, net_counters, kernel_params, process_limits,
+# macro_dump: archive member listings, git object listings, protocol counters, kernel parameter
+# dumps, resource limit tables, preprocessor macro dumps) was measured once 2026-11-30 (round 8,
+# benchmarks/results/heldout_issue33_round8.json: 72/105 in view, 0 lost), dev (known gaps)
+# since 2026-11-30 (tenth session).
+# The ninth round replaces them: each of a kind of tool output no dev source has (checksum
+# listings, recursive directory listings, ASN.1 structure dumps, Java class-file dumps, gettext
+# catalogues, pkg-config queries), facts from another reader of the same state or the capture's
+# own record of what it made.
 HELDOUT_SOURCES = frozenset({
-    "archive_members", "git_objects", "net_counters", "kernel_params", "process_limits", "macro_dump",
+    "checksum_listings", "dir_listings", "asn1_dumps", "java_classes", "gettext_catalogs", "pkg_config",
 })
 
 
@@ -133,13 +138,15 @@ HELDOUT_SOURCES = frozenset({
 # floor and leave this set. Round 4 joined at 106/160 in view (docs/decisions.md); round 5
 # joined at 71/101 in view (its one held-out measurement, 2026-11-29, seventh session); round 6
 # joined at 70/96 in view (its one held-out measurement, 2026-11-29, eighth session); round 7
-# joined at 74/109 in view (its one held-out measurement, 2026-11-29, ninth session).
+# joined at 74/109 in view (its one held-out measurement, 2026-11-29, ninth session); round 8
+# joined at 72/105 in view (its one held-out measurement, 2026-11-30, tenth session).
 GAP_SOURCES = frozenset({
     "jvm_diagnostics", "ext4_dumpe2fs", "git_status", "hex_dump", "valgrind_memcheck", "git_blame",
     "cpu_topology", "pip_show", "make_database", "ssh_config_dump", "proc_status", "apt_policy",
     "tls_handshake",
     "ssh_key_fingerprints", "stat_files", "sysv_ipc", "ldd_deps", "file_types", "coverage_report",
     "memory_maps", "time_verbose", "gdb_threads", "git_refs", "file_locks", "vm_series",
+    "archive_members", "git_objects", "net_counters", "kernel_params", "process_limits", "macro_dump",
 })
 GAPS_SPLIT = "gaps"
 

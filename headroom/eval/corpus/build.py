@@ -51,8 +51,11 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             "ssh_key_fingerprints", "stat_files", "sysv_ipc", "ldd_deps", "file_types", "coverage_report",
             # issue 33's seventh round, measured once (2026-11-29, round 7), dev (known gaps) since
             "memory_maps", "time_verbose", "gdb_threads", "git_refs", "file_locks", "vm_series",
-            # held out (issue 33's eighth round): kinds no dev source has; measured once, at the end
-            "archive_members", "git_objects", "net_counters", "kernel_params", "process_limits", "macro_dump")
+            # issue 33's eighth round, measured once (2026-11-30, round 8), dev (known gaps) since
+            "archive_members", "git_objects", "net_counters", "kernel_params", "process_limits", "macro_dump",
+            # held out (issue 33's ninth round): kinds no dev source has; measured once, at the end
+            "checksum_listings", "dir_listings", "asn1_dumps", "java_classes", "gettext_catalogs",
+            "pkg_config")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 
