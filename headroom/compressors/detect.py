@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .diagnostics.parse import is_diagnostic_line, parse_report
-from .tables.aligned import column_header
+from .tables.aligned import column_header, ends_in_names
 from .tables.aligned import infer as aligned_table
 from .tables.fields import infer as infer_fields
 from .tables.framed import infer as framed_table
@@ -316,6 +316,14 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
         aligned_tried = ()
     if _headed_records(lines):
         return ContentType.TEXT  # whole lines selected (structured "lines"): a head names its record
+    if not aligned_tried and n > _ALIGNED_MIN_ROWS and not _LOG_LINE.match(nonblank[0]) \
+            and _same_word_counts(nonblank) and _at_least(nonblank, _has_double_space, 0.9 * n):
+        # Rows of aligned fields, as many on each, ending in one name each (``tar -tvv``,
+        # ``ls -l`` without "total"): a date in a middle column is a file's, not a log
+        # line's time (a log line opens on its time, and ends in free text).
+        aligned_tried = (aligned_table(lines),)
+        if aligned_tried[0] is not None and ends_in_names(lines, aligned_tried[0]):
+            return ContentType.TABLE
     if _at_least(nonblank, _is_log_line, max(3, 0.3 * n)):
         return ContentType.LOG
     # Columns aligned by whitespace (dpkg -l, ps aux, ls -l, kubectl get): after logs, so a
@@ -407,6 +415,13 @@ def _is_diagnostics(lines: list[str], nonblank: list[str]) -> bool:
     report = parse_report("\n".join(lines))
     covered = sum(d.end - d.start for d in report.diagnostics)
     return covered >= _DIAGNOSTIC_SHARE * len(nonblank)
+
+
+def _same_word_counts(nonblank: list[str]) -> bool:
+    """Nine lines in ten hold the same number of blank-separated words (a log's messages
+    vary in length)."""
+    counts = Counter(len(ln.split()) for ln in nonblank)
+    return counts.most_common(1)[0][1] >= 0.9 * len(nonblank)
 
 
 def _has_double_space(line: str) -> bool:

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ...query.names import named_by_parts
 from ...toin import steer as toin_steer
 from ...tokens import QUICK_EXACT_CHARS, QUICK_WINDOW_CHARS, QUICK_WINDOWS
 from ..base import Compressed, CompressInput
@@ -421,14 +422,16 @@ class SmartCrusher:
             return None
         rows = map_rows(value, shape)
         crushed = self.crush_array(rows, texts, inp, cfg)
-        kept = sorted(set(crushed.plan.kept) | extreme_positions(rows))
+        keys = list(value)
+        # Entries whose compound key the question spells out word by word
+        # ("TcpActiveOpens" for "connections opened actively"): no text search finds them.
+        kept = sorted(set(crushed.plan.kept) | extreme_positions(rows) | set(named_by_parts(keys, inp.query or "")))
         if len(kept) >= len(value):
             return None
         totals["before"] += len(value)
         totals["after"] += len(kept)
         plans.append(crushed.plan)
         notes.append(omitted_note(name, value, kept, shape))
-        keys = list(value)
         return CrushedMap((keys[i], self._crush_inner(value[keys[i]], inp, cfg, totals, plans, depth + 1, notes,
                                                       keys[i])) for i in kept)
 

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache, partial
 from itertools import accumulate, groupby
 
+from ..odd_members import odd_members
 from ..text_records import RECORD_LINES, record_mates
 from .formats import Format, comment_line
 from .tree import Node, key_of
@@ -107,6 +108,7 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
     for r in _records_of(anchored, nodes, children, lines, fmt):
         whole.add(r)
         wanted.append(r)
+    wanted += _prefix_mates(lines, nodes, wanted, fmt)
     for i in wanted:
         take_with_ancestors(i)
         if i in whole:
@@ -116,8 +118,9 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
             for c in children.get(i, ()):
                 keep_header(nodes[c], keep)
     _outline(nodes, children, keep, budget_lines, take_with_ancestors)
-    # Among many one-line siblings whose values mostly repeat, the ones of a rare value.
-    for i in _rare_siblings(lines, nodes, children, fmt):
+    # Among many one-line siblings whose values mostly repeat, the ones of a rare value;
+    # among the same setting of many things (sysctl's per-interface keys), the odd ones.
+    for i in _rare_siblings(lines, nodes, children, fmt) + _odd_in_families(lines, nodes, children, fmt):
         take_with_ancestors(i)
     fill_short_runs(lines, keep)
     return keep
@@ -236,6 +239,70 @@ def _rare_siblings(lines: list[str], nodes: list[Node], children: dict[int, list
             if len(seen) <= leaves // 2:
                 out += [(len(v), i) for v in seen.values() if len(v) <= 2 for i in v]
     return [i for _, i in sorted(set(out))[:_RARE_KEPT]]
+
+
+_MATES_MAX = 6  # neighbours sharing a named key's stem kept at most, each way
+
+
+def _prefix_mates(lines: list[str], nodes: list[Node], wanted: list[int], fmt: Format) -> list[int]:
+    """Next to each named one-line key, its neighbours sharing its stem (the key but for
+    its last ``_`` or ``.`` part): the question "how long before TCP sends keep-alive
+    probes" names ``tcp_keepalive_probes`` best, and the answer is ``tcp_keepalive_time``.
+    A flat key's siblings are its only context (nested keys bring their parent's)."""
+    if fmt.name == "lines" or not wanted:
+        return []
+    seen = set(wanted)
+    out: list[int] = []
+    for i in wanted[:_WANTED]:
+        nd = nodes[i]
+        if nd.end - nd.start != 1:
+            continue
+        key = key_of(fmt, lines[nd.start])
+        cut = max(key.rfind("_"), key.rfind("."))
+        if cut <= 0:
+            continue
+        stem = key[:cut + 1]
+        for step in (-1, 1):
+            j = i + step
+            for _ in range(_MATES_MAX):
+                if not 0 <= j < len(nodes) or nodes[j].parent != nd.parent or nodes[j].end - nodes[j].start != 1 \
+                        or not key_of(fmt, lines[nodes[j].start]).startswith(stem):
+                    break
+                if j not in seen:
+                    seen.add(j)
+                    out.append(j)
+                j += step
+    return out
+
+
+_FAMILY_MIN = 4  # keys a family needs before its usual value says anything
+_FAMILY_ODD_KEPT = 16  # odd family members kept at most, rarest first
+
+
+def _odd_in_families(lines: list[str], nodes: list[Node], children: dict[int, list[int]], fmt: Format) -> list[int]:
+    """One-line keys whose value is odd among the same setting of other things: dotted
+    keys alike but for one inner part (``net.ipv4.conf.<interface>.forwarding``), at
+    least ``_FAMILY_MIN`` of them, a value repeating, and the odd value held by one key or
+    by at most one in eight. The thing is named by nothing but its place in the key: no
+    word of the question finds "the interface forwarding packets"."""
+    if fmt.name == "lines":
+        return []
+    families: dict[tuple[str, ...], dict[str, list[int]]] = {}
+    for group in children.values():
+        for i in group:
+            nd = nodes[i]
+            if nd.end - nd.start != 1:
+                continue
+            line = lines[nd.start]
+            key = key_of(fmt, line)
+            parts = key.split(".")
+            if len(parts) < 3:
+                continue
+            at = line.find(key)
+            value = line[at + len(key):].strip(" \t:=\"',") if at >= 0 else line
+            for j in range(1, len(parts) - 1):  # an inner part: the first is a namespace, the last the setting
+                families.setdefault((str(j), *parts[:j], *parts[j + 1:]), {}).setdefault(value, []).append(i)
+    return odd_members(families.values(), _FAMILY_ODD_KEPT, _FAMILY_MIN, 3)
 
 
 def _named_nodes(lines: list[str], starts: list[int], offsets: list[int], terms: set[str], query: str,

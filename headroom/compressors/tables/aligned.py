@@ -80,7 +80,7 @@ def fits(line: str, starts: tuple[int, ...]) -> bool:
         return False
     n = len(line)
     for p in starts[1:]:  # a plain loop: a generator per row cost more than the test
-        if p < n and line[p - 1] != " ":
+        if p < n and line[p - 1] not in " \t":
             return False
     return True
 
@@ -89,13 +89,19 @@ def infer(lines: list[str], min_rows: int = MIN_ROWS) -> Layout | None:
     """The layout when ``lines`` (a text's lines) are an aligned table of at least
     ``min_rows`` rows, else None."""
     nonblank = [i for i, ln in enumerate(lines) if ln.strip()]
+    if len(nonblank) < min_rows + 1:
+        return None
     # Tabs make no aligned columns; one line of them is a title above the table
-    # (mpstat's "Linux 6.1 (host) \t11/29/26 \t_x86_64_").
-    if len(nonblank) < min_rows + 1 or sum("\t" in lines[i] for i in nonblank[:_SAMPLE_ROWS]) > 1 \
-            or any("\t" in lines[i] for i in nonblank[1:_SAMPLE_ROWS]):
+    # (mpstat's "Linux 6.1 (host) \t11/29/26 \t_x86_64_"). One tab on every line sets off
+    # the last column (``git ls-tree -l``'s path after its padded size): a blank like any.
+    tabs = [lines[i].count("\t") for i in nonblank[:_SAMPLE_ROWS]]
+    if (sum(map(bool, tabs)) > 1 or any(tabs[1:])) and not all(t == 1 for t in tabs):
         return None
     header, body = _header_and_body(lines, nonblank)
     rows = body_rows(lines, nonblank, body)
+    titles = group_titles(lines, nonblank, header)
+    if titles:  # a title names its group of rows: no row of the columns
+        rows = [i for i in rows if i not in titles]
     if len(rows) < min_rows:
         return None
     # The rows up to the first blank line are the table's own when there are enough of
@@ -106,11 +112,20 @@ def infer(lines: list[str], min_rows: int = MIN_ROWS) -> Layout | None:
     # Gutters are looked for in the first _MAX_WIDTH characters: a megabyte-long line must
     # not make a megabyte-wide grid, and tables put their columns well before that.
     sample = [lines[i][:_MAX_WIDTH].rstrip() for i in (head[:block] if block >= min_rows else head)]
+    if tabs[-1]:
+        sample = [ln.replace("\t", " ") for ln in sample]
     if len(set(sample)) < _DISTINCT * len(sample):
         return None  # the same line again and again aligns with itself: not a table
     # Gutters blank on every row first; only when a few rows overflow their column
     # (a long name pushing the rest of its row right) the near-unanimous gutters.
-    starts = _gutter_starts(sample, 1.0) or _gutter_starts(sample, _GUTTER)
+    starts = _gutter_starts(sample, 1.0)
+    # Near-unanimous gutters when a few rows overflow their column: when the unanimous
+    # ones miss, or when they find more columns that most rows fit (``git ls-tree``'s one
+    # "commit" row among "blob" rows closes the gutters of three columns).
+    loose = _gutter_starts(sample, _GUTTER)
+    if loose is not None and (starts is None or len(loose) > len(starts)) \
+            and sum(1 for ln in sample if fits(ln, loose)) >= _CONSISTENT * len(sample):
+        starts = loose
     if starts is None:
         return None
     if sum(1 for ln in sample if fits(ln, starts)) < _CONSISTENT * len(sample):
@@ -134,12 +149,58 @@ def infer(lines: list[str], min_rows: int = MIN_ROWS) -> Layout | None:
     return Layout(header, body, starts, names)
 
 
+_NAMED_ROWS = 0.9  # rows whose last cell must be one word for a listing of names
+
+
+def ends_in_names(lines: list[str], layout: Layout) -> bool:
+    """Whether the sampled rows of a headerless table end in one word each, nearly every
+    one its own (a path, a name: ``tar -tvv``, ``ls -l``), and hold as many words each: a
+    log's last column is free text of any length, or a field repeating (``gmtoff=7200``)."""
+    if layout.header is not None:
+        return False
+    rows = [ln for ln in lines[layout.body:layout.body + _SAMPLE_ROWS] if ln.strip()]
+    if len(rows) < MIN_ROWS:
+        return False
+    width = len(layout.starts)
+    same = sum(1 for ln in rows if len(ln.split()) == width)
+    last = [ln[layout.starts[-1]:].strip() for ln in rows]
+    one_word = sum(1 for cell in last if " " not in cell)
+    return min(same, one_word, len(set(last))) >= _NAMED_ROWS * len(rows)
+
+
 def body_rows(lines: list[str], nonblank: list[int], body: int) -> list[int]:
     """The table's rows: its non-blank lines from ``body`` on, but for the head's lines
     printed again among them (``vmstat`` repeats its two header lines every screenful; as
     rows they would close the gutters and make a number column text)."""
     head = {lines[i].rstrip() for i in nonblank if i < body}
     return [i for i in nonblank if i >= body and lines[i].rstrip() not in head]
+
+
+def group_titles(lines: list[str], nonblank: list[int], header: int | None) -> set[int]:
+    """Lines that title a group of rows: the table printed once per process, host or
+    interface (``prlimit`` in a loop, ``df`` per host), each time under a line naming
+    it ("== 13392 ingest-router") and the header again. A title is the line right above
+    a repeat of the header that has the shape of the line above the first header (as
+    many words, each opening on the same kind of character); empty when the header does
+    not repeat or nothing titles it."""
+    if header is None:
+        return set()
+    at = nonblank.index(header) if header in nonblank else -1
+    if at < 1:
+        return set()
+    first = _shape(lines[nonblank[at - 1]])
+    head = lines[header].rstrip()
+    out: set[int] = set()
+    for k in range(at + 2, len(nonblank)):
+        i = nonblank[k]
+        if lines[i].rstrip() == head and _shape(lines[nonblank[k - 1]]) == first:
+            out.add(nonblank[k - 1])
+    return out
+
+
+def _shape(line: str) -> tuple[str, ...]:
+    """Each word's first character's kind: digit, letter, or the character itself."""
+    return tuple("9" if w[0].isdigit() else "a" if w[0].isalpha() else w[0] for w in line.split())
 
 
 _ENDS_FIT = 0.75  # rows that must fit columns read off right-aligned names

@@ -20,7 +20,7 @@ from collections import Counter
 
 from ..base import Compressed, CompressInput
 from ..bm25_fast import relevance_scores
-from .aligned import MIN_TABLE_ROWS, body_rows, infer, row_cells, table_blocks
+from .aligned import MIN_TABLE_ROWS, body_rows, group_titles, infer, row_cells, table_blocks
 from .fields import Fields
 from .fields import infer as infer_fields
 from .framed import Framed
@@ -58,6 +58,7 @@ class TableCompressor:
                     and infer(lines) is None:  # what detection tries last: fields split by blanks
                 fields = infer_fields([ln for ln in lines if ln.strip()])
         unit = ("rows", "columns")
+        titles: list[int] = []  # rows titling a group of rows (an aligned table printed per process)
         foot: list[str] = []  # a frame's closing rule (and footer) after the rows
         if framed is not None:  # rows between bars: the bars split the cells
             head_end, header, body_spans, body, tail = parse_framed(lines, framed)
@@ -101,8 +102,9 @@ class TableCompressor:
                 return None
             head, header, body_spans, body = _aligned_rows(lines, layout)
             strategy = "table_aligned"
+            titles = _title_rows(lines, layout, body_spans)
         budget = len(inp.text) * target_ratio(inp.aggressiveness)
-        got = _select(lines, head, header, body_spans, body, foot, unit, inp, budget)
+        got = _select(lines, head, header, body_spans, body, foot, unit, inp, budget, titles)
         if got is None:
             return None
         out, sel = got
@@ -119,9 +121,16 @@ def _aligned_rows(lines: list[str], layout) -> tuple[tuple[int, int], list[str],
     return (0, layout.body), list(layout.names), body_spans, body
 
 
+def _title_rows(lines: list[str], layout, body_spans: list[tuple[int, int]]) -> list[int]:
+    """Body rows that title a group of rows (:func:`.aligned.group_titles`), ascending."""
+    nonblank = [i for i, ln in enumerate(lines) if ln.strip()]
+    titles = group_titles(lines, nonblank, layout.header)
+    return [k for k, (a, _) in enumerate(body_spans) if a in titles] if titles else []
+
+
 def _select(lines: list[str], head: tuple[int, int], header: list[str], body_spans: list[tuple[int, int]],
             body: list[list[str]], foot: list[str], unit: tuple[str, str], inp: CompressInput,
-            budget: float) -> tuple[list[str], Selection] | None:
+            budget: float, titles: list[int] | None = None) -> tuple[list[str], Selection] | None:
     """The table's output lines (its head, the selected rows with a gap mark for each
     dropped stretch, its foot and the column line) and the selection; None when every row
     is kept."""
@@ -130,7 +139,8 @@ def _select(lines: list[str], head: tuple[int, int], header: list[str], body_spa
     # the compressor need not wait for the count the router takes alongside).
     texts = [lines[a] if b == a + 1 else "\n".join(lines[a:b]) for a, b in body_spans]
     costs = [len(t) + 1 for t in texts]
-    table = Table(names=header, rows=body, costs=costs, texts=texts if inp.query else None, strings=True)
+    table = Table(names=header, rows=body, costs=costs, texts=texts if inp.query else None, strings=True,
+                  titles=titles or None)
     # The header and the column line are paid for first: rows fill what is left.
     head_a, head_b = head
     fixed = sum(len(lines[k]) for k in range(head_a, head_b)) + 2 * len(header) * 8

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import operator
 import re
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +29,8 @@ from itertools import pairwise
 from typing import Any
 
 from ...query.intent import content_lemmas
+from ...query.names import named_by_parts
+from ..odd_members import odd_members
 from .quantities import has_unit, quantity
 
 FIRST_ROWS, LAST_ROWS = 2, 1
@@ -82,6 +85,10 @@ class Table:
     costs: list[float]  # per row, in the unit of the budget (tokens for JSON records, characters for text)
     texts: list[str] | None = None  # searchable text per row (for the question's anchors)
     strings: bool = False  # every cell is a str (CSV text): no column needs its cell types looked at
+    # Rows titling a group of rows, ascending (the table printed once per process under a
+    # line naming it): a group's rows run to the next title; rows before the first have
+    # their title in the head.
+    titles: list[int] | None = None
 
 
 @dataclass
@@ -249,8 +256,21 @@ def _rare_value_rows(cols: list[_Column], n: int) -> list[int]:
     """Rows holding a rare value of a column of few distinct values (see
     _RARE_MAX_DISTINCT), numbers too: one segment attached (1) among idle ones (0), one
     mode 600 among 644s; a number column only when it holds at most ``_RARE_NUMBERS``
-    values (a flag or a mode, not a measure: ``ps``'s %CPU is mostly 0.0 with a tail)."""
-    return rare_value_rows([c.cells for c in cols if not c.numeric or len(set(c.cells[:200])) <= _RARE_NUMBERS], n)
+    values, or numbers all of one width (a flag, a mode or a code, not a measure: ``ps``'s
+    %CPU is mostly 0.0 with a tail; ``git ls-tree``'s modes are six digits each)."""
+    return rare_value_rows([c.cells for c in cols if not c.numeric or _codes(c.cells[:200])], n)
+
+
+def _codes(cells: tuple[Any, ...]) -> bool:
+    """Few distinct numbers (``_RARE_NUMBERS``), or up to ``_RARE_MAX_DISTINCT`` whole
+    numbers all written with the same number of digits, three or more (modes: 100644,
+    100755, 120000; not 0.0 and 3.2, which measure)."""
+    distinct = set(cells)
+    if len(distinct) <= _RARE_NUMBERS:
+        return True
+    if len(distinct) > _RARE_MAX_DISTINCT or not all(isinstance(x, str) and x.isdigit() for x in distinct):
+        return False
+    return len({len(x) for x in distinct}) == 1 and len(next(iter(distinct))) >= 3
 
 
 def rare_value_rows(columns: list[tuple[Any, ...]], n: int) -> list[int]:
@@ -286,7 +306,8 @@ def rare_value_rows(columns: list[tuple[Any, ...]], n: int) -> list[int]:
 
 # A date and a clock time ("2026-11-20 09:22:33.000 +0000", ISO's "T"): their digits in
 # order are a number that sorts as the times do, within one column's single format.
-_DATETIME = re.compile(r"\s*(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?")
+# A date alone ("2026-11-18", a listing whose clock time is a column of its own) sorts too.
+_DATETIME = re.compile(r"\s*(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?|\s*$)")
 
 
 def _datetimes(cells: tuple[Any, ...]) -> list[float | None] | None:
@@ -489,6 +510,24 @@ _QUESTION_WORD = re.compile(r"[a-z]{4,}")
 _EMPTY_VALUES = frozenset({"none", "null", "nil", "-", "n/a", "(none)", "<none>"})
 
 
+def _rows_named_by_parts(cols: list[_Column], query: str) -> list[int]:
+    """Rows whose name the question spells out word by word ("how many TCP connections
+    were opened actively" and ``TcpActiveOpens`` in nstat's first column): in the first
+    column of compound names (single tokens, mostly distinct), by query.names."""
+    for c in cols:
+        if c.numeric:
+            continue
+        sample = [x for x in c.cells[:200] if isinstance(x, str)]
+        if len(sample) < _NAME_COLUMN_MIN or len(set(sample)) < 0.5 * len(sample) \
+                or sum(1 for x in sample if " " in x or len(x) > 64) > 0.1 * len(sample):
+            continue
+        return named_by_parts(c.cells, query)
+    return []
+
+
+_NAME_COLUMN_MIN = 8  # cells a column of names needs before its names say anything
+
+
 def _abbreviated(name: Any, qwords: set[str]) -> bool:
     """Whether the column's name is a word of the question or the start of one."""
     key = str(name).strip().lower()
@@ -642,6 +681,8 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
     # files per process, and two picked by relevance rarely hold the one asked about.
     named_limit = max(limit, min(_NAMED_ROWS, n // 8))
     looked_up = _lookup_rows(table, cols, qlow, named_limit) if qlow else []
+    if qlow and not looked_up:
+        looked_up = _rows_named_by_parts(cols, query)
     for i in looked_up:
         take(i, "named by the question")
     for i in _anchored_rows(table, anchors, limit, named_limit):
@@ -683,8 +724,13 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
         for i in _length_extremes(text_cols, longest, shortest):
             take(i, "extremes of asked columns")
     width = len(table.names)
-    for i in [i for i, r in enumerate(table.rows) if len(r) != width][:_MAX_RAGGED]:
+    titled = set(table.titles or ())
+    for i in [i for i, r in enumerate(table.rows) if len(r) != width and i not in titled][:_MAX_RAGGED]:
         take(i, "ragged")
+    # The table printed per process: a row that reads otherwise than the same row of the
+    # other groups is what sets its group apart (the one process allowed core dumps).
+    for i in _odd_rows_across_groups(table.rows, titled) if titled else ():
+        take(i, "unlike the other groups")
 
 
     optional: list[tuple[int, str]] = []
@@ -716,9 +762,32 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
             if i not in chosen and used + table.costs[i] <= budget:
                 take(i, "outlier")
                 used += table.costs[i]
+    if table.titles:  # a kept row says whose it is: its group's title stays with it
+        for i in list(chosen):
+            g = bisect_right(table.titles, i) - 1
+            if g >= 0:
+                take(table.titles[g], "group titles")
     sel.kept = sorted(chosen)
     sel.columns = _column_summary(cols, fmt)
     return sel
+
+
+_ODD_ROWS = 16  # rows unlike the same row of the other groups kept at most, rarest first
+
+
+def _odd_rows_across_groups(rows: list[list[Any]], titles: set[int]) -> list[int]:
+    """Rows whose text after their first word (their key: ``NOFILE``) is odd among the
+    same key's rows of the other groups (:func:`..odd_members.odd_members`). Read
+    off the words, not the cells: a group printed with wider columns cuts its rows
+    elsewhere, with the same words."""
+    texts: dict[str, dict[str, list[int]]] = {}
+    for i, cells in enumerate(rows):
+        if i in titles:
+            continue
+        words = " ".join(map(str, cells)).split(None, 1)
+        if words:
+            texts.setdefault(words[0], {}).setdefault(" ".join(words[1].split()) if len(words) > 1 else "", []).append(i)
+    return odd_members(texts.values(), _ODD_ROWS)
 
 
 def _take_optional(optional: list[tuple[int, str]], extreme_of: dict[int, list[_Column]], chosen: dict[int, str],
