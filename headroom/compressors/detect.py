@@ -176,37 +176,7 @@ class Detected:
     why: str = ""
 
 
-class LineVerdicts:
-    """The per-line tests' answers, by line, shared by the ``detect()`` calls of one
-    compression: the router detects a whole text, then ``sections.plan`` detects the heads
-    of its blocks and its parts, whose lines the earlier calls mostly tested already (a
-    redis INFO reply's lines, up to six times). Each test reads the line alone, so a
-    remembered answer is the answer; the object lives for one call and holds its lines."""
-
-    def __init__(self) -> None:
-        self._by_test: dict[Callable[[str], object], dict[str, bool]] = {}
-
-    def of(self, test: Callable[[str], object]) -> Callable[[str], bool]:
-        """``test`` answered from memory for lines it has seen (a module-level function:
-        its identity is the key)."""
-        memo = self._by_test.setdefault(test, {})
-
-        def remembered(line: str) -> bool:
-            try:
-                return memo[line]
-            except KeyError:
-                verdict = memo[line] = bool(test(line))
-                return verdict
-        return remembered
-
-
-def _fresh(test: Callable[[str], object]) -> Callable[[str], object]:
-    return test
-
-
-def detect(text: str, verdicts: LineVerdicts | None = None) -> Detected:
-    """The content type of ``text``; ``verdicts``: per-line answers shared with the other
-    detections of this compression (see :class:`LineVerdicts`)."""
+def detect(text: str) -> Detected:
     if first_visible_char(text) in ("[", "{"):
         data = parse_json(text)
         if isinstance(data, list):
@@ -214,7 +184,7 @@ def detect(text: str, verdicts: LineVerdicts | None = None) -> Detected:
         if isinstance(data, dict):
             return Detected(ContentType.JSON_OBJECT, data)
     found: dict[str, Any] = {}
-    ctype = _detect_text(text, found, verdicts.of if verdicts is not None else _fresh)
+    ctype = _detect_text(text, found)
     if "why" in found:
         return Detected(ctype, why=found["why"])
     if "stanzas" in found:
@@ -277,8 +247,7 @@ def _is_json_line(ln: str) -> bool:
     return ln.lstrip().startswith("{") and ln.rstrip().endswith("}")
 
 
-def _detect_text(text: str, found: dict[str, Any] | None = None,
-                 tested: Callable[[Callable[[str], object]], Callable[[str], object]] = _fresh) -> ContentType:
+def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
     lines = _sample_lines(text)
     nonblank = [ln for ln in lines if ln.strip()]
     if not nonblank:
@@ -314,17 +283,17 @@ def _detect_text(text: str, found: dict[str, Any] | None = None,
         if found is not None:
             found["stanzas"] = stanzas
         return ContentType.TABLE
-    if _at_least(nonblank, tested(_is_sourced_log_line), max(3, 0.6 * n)):
+    if _at_least(nonblank, _is_sourced_log_line, max(3, 0.6 * n)):
         return ContentType.LOG
-    if _is_diagnostics(lines, nonblank, tested(is_diagnostic_line)):
+    if _is_diagnostics(lines, nonblank):
         return ContentType.DIAGNOSTICS  # compiler/linter diagnostics: a report, not grep hits
-    if _at_least(nonblank, tested(_is_search_line), max(2, 0.6 * n)):
+    if _at_least(nonblank, _is_search_line, max(2, 0.6 * n)):
         # A file name before each line's timestamp ("worker.log.2.2024-03-02_10:00:00
         # 2024-03-02 10:00:01.120 …") reads like grep's "path:line:"; repeated templates say
         # log. Real "path:line:" hits (grep -n, even over a log) stay search hits.
         if _at_least(nonblank, _GREP_N.match, 0.5 * n):
             return ContentType.SEARCH
-        return _log_by_templates(nonblank, found, tested(_has_any_mark)) or ContentType.SEARCH
+        return _log_by_templates(nonblank, found) or ContentType.SEARCH
     if is_listing(nonblank):
         return ContentType.LISTING
     heading_hits = sum(1 for ln in nonblank if _HEADING_HIT.match(ln))
@@ -351,7 +320,7 @@ def _detect_text(text: str, found: dict[str, Any] | None = None,
         aligned_tried = ()
     if _headed_records(lines):
         return ContentType.TEXT  # whole lines selected (structured "lines"): a head names its record
-    if _at_least(nonblank, tested(_is_log_line), max(3, 0.3 * n)):
+    if _at_least(nonblank, _is_log_line, max(3, 0.3 * n)):
         return ContentType.LOG
     # Columns aligned by whitespace (dpkg -l, ps aux, ls -l, kubectl get): after logs, so a
     # fixed-width log with timestamps stays a log; most such tables have a gutter of two
@@ -375,7 +344,7 @@ def _detect_text(text: str, found: dict[str, Any] | None = None,
         return ContentType.LOG
     # A log whose lines start with something other than their timestamp (a dash, an alert
     # category, a long host and node id) has its marks past where _has_log_mark looks.
-    if (log := _log_by_templates(nonblank, found, tested(_has_any_mark))) is not None:
+    if (log := _log_by_templates(nonblank, found)) is not None:
         return log
     if _is_code_by_family(text):
         return ContentType.CODE  # code behind a long docstring or licence header, or with few keyword lines
@@ -436,9 +405,8 @@ def _sample_lines(text: str) -> list[str]:
     return text.splitlines()[:_SAMPLE_LINES]
 
 
-def _is_diagnostics(lines: list[str], nonblank: list[str],
-                    is_head: Callable[[str], object] = is_diagnostic_line) -> bool:
-    if not _at_least(nonblank, is_head, 3):
+def _is_diagnostics(lines: list[str], nonblank: list[str]) -> bool:
+    if not _at_least(nonblank, is_diagnostic_line, 3):
         return False
     report = parse_report("\n".join(lines))
     covered = sum(d.end - d.start for d in report.diagnostics)
@@ -500,19 +468,14 @@ _TEMPLATED_SHARE = 0.5  # lines that must fall into templates seen more than onc
 _TEMPLATED_MIN_LINES = 8
 
 
-def _has_any_mark(line: str) -> bool:
-    return _ANY_MARK.search(line, 0, _ANY_MARK_SPAN) is not None
-
-
-def _log_by_templates(nonblank: list[str], found: dict[str, Any] | None,
-                      marked: Callable[[str], object] = _has_any_mark) -> ContentType | None:
+def _log_by_templates(nonblank: list[str], found: dict[str, Any] | None) -> ContentType | None:
     """LOG when most lines carry a time or level mark somewhere near their start and a
     template miner puts most of them into repeated templates (whatever precedes the
     timestamp: a file name, a dash, a category), else None. The reason goes to ``found``."""
     n = len(nonblank)
     if n < _TEMPLATED_MIN_LINES:
         return None
-    if not _at_least(nonblank, marked, _MARKED_SHARE * n):
+    if not _at_least(nonblank, lambda ln: _ANY_MARK.search(ln, 0, _ANY_MARK_SPAN), _MARKED_SHARE * n):
         return None
     _, miner = mine(keys_of(nonblank))
     repeated = sum(c.count for c in miner.clusters if c.count > 1)

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, replace
 
 from .base import Compressed, CompressInput, Compressor
-from .detect import ContentType, Detected, LineVerdicts, detect, first_visible_char
+from .detect import ContentType, Detected, detect, first_visible_char
 
 MIN_LINES = 20  # a block this long is detected on its own
 MAX_PARTS = 8  # more parts than this: a document with many sections, left to its compressor
@@ -53,14 +53,12 @@ def _blocks(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def plan(text: str, verdicts: LineVerdicts | None = None) -> list[Part] | None:
+def plan(text: str) -> list[Part] | None:
     """The parts of ``text`` when it holds at least two large parts of different kinds (or
-    two tables), else None. ``verdicts``: the per-line answers of the whole text's
-    detection, which the blocks' and parts' detections below mostly share."""
+    two tables), else None."""
     blocks = _blocks(text)
     if len(blocks) < 2:
         return None
-    verdicts = verdicts if verdicts is not None else LineVerdicts()
     large = [(a, b) for a, b in blocks if text.count("\n", a, b) + 1 >= MIN_LINES]
     if not large or len(large) > 4 * MAX_PARTS:
         return None
@@ -76,7 +74,7 @@ def plan(text: str, verdicts: LineVerdicts | None = None) -> list[Part] | None:
         opening = _opening(text, a)
         d = by_opening.get(opening) if opening else None
         if d is None or d.parsed is not None:
-            d = detect(_head(text, a, b), verdicts)
+            d = detect(_head(text, a, b))
             by_opening.setdefault(opening, d)
         kinds[(a, b)] = d
     parts: list[list] = []  # [start, end, Detected | None]
@@ -101,8 +99,8 @@ def plan(text: str, verdicts: LineVerdicts | None = None) -> list[Part] | None:
         return None
     # A part that starts with short blocks before its first large one was merged into the
     # previous part above; redetect each merged part as a whole (a table with its title).
-    return [Part(a, b, d if d is None or (b - a <= _HEAD_CHARS and _head_end(text, a, b) == b)
-                 else detect(text[a:b], verdicts)) for a, b, d in parts]
+    return [Part(a, b, d if d is None or (b - a <= _HEAD_CHARS and _head_end(text, a, b) == b) else detect(text[a:b]))
+            for a, b, d in parts]
 
 
 _FIRST_WORD = re.compile(r"\S+")

@@ -19,14 +19,7 @@ from typing import Any
 from ..ccr.markers import format_marker
 from ..compressors import agent_frames, long_lines
 from ..compressors.base import CompressInput, Compressor, PendingTokens
-from ..compressors.detect import (
-    ContentType,
-    Detected,
-    LineVerdicts,
-    detect,
-    first_visible_char,
-    is_source_file,
-)
+from ..compressors.detect import ContentType, Detected, detect, first_visible_char, is_source_file
 from ..compressors.log_records import LogRecordsCompressor
 from ..compressors.log_records import layout_of as log_records_layout
 from ..compressors.sections import HOSTS as SECTION_HOSTS
@@ -393,12 +386,11 @@ class _FirstTry:
         # Config, build and query files, templates and Markdown, by their lines' grammar
         # (compressors/structured/): whole lines kept or elided, never rewritten. An
         # observation in a user turn was read by the detector already (observations.py).
-        verdicts = LineVerdicts()  # per-line answers, shared with plan's detections of blocks
         detected = claim_structured(text) or (block.meta.get(DETECTED_META) if split is None else None) \
-            or detect(text, verdicts)
+            or detect(text)
         # Planning parts detects every large block: refine asks first (plain lines or
         # parts?), the router after it; planned once per call (issue 34: 13 ms twice).
-        plan_once = functools.cache(functools.partial(plan_sections, verdicts=verdicts))
+        plan_once = functools.cache(plan_sections)
         if is_source_file(block.tool_arguments, detected.type):  # read_file {"path": "app.py"}: code
             detected = Detected(ContentType.CODE, why="the tool call's path names a source file")
         else:  # plain text that is not prose: whole lines too

@@ -120,33 +120,3 @@ def test_log_line_matches_the_plain_pattern_on_real_outputs():
        st.sampled_from(["", " ", "\t", "  "]))
 def test_log_line_matches_the_plain_pattern_on_edges(lead, parts, sep):
     _same_log_line(lead + sep.join(parts))
-
-
-def _detect_all_fresh_and_shared(texts: list[str]) -> None:
-    """Each text detected alone, and all of them through one LineVerdicts (as the router
-    and sections.plan share it): the same answers."""
-    shared = D.LineVerdicts()
-    for text in texts:
-        assert D.detect(text, shared) == D.detect(text), text[:200]
-
-
-def test_shared_line_verdicts_change_no_detection_on_real_outputs():
-    from headroom.compressors.sections import _blocks, plan
-
-    for c in load_cases("dev"):
-        text = c.content
-        pieces = [text[a:b] for a, b in _blocks(text)[:12]]
-        _detect_all_fresh_and_shared([text, *pieces, *reversed(pieces)])
-        assert plan(text, D.LineVerdicts()) == plan(text)
-
-
-LOGGISH = ["2026-11-23 18:17:07 INFO started", "ERROR failed", "  at com.x.Y(Y.java:3)", "src/a.py:3:1: E501 long",
-           "src/a.py:3: hit", "a.log: 2026-11-23 18:17:07 x", "def f(x):", "{\"a\": 1}", "name  value", "plain words.",
-           "worker 3 done at 12:00:01", "Version: 3.2", "  Installed: (none)", "", "---", "| a | b |"]
-
-
-@settings(max_examples=150, deadline=None)
-@given(st.lists(st.lists(st.sampled_from(LOGGISH) | st.text(alphabet="aZ0: -.[]", max_size=12), max_size=40)
-                .map("\n".join), min_size=1, max_size=6))
-def test_shared_line_verdicts_change_no_detection_on_generated_texts(texts):
-    _detect_all_fresh_and_shared(texts)
