@@ -80,3 +80,43 @@ def test_sample_lines_equal_the_first_lines_of_splitlines(parts, cut):
     text = "\n".join(parts)
     with patch.object(D, "_SAMPLE_CHARS", cut), patch.object(D, "_SAMPLE_LINES", 20):
         assert D._sample_lines(text) == text.splitlines()[:20]
+
+
+# The log-line pattern as it was before its leading blanks were taken whole: the oracle.
+PLAIN_LOG_LINE = re.compile(
+    r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|"
+    r"\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL)\b|"
+    r"(?:PASSED|FAILED|ERROR|ok|FAIL|PASS)\b|npm (?:ERR|WARN)|Traceback |\s+at [\w.$]+\(|"
+    r"[\w./-]+\.py::\S+|={3,}|-{3,} |_{3,} \S|E {2,}\S|\S+ [.FEsxX]*\s*\[\s*\d+%\]$|"
+    r"File \"[^\"]+\", line \d+|"
+    r"(?-i:(?:Compiling|Downloaded|Downloading|Checking|Fresh|Installing|Locking|Adding) \S+ v?\d|"
+    r"(?:Finished|Running|Updating) [`\w.-]+ (?:index|profile|\[|`)|(?:Finished|Running) `)|"
+    r"(?:warning|error)(?:\[\w+\])?: |--> \S+:\d+:\d+)",
+    re.IGNORECASE,
+)
+# Shapes of log lines and their near misses, each of which may sit behind blanks.
+LINE_PIECES = ["2026-11-23 18:17", "[2026-11-23T18:17", "18:17:07", "[INFO]", "info", "WARNING", "ok", "PASS",
+               "npm ERR!", "Traceback (most", "at com.x.Y(", "at x(", "AT x(", "at (", "tests/a.py::t", "===",
+               "--- x", "___ t", "E   x", "t.py .. [ 50%]", "x [100%]", 'File "a.py", line 3', "Compiling foo v1",
+               "Finished `dev`", "Running `x`", "warning: x", "error[E1]: y", "--> a.rs:1:2", "\u017fx", "\u212a",
+               "a", "at", "\u0130NFO", "-", "[", "%]"]
+
+
+def _same_log_line(line: str) -> None:
+    assert bool(D._LOG_LINE.match(line)) == bool(PLAIN_LOG_LINE.match(line)), repr(line)
+
+
+def test_log_line_matches_the_plain_pattern_on_real_outputs():
+    lines = [ln for c in load_cases("dev") for ln in c.content.splitlines()[:200]]
+    assert len(lines) > 1000
+    for ln in lines:
+        _same_log_line(ln)
+        _same_log_line(" " + ln)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=" \t\x0b\x0c\x1f\u3000", max_size=4),
+       st.lists(st.sampled_from(LINE_PIECES) | st.text(alphabet="aAtT0:. []%", max_size=5), max_size=4),
+       st.sampled_from(["", " ", "\t", "  "]))
+def test_log_line_matches_the_plain_pattern_on_edges(lead, parts, sep):
+    _same_log_line(lead + sep.join(parts))
