@@ -34,6 +34,13 @@ def name_parts(name: str) -> tuple[str, ...]:
     return tuple(p.lower() for p in _PART.findall(name) if not p.isdigit())
 
 
+def letters_in_order(letters: str, word: str) -> bool:
+    """Whether ``letters`` occur in ``word`` in this order, not necessarily together (an
+    abbreviation's letters: "usr" in "user", "db" in "database")."""
+    it = iter(word)
+    return all(ch in it for ch in letters)
+
+
 def question_words(question: str) -> frozenset[str]:
     """The question's content words in every form, a hyphenated word also joined and
     split ("keep-alive" says the ``keepalive`` of ``tcp_keepalive_time``; "per-host" the

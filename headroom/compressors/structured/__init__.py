@@ -134,10 +134,12 @@ def _fix_up(lines: list[str], keep: list[bool], nodes, fmt: Format, query: str) 
         _keep_last_members(lines, keep, nodes)
     elif fmt.name == "yaml":
         _keep_anchors(lines, keep, nodes)
-    elif fmt.name == "lines":
-        # Lines of key=value numbers holding the extreme the question asks for.
+    if fmt.nesting == "flat" or fmt.name == "lines":
+        # Lines of key=value numbers holding the extreme the question asks for (a stats
+        # dump read as properties: redis INFO's cmdstat_* lines).
         for i in extreme_lines(lines, query) if query else ():
             keep[i] = True
+    if fmt.name == "lines":
         # A kept field's record is named by its opening line.
         for i in record_openers(lines, keep):
             keep[i] = True

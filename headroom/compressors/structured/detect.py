@@ -130,6 +130,8 @@ def detect_format(text: str, sample: list[str]) -> str | None:
         kind = _ini_family(nonblank)
         if kind is not None:
             return kind
+    if ini_lead is not None and _COLON_ASSIGN.match(ini_lead) and _colon_properties(nonblank):
+        return "properties"
     if _is_markdown(nonblank):
         return "markdown"
     return None
@@ -314,6 +316,28 @@ def _ini_family(nonblank: list[str]) -> str | None:
     if env >= 0.8 * assigns or all(":" not in ln.split("=", 1)[0] for ln in nonblank if "=" in ln):
         return "properties"
     return None
+
+
+# ``key:value`` with nothing but the value after the colon (``redis-cli INFO``'s
+# ``used_memory:11351496``): YAML wants a blank after a key's colon, prose and logs put one.
+_COLON_ASSIGN = re.compile(r"[A-Za-z_][\w.\-]*:(?:\S|$)")
+
+
+def _colon_properties(nonblank: list[str]) -> bool:
+    """Nearly every line a ``#`` comment or a ``key:value`` (no blank after the colon),
+    at least five of them, keys distinct (a log's "INFO:root:..." repeats its key)."""
+    keys: set[str] = set()
+    assigns = fit = repeats = 0
+    for ln in nonblank:
+        if ln[0] == "#":
+            fit += 1
+        elif _COLON_ASSIGN.match(ln):
+            key = ln.split(":", 1)[0]
+            repeats += key in keys
+            keys.add(key)
+            assigns += 1
+            fit += 1
+    return assigns >= 5 and fit >= _SHARE * len(nonblank) and repeats <= 0.1 * assigns
 
 
 def _is_yaml(sample: list[str], nonblank: list[str]) -> bool:

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache, partial
 from itertools import accumulate, groupby
 
+from ...query.names import letters_in_order
 from ..odd_members import odd_members
 from ..text_records import RECORD_LINES, record_mates
 from .formats import Format, comment_line
@@ -485,9 +486,16 @@ def _numbered_nodes(lines: list[str], starts: list[int], query: str) -> list[tup
     for word, num in asked:
         rx = re.compile(r"(?<![\w])" + re.escape(word) + r"[\s:#]{1,3}" + num + r"(?![\d])", re.IGNORECASE)
         found = {bisect_right(offsets, h.start()) - 1 for h in rx.finditer(text)}
+        if not found and len(word) >= 5:
+            # The word cut short and the number joined on (redis's "db0" for "database 0",
+            # "cpu3", "eth1"): its first letter and some of the rest in order.
+            short = re.compile(r"(?<![\w])(" + re.escape(word[0]) + r"[a-z]{1,4})" + num + r"(?![\w])", re.IGNORECASE)
+            found = {bisect_right(offsets, h.start()) - 1 for h in short.finditer(text)
+                     if letters_in_order(h.group(1).lower(), word)}
         if 0 < len(found) <= _NUMBERED_MAX:
             out += [(f"{word} {num}", i) for i in _nodes_starting_on(starts, found)]
     return out
+
 _PART_MIN = 4  # a question word this long names a part of a compound key …
 _REST_MIN = 3  # … when what is left of the key besides it is a word too
 

@@ -29,7 +29,7 @@ from itertools import pairwise
 from typing import Any
 
 from ...query.intent import content_lemmas
-from ...query.names import named_by_parts
+from ...query.names import letters_in_order, named_by_parts
 from ..odd_members import odd_members
 from .quantities import has_unit, quantity
 
@@ -429,17 +429,13 @@ def _abbreviates(name: str, words: tuple[str, ...], content: frozenset[str]) -> 
             continue
         if w.startswith(name):
             return True
-        if len(name) >= 3 and w[0] == name[0] and _in_order(name, w):
+        if len(name) >= 3 and w[0] == name[0] and letters_in_order(name, w):
             return True
         if len(name) == 2 and k + 1 < len(words) and len(w) >= 4 and len(words[k + 1]) >= 4 \
                 and w[0] == name[0] and words[k + 1][0] == name[1] and words[k + 1] in content:
             return True
     return False
 
-
-def _in_order(letters: str, word: str) -> bool:
-    it = iter(word)
-    return all(ch in it for ch in letters)
 
 
 def _lookup_rows(table: Table, cols: list[_Column], qlow: str, limit: int) -> list[int]:
