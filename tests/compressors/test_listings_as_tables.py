@@ -21,6 +21,7 @@ import time
 import pytest
 
 from headroom.compressors.detect import ContentType, detect_content_type
+from headroom.query.file_kinds import suffixes_asked
 
 from .tool_rounds import tool_round
 
@@ -30,10 +31,13 @@ def _tarball(tmp_path, rng: random.Random):
     path = tmp_path / "pkg.tar"
     now = time.time()
     names = [f"pkg-1.0/src/mod{k:03d}/{w}.py" for k in range(50) for w in ("core", "util", "views")]
+    names[100:100] = [f"pkg-1.0/locales/{lang}/messages.po" for lang in ("de", "fr", "nl", "pl", "sv")]
+    names.insert(60, "pkg-1.0/data/rates.bin")  # the biggest file, of no kind asked
     stale, setuid = names[70], names[88]
     with tarfile.open(path, "w") as tar:
         for name in names:
-            data = bytes(rng.randrange(256) for _ in range(rng.randrange(100, 7000)))
+            size = 90_000 if name.endswith(".bin") else rng.randrange(100, 7000)
+            data = bytes(rng.randrange(256) for _ in range(size))
             info = tarfile.TarInfo(name)
             info.size = len(data)
             info.mtime = now - rng.randrange(0, 86400 * 20) if name != stale else 1560000000
@@ -51,6 +55,26 @@ def test_tar_listing_reads_as_a_table_and_keeps_the_odd_members(tmp_path, seed):
     assert detect_content_type(text) == ContentType.TABLE
     assert stale in tool_round(f"tar -tvvf {path}", text, "Is there a stale file in this archive? Which one?")
     assert setuid in tool_round(f"tar -tvvf {path}", text, "Does anything in here run with elevated privileges?")
+
+
+@pytest.mark.skipif(shutil.which("tar") is None, reason="tar not installed")
+def test_the_largest_file_of_the_kind_asked_stays(tmp_path):
+    path, _, _ = _tarball(tmp_path, random.Random(5))
+    text = subprocess.run(["tar", "-tvvf", str(path)], capture_output=True, text=True, check=True).stdout
+    with tarfile.open(path) as tar:  # the facts from the archive itself, not from tar's text
+        members = tar.getmembers()
+    biggest_po = max((m for m in members if m.name.endswith(".po")), key=lambda m: m.size).name
+    biggest_py = max((m for m in members if m.name.endswith(".py")), key=lambda m: m.size).name
+    assert biggest_po in tool_round(f"tar -tvvf {path}", text, "Which translation file is the largest?")
+    assert biggest_py in tool_round(f"tar -tvvf {path}", text, "Which Python module in here is the biggest?")
+
+
+def test_kinds_of_file_named_in_words():
+    assert ".py" in suffixes_asked("Which Python modules are the biggest?")
+    assert ".po" in suffixes_asked("the largest translation file")
+    assert ".md" in suffixes_asked("Which markdown page is the longest?")
+    assert suffixes_asked("which key is set?") == () and suffixes_asked("what does option c do?") == ()
+    assert suffixes_asked("which file is the largest?") == ()
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")

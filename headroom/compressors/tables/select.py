@@ -28,6 +28,7 @@ from functools import partial
 from itertools import pairwise
 from typing import Any
 
+from ...query.file_kinds import suffixes_asked
 from ...query.intent import content_lemmas
 from ...query.names import letters_in_order, named_by_parts
 from ..odd_members import odd_members
@@ -521,6 +522,36 @@ def _rows_named_by_parts(cols: list[_Column], query: str) -> list[int]:
     return []
 
 
+def _kind_extremes(cols: list[_Column], suffixes: tuple[str, ...], named: list[_Column], want_max: bool,
+                   want_min: bool) -> list[int]:
+    """The extremes of the named numeric columns (else of every numeric one, up to
+    ``_UNNAMED_EXTREME_COLUMNS``) among the rows whose cell in the first text column
+    holding such paths ends in one of ``suffixes``; none when no such column, or when every
+    row is of the kind (the plain extremes say it)."""
+    if not suffixes:
+        return []
+    for c in cols:
+        if c.numeric:
+            continue
+        rows = [i for i, x in enumerate(c.cells) if isinstance(x, str) and x.lower().endswith(suffixes)]
+        if len(rows) >= 2:
+            break
+    else:
+        return []
+    if len(rows) == len(c.cells):
+        return []
+    out: list[int] = []
+    for col in (named or [c for c in cols if c.numeric][:_UNNAMED_EXTREME_COLUMNS]):
+        valued = [i for i in rows if col.values[i] is not None]
+        if not valued:
+            continue
+        if want_max:
+            out.append(max(valued, key=lambda i: (col.values[i], -i)))
+        if want_min:
+            out.append(min(valued, key=lambda i: (col.values[i], i)))
+    return out
+
+
 _NAME_COLUMN_MIN = 8  # cells a column of names needs before its names say anything
 
 
@@ -698,6 +729,10 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
         if want_min:
             for i in _top_rows(c, False) if series else (c.lo,):
                 take(i, "extremes of asked columns")
+    # "Which Python module is the biggest?" over a listing: the extreme among the rows
+    # whose path ends like the kind of file asked (query.file_kinds), not the biggest file.
+    for i in _kind_extremes(cols, suffixes_asked(qlow), named, want_max, want_min) if says_extreme else ():
+        take(i, "extremes of the asked kind")
     # "Which file is the biggest?" over a table whose columns the question does not name
     # (no header, as in ls -l, or a header in other words): the asked direction's extreme
     # of every numeric column, as few rows as there are such columns.
