@@ -288,21 +288,38 @@ def _odd_in_families(lines: list[str], nodes: list[Node], children: dict[int, li
     word of the question finds "the interface forwarding packets"."""
     if fmt.name == "lines":
         return []
-    families: dict[tuple[str, ...], dict[str, list[int]]] = {}
+    # Dotted one-line keys first, with their settings (last parts) counted: a family's
+    # members share theirs, so a key whose setting fewer than _FAMILY_MIN keys of its
+    # length hold is in none (most of a sysctl dump), and is not filed at all.
+    dotted: list[tuple[int, str, str]] = []
+    settings: dict[str, int] = {}  # "<dots>.<last part>" -> keys holding it
     for group in children.values():
         for i in group:
             nd = nodes[i]
-            if nd.end - nd.start != 1:
+            if nd.end - nd.start != 1 or "." not in lines[nd.start]:
                 continue
             line = lines[nd.start]
             key = key_of(fmt, line)
-            parts = key.split(".")
-            if len(parts) < 3:
+            dots = key.count(".")
+            if dots < 2:
                 continue
             at = line.find(key)
-            value = line[at + len(key):].strip(" \t:=\"',") if at >= 0 else line
-            for j in range(1, len(parts) - 1):  # an inner part: the first is a namespace, the last the setting
-                families.setdefault((str(j), *parts[:j], *parts[j + 1:]), {}).setdefault(value, []).append(i)
+            dotted.append((i, key, line[at + len(key):].strip(" \t:=\"',") if at >= 0 else line))
+            setting = f"{dots}{key[key.rfind('.'):]}"
+            settings[setting] = settings.get(setting, 0) + 1
+    families: dict[str, dict[str, list[int]]] = {}
+    for i, key, value in dotted:
+        if settings[f"{key.count('.')}{key[key.rfind('.'):]}"] < _FAMILY_MIN:
+            continue
+        # Each inner part blanked in turn (the first is a namespace, the last the setting):
+        # keys alike but for that part share the blanked key.
+        a = key.find(".")
+        while True:
+            b = key.find(".", a + 1)
+            if b < 0:
+                break
+            families.setdefault(f"{key[:a]}.\0{key[b:]}", {}).setdefault(value, []).append(i)
+            a = b
     return odd_members(families.values(), _FAMILY_ODD_KEPT, _FAMILY_MIN, 3)
 
 
