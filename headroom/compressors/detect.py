@@ -439,8 +439,15 @@ _DIFF_FIRST = frozenset("d-+@")
 def _diff_starts(lines: list[str]) -> int:
     """Lines that open a diff, a file header or a hunk: ``_DIFF_START`` at each line start,
     tried only on lines whose first character can begin one (a multiline scan of the
-    joined sample tries the anchor at every position)."""
-    return sum(1 for ln in lines if ln[:1] in _DIFF_FIRST and _DIFF_START.match(ln))
+    joined sample tries the anchor at every position). A ``--- x`` line counts only with
+    its ``+++ y`` right after it: "--- node07 ---" titling a host's output opens no diff."""
+    n = 0
+    for k, ln in enumerate(lines):
+        if ln[:1] in _DIFF_FIRST and _DIFF_START.match(ln):
+            if ln[:4] == "--- " and not (k + 1 < len(lines) and lines[k + 1][:4] == "+++ "):
+                continue
+            n += 1
+    return n
 
 
 def _is_git_log(nonblank: list[str]) -> bool:

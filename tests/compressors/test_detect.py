@@ -321,3 +321,14 @@ PROSE_LINES = "\n".join(
 )
 def test_logs_are_told_apart_from_search_hits_and_prose_by_structure(sample: str, expected: ContentType) -> None:
     assert detect_content_type(sample) == expected
+
+
+def test_dashed_title_lines_open_no_diff():
+    """"--- node07 ---" over each host's output is no file header: a diff's "--- a" comes
+    with its "+++ b" on the next line."""
+    from headroom.compressors.detect import ContentType, detect_content_type
+
+    text = "\n".join(f"--- node{h:02d} ---\nuptime {h} days, load {h % 4}.{h % 10}" for h in range(30)) + "\n"
+    assert detect_content_type(text) != ContentType.DIFF
+    diff = "--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n-a = 1\n+a = 2\n b = 3\n--- a/y.py\n+++ b/y.py\n@@ -1 +1 @@\n-c\n+d\n"
+    assert detect_content_type(diff) == ContentType.DIFF

@@ -110,3 +110,35 @@ def test_real_prlimit_over_processes_with_one_odd_limit():
             p.wait()
     got = tool_round("for p in ...; do prlimit --pid $p; done", text, "Which worker may open more files than the rest?")
     assert "worker-5" in got and "1536" in got.split("worker-5", 1)[1]
+
+
+def _df_per_node(rng: random.Random, full: tuple[int, str]) -> str:
+    """``df -P`` run on each of 40 nodes under a "--- node ---" line, with short device
+    names (narrower than "Filesystem", as GNU df prints them) and one full filesystem."""
+    out = []
+    mounts = ["/", "/boot", "/var", "/home", "/srv/data", "/tmp", "/var/log", "/opt"]
+    for h in range(40):
+        out.append(f"--- node{h:02d}.cluster ---")
+        out.append(f"{'Filesystem':<14} {'1024-blocks':>11} {'Used':>9} {'Available':>9} {'Capacity':>8} Mounted on")
+        for k, m in enumerate(mounts):
+            size = 50_000_000 + k * 1_000_000
+            pct = 97 if (h, m) == full else rng.randrange(20, 70)
+            used = size * pct // 100
+            out.append(f"{'/dev/sda' + str(k + 1):<14} {size:>11} {used:>9} {size - used:>9} {str(pct) + '%':>8} {m}")
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_df_per_node_under_dashed_titles_keeps_the_full_filesystem_with_its_node(seed):
+    rng = random.Random(seed)
+    full = (rng.randrange(5, 35), rng.choice(["/var", "/home", "/srv/data"]))
+    text = _df_per_node(rng, full)
+    layout = infer(text.split("\n"))
+    assert layout is not None and layout.names[0] == "Filesystem" and layout.names[-1] == "Mounted on"
+    got = tool_round("for h in $(cat nodes); do echo \"--- $h ---\"; ssh $h df -P; done", text,
+                     "Is any node running out of disk space? Which one, and where?")
+    lines = got.split("\n")
+    row = next(k for k, ln in enumerate(lines) if ln.endswith(f" {full[1]}") and "97%" in ln)
+    title = max(k for k, ln in enumerate(lines[:row]) if ln.startswith("--- node"))
+    assert lines[title] == f"--- node{full[0]:02d}.cluster ---"
+    assert len(got) < 0.3 * len(text)

@@ -132,6 +132,10 @@ def infer(lines: list[str], min_rows: int = MIN_ROWS) -> Layout | None:
         return None
     names = _names(lines[header].rstrip(), starts) if header is not None else None
     if names is None and header is not None:
+        wider = _past_header_words(lines[header].rstrip(), starts, sample)
+        if wider is not None:
+            starts, names = wider
+    if names is None and header is not None:
         by_ends = _header_ends(lines[header].rstrip(), sample)
         if by_ends is not None:
             starts, names = by_ends
@@ -166,6 +170,24 @@ def ends_in_names(lines: list[str], layout: Layout) -> bool:
     last = [ln[layout.starts[-1]:].strip() for ln in rows]
     one_word = sum(1 for cell in last if " " not in cell)
     return min(same, one_word, len(set(last))) >= _NAMED_ROWS * len(rows)
+
+
+def _past_header_words(header: str, starts: tuple[int, ...], sample: list[str]
+                       ) -> tuple[tuple[int, ...], tuple[str, ...]] | None:
+    """The second column's start moved past the first header name when that name is wider
+    than the first column's values ("Filesystem" over short device names, as GNU ``df``
+    prints them): to just after the name, when every sampled row is blank up to there too
+    (the numbers right-aligned under the next name start later anyway); then the header is
+    cut at the starts."""
+    p = starts[1]
+    if len(starts) < 2 or p > len(header) or header[p - 1] == " " or header[:1] == " ":
+        return None
+    end = header.find(" ", p)
+    if end < 0 or (len(starts) > 2 and end + 1 >= starts[2]) or any(ln[p - 1:end + 1].strip() for ln in sample):
+        return None
+    moved = (starts[0], end + 1, *starts[2:])
+    names = _names(header, moved)
+    return (moved, names) if names is not None else None
 
 
 def body_rows(lines: list[str], nonblank: list[int], body: int) -> list[int]:
@@ -272,7 +294,9 @@ def _header_gutters(header: str, sample: list[str]) -> tuple[tuple[int, ...], tu
     return None
 
 
-_HEADER_NAME = re.compile(r"^[A-Za-z%#][\w%#+/.:()-]*$")
+# A name opens on a letter or a sign, or on a size and a dash before a word (``df``'s
+# "1K-blocks", "1024-blocks"): never a number.
+_HEADER_NAME = re.compile(r"^(?:[A-Za-z%#]|\d+[A-Za-z]?-[A-Za-z])[\w%#+/.:()-]*$")
 # A sampled report's header starts with the sample's clock time (mpstat, sar, pidstat:
 # "21:23:55     CPU    %usr"), in the column its rows' times fill.
 _CLOCK = re.compile(r"^\d{1,2}:\d{2}(?::\d{2})?$")
