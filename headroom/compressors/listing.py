@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..query.names import named_by_parts
 from .base import Compressed, CompressInput
 from .tables.quantities import quantity
 from .tables.select import asked_directions, rare_value_rows
@@ -61,7 +62,12 @@ def _named_rows(rows: list[Row], query: str, anchors) -> set[int]:
                 hits.setdefault(term, []).append(k)
         for term in anchors.matching(r.line) if anchors else ():
             hits.setdefault(term, []).append(k)
-    return {k for idx in hits.values() if len(idx) <= _NAMED_LIMIT for k in idx}
+    out = {k for idx in hits.values() if len(idx) <= _NAMED_LIMIT for k in idx}
+    if not out and query and rows:
+        # Names the question spells out word by word (/proc/vmstat's
+        # nr_dirty_background_threshold for "the dirty background threshold").
+        out = set(named_by_parts([r.cells[0] if r.cells else "" for r in rows], query))
+    return out
 
 
 def _largest(rows: list[Row], col: int, name_col: int | None) -> set[int]:

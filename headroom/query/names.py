@@ -46,11 +46,22 @@ def question_words(question: str) -> frozenset[str]:
     split ("keep-alive" says the ``keepalive`` of ``tcp_keepalive_time``; "per-host" the
     ``Host`` of ``IcmpOutRateLimitHost``)."""
     words = content_lemmas(question)
+    # Nouns a question about an output says in passing ("the file", "its state") are parts
+    # of names all the same (``nr_inactive_file``): content_lemmas leaves them out.
+    nouns = {w for w in _NOUN.findall(question.lower()) if w in _NAME_NOUNS}
+    if nouns:
+        words = words | content_lemmas(" ".join(nouns)) | nouns | {w.rstrip("s") for w in nouns}
     hyphenated = [w for w in words if "-" in w]
     if not hyphenated:
         return words
     joined = {w.replace("-", "") for w in hyphenated}
     return words | joined | content_lemmas(" ".join(w.replace("-", " ") for w in hyphenated))
+
+
+_NOUN = re.compile(r"[a-z]+")
+_NAME_NOUNS = frozenset({"file", "files", "time", "times", "state", "status", "type", "line", "lines", "message",
+                         "messages", "event", "events", "entry", "entries", "record", "records", "item", "items",
+                         "run", "runs", "kind", "log", "logs", "output", "part", "parts"})
 
 
 def named_by_parts(names: Sequence[str], question: str, most: int = MOST_NAMED) -> list[int]:

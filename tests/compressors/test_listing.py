@@ -93,3 +93,22 @@ def test_kept_rows_are_input_rows_and_extremes_first_last_survive(rows, tab: boo
 @given(st.text(max_size=1500))
 def test_odd_input_never_raises(text: str) -> None:
     compress(text)
+
+
+def test_a_counter_listing_keeps_the_counter_the_question_spells_out():
+    """``cat /proc/vmstat``: "name value" rows; "the dirty background threshold" names
+    ``nr_dirty_background_threshold`` by its words only."""
+    import random
+
+    from .tool_rounds import tool_round
+
+    rng = random.Random(4)
+    names = [f"nr_{a}_{b}" for a in ("free", "zone", "inactive", "active", "isolated", "file", "anon", "shmem",
+                                      "writeback", "unstable", "bounce", "vmscan")
+             for b in ("pages", "anon", "file", "write", "read", "immediate", "hugepages")]
+    names.insert(40, "nr_dirty_background_threshold")
+    names.insert(60, "nr_dirty_threshold")
+    text = "\n".join(f"{n} {rng.randrange(0, 10**7)}" for n in names) + "\n"
+    got = tool_round("cat /proc/vmstat", text, "What is the dirty background threshold, in pages?")
+    assert "nr_dirty_background_threshold " in got
+    assert len(got) < 0.4 * len(text)

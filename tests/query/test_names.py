@@ -65,3 +65,9 @@ def test_the_asked_name_is_found_wherever_it_sits_and_whatever_else_is_there(see
     # The order of the names changes nothing.
     again = names[::-1]
     assert [again[i] for i in named_by_parts(again, "How many retrans probes overflows were counted?")] == [target]
+
+
+def test_nouns_said_in_passing_are_parts_of_names_too():
+    names = ["nr_inactive_anon", "nr_inactive_file", "nr_active_anon", "nr_active_file", "nr_dirty"]
+    assert [names[i] for i in named_by_parts(names, "How many pages are on the inactive file list?")] \
+        == ["nr_inactive_file"]
