@@ -23,6 +23,7 @@ from ...query.anchors import Anchors
 from ...query.intent import content_lemmas, intents_of, names_content_word
 from ...relevance.bm25 import tokenize
 from ..templates import keys_of, mine
+from .nested_extremes import nested_extremes
 from .patterns import FieldRoles, Pattern
 from .rows import RowIndex
 from .signals import (
@@ -345,6 +346,8 @@ def plan_records(items: list[Any], texts: list[str], stats: dict[str, FieldStats
         must[ONE_OFFS] = one_off_positions(template_keys, cap=max(4 * max_items, n // 4))
         must[EXEMPLARS] = exemplar_positions(template_keys, cap=max_items)
     _steer_by_intent(must, intents, items, stats, roles, n)
+    if "extreme" in intents:  # measures one level down in each record (mpstat's "cpu-load")
+        must.setdefault(EXTREMES, set()).update(nested_extremes(items, stats, query))
     must[ANCHORS] |= asked_value_positions(items, stats, query, cap=max(4 * max_items, 16), keys=template_keys)
     if template_keys is not None and len(must[ERRORS]) > target_size(max_items, aggressiveness):
         # Errors sharing a frequent message template say the same thing: past the budget,

@@ -414,6 +414,15 @@ def _question_words(qlow: str) -> tuple[str, ...]:
     return tuple(_WORD_OR_COMPOUND.findall(qlow))
 
 
+def names_abbreviated(name: str, qlow: str) -> bool:
+    """Whether the (lower-cased) question names ``name`` whole, as a word, or by a word
+    it abbreviates ("usr" for "user", "cs" for "context-switch"; see ``_abbreviates``)."""
+    low = name.lower().strip()
+    if len(low) >= 2 and _says(low, qlow):
+        return True
+    return bool(_ABBREVIATION.fullmatch(low)) and _abbreviates(low, _question_words(qlow), content_lemmas(qlow))
+
+
 def _abbreviates(name: str, words: tuple[str, ...], content: frozenset[str]) -> bool:
     """A short column name is the start of a longer question word ("us" for "user", "sy"
     for "system"), a 3-5 letter name the word's letters in order from its first ("usr",
