@@ -46,6 +46,7 @@ class Layout:
     body: int  # line index of the first body row
     starts: tuple[int, ...]  # character offset where each column starts
     names: tuple[str, ...]
+    titles: frozenset[int] = frozenset()  # lines titling a group of rows (group_titles), when there is a header
 
 
 def cells(line: str, starts: tuple[int, ...]) -> list[str]:
@@ -150,7 +151,7 @@ def infer(lines: list[str], min_rows: int = MIN_ROWS) -> Layout | None:
     if names is None:
         header = None
         names = tuple(f"column {k + 1}" for k in range(len(starts)))
-    return Layout(header, body, starts, names)
+    return Layout(header, body, starts, names, frozenset(titles) if header is not None else frozenset())
 
 
 _NAMED_ROWS = 0.9  # rows whose last cell must be one word for a listing of names

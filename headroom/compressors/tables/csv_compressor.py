@@ -20,7 +20,7 @@ from collections import Counter
 
 from ..base import Compressed, CompressInput
 from ..bm25_fast import relevance_scores
-from .aligned import MIN_TABLE_ROWS, body_rows, group_titles, infer, row_cells, table_blocks
+from .aligned import MIN_TABLE_ROWS, body_rows, infer, row_cells, table_blocks
 from .fields import Fields
 from .fields import infer as infer_fields
 from .framed import Framed
@@ -102,7 +102,7 @@ class TableCompressor:
                 return None
             head, header, body_spans, body = _aligned_rows(lines, layout)
             strategy = "table_aligned"
-            titles = _title_rows(lines, layout, body_spans)
+            titles = _title_rows(layout, body_spans)
         budget = len(inp.text) * target_ratio(inp.aggressiveness)
         got = _select(lines, head, header, body_spans, body, foot, unit, inp, budget, titles)
         if got is None:
@@ -121,10 +121,9 @@ def _aligned_rows(lines: list[str], layout) -> tuple[tuple[int, int], list[str],
     return (0, layout.body), list(layout.names), body_spans, body
 
 
-def _title_rows(lines: list[str], layout, body_spans: list[tuple[int, int]]) -> list[int]:
-    """Body rows that title a group of rows (:func:`.aligned.group_titles`), ascending."""
-    nonblank = [i for i, ln in enumerate(lines) if ln.strip()]
-    titles = group_titles(lines, nonblank, layout.header)
+def _title_rows(layout, body_spans: list[tuple[int, int]]) -> list[int]:
+    """Body rows that title a group of rows (found when the layout was inferred), ascending."""
+    titles = layout.titles
     return [k for k, (a, _) in enumerate(body_spans) if a in titles] if titles else []
 
 
