@@ -20,6 +20,7 @@ from .tables.aligned import column_header, ends_in_names
 from .tables.aligned import infer as aligned_table
 from .tables.fields import infer as infer_fields
 from .tables.framed import infer as framed_table
+from .tables.outline import infer as infer_outline
 from .tables.sniff import sniff as sniff_table
 from .tables.stanzas import infer as infer_stanzas
 from .templates import keys_of, mine
@@ -191,6 +192,8 @@ def detect(text: str) -> Detected:
         return Detected(ctype, hint=found["stanzas"])
     if "fields" in found:
         return Detected(ctype, hint=found["fields"])
+    if "outline" in found:
+        return Detected(ctype, hint=found["outline"])
     if "framed" in found and not _OTHER_BREAKS.search(text, 0, _end_of_line(text, 64)):
         return Detected(ctype, hint=found["framed"])  # (the compressor's lines are text.split("\n"))
     dialect = found.get("dialect")
@@ -356,6 +359,13 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
         return log
     if _is_code_by_family(text):
         return ContentType.CODE  # code behind a long docstring or licence header, or with few keyword lines
+    # One node's many children, each a subtree of the same sort (javap -v's methods): records
+    # in an outline, read on the whole text (the sample may hold none of them).
+    outline = infer_outline(text.split("\n"))
+    if outline is not None:
+        if found is not None:
+            found["outline"] = outline
+        return ContentType.TABLE
     return ContentType.TEXT
 
 

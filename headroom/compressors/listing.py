@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from ..query.names import named_by_parts
 from .base import Compressed, CompressInput
 from .tables.quantities import quantity
+from .tables.repeats import empty_content_rows, repeated_key_rows
 from .tables.select import asked_directions, rare_value_rows
 from .text_tree import compress_text_tree, is_text_tree
 
@@ -48,6 +49,26 @@ def split_cells(line: str) -> list[str]:
 def _numeric_columns(rows: list[Row]) -> list[int]:
     width = min(len(r.cells) for r in rows)
     return [k for k in range(width) if sum(1 for r in rows if quantity(r.cells[k]) is not None) >= 0.9 * len(rows)]
+
+
+# A version ("2.5.7", "v1.18.3-rc1"): its numbers in order compare as the versions do.
+_VERSION = re.compile(r"v?(\d+(?:\.\d+)+)(?:[-+~][\w.+~-]*)?")
+_VERSION_ENDS = 3  # rows kept at each end of a column of versions
+
+
+def _version_ends(rows: list[Row], numeric: list[int]) -> set[int]:
+    """The lowest and the highest versions of each column of versions ("is any dependency
+    still pre-1.0?", "which has the highest major version?"): a few rows each way."""
+    keep: set[int] = set()
+    width = min(len(r.cells) for r in rows)
+    for col in (k for k in range(width) if k not in numeric):
+        keys = [(m := _VERSION.fullmatch(r.cells[col])) and tuple(map(int, m.group(1).split("."))) for r in rows]
+        valued = sorted((v, k) for k, v in enumerate(keys) if v)
+        if len(valued) < 0.9 * len(rows):
+            continue
+        keep.update(k for _, k in valued[:_VERSION_ENDS])
+        keep.update(k for _, k in valued[-_VERSION_ENDS:])
+    return keep
 
 
 def _named_rows(rows: list[Row], query: str, anchors) -> set[int]:
@@ -120,11 +141,15 @@ class ListingCompressor:
         # Rare values of a column of few values (a status code: one conflicted path among a
         # hundred modified ones) stay, as in tables.
         width = min(len(r.cells) for r in rows)
-        keep.update(rare_value_rows([tuple(r.cells[c] for r in rows) for c in range(width) if c not in numeric],
-                                    len(rows)))
+        texts = [tuple(r.cells[c] for r in rows) for c in range(width) if c not in numeric]
+        keep.update(rare_value_rows(texts, len(rows)))
+        # Two rows of one checksum where every other is unique, and the digest of an empty file.
+        keep.update(repeated_key_rows(texts, len(rows)))
+        keep.update(empty_content_rows(texts))
         # The smallest values too when the question asks for them ("which module is the
         # shortest?"): a few rows a numeric column.
         smallest = bool(inp.query) and asked_directions(inp.query.lower())[1]
+        keep |= _version_ends(rows, numeric)
         for col in numeric:
             keep |= _largest(rows, col, name_col)
             if smallest:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 from collections import Counter
+from dataclasses import replace
 
 from ..base import Compressed, CompressInput
 from ..bm25_fast import relevance_scores
@@ -26,6 +27,9 @@ from .fields import infer as infer_fields
 from .framed import Framed
 from .framed import infer as infer_framed
 from .framed import parse as parse_framed
+from .outline import Outline
+from .outline import infer as infer_outline
+from .outline import parse as parse_outline
 from .select import Selection, Table, select_rows
 from .sniff import MIN_ROWS, Dialect, sniff
 from .stanzas import Stanzas
@@ -50,6 +54,8 @@ class TableCompressor:
         stanzas = inp.hint if isinstance(inp.hint, Stanzas) else None
         framed = inp.hint if isinstance(inp.hint, Framed) else None
         fields = inp.hint if isinstance(inp.hint, Fields) else None
+        if isinstance(inp.hint, Outline):
+            return _outline_records(lines, inp.hint, inp)
         if dialect is None and stanzas is None and framed is None and fields is None:
             dialect = sniff(lines[:64])
             framed = infer_framed(lines) if dialect is None else None
@@ -94,6 +100,11 @@ class TableCompressor:
             head, header, body_spans, body = spans[0], rows[0], spans[1:], rows[1:]
             strategy = f"table_{_NAMES.get(dialect.delimiter, 'csv')}"
         else:
+            outline = infer_outline(lines)
+            if outline is not None:
+                got = _outline_records(lines, outline, inp)
+                if got is not None:
+                    return got
             tables = table_blocks(lines)
             if tables is not None:
                 return _several(lines, tables, inp)
@@ -160,6 +171,56 @@ def _select(lines: list[str], head: tuple[int, int], header: list[str], body_spa
     out.extend(foot)
     out.append(f"# {len(body)} {unit[0]} x {len(header)} {unit[1]}; column ranges: {sel.columns}")
     return out, sel
+
+
+_HEAD_LINES = 30  # lines before (or after) an outline's records kept as they are; more is a table of its own
+
+
+def _outline_records(lines: list[str], outline, inp: CompressInput) -> Compressed | None:
+    """An outline's records selected as a table's rows (:mod:`.outline`): each kept record
+    shows its head and its first lines; the lines before and after the records stay, or
+    when they are long, go through this compressor on their own (``javap``'s constant pool)."""
+    records = parse_outline(lines, outline)
+    if records is None:
+        return None
+    shown = [([lines[i] for i in at], cut) for at, cut in records.shown]
+    texts = ["\n".join(ls) for ls, _ in shown]
+    table = Table(names=records.names, rows=records.rows, costs=[len(t) + 1 for t in texts],
+                  texts=texts if inp.query else None, strings=True)
+    budget = len(inp.text) * target_ratio(inp.aggressiveness)
+    sel = select_rows(table, query=inp.query, anchors=inp.anchors, budget=budget,
+                      score=lambda items: relevance_scores(inp, items))
+    if len(sel.kept) >= len(records.rows):
+        return None
+    first, last = records.spans[0][0], records.spans[-1][1]
+    out = _outside(lines[:first], inp)
+    prev = -1
+    for i in sel.kept:
+        if i != prev + 1:
+            out.append(_GAP)
+        part, cut = shown[i]
+        out.extend(part)
+        if cut:
+            out.append(_GAP)
+        prev = i
+    if prev != len(records.rows) - 1:
+        out.append(_GAP)
+    out.extend(_outside(lines[last:], inp))
+    out.append(f"# {len(records.rows)} records x {len(records.names)} fields; field ranges: {sel.columns}")
+    return Compressed(text="\n".join(out), items_before=len(records.rows), items_after=len(sel.kept),
+                      strategy="table_outline", lossy=True, summary=sel.summary())
+
+
+def _outside(part: list[str], inp: CompressInput) -> list[str]:
+    """Lines outside an outline's records: as they are when few, else compressed as a
+    table of their own when they are one, else their first and last lines."""
+    if len(part) <= _HEAD_LINES:
+        return part
+    got = TableCompressor().compress(replace(inp, text="\n".join(part), hint=None, parsed=None, tokens=None))
+    if got is not None:
+        return got.text.split("\n")
+    half = _HEAD_LINES // 2
+    return part[:half] + [_GAP] + part[-half:]
 
 
 def _several(lines: list[str], tables: list[tuple[int, int]], inp: CompressInput) -> Compressed | None:

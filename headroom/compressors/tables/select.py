@@ -33,6 +33,7 @@ from ...query.intent import content_lemmas
 from ...query.names import letters_in_order, named_by_parts
 from ..odd_members import odd_members
 from .quantities import has_unit, quantity
+from .repeats import empty_content_rows, repeated_key_rows
 
 FIRST_ROWS, LAST_ROWS = 2, 1
 _NUMERIC_SHARE = 0.8  # of non-empty cells, for a column to count as numeric
@@ -71,11 +72,12 @@ _LONGEST, _SHORTEST = re.compile(r"\blongest\b"), re.compile(r"\bshortest\b")
 # full, busy, deep or costly a row is), whatever the table calls the column: "the fullest
 # mount" asks for the top of a Use% column that no question word names, as "the biggest"
 # does for a size. "closest/nearest" ("closest to running out") say no end: both lists.
-MAX_WORDS = frozenset(["highest", "largest", "biggest", "greatest", "max", "maximum", "peak", "most", "top", "heaviest", "longest", "slowest", "best", "fullest", "busiest", "deepest", "widest", "hottest", "costliest", "priciest", "farthest", "furthest", "tallest", "loudest", "closest", "nearest"])
-MIN_WORDS = frozenset(["lowest", "smallest", "least", "min", "minimum", "bottom", "fewest", "lightest", "shortest", "fastest", "worst", "emptiest", "cheapest", "coldest", "shallowest", "narrowest", "quickest", "quietest", "closest", "nearest"])
+MAX_WORDS = frozenset(["highest", "largest", "biggest", "greatest", "max", "maximum", "peak", "most", "top", "heaviest", "longest", "slowest", "best", "fullest", "busiest", "deepest", "widest", "hottest", "costliest", "priciest", "farthest", "furthest", "tallest", "loudest", "closest", "nearest", "newest", "latest"])
+MIN_WORDS = frozenset(["lowest", "smallest", "least", "min", "minimum", "bottom", "fewest", "lightest", "shortest", "fastest", "worst", "emptiest", "cheapest", "coldest", "shallowest", "narrowest", "quickest", "quietest", "closest", "nearest", "oldest", "earliest"])
 _MAX_WORDS = re.compile(r"\b(?:" + "|".join(sorted(MAX_WORDS)) + r")\b")
 _MIN_WORDS = re.compile(r"\b(?:" + "|".join(sorted(MIN_WORDS)) + r")\b")
 # A number standing on its own: not part of an identifier ("web-35", "p99") or a time ("18:12").
+_LETTERS = re.compile(r"[a-z]{2,}")
 _QUESTION_NUMBER = re.compile(r"(?<![\w.:-])\d+(?:\.\d+)?(?![\w:-]|\.\d)")
 
 
@@ -317,11 +319,35 @@ def _datetimes(cells: tuple[Any, ...]) -> list[float | None] | None:
     column's minimum."""
     sample = cells[:: max(1, len(cells) // _TYPE_SAMPLE)]
     if not sample or sum(1 for c in sample if isinstance(c, str) and _DATETIME.match(c)) < _NUMERIC_SHARE * len(sample):
-        return None
+        return _listing_dates(cells, sample)
     out: list[float | None] = []
     for c in cells:
         m = _DATETIME.match(c) if isinstance(c, str) else None
         out.append(float("".join(g or "00" for g in m.groups())) if m else None)
+    return out
+
+
+# ls's date inside a cell a layout did not split ("4096 Nov 20 05:44 ./ledgerd", find -ls
+# with its owners' widths shifting the gutters): a time of day within the last six months,
+# else the year. A time of day is the later of the two, whatever the year.
+_LISTING_DATE = re.compile(r"(?<!\S)(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+(\d{1,2})\s+"
+                           r"(?:(\d{1,2}):(\d{2})|(\d{4}))(?!\S)")
+_MONTH = {m: k for k, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
+                                       "Dec"), 1)}
+
+
+def _listing_dates(cells: tuple[Any, ...], sample: tuple[Any, ...]) -> list[float | None] | None:
+    if sum(1 for c in sample if isinstance(c, str) and _LISTING_DATE.search(c)) < _NUMERIC_SHARE * len(sample):
+        return None
+    out: list[float | None] = []
+    for c in cells:
+        m = _LISTING_DATE.search(c) if isinstance(c, str) else None
+        if m is None:
+            out.append(None)
+            continue
+        month, day, hh, mm, year = m.groups()
+        when = _MONTH[month] * 100 + int(day)
+        out.append(1e9 + when * 1e4 + int(hh) * 100 + int(mm) if year is None else int(year) * 1e4 + when)
     return out
 
 
@@ -742,20 +768,9 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
     # whose path ends like the kind of file asked (query.file_kinds), not the biggest file.
     for i in _kind_extremes(cols, suffixes_asked(qlow), named, want_max, want_min) if says_extreme else ():
         take(i, "extremes of the asked kind")
-    # "Which file is the biggest?" over a table whose columns the question does not name
-    # (no header, as in ls -l, or a header in other words): the asked direction's extreme
-    # of every numeric column, as few rows as there are such columns.
     if not named and not looked_up and says_extreme:
-        for c in [c for c in cols if c.numeric][:_UNNAMED_EXTREME_COLUMNS]:
-            # With the runner-up: which column is asked is a guess, and so is whether its
-            # extreme counts ("tested the least" over a column whose 0 % rows were never
-            # imported).
-            if want_max or c.times:
-                for i in _tied(c, c.hi) + _runner_up(c, True):
-                    take(i, "extremes (no column named)")
-            if want_min or c.times:
-                for i in _tied(c, c.lo) + _runner_up(c, False):
-                    take(i, "extremes (no column named)")
+        for i in _unnamed_extremes(cols, qlow, want_max, want_min):
+            take(i, "extremes (no column named)")
     longest, shortest = bool(_LONGEST.search(qlow)), bool(_SHORTEST.search(qlow))
     if longest or shortest:
         # Named when each word of the column's name is a word of the question ("official
@@ -797,6 +812,11 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
     # extremes picked for the question are not pushed out by them.
     for i in _rare_value_rows(cols, n):
         take(i, "rare values")
+    # Numbers too: two paths of one inode are hard links.
+    for i in repeated_key_rows([c.cells for c in cols], n):
+        take(i, "a key repeated")
+    for i in empty_content_rows([c.cells for c in cols if not c.numeric]):
+        take(i, "digest of empty content")
     if used < budget:  # outliers last, and only computed when there is room for them
         for i in (i for c in cols if c.numeric for i in _outliers(c)):
             if i not in chosen and used + table.costs[i] <= budget:
@@ -810,6 +830,27 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
     sel.kept = sorted(chosen)
     sel.columns = _column_summary(cols, fmt)
     return sel
+
+
+def _unnamed_extremes(cols: list[_Column], qlow: str, want_max: bool, want_min: bool) -> list[int]:
+    """"Which file is the biggest?" over a table whose columns the question does not name
+    (no header, as in ls -l, or a header in other words): the asked direction's extreme of
+    every numeric column, as few rows as there are such columns. Columns whose names share
+    a word with the question come first ("the most data (in bytes)" over "RX bytes" and
+    "TX bytes" among a dozen counters)."""
+    qwords = set(_LETTERS.findall(qlow))
+    unnamed = sorted((c for c in cols if c.numeric),
+                     key=lambda c: -len(qwords.intersection(_LETTERS.findall(c.name.lower()))))
+    out: list[int] = []
+    for c in unnamed[:_UNNAMED_EXTREME_COLUMNS]:
+        # With the runner-up: which column is asked is a guess, and so is whether its
+        # extreme counts ("tested the least" over a column whose 0 % rows were never
+        # imported).
+        if want_max or c.times:
+            out += _tied(c, c.hi) + _runner_up(c, True)
+        if want_min or c.times:
+            out += _tied(c, c.lo) + _runner_up(c, False)
+    return out
 
 
 _ODD_ROWS = 16  # rows unlike the same row of the other groups kept at most, rarest first
