@@ -22,8 +22,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from ._asked import Ask, Output, asked_cases
-from ._run import run
+from ._asked import Ask, shell_cases
 
 SOURCE = "include_trees"
 ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
@@ -146,8 +145,4 @@ def build(work: Path) -> list[dict[str, Any]]:
     write_project(work, headers, sources)
     commands = {f"tree_{src}": f"gcc -H -fsyntax-only -Iinclude src/{src}.c 2>&1" for src in TREES}
     commands["deps"] = "gcc -MM -Iinclude src/*.c"
-    outputs = {name: Output({"command": cmd}, "text", run(["bash", "-c", cmd], cwd=work, env=ENV).stdout)
-               for name, cmd in commands.items()}
-    out = asked_cases(SOURCE, outputs, _asks(headers, sources))
-    assert len(out) >= 12, f"too few {SOURCE} cases: {len(out)}"
-    return out
+    return shell_cases(SOURCE, commands, _asks(headers, sources), cwd=work, env=ENV)

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._asked import Ask, Output, asked_cases
+from ._asked import Ask, shell_cases
 from ._run import run
 
 SOURCE = "locale_dumps"
@@ -95,8 +95,4 @@ def build(work: Path) -> list[dict[str, Any]]:
     commands = {"fi": "LC_ALL=fi_FI.UTF-8 locale -k LC_TIME LC_MESSAGES",
                 "ja": "LC_ALL=ja_JP.UTF-8 locale -k LC_TIME LC_MESSAGES LC_MONETARY",
                 "all": f'for l in {loop}; do echo "== $l"; LC_ALL=$l locale -k {categories}; done'}
-    outputs = {name: Output({"command": cmd}, "text", run(["bash", "-c", cmd], cwd=work, env=env).stdout)
-               for name, cmd in commands.items()}
-    out = asked_cases(SOURCE, outputs, _asks(read_items(env)))
-    assert len(out) >= 12, f"too few {SOURCE} cases: {len(out)}"
-    return out
+    return shell_cases(SOURCE, commands, _asks(read_items(env)), cwd=work, env=env)

@@ -20,8 +20,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from ._asked import Ask, Output, asked_cases
-from ._run import run
+from ._asked import Ask, shell_cases
 
 SOURCE = "source_tags"
 ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
@@ -124,9 +123,4 @@ def _asks(defs: list[dict[str, Any]]) -> list[Ask]:
 def build(work: Path) -> list[dict[str, Any]]:
     root = write_package(work)
     commands = {"xref": "ctags -x -R shop", "json": "ctags -R --output-format=json -f - shop | jq -s ."}
-    outputs = {name: Output({"command": cmd}, "json" if name == "json" else "text",
-                            run(["bash", "-c", cmd], cwd=work, env=ENV).stdout)
-               for name, cmd in commands.items()}
-    out = asked_cases(SOURCE, outputs, _asks(definitions(root)))
-    assert len(out) >= 12, f"too few {SOURCE} cases: {len(out)}"
-    return out
+    return shell_cases(SOURCE, commands, _asks(definitions(root)), cwd=work, env=ENV, json_outputs=("json",))
