@@ -667,3 +667,70 @@ def test_pkg_config_variables_expand_and_the_static_chain_is_followed():
     chain = static_closure(by, "shopd-full")
     assert {"libgrpc-core", "libprotobuf-c", "libxxhash", "libunwind", "libyaml"} <= set(chain)
     assert "libopus" not in chain
+
+
+# Issue 33's tenth round: source tags, perl configuration, locale dumps, the library cache,
+# terminfo dumps, include trees.
+
+def test_ast_reads_the_odd_definitions(tmp_path):
+    from headroom.eval.corpus.captures.source_tags import definitions
+
+    (tmp_path / "m.py").write_text("LIMIT = 5\n\nclass Bad(ValueError):\n    pass\n\nclass S:\n"
+                                   "    def run(self, a, b):\n        def inner(x):\n            return x\n"
+                                   "        return inner\n\nasync def go(t):\n    return t\n")
+    defs = {d["name"]: d for d in definitions(tmp_path)}
+    assert defs["LIMIT"]["value"] == 5 and defs["Bad"]["bases"] == ["ValueError"]
+    assert defs["inner"]["inside_function"] and not defs["run"]["inside_function"]
+    assert defs["inner"]["line"] == "def inner(x):" and defs["run"]["args"] == 3
+    assert defs["go"]["node"] == "AsyncFunctionDef"
+
+
+def test_perl_settings_are_spelled_as_each_dump_writes_them():
+    from headroom.eval.corpus.captures.perl_config import patch_about, setting
+
+    config = {"ivsize": "8", "ivtype": "long"}
+    assert setting(config, "ivsize")("summary") == ("ivsize=8",)
+    assert setting(config, "ivtype")("summary") == ("ivtype='long'",)
+    assert setting(config, "ivsize")("all") == ("ivsize='8'",)
+    patches = ["DEBPKG:a/one - Fix the pager", "DEBPKG:b/two - Tweak @INC ordering for Debian"]
+    assert patch_about(patches, "@INC ordering") == "DEBPKG:b/two"
+
+
+def test_locale_settings_are_spelled_as_locale_k_writes_them():
+    from headroom.eval.corpus.captures.locale_dumps import ITEMS, spelled
+
+    assert spelled("d_fmt", "%d.%m.%Y") == 'd_fmt="%d.%m.%Y"'
+    assert spelled("first_weekday", "2") == "first_weekday=2" and spelled("", "torstai") == "torstai"
+    assert len({(loc, item, only) for loc, item, _, only, _ in ITEMS}) == len(ITEMS)
+
+
+def test_the_library_plan_has_one_of_each_odd_kind():
+    from headroom.eval.corpus.captures.library_cache import DIRS, plan
+
+    libs = plan()
+    assert libs["renamed"].file != libs["renamed"].soname and libs["no_soname"].soname is None
+    assert libs["simd_v3"].folder == DIRS[3] and libs["simd_v3"].file == libs["simd_base"].file
+    assert libs["auth_old"].soname != libs["auth_new"].soname
+    assert libs["json_shop"].soname == libs["json_vendor"].soname
+    assert libs["json_shop"].folder != libs["json_vendor"].folder
+    files = [(lib.folder, lib.file) for lib in libs.values()]
+    assert len(files) == len(set(files))
+
+
+def test_terminfo_bytes_are_spelled_as_a_terminfo_source_writes_them():
+    from headroom.eval.corpus.captures.terminfo_dumps import spelled
+
+    assert spelled("\x1b[15;7~") == "\\E[15;7~"
+    assert spelled("\x07") == "^G" and spelled("\x7f") == "^?"
+    assert spelled("a,b^c\\") == "a\\,b\\^c\\\\"
+
+
+def test_a_guarded_header_opens_once_at_its_first_depth():
+    from headroom.eval.corpus.captures.include_trees import first_depths, header_text
+
+    headers = {"a.h": ["b.h", "<stdio.h>", "c.h"], "b.h": ["c.h"], "c.h": ["d.h"], "d.h": []}
+    assert first_depths(headers, ["a.h", "d.h"]) == {"a.h": 1, "b.h": 2, "c.h": 3, "d.h": 4}
+    assert first_depths(headers, ["d.h", "a.h"])["d.h"] == 1
+    text = header_text("shop/core/log.h", ["shop/core/clock.h", "<time.h>"])
+    assert text.startswith("#ifndef SHOP_CORE_LOG_H\n#define SHOP_CORE_LOG_H\n")
+    assert '#include "shop/core/clock.h"\n#include <time.h>\n' in text

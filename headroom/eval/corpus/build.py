@@ -53,9 +53,11 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             "memory_maps", "time_verbose", "gdb_threads", "git_refs", "file_locks", "vm_series",
             # issue 33's eighth round, measured once (2026-11-30, round 8), dev (known gaps) since
             "archive_members", "git_objects", "net_counters", "kernel_params", "process_limits", "macro_dump",
-            # held out (issue 33's ninth round): kinds no dev source has; measured once, at the end
+            # issue 33's ninth round, measured once (2026-11-30, round 9), dev (known gaps) since
             "checksum_listings", "dir_listings", "asn1_dumps", "java_classes", "gettext_catalogs",
-            "pkg_config")
+            "pkg_config",
+            # held out (issue 33's tenth round): kinds no dev source has; measured once, at the end
+            "source_tags", "perl_config", "locale_dumps", "library_cache", "terminfo_dumps", "include_trees")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 

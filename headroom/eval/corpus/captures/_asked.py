@@ -15,6 +15,7 @@ from typing import Any
 
 from ..cases import fact, make_case
 from ..questions import choose
+from ._run import run
 
 
 @dataclass(frozen=True)
@@ -65,4 +66,16 @@ def asked_cases(source: str, outputs: dict[str, Output], asks: Sequence[Ask],
                 continue
             facts = [fact(a, ask.kind, ask.note, basis="independent") for a in answers]
             out.append(make_case(source, sid, o.form, o.tool, o.args, ask.intent, question, o.content, facts))
+    return out
+
+
+def shell_cases(source: str, commands: dict[str, str], asks: Sequence[Ask], *, cwd: Any, env: dict[str, str],
+                json_outputs: tuple[str, ...] = (), least: int = 12) -> list[dict[str, Any]]:
+    """Run each named command line in bash (text output; JSON for ``json_outputs``), then
+    :func:`asked_cases`; a capture that makes fewer than ``least`` cases is broken."""
+    outputs = {name: Output({"command": cmd}, "json" if name in json_outputs else "text",
+                            run(["bash", "-c", cmd], cwd=cwd, env=env).stdout)
+               for name, cmd in commands.items()}
+    out = asked_cases(source, outputs, asks)
+    assert len(out) >= least, f"too few {source} cases: {len(out)}"
     return out
