@@ -4,6 +4,8 @@ selection, each kept record copied whole."""
 
 from __future__ import annotations
 
+import os
+import random
 import shutil
 import sqlite3
 import subprocess
@@ -136,3 +138,44 @@ def test_tracebacks_separated_by_blank_lines_stay_a_log():
     text = "\n".join(tb.format(i=i) for i in range(30))
     assert infer(text.split("\n")) is None
     assert detect(text).type is not ContentType.TABLE
+
+
+def _padded_records(rng, n: int) -> tuple[str, int]:
+    """Records whose names are padded to one column of colons, some of several words
+    (/proc/crypto's "min keysize  : 16"); one record has the highest priority."""
+    top = rng.randrange(5, n - 5)
+    blocks = []
+    for k in range(n):
+        priority = str(900 if k == top else rng.randint(0, 400))
+        fields = [("name", f"algo{k:02d}"), ("driver", f"drv-{k:02d}-generic"), ("priority", priority),
+                  ("min keysize", str(rng.choice([16, 24]))), ("max keysize", "32"), ("self test", "passed")]
+        blocks.append("\n".join(f"{name:<13}: {value}" for name, value in fields))
+    return "\n\n".join(blocks) + "\n", top
+
+
+def test_names_of_several_words_padded_to_the_separators_column_are_fields():
+    text, top = _padded_records(random.Random(3), 40)
+    layout = infer(text.split("\n"))
+    assert layout is not None
+    records = parse(text.split("\n"), layout)
+    assert records is not None and "min keysize" in records.names and len(records.rows) == 40
+    pipeline = Pipeline(HeadroomConfig(), store=CompressionStore())
+    msgs = [{"role": "user", "content": "Which driver has the highest priority?"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "cat /proc/crypto"}'}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": text}]
+    out = compress(msgs, model="gpt-4o", pipeline=pipeline).messages[-1]["content"]
+    assert f"drv-{top:02d}-generic" in out and len(out) < len(text) / 2
+    # Prose ending in a colon is no field, wherever its colon stands.
+    assert infer(["Traceback (most recent call last):", "  x", "", "Traceback (most recent call last):", "  y"]) is None
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/crypto"), reason="needs Linux /proc/crypto")
+def test_proc_crypto_reads_as_records():
+    with open("/proc/crypto") as f:
+        text = f.read()
+    blocks = [b for b in text.split("\n\n") if b.strip()]
+    if len(blocks) < 8:
+        pytest.skip("too few algorithms registered here")
+    layout = infer(text.split("\n"))
+    assert layout is not None and parse(text.split("\n"), layout) is not None

@@ -63,6 +63,19 @@ def _field(line: str) -> tuple[str, str, str, int] | None:
     return (m.group(1), m.group(2), m.group(3), m.start(2)) if m else None
 
 
+# A name of a few words padded to the column of the record's separators (/proc/crypto's
+# "min keysize  : 16" among "name         : cbc(aes)"): a field where one word alone
+# would be. At the separators' column only, so prose ending in a colon stays no field.
+_ALIGNED_FIELD = re.compile(r"[ \t]*([A-Za-z][\w.()/-]*(?: [A-Za-z0-9][\w.()/-]*){1,3})[ \t]+(:)(?=[ \t]|$)[ \t]?(.*)")
+
+
+def _aligned_field(line: str, layout: Stanzas) -> tuple[str, str, str, int] | None:
+    m = _ALIGNED_FIELD.match(line)
+    if m is None or m.start(2) != layout.column:
+        return None
+    return m.group(1), ":", m.group(3), m.start(2)
+
+
 _BLANK, _CONTINUED = object(), object()
 
 
@@ -74,6 +87,8 @@ def _step(line: str, fresh: bool, layout: Stanzas):
     if not line.strip():
         return _BLANK
     f = _field(line)
+    if f is None and layout.separator == ":":
+        f = _aligned_field(line, layout)
     if not fresh and _continues(line, f, layout):
         return _CONTINUED
     if f is None or f[1] != layout.separator or (fresh and f[0] != layout.opener):
