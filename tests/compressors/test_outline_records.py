@@ -229,3 +229,25 @@ def test_unnamed_extremes_start_with_columns_sharing_a_word_with_the_question():
     table = Table(names=names, rows=rows, costs=[10.0] * 60, strings=True)
     sel = select_rows(table, query="which link sent the most data (in bytes)?", anchors=None, budget=0)
     assert 33 in sel.kept
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("javap") is None, reason="needs a JDK")
+def test_javap_of_a_jdk_class_read_as_code_falls_back_to_records():
+    """``javap -v`` of java.util.HashMap reads as code line by line (braces, semicolons),
+    but no language unit is in it: the outline's records are read instead of passing the
+    211 kB through. The expected method is found by reading the dump's own ``locals=``."""
+    import re
+
+    text = subprocess.run(["javap", "-v", "-p", "java.util.HashMap"], check=True, capture_output=True,
+                          text=True).stdout
+    lines = text.split("\n")
+    best, head = -1, ""
+    for i, ln in enumerate(lines):
+        if ln.startswith("  ") and not ln.startswith("   ") and ln.rstrip().endswith(";"):
+            head = ln
+        m = re.search(r"\blocals=(\d+)", ln)
+        if m and int(m.group(1)) > best:
+            best, best_head = int(m.group(1)), head
+    out = tool_round("javap -v -p java.util.HashMap", text, "Which method needs the most local variable slots?")
+    assert best_head in out and len(out) < len(text) / 5

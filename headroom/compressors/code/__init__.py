@@ -17,6 +17,7 @@ much as counting its tokens.
 from __future__ import annotations
 
 from bisect import bisect_right
+from dataclasses import replace
 
 from ..base import Compressed, CompressInput
 from .blocks import Unit, brace_units, doc_spans, line_starts, python_units, toml_units, yaml_units
@@ -104,6 +105,19 @@ def _inside(u: Unit, units: list[Unit], whole: set[int]) -> bool:
     return False
 
 
+def _outline_records(inp: CompressInput) -> Compressed | None:
+    """Text that reads like code line by line but holds no unit its language defines: a
+    dump of records in an outline (``javap -v``'s methods, braces and semicolons and all)
+    goes to the table compressor's outline reading (tables/outline.py), else stays."""
+    from ..tables.csv_compressor import TableCompressor
+    from ..tables.outline import infer
+
+    outline = infer(inp.text.split("\n"))
+    if outline is None:
+        return None
+    return TableCompressor().compress(replace(inp, hint=outline))
+
+
 class CodeCompressor:
     name = "code"
 
@@ -123,6 +137,8 @@ class CodeCompressor:
             return None
         starts = line_starts(text, lines)
         units = find_units(lang, text, lines, starts)
+        if lang.blocks == "brace" and not any(u.name for u in units) and numbers is None:
+            return _outline_records(inp)  # braces and semicolons, but no function or class
         if not units:
             return None
         scale = 1.5 - min(1.0, max(0.0, float(inp.aggressiveness)))
