@@ -30,8 +30,10 @@ Recognised by shape only, never by what the lines say:
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
+from itertools import repeat
 
 from .aligned import column_header
 
@@ -79,10 +81,13 @@ def _depth_key(lines: list[str], nonblank: list[int]) -> str | None:
     for key, start in first.items():
         pattern = re.compile(r"(?<![\w=])" + re.escape(key) + r"=(\d{1,2})(?![\d.])")
         prev, missing, top, fell = start, 0, start, False
+        allowed = (1 - _DEPTH_SHARE) * len(nonblank)
         for i in nonblank[1:]:
             m = pattern.search(lines[i])
             if m is None:
                 missing += 1
+                if missing > allowed:
+                    break
                 continue
             v = int(m.group(1))
             if v < start or v > prev + _MAX_DEPTH_STEP:
@@ -90,14 +95,20 @@ def _depth_key(lines: list[str], nonblank: list[int]) -> str | None:
             fell = fell or v < prev
             prev, top = v, max(top, v)
         else:
-            if fell and top >= start + 2 and missing <= (1 - _DEPTH_SHARE) * len(nonblank):
+            if fell and top >= start + 2:
                 return key
     return None
 
 
-def _depths(lines: list[str], nonblank: list[int]) -> list[int]:
-    depths = [-1] * len(lines)
+def _depths(lines: list[str]) -> tuple[list[int], list[int]]:
+    """Each line's depth (-1: blank) and the nonblank lines. Leading blanks are measured in
+    C-level passes (map over the lines); a key=N depth replaces them when there is one."""
+    stripped = list(map(str.lstrip, lines))
+    nonblank = [i for i, s in enumerate(stripped) if s]
+    if len(nonblank) < 2 * MIN_RECORDS:
+        return [], nonblank
     key = _depth_key(lines, nonblank)
+    depths = [-1] * len(lines)
     if key is not None:
         pattern = re.compile(r"(?<![\w=])" + re.escape(key) + r"=(\d{1,2})(?![\d.])")
         last = 0
@@ -105,12 +116,13 @@ def _depths(lines: list[str], nonblank: list[int]) -> list[int]:
             m = pattern.search(lines[i])
             last = int(m.group(1)) if m else last + 1  # a line without it continues the one above
             depths[i] = last
-        return depths
+        return depths, nonblank
+    leads = list(map(operator.sub, map(len, lines), map(len, stripped)))
+    # A tab in the leading blanks counts to the next multiple of 8 (both checks C-level maps).
+    tabbed = any(map(str.startswith, lines, repeat("\t"))) or any(map(operator.contains, lines, repeat(" \t")))
     for i in nonblank:
-        ln = lines[i]
-        lead = ln[: len(ln) - len(ln.lstrip())]
-        depths[i] = len(lead.expandtabs(8)) if "\t" in lead else len(lead)
-    return depths
+        depths[i] = len(lines[i][:leads[i]].expandtabs(8)) if tabbed else leads[i]
+    return depths, nonblank
 
 
 def _tree(depths: list[int], nonblank: list[int]) -> tuple[dict[int, int], dict[int, int]]:
@@ -137,11 +149,13 @@ def _tree(depths: list[int], nonblank: list[int]) -> tuple[dict[int, int], dict[
 def infer(lines: list[str]) -> Outline | None:
     """The outline of ``lines`` when one node's children are records (see the module
     docstring), else None."""
-    nonblank = [i for i, ln in enumerate(lines) if ln.strip()]
-    if len(nonblank) < 2 * MIN_RECORDS:
+    depths, nonblank = _depths(lines)
+    if not depths:
         return None
-    depths = _depths(lines, nonblank)
-    if len({depths[i] for i in nonblank}) < 2:
+    # At least as many lines with deeper lines right below them as records are needed: an
+    # aligned table or a flat listing has none (one C-level pass).
+    steps = [depths[i] for i in nonblank]
+    if sum(map(operator.lt, steps, steps[1:])) < MIN_RECORDS:
         return None
     parent, below = _tree(depths, nonblank)
     kids: dict[int, int] = {}
