@@ -197,7 +197,8 @@ def key_of(fmt: Format, line: str) -> str:
         m = _YAML_KEY.match(line)
         return m.group(1).strip("\"'") if m else line.strip().lstrip("- ").strip()
     if name in ("toml", "ini"):
-        m = _SECTION.match(line) or _KV_KEY.match(line)
+        # A section header holds a "[": most lines are key = value, tried by one match
+        m = (_SECTION.match(line) if "[" in line else None) or _KV_KEY.match(line)
         return m.group(1).strip().strip("\"'") if m else ""
     if name in ("properties", "jsonc"):
         m = _KV_KEY.match(line.lstrip().lstrip("{[,"))
@@ -210,6 +211,20 @@ def key_of(fmt: Format, line: str) -> str:
         return m.group(1).strip() if m else ""
     words = _WORD.findall(line[:200])
     return " ".join(words[:6])
+
+
+
+class LineKeys(dict):
+    """``key_of(fmt, lines[i])`` by line index ``i``, each worked out on first asking: the
+    passes of one selection ask for the same one-line nodes' keys (a sysctl dump's 1 800)."""
+
+    def __init__(self, fmt: Format, lines: list[str]):
+        super().__init__()
+        self.fmt, self.lines = fmt, lines
+
+    def __missing__(self, i: int) -> str:
+        key = self[i] = key_of(self.fmt, self.lines[i])
+        return key
 
 
 _CLOSING_FORMATS = frozenset(("xml", "jsonc", "jinja", "gotemplate", "erb", "lines", "makefile"))
