@@ -583,9 +583,16 @@ def _time_extremes(texts: list[str], latest: bool, earliest: bool) -> set[int]:
     """Rows holding the latest / earliest ISO timestamp when the rows are not already in
     time order (then the first and last rows are those). ISO timestamps of one zone and
     format sort as strings; rows whose stamps differ in length or zone are left alone."""
-    stamps = [m.group(0) if (m := _ISO_TIME.search(t)) else None for t in texts]
-    if len(stamps) < 3 or None in stamps:
+    if len(texts) < 3:
         return set()
+    # A row without a stamp settles it: the rest are not searched (git blame's commit
+    # lines, asked for the last change: every frequent cluster's rows, each searched).
+    stamps: list[str] = []
+    for t in texts:
+        m = _ISO_TIME.search(t)
+        if m is None:
+            return set()
+        stamps.append(m.group(0))
     if len({len(s) for s in stamps}) != 1 or len({s[19:].lstrip(".,0123456789") for s in stamps}) > 1:
         return set()
     order = sorted(range(len(stamps)), key=stamps.__getitem__)
