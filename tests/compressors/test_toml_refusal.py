@@ -73,3 +73,4 @@ def test_refusal_on_key_value_lines(pairs):
     text = "".join(f"{k}= {v}\n" for k, v in pairs)
     if surely_not_toml(text):
         assert not _parses(text), text
+
