@@ -633,9 +633,18 @@ def _top_value_lines(raw: list[str], in_trace) -> set[int]:
             continue
         ntok = len(rows[0][1])
         used = 0
+        need = 0.8 * len(rows)  # rows holding a number at a position that ranks them
         for pos in range(ntok):
-            vals = [(float(p[pos]), i) for i, p in rows if _PLAIN_NUMBER.match(p[pos])]
-            if len(vals) < 0.8 * len(rows) or len({v for v, _ in vals}) < 3:
+            vals: list[tuple[float, int]] = []
+            could = len(rows)  # rows that may still hold a number here
+            for i, p in rows:
+                if _PLAIN_NUMBER.match(p[pos]):
+                    vals.append((float(p[pos]), i))
+                else:
+                    could -= 1
+                    if could < need:
+                        break  # too few numbers already (git blame's code lines, word by word)
+            if could < need or len({v for v, _ in vals}) < 3:
                 continue
             vals.sort()
             out.update(i for _, i in vals[-_TOP_K:])
