@@ -9,9 +9,9 @@ The proof, from the TOML 1.0 grammar only (every top-level line is blank, a comm
 table header, or ``key = value``):
 
 1. A *plain* line opens nothing that runs past its end: it holds no quote (no string can
-   start, so no multi-line string), no ``{`` and no ``[`` but as its first visible
-   character (a table header, which ends on its line; an array needs a ``[`` after
-   ``=``), or it is a comment line. After a run of plain lines from the start of the text
+   start, so no multi-line string), no ``{`` (TOML 1.1 lets an inline table span lines)
+   and no ``[`` but as its first visible character (a table header, which ends on its
+   line; an array needs a ``[`` after ``=``), or it is a comment line. After a run of plain lines from the start of the text
    a parser is therefore at the start of the next line, at the top level, or has already
    failed.
 2. At the top level some lines fail on their own: a bare ``key =`` followed by nothing, or
@@ -20,7 +20,8 @@ table header, or ``key = value``):
    run of digits and then, after blanks, anything but a comment (an integer ends there:
    dates and times hold ``-`` or ``:``).
 
-One such line within the plain run proves the text fails. Anything else is left to
+One such line right after a run of plain lines from the start (it need not be plain
+itself) proves the text fails. Anything else is left to
 tomllib: the refusal only ever answers "fails", never "parses".
 """
 
