@@ -583,9 +583,16 @@ def _time_extremes(texts: list[str], latest: bool, earliest: bool) -> set[int]:
     """Rows holding the latest / earliest ISO timestamp when the rows are not already in
     time order (then the first and last rows are those). ISO timestamps of one zone and
     format sort as strings; rows whose stamps differ in length or zone are left alone."""
-    stamps = [m.group(0) if (m := _ISO_TIME.search(t)) else None for t in texts]
-    if len(stamps) < 3 or None in stamps:
+    if len(texts) < 3:
         return set()
+    # A row without a stamp settles it: the rest are not searched (git blame's commit
+    # lines, asked for the last change: every frequent cluster's rows, each searched).
+    stamps: list[str] = []
+    for t in texts:
+        m = _ISO_TIME.search(t)
+        if m is None:
+            return set()
+        stamps.append(m.group(0))
     if len({len(s) for s in stamps}) != 1 or len({s[19:].lstrip(".,0123456789") for s in stamps}) > 1:
         return set()
     order = sorted(range(len(stamps)), key=stamps.__getitem__)
@@ -626,9 +633,18 @@ def _top_value_lines(raw: list[str], in_trace) -> set[int]:
             continue
         ntok = len(rows[0][1])
         used = 0
+        need = 0.8 * len(rows)  # rows holding a number at a position that ranks them
         for pos in range(ntok):
-            vals = [(float(p[pos]), i) for i, p in rows if _PLAIN_NUMBER.match(p[pos])]
-            if len(vals) < 0.8 * len(rows) or len({v for v, _ in vals}) < 3:
+            vals: list[tuple[float, int]] = []
+            could = len(rows)  # rows that may still hold a number here
+            for i, p in rows:
+                if _PLAIN_NUMBER.match(p[pos]):
+                    vals.append((float(p[pos]), i))
+                else:
+                    could -= 1
+                    if could < need:
+                        break  # too few numbers already (git blame's code lines, word by word)
+            if could < need or len({v for v, _ in vals}) < 3:
                 continue
             vals.sort()
             out.update(i for _, i in vals[-_TOP_K:])

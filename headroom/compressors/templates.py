@@ -336,12 +336,15 @@ def extreme_rows(tokens: list[str], rows: Sequence[str], max_slots: int = 3) -> 
     n = len(tokens)
     found: set[int] = set()
     done = 0
+    split: list[list[str] | None] = [None] * len(rows)  # each row split once, when first read
     for i in slots:
         best: tuple[float, int] | None = None
         worst: tuple[float, int] | None = None
         numeric = True
         for k, r in enumerate(rows):
-            parts = r.split()
+            parts = split[k]
+            if parts is None:
+                parts = split[k] = r.split()
             if len(parts) != n:
                 continue
             v = parts[i]

@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .toml_refusal import surely_not_toml
+
 
 @dataclass(frozen=True)
 class Format:
@@ -80,6 +82,8 @@ def yaml_composes(text: str) -> bool:
 
 
 def _toml_ok(text: str) -> bool:
+    if surely_not_toml(text):  # sysctl dumps read as TOML: tomllib took hundreds of lines to say so
+        return False
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10

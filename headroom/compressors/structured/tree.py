@@ -57,15 +57,41 @@ def indent_of(line: str) -> int:
 # scalar or open bracket in YAML, no open bracket or triple quote in TOML, no trailing
 # backslash in properties or plain lines, no comment, CDATA or unclosed tag in XML; JSON
 # with comments: always), wherever a unit starts with it: most lines take no further test.
+_YAML_MAY_CONTINUE = re.compile(r"[|>\[{]")
+_TOML_MAY_CONTINUE = re.compile(r"[\[{(]|'''|\"\"\"")
 _MAY_CONTINUE = {
-    "yaml": re.compile(r"[|>\[{]").search,
-    "toml": re.compile(r"[\[{(]|'''|\"\"\"").search,
+    "yaml": _YAML_MAY_CONTINUE.search,
+    "toml": _TOML_MAY_CONTINUE.search,
     "properties": re.compile(r"\\\s*$").search,
     "lines": re.compile(r"\\\s*$").search,
     "jsonc": lambda _line: None,
     # XML: a comment or CDATA section may run on, and so may a tag left open
     "xml": lambda line: "<!--" in line or "<![CDATA[" in line or line.count("<") > line.count(">"),
 }
+
+
+# The patterns above that match within one line only (no anchor, nothing that matches a
+# newline): the lines they hit are found by one scan of the joined text, each line that may
+# continue found once, instead of a search per line (most lines hold none: 1 of a sysctl
+# dump's 1 800 lines).
+_MAY_CONTINUE_IN_LINE = {"yaml": _YAML_MAY_CONTINUE, "toml": _TOML_MAY_CONTINUE}
+
+
+def _lines_hit(lines: list[str], pattern: re.Pattern[str]) -> list[int]:
+    """Indices of the lines ``pattern`` finds something in, ascending."""
+    text = "\n".join(lines)
+    if text.count("\n") != len(lines) - 1:  # a line with a newline in it (not from text.split("\n"))
+        return [k for k, ln in enumerate(lines) if pattern.search(ln)]
+    out: list[int] = []
+    line, pos = 0, 0  # ``pos``: where line ``line`` starts
+    while (m := pattern.search(text, pos)) is not None:
+        line += text.count("\n", pos, m.start())
+        out.append(line)
+        pos = text.find("\n", m.start()) + 1  # on to the next line
+        if not pos:
+            break
+        line += 1
+    return out
 
 
 def units(lines: list[str], fmt: Format) -> list[tuple[int, int]]:
@@ -78,7 +104,8 @@ def units(lines: list[str], fmt: Format) -> list[tuple[int, int]]:
         # stand alone (a blank line never may continue: it is skipped below).
         out: list[tuple[int, int]] = []
         pos = 0  # lines before this are placed
-        for i in [k for k, ln in enumerate(lines) if may_continue(ln)]:
+        in_line = _MAY_CONTINUE_IN_LINE.get(name)
+        for i in _lines_hit(lines, in_line) if in_line else [k for k, ln in enumerate(lines) if may_continue(ln)]:
             if i < pos:
                 continue  # inside the unit before
             out.extend((k, k + 1) for k in range(pos, i) if lines[k] and not lines[k].isspace())
@@ -197,7 +224,8 @@ def key_of(fmt: Format, line: str) -> str:
         m = _YAML_KEY.match(line)
         return m.group(1).strip("\"'") if m else line.strip().lstrip("- ").strip()
     if name in ("toml", "ini"):
-        m = _SECTION.match(line) or _KV_KEY.match(line)
+        # A section header holds a "[": most lines are key = value, tried by one match
+        m = (_SECTION.match(line) if "[" in line else None) or _KV_KEY.match(line)
         return m.group(1).strip().strip("\"'") if m else ""
     if name in ("properties", "jsonc"):
         m = _KV_KEY.match(line.lstrip().lstrip("{[,"))
@@ -210,6 +238,20 @@ def key_of(fmt: Format, line: str) -> str:
         return m.group(1).strip() if m else ""
     words = _WORD.findall(line[:200])
     return " ".join(words[:6])
+
+
+
+class LineKeys(dict):
+    """``key_of(fmt, lines[i])`` by line index ``i``, each worked out on first asking: the
+    passes of one selection ask for the same one-line nodes' keys (a sysctl dump's 1 800)."""
+
+    def __init__(self, fmt: Format, lines: list[str]):
+        super().__init__()
+        self.fmt, self.lines = fmt, lines
+
+    def __missing__(self, i: int) -> str:
+        key = self[i] = key_of(self.fmt, self.lines[i])
+        return key
 
 
 _CLOSING_FORMATS = frozenset(("xml", "jsonc", "jinja", "gotemplate", "erb", "lines", "makefile"))
@@ -266,8 +308,11 @@ def build(lines: list[str], fmt: Format) -> list[Node]:
     comment = fmt.comment
     if fmt.nesting == "sections":
         section = -1
+        # A TOML or INI section header holds a "[" (most lines do not: no match tried);
+        # a Dockerfile's stage opens with FROM.
+        docker = fmt.name == "dockerfile"
         for a, b in spans:
-            if _is_section(fmt, lines[a]):
+            if (docker or "[" in lines[a]) and _is_section(fmt, lines[a]):
                 section = len(nodes)
                 nodes.append(Node(a, b, -1, 0, b))
             else:
