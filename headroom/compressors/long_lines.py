@@ -33,7 +33,8 @@ _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}|\b[A-Z][a-z]{2}
 _MIN_RECORDS = 20
 # (name, boundary regex, share of pieces that must end on one for the rule to apply)
 _BOUNDARIES = (
-    ("sentences", re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[A-Z0-9\"'(\[])")),
+    # The closing quote or bracket after a sentence end stays with its sentence (group 1).
+    ("sentences", re.compile(r"(?<=[.!?])([\"')\]]?)\s+(?=[A-Z0-9\"'(\[])")),
     ("statements", re.compile(r"(?<=[;{}])|(?<=,)(?=[\"{\[])")),
     ("words", re.compile(r"\s+")),  # (split with str.find when the spaces are plain, see _grow)
 )
@@ -96,7 +97,7 @@ def _grow(line: str, boundary: re.Pattern[str]) -> list[str] | None:
         m = boundary.search(line, start + _PIECE, min(n, start + 5 * _PIECE))
         if m is None:
             return None
-        pieces.append(line[start:m.start()].rstrip())
+        pieces.append(line[start:m.end(1) if boundary.groups else m.start()].rstrip())
         start = m.end()
     return pieces
 

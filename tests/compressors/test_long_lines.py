@@ -82,3 +82,11 @@ def test_split_keeps_every_character_but_the_cut_whitespace(seed: str, size: int
     joined = re.sub(r"\s+", "", out[0])
     assert joined == re.sub(r"\s+", "", line[:size])
     assert max(len(p) for p in out[0].split("\n")) <= long_lines.LONG_LINE
+
+
+def test_a_closing_quote_after_a_sentence_end_stays_with_its_sentence() -> None:
+    # Found by hypothesis: sentences cut at '." ' lost the quote.
+    line = ('1." ' * 6000)[:20001]
+    out = long_lines.split(line)
+    assert out is not None
+    assert re.sub(r"\s+", "", out[0]) == re.sub(r"\s+", "", line)
