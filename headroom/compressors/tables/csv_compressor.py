@@ -56,13 +56,16 @@ class TableCompressor:
         fields = inp.hint if isinstance(inp.hint, Fields) else None
         if isinstance(inp.hint, Outline):
             return _outline_records(lines, inp.hint, inp)
+        aligned: tuple = ()  # (table blocks, layout) once worked out, for the aligned reading below
         if dialect is None and stanzas is None and framed is None and fields is None:
             dialect = sniff(lines[:64])
             framed = infer_framed(lines) if dialect is None else None
             stanzas = infer_stanzas(lines) if dialect is None and framed is None else None
-            if dialect is None and framed is None and stanzas is None and table_blocks(lines) is None \
-                    and infer(lines) is None:  # what detection tries last: fields split by blanks
-                fields = infer_fields([ln for ln in lines if ln.strip()])
+            if dialect is None and framed is None and stanzas is None:
+                blocks = table_blocks(lines)
+                aligned = (blocks, infer(lines) if blocks is None else None)
+                if aligned == (None, None):  # what detection tries last: fields split by blanks
+                    fields = infer_fields([ln for ln in lines if ln.strip()])
         unit = ("rows", "columns")
         titles: list[int] = []  # rows titling a group of rows (an aligned table printed per process)
         foot: list[str] = []  # a frame's closing rule (and footer) after the rows
@@ -105,10 +108,10 @@ class TableCompressor:
                 got = _outline_records(lines, outline, inp)
                 if got is not None:
                     return got
-            tables = table_blocks(lines)
+            tables = aligned[0] if aligned else table_blocks(lines)
             if tables is not None:
                 return _several(lines, tables, inp)
-            layout = infer(lines)
+            layout = aligned[1] if aligned else infer(lines)
             if layout is None:
                 return None
             head, header, body_spans, body = _aligned_rows(lines, layout)
