@@ -276,11 +276,11 @@ def parse(lines: list[str], outline: Outline) -> Records:
                     told.add(shown[k + 1])
             fields = fields or _split(lines[i])
             for kind, value in fields:
-                k = seen.get((level[i], kind), 0) + 1
-                seen[(level[i], kind)] = k
-                if k > _REPEATS:
+                nth = seen.get((level[i], kind), 0) + 1
+                seen[(level[i], kind)] = nth
+                if nth > _REPEATS:
                     continue
-                name = kind if k == 1 else f"{kind} ({k})"
+                name = kind if nth == 1 else f"{kind} ({nth})"
                 if name in rec:  # the same kind at another level
                     name = f"{name} [{level[i]}]"
                 _add(rec, index, name, _cell(value), level[i])
