@@ -37,7 +37,7 @@ from itertools import repeat
 
 from .aligned import column_header
 
-MIN_RECORDS = 8
+MIN_RECORDS = 16  # fewer records are a few blocks of text, each a large share of it
 _RECORD_SHARE = 2 / 3  # of the parent's children that must have children of their own
 _COVER = 0.5  # of the nonblank lines the records must hold
 _MAX_FIELDS = 64
