@@ -179,3 +179,59 @@ def test_proc_crypto_reads_as_records():
         pytest.skip("too few algorithms registered here")
     layout = infer(text.split("\n"))
     assert layout is not None and parse(text.split("\n"), layout) is not None
+
+
+def _catalogue(rng: random.Random, n: int) -> tuple[str, dict]:
+    """A PO file: a header entry, plain messages, a plural, one word in two contexts, one
+    far longer translation (split over quoted lines), reference comments."""
+    long_at, ctx_at = rng.sample(range(10, n - 10), 2)
+    out = ['msgid ""', 'msgstr ""', '"Project-Id-Version: depot 2.1\\n"', '"Language: nl\\n"',
+           '"Content-Type: text/plain; charset=UTF-8\\n"', ""]
+    facts = {}
+    for k in range(n):
+        out.append(f"#: src/view{k % 7}.c:{10 + k}")
+        if k == ctx_at:
+            out += ['msgctxt "Door state"', 'msgid "Open"', 'msgstr "Geopend"', "",
+                    f"#: src/menu.c:{k}", 'msgctxt "Menu"', 'msgid "Open"', 'msgstr "Openen"', ""]
+            continue
+        msgid = f"Item {k:03d} stored"
+        if k == long_at:
+            facts["long"] = msgid
+            out += [f'msgid "{msgid}"', 'msgstr ""',
+                    '"Het item is in het magazijn opgeslagen, maar de voorraadtelling is nog niet "',
+                    '"bijgewerkt; wacht tot de volgende synchronisatie voordat u het opnieuw boekt"', ""]
+        else:
+            out += [f'msgid "{msgid}"', f'msgstr "Item {k:03d} opgeslagen"', ""]
+    return "\n".join(out) + "\n", facts
+
+
+def test_a_gettext_catalogue_reads_as_records_with_contexts_comments_and_long_values():
+    text, facts = _catalogue(random.Random(8), 120)
+    layout = infer(text.split("\n"))
+    assert layout is not None and layout.separator == " "
+    records = parse(text.split("\n"), layout)
+    assert records is not None and "msgctxt" in records.names and len(records.rows) == 122
+    pipeline = Pipeline(HeadroomConfig(), store=CompressionStore())
+    msgs = [{"role": "user", "content": "Which message has by far the longest translation?"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "cat nl.po"}'}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": text}]
+    out = compress(msgs, model="gpt-4o", pipeline=pipeline).messages[-1]["content"]
+    assert facts["long"] in out and len(out) < len(text) / 3
+
+
+@pytest.mark.skipif(shutil.which("msgfmt") is None or shutil.which("msgunfmt") is None, reason="needs gettext")
+def test_msgunfmt_output_answers_a_context_lookup(tmp_path):
+    text, _ = _catalogue(random.Random(2), 80)
+    (tmp_path / "nl.po").write_text(text)
+    subprocess.run(["msgfmt", "-o", str(tmp_path / "nl.mo"), str(tmp_path / "nl.po")], check=True)
+    dumped = subprocess.run(["msgunfmt", str(tmp_path / "nl.mo")], check=True, capture_output=True,
+                            text=True).stdout
+    assert infer(dumped.split("\n")) is not None
+    pipeline = Pipeline(HeadroomConfig(), store=CompressionStore())
+    msgs = [{"role": "user", "content": "How is 'Open' translated in the door state context?"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "msgunfmt nl.mo"}'}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": dumped}]
+    out = compress(msgs, model="gpt-4o", pipeline=pipeline).messages[-1]["content"]
+    assert "Geopend" in out

@@ -78,6 +78,7 @@ _MAX_WORDS = re.compile(r"\b(?:" + "|".join(sorted(MAX_WORDS)) + r")\b")
 _MIN_WORDS = re.compile(r"\b(?:" + "|".join(sorted(MIN_WORDS)) + r")\b")
 # A number standing on its own: not part of an identifier ("web-35", "p99") or a time ("18:12").
 _LETTERS = re.compile(r"[a-z]{2,}")
+_MAX_LENGTH_COLUMNS = 8  # text columns whose longest cell stays when the question names none
 _QUESTION_NUMBER = re.compile(r"(?<![\w.:-])\d+(?:\.\d+)?(?![\w:-]|\.\d)")
 
 
@@ -776,7 +777,13 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
         # Named when each word of the column's name is a word of the question ("official
         # country name" names official_name). "Which import took the longest?" names none.
         text_cols = [c for c in cols if not c.numeric and _words_named(c.name, qlow)]
-        for i in _length_extremes(text_cols, longest, shortest):
+        k = 1
+        if not text_cols and not any(c.numeric for c in cols):
+            # Nothing to measure but text, and no column named ("the longest translation"
+            # over gettext's msgid/msgstr): each text column's two longest (shortest) cells,
+            # for the longest is often a heading (a catalogue's header entry).
+            text_cols, k = cols[:_MAX_LENGTH_COLUMNS], 2
+        for i in _length_extremes(text_cols, longest, shortest, k):
             take(i, "extremes of asked columns")
     width = len(table.names)
     titled = set(table.titles or ())
@@ -901,16 +908,17 @@ def _words_named(name: str, qlow: str) -> bool:
     return bool(words) and all(_says(w, qlow) for w in words)
 
 
-def _length_extremes(cols: list[_Column], longest: bool, shortest: bool) -> list[int]:
-    """Rows of the longest (and/or shortest non-empty) cell of each text column in ``cols``."""
+def _length_extremes(cols: list[_Column], longest: bool, shortest: bool, k: int = 1) -> list[int]:
+    """Rows of the ``k`` longest (and/or shortest non-empty) cells of each text column in
+    ``cols``."""
     out = []
     for c in cols:
         lengths = [len(v) if isinstance(v, str) else 0 for v in c.cells]
         if longest:
-            out.append(lengths.index(max(lengths)))
-        filled = [n for n in lengths if n]
+            out += sorted(range(len(lengths)), key=lambda i: -lengths[i])[:k]
+        filled = [i for i, n in enumerate(lengths) if n]
         if shortest and filled:
-            out.append(lengths.index(min(filled)))
+            out += sorted(filled, key=lambda i: lengths[i])[:k]
     return out
 
 

@@ -28,7 +28,9 @@ _MAX_FIELDS = 64  # columns kept apart; more (a stanza of free-form keys) is not
 # separator and the value. "=" and "|" may touch the value; ":" needs a blank or the
 # line's end after it, so a URL or a clock time does not read as a field. One word, so a
 # line of prose ending in a colon ("Traceback (most recent call last):") is no field.
-_FIELD = re.compile(r"[ \t]*([^\s=:|]{1,64})[ \t]*(=|\||:(?=[ \t]|$))[ \t]?(.*)")
+# A blank is a separator only before a quoted value (gettext's ``msgid "Archive"``); then
+# quoted lines carry the field above on, and "#" lines are comments (see _step).
+_FIELD = re.compile(r"[ \t]*([^\s=:|\"#]{1,64})[ \t]*(=|\||:(?=[ \t]|$)| (?=\"))[ \t]?(.*)")
 
 
 @dataclass(frozen=True)
@@ -76,22 +78,30 @@ def _aligned_field(line: str, layout: Stanzas) -> tuple[str, str, str, int] | No
     return m.group(1), ":", m.group(3), m.start(2)
 
 
-_BLANK, _CONTINUED = object(), object()
+_BLANK, _CONTINUED, _COMMENT = object(), object(), object()
 
 
-def _step(line: str, fresh: bool, layout: Stanzas):
+def _step(line: str, fresh: bool, layout: Stanzas, any_opener: bool = False):
     """What ``line`` is in a text of ``layout``'s records: ``_BLANK`` (between records),
-    ``_CONTINUED`` (more of the field above), its field (a record's field line), or None
-    (a line no record has: the text is not, or no longer, records). ``fresh``: no field
-    line since the last blank one."""
+    ``_CONTINUED`` (more of the field above), ``_COMMENT`` (a "#" line of a quoted-value
+    catalogue), its field (a record's field line), or None (a line no record has: the text
+    is not, or no longer, records). ``fresh``: no field line since the last blank one.
+    ``any_opener``: past the sample a record may open with another of its fields
+    (gettext's ``msgctxt`` before ``msgid``)."""
     if not line.strip():
         return _BLANK
+    if layout.separator == " ":
+        head = line.lstrip()[:1]
+        if head == "#":
+            return _COMMENT
+        if head == '"' and not fresh:
+            return _CONTINUED
     f = _field(line)
     if f is None and layout.separator == ":":
         f = _aligned_field(line, layout)
     if not fresh and _continues(line, f, layout):
         return _CONTINUED
-    if f is None or f[1] != layout.separator or (fresh and f[0] != layout.opener):
+    if f is None or f[1] != layout.separator or (fresh and not any_opener and f[0] != layout.opener):
         return None
     return f
 
@@ -99,7 +109,8 @@ def _step(line: str, fresh: bool, layout: Stanzas):
 def infer(lines: list[str]) -> Stanzas | None:
     """The stanza layout of a text whose first ``_SAMPLE_LINES`` lines are records, else None.
     Most texts fail on their first line (no field) or first block (no blank line after it)."""
-    head = [ln for ln in lines[:_SAMPLE_LINES] if ln.strip()][:2]
+    # (A catalogue's "#" comments stand over its first entry.)
+    head = [ln for ln in lines[:_SAMPLE_LINES] if ln.strip() and ln.lstrip()[:1] != "#"][:2]
     got = _field(head[0]) if head else None
     titled = False
     if got is None and len(head) == 2 and len(head[0]) <= _MAX_TITLE:
@@ -114,8 +125,12 @@ def infer(lines: list[str]) -> Stanzas | None:
         return None
     layout = Stanzas(got[1], got[0], _indent(head[0]), got[3], titled)
     blocks, fields, fresh, title = 0, 0, True, False
+    quoted = layout.separator == " "
+    others = 0  # blocks a catalogue opens with another field (msgctxt before msgid)
     for ln in lines[:_SAMPLE_LINES]:
-        f = _step(ln, fresh, layout)
+        f = _step(ln, fresh, layout, any_opener=quoted)
+        if f is _COMMENT:
+            continue
         if f is None and _is_title(ln, fresh, title, layout):
             title = True
             continue
@@ -129,15 +144,18 @@ def infer(lines: list[str]) -> Stanzas | None:
         elif f is not _CONTINUED:
             if f is None or fields >= _MAX_FIELDS:
                 return None  # (a logfmt log is "key=value" lines without a blank: given up after 64)
-            if not fresh and _reopens(f, layout):
+            if not fresh and not quoted and _reopens(f, layout):
                 # The opening field again, no blank line before it (``stat``): a new record.
                 if fields < MIN_FIELDS:
                     return None
                 blocks, fields = blocks + 1, 0
+            others += fresh and f[0] != layout.opener
             fields += 1
             fresh = False
     # A record the sample ends inside counts (/proc/<pid>/status: 59 fields a record,
     # three whole ones in 200 lines).
+    if 4 * others > blocks:
+        return None  # most blocks open with the first one's field
     return layout if blocks + (fields >= MIN_FIELDS) >= MIN_STANZAS else None
 
 
@@ -196,8 +214,13 @@ def parse(lines: list[str], layout: Stanzas) -> Records | None:
     index: dict[str, int] = {}
     fresh = True
     title = -1  # the line of the title over the record about to start
+    last: str | None = None  # the field the latest field line set
     for i, ln in enumerate(lines):
-        f = _step(ln, fresh, layout)
+        f = _step(ln, fresh, layout, any_opener=True)
+        if f is _COMMENT:  # a catalogue's comments open the record they stand over
+            if fresh and title < 0:
+                title = i
+            continue
         if f is None and _is_title(ln, fresh, title >= 0, layout):
             title = i
             continue
@@ -205,10 +228,12 @@ def parse(lines: list[str], layout: Stanzas) -> Records | None:
             fresh, title = True, -1
             continue
         if f is _CONTINUED:
+            if layout.separator == " " and last is not None:  # a quoted value goes on: its length counts
+                values[-1][last] += ln.strip()
             continue
         if f is None:
             return None
-        if fresh or _reopens(f, layout):
+        if fresh or (layout.separator != " " and _reopens(f, layout)):
             starts.append(title if title >= 0 else i)
             values.append({})
             fresh, title = False, -1
@@ -220,6 +245,7 @@ def parse(lines: list[str], layout: Stanzas) -> Records | None:
                     return None
                 index[name] = len(index)
             values[-1][name] = value
+            last = name
     names = list(index)
     rows = [[rec.get(n, "") for n in names] for rec in values]
     ends = starts[1:] + [len(lines)]
