@@ -23,6 +23,8 @@ from headroom.compressors.tables.stanzas import Stanzas, infer, parse
 from headroom.query.anchors import extract_anchors
 from headroom.tokens import counter_for
 
+from .tool_rounds import tool_round
+
 WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_", min_size=2, max_size=12).filter(lambda w: w.strip("_"))
 
 
@@ -159,12 +161,7 @@ def test_names_of_several_words_padded_to_the_separators_column_are_fields():
     assert layout is not None
     records = parse(text.split("\n"), layout)
     assert records is not None and "min keysize" in records.names and len(records.rows) == 40
-    pipeline = Pipeline(HeadroomConfig(), store=CompressionStore())
-    msgs = [{"role": "user", "content": "Which driver has the highest priority?"},
-            {"role": "assistant", "content": None, "tool_calls": [
-                {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "cat /proc/crypto"}'}}]},
-            {"role": "tool", "tool_call_id": "c1", "content": text}]
-    out = compress(msgs, model="gpt-4o", pipeline=pipeline).messages[-1]["content"]
+    out = tool_round("cat /proc/crypto", text, "Which driver has the highest priority?")
     assert f"drv-{top:02d}-generic" in out and len(out) < len(text) / 2
     # Prose ending in a colon is no field, wherever its colon stands.
     assert infer(["Traceback (most recent call last):", "  x", "", "Traceback (most recent call last):", "  y"]) is None
@@ -211,12 +208,7 @@ def test_a_gettext_catalogue_reads_as_records_with_contexts_comments_and_long_va
     assert layout is not None and layout.separator == " "
     records = parse(text.split("\n"), layout)
     assert records is not None and "msgctxt" in records.names and len(records.rows) == 122
-    pipeline = Pipeline(HeadroomConfig(), store=CompressionStore())
-    msgs = [{"role": "user", "content": "Which message has by far the longest translation?"},
-            {"role": "assistant", "content": None, "tool_calls": [
-                {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "cat nl.po"}'}}]},
-            {"role": "tool", "tool_call_id": "c1", "content": text}]
-    out = compress(msgs, model="gpt-4o", pipeline=pipeline).messages[-1]["content"]
+    out = tool_round("cat nl.po", text, "Which message has by far the longest translation?")
     assert facts["long"] in out and len(out) < len(text) / 3
 
 
@@ -228,10 +220,5 @@ def test_msgunfmt_output_answers_a_context_lookup(tmp_path):
     dumped = subprocess.run(["msgunfmt", str(tmp_path / "nl.mo")], check=True, capture_output=True,
                             text=True).stdout
     assert infer(dumped.split("\n")) is not None
-    pipeline = Pipeline(HeadroomConfig(), store=CompressionStore())
-    msgs = [{"role": "user", "content": "How is 'Open' translated in the door state context?"},
-            {"role": "assistant", "content": None, "tool_calls": [
-                {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "msgunfmt nl.mo"}'}}]},
-            {"role": "tool", "tool_call_id": "c1", "content": dumped}]
-    out = compress(msgs, model="gpt-4o", pipeline=pipeline).messages[-1]["content"]
+    out = tool_round("msgunfmt nl.mo", dumped, "How is 'Open' translated in the door state context?")
     assert "Geopend" in out
