@@ -52,7 +52,7 @@ def _numeric_columns(rows: list[Row]) -> list[int]:
 
 
 # A version ("2.5.7", "v1.18.3-rc1"): its numbers in order compare as the versions do.
-_VERSION = re.compile(r"v?(\d+(?:\.\d+)+)(?:[-+~][\w.+~-]*)?")
+_VERSION = re.compile(r"v?(\d{1,9}(?:\.\d{1,9})+)(?:[-+~][\w.+~-]*)?")  # (bounded: int() of any part)
 _VERSION_ENDS = 3  # rows kept at each end of a column of versions
 
 
@@ -62,6 +62,9 @@ def _version_ends(rows: list[Row], numeric: list[int]) -> set[int]:
     keep: set[int] = set()
     width = min(len(r.cells) for r in rows)
     for col in (k for k in range(width) if k not in numeric):
+        sample = rows[:: max(1, len(rows) // 20)]
+        if sum(1 for r in sample if _VERSION.fullmatch(r.cells[col])) < 0.8 * len(sample):
+            continue  # names, paths: told apart on a sample
         keys = [(m := _VERSION.fullmatch(r.cells[col])) and tuple(map(int, m.group(1).split("."))) for r in rows]
         valued = sorted((v, k) for k, v in enumerate(keys) if v)
         if len(valued) < 0.9 * len(rows):
