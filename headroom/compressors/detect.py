@@ -359,6 +359,13 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
         return log
     if _is_code_by_family(text):
         return ContentType.CODE  # code behind a long docstring or licence header, or with few keyword lines
+    # A lead of fields and a free tail (ctags -x: name, kind, line, file, source line), once
+    # no log reading has claimed the lines.
+    fields = infer_fields(nonblank, tail=True)
+    if fields is not None:
+        if found is not None:
+            found["fields"] = fields
+        return ContentType.TABLE
     # One node's many children, each a subtree of the same sort (javap -v's methods): records
     # in an outline, read on the whole text (the sample may hold none of them).
     outline = infer_outline(text.split("\n"))

@@ -36,7 +36,7 @@ from .templates import (
     key_of,
     keys_of,
 )
-from .text_records import record_heads, record_mates
+from .text_records import depth_ancestors, record_heads, record_mates
 
 _MIN_LINES = 12  # shorter logs are cheaper to send whole
 _CONTEXT = 2  # lines kept before and after an error
@@ -729,7 +729,7 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
     # What the question names or asks to rank comes right after errors and anchors.
     named = _lines_naming_content_words(lowered, inp.query, n)
     for i in named:
-        sel.mark(i, 0.5)
+        sel.mark(i, _ANCHORED)
     # A named line inside a short record (blank-line separated blocks: sqlite3 -line rows,
     # stanzas) brings its record: the asked value is another field of the same row.
     for i in record_mates(raw, named | anchored):
@@ -754,6 +754,9 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
     # a head is a line per record kept, on top of the budget).
     if heads := record_heads(raw, chosen):
         chosen = sorted({*chosen, *heads})
+    # A kept node of a tree drawn with depth marks brings its ancestors: what includes it.
+    if ancestors := depth_ancestors(raw, chosen):
+        chosen = sorted({*chosen, *ancestors})
     if len(chosen) >= n:
         return None
     # A note whose line was cut would describe nothing.

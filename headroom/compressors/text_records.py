@@ -153,9 +153,70 @@ def record_heads(raw: list[str], kept: list[int]) -> set[int]:
     return out - kept_set
 
 
+# A depth marker: a run of one mark and a blank, one mark per level (``gcc -H``'s include
+# tree: ". a.h", ".. b.h" under it).
+_DEPTH_MARK = re.compile(r"([.*>])\1* (?=\S)")
+_DEPTH_SAMPLE = 200
+_DEPTH_SHARE = 0.6  # of the sampled nonblank lines that must carry the marker
+
+
+def depth_ancestors(raw: list[str], kept: list[int]) -> set[int]:
+    """The ancestors of ``kept`` lines in a tree drawn with depth markers: each line's
+    parent is the nearest line above it with a shorter run of the same mark. A kept
+    ``.. /usr/include/pthread.h`` says what is included; the ``.`` line above it says which
+    header includes it, and that is what a template fold of look-alike lines takes out.
+    Empty unless most sampled lines carry one mark at two depths or more."""
+    sample = [ln for ln in raw[:_DEPTH_SAMPLE] if ln.strip()]
+    marks = [m.group(1) for m in map(_DEPTH_MARK.match, sample) if m]
+    if len(marks) < _DEPTH_SHARE * len(sample) or len(marks) < _MIN_RECORDS:
+        return set()
+    mark = max(set(marks), key=marks.count)
+    depth = [_marked_depth(ln, mark) for ln in raw]
+    if len(set(depth) - {0}) < 2:
+        return set()
+    out: set[int] = set()
+    kept_set = set(kept)
+    # One pass down the text; path[k] is the open line at depth k + 1. An unmarked line, or
+    # a jump of more than one level, leaves no ancestors known.
+    path: list[int] = []
+    for i, d in enumerate(depth):
+        if d == 0 or d > len(path) + 1:
+            path = []
+            continue
+        del path[d - 1:]
+        if i in kept_set:
+            out.update(path)
+        path.append(i)
+    return out - kept_set
+
+
+def _marked_depth(line: str, mark: str) -> int:
+    """The length of the run of ``mark`` that opens ``line`` before a blank (0: none)."""
+    run = len(line) - len(line.lstrip(mark))
+    return run if run and line[run:run + 1] == " " else 0
+
+
 # A record's opening field: its name and colon, as the text's first line has it
-# ("\tCommand being timed:", "Name:").
+# ("\tCommand being timed:", "Name:"); or its opening mark, a run of one sign and a blank
+# ("== fi_FI.UTF-8" over each locale's ``locale -k`` fields; two signs at least, as one
+# "#" or "-" opens a comment or an item, not a record).
 _OPENING_FIELD = re.compile(r"\s*[^\s:][^:]{0,60}:")
+_OPENING_MARK = re.compile(r"\s*([^\w\s])\1+ (?=\S)")
+
+
+def record_starts(raw: list[str]) -> list[int]:
+    """The opening lines of the records a text is made of, when each record opens the way
+    its first line does (on the same field, or the same mark) and holds two lines or more
+    on average; at least ``_MIN_RECORDS`` of them (else none)."""
+    first = next((i for i, ln in enumerate(raw) if ln.strip()), None)
+    if first is None:
+        return []
+    m = _OPENING_FIELD.match(raw[first]) or _OPENING_MARK.match(raw[first])
+    if m is None:
+        return []
+    field = m.group(0)
+    opens = [i for i, ln in enumerate(raw) if ln.startswith(field)]
+    return opens if len(opens) >= _MIN_RECORDS and len(raw) >= 2 * len(opens) else []
 
 
 def record_openers(raw: list[str], kept: list[bool]) -> set[int]:
@@ -163,13 +224,8 @@ def record_openers(raw: list[str], kept: list[bool]) -> set[int]:
     each open on the field its first line opens on (``/usr/bin/time -v`` over several
     commands: ``Command being timed: "..."`` then 20-odd fields, no blank line between).
     A kept ``Elapsed`` line says how long; its record's opening line says what ran."""
-    first = next((i for i, ln in enumerate(raw) if ln.strip()), None)
-    m = _OPENING_FIELD.match(raw[first]) if first is not None else None
-    if m is None:
-        return set()
-    field = m.group(0)
-    opens = [i for i, ln in enumerate(raw) if ln.startswith(field)]
-    if len(opens) < _MIN_RECORDS or len(raw) < 2 * len(opens):
+    opens = record_starts(raw)
+    if not opens:
         return set()
     out: set[int] = set()
     for i, k in enumerate(kept):

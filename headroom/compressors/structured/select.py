@@ -24,7 +24,7 @@ from itertools import accumulate, groupby
 
 from ...query.names import letters_in_order
 from ..odd_members import odd_members
-from ..text_records import RECORD_LINES, record_mates
+from ..text_records import RECORD_LINES, record_mates, record_starts
 from .formats import Format, comment_line
 from .tree import LineKeys, Node, key_of
 
@@ -140,8 +140,11 @@ def with_named_lines(lines: list[str], nodes: list[Node], keep: list[bool], quer
     terms = question_terms(query) if query else set()
     if anchors:
         terms = terms | anchors.terms
-    named = named_lines(lines, _line_offsets(lines), terms)
+    offsets = _line_offsets(lines)
+    named = named_lines(lines, offsets, terms)
     mates = record_mates(lines, named) if fmt.name == "lines" else set()
+    if fmt.name == "lines" and terms:
+        named |= asked_field_lines(lines, offsets, terms)
     named = [i for i in named if not keep[i]]
     mates = [i for i in mates if not keep[i]]
     if not named and not mates:
@@ -187,6 +190,43 @@ def named_lines(lines: list[str], offsets: list[int], terms) -> set[int]:
             nxt = offsets[line + 1] if skip and line + 1 < len(offsets) else pos + 1
             pos = low.find(term, nxt)
         if len(hits) <= limit or hits[-1] - hits[0] < RECORD_LINES:
+            out.update(hits)
+    return out
+
+
+_FIELD_PER_RECORD = 2  # lines of one record a word that names a field may hold
+_FIELD_LINES_MAX = 48  # lines one asked field may bring over all the records
+
+
+def asked_field_lines(lines: list[str], offsets: list[int], terms) -> set[int]:
+    """In a text of records that each open alike (``record_starts``: ``locale -k`` per
+    locale, ``time -v`` per command), the lines of the field a question word names in
+    every record: the word starts a line's first token ("yes" in ``yesexpr=...``), at most
+    ``_FIELD_PER_RECORD`` lines per record, in three records or more. A word in every
+    record names a field, not a record; when the question names its record by a word the
+    text does not hold ("the Japanese locale" over ``ja_JP``), the field's line in each
+    record, with its record's opening line, is what answers it."""
+    starts = record_starts(lines)
+    if not starts:
+        return set()
+    low = _lowered(lines)
+    out: set[int] = set()
+    for term in terms:
+        per_record: dict[int, int] = {}
+        hits: list[int] = []
+        pos = low.find(term)
+        while pos >= 0 and len(hits) <= _FIELD_LINES_MAX:
+            line = bisect_right(offsets, pos) - 1
+            at = pos - offsets[line]
+            head = lines[line][:at]
+            # the word opens the line's first token: blanks (or nothing) before it
+            if not head.strip() and line > starts[0]:
+                rec = bisect_right(starts, line) - 1
+                per_record[rec] = per_record.get(rec, 0) + 1
+                hits.append(line)
+            pos = low.find(term, offsets[line + 1] if line + 1 < len(offsets) else len(low))
+        if (hits and len(hits) <= _FIELD_LINES_MAX and len(per_record) >= 3
+                and max(per_record.values()) <= _FIELD_PER_RECORD):
             out.update(hits)
     return out
 

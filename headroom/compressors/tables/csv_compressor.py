@@ -94,7 +94,8 @@ class TableCompressor:
                 return None
             # Cells split at blanks; a row of another count is ragged, and the row selection
             # keeps it in view as an anomaly (porcelain v2's one unmerged entry).
-            body = [lines[a].split() for a, _ in body_spans]
+            body = ([lines[a].split(None, fields.count - 1) for a, _ in body_spans] if fields.tail
+                    else [lines[a].split() for a, _ in body_spans])
             strategy = "table_fields"
         elif dialect is not None:
             spans, rows = _records(lines, dialect.delimiter, quoted='"' in inp.text)

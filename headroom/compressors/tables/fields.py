@@ -34,22 +34,46 @@ _NAME = re.compile(r"[A-Za-z%#][\w%#+/.()-]*")
 class Fields:
     count: int  # fields a row
     header: bool  # the first row names the columns
+    tail: bool = False  # the last field is the rest of the line, blanks and all
 
 
-def infer(nonblank: list[str]) -> Fields | None:
+_TAIL_MIN_SHARE = 0.9  # rows that must reach past the lead fields into a tail
+
+
+def _lead_and_tail(split: list[list[str]]) -> Fields | None:
+    """Rows of a few fields and then free text (``ctags -x``: name, kind, line, file, then
+    the source line; its long names push the columns out of alignment): the lead is the
+    fields nine rows in ten have before one more, and one of them is a column of numbers."""
+    counts = sorted(map(len, split))
+    lead = counts[int((1 - _TAIL_MIN_SHARE) * len(counts))] - 1
+    if not _MIN_FIELDS <= lead <= _MAX_FIELDS:
+        return None
+    body = [cells for cells in split if len(cells) > lead]
+    numeric = any(sum(1 for cells in body if _NUMBER.fullmatch(cells[k])) >= _NUMERIC * len(body)
+                  for k in range(lead))
+    return Fields(lead + 1, False, tail=True) if numeric else None
+
+
+def infer(nonblank: list[str], tail: bool = False) -> Fields | None:
     """The rows' layout when ``nonblank`` (a text's non-blank lines) are rows of single-blank
-    separated fields, else None."""
+    separated fields, else None. ``tail``: rows of unequal length may be a lead of fields
+    and a free tail (asked only of a text no log reading claimed: a log line is the same
+    shape)."""
     sample = nonblank[:_SAMPLE]
     if len(sample) < MIN_ROWS + 1 or len(set(sample)) < 0.5 * len(sample):
         return None
     split = [ln.split() for ln in sample]
     count, rows = Counter(map(len, split)).most_common(1)[0]
-    if not _MIN_FIELDS <= count <= _MAX_FIELDS or rows < _SAME_COUNT * len(sample):
+    if sum(1 for ln in sample if _SENTENCE_END.search(ln.rstrip())) > _SENTENCES * len(sample):
+        return None  # sentences of one length ("… part 3 of the process.") are prose
+    if rows < _SAME_COUNT * len(sample):
+        # Rows of unequal length: a lead of fields and a free tail, or not a table. Tried
+        # after the aligned reading failed (detect, csv_compressor): gutters may remain.
+        return _lead_and_tail(split) if tail else None
+    if not _MIN_FIELDS <= count <= _MAX_FIELDS:
         return None
     if any("  " in ln.strip() for ln in sample[:8]):
         return None  # runs of blanks between fields: an aligned table, read by its gutters
-    if sum(1 for ln in sample if _SENTENCE_END.search(ln.rstrip())) > _SENTENCES * len(sample):
-        return None  # sentences of one length ("… part 3 of the process.") are prose
     header = all(_NAME.fullmatch(w) and not _NUMBER.fullmatch(w) for w in split[0]) and len(split[0]) == count
     body = [cells for cells in split[1 if header else 0:] if len(cells) == count]
     numeric = any(

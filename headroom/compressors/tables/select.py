@@ -28,9 +28,10 @@ from functools import partial
 from itertools import pairwise
 from typing import Any
 
+from ...query.counts import counted_extreme, list_items
 from ...query.file_kinds import suffixes_asked
-from ...query.intent import content_lemmas
-from ...query.names import letters_in_order, named_by_parts
+from ...query.intent import content_lemmas, names_content_word
+from ...query.names import letters_in_order, name_parts, named_by_parts, question_words
 from ..odd_members import odd_members
 from .quantities import has_unit, quantity
 from .repeats import empty_content_rows, repeated_key_rows
@@ -772,6 +773,8 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
     if not named and not looked_up and says_extreme:
         for i in _unnamed_extremes(cols, qlow, want_max, want_min):
             take(i, "extremes (no column named)")
+        for i in _named_kind_extremes(cols, query, want_max, want_min):
+            take(i, "extremes of the rows the question names")
     longest, shortest = bool(_LONGEST.search(qlow)), bool(_SHORTEST.search(qlow))
     if longest or shortest:
         # Named when each word of the column's name is a word of the question ("official
@@ -785,6 +788,11 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
             text_cols, k = cols[:_MAX_LENGTH_COLUMNS], 2
         for i in _length_extremes(text_cols, longest, shortest, k):
             take(i, "extremes of asked columns")
+    # "Which function takes the most parameters?": no column holds the count, a text
+    # column lists the parts (a signature's arguments).
+    counted = counted_extreme(qlow) if qlow and says_extreme and not named else None
+    for i in _item_count_extremes(cols, counted == "max") if counted else ():
+        take(i, "extremes of listed parts")
     width = len(table.names)
     titled = set(table.titles or ())
     for i in [i for i, r in enumerate(table.rows) if len(r) != width and i not in titled][:_MAX_RAGGED]:
@@ -860,6 +868,35 @@ def _unnamed_extremes(cols: list[_Column], qlow: str, want_max: bool, want_min: 
     return out
 
 
+_NUMBER_IN_TEXT = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?![\w.])")
+
+
+def _named_kind_extremes(cols: list[_Column], query: str, want_max: bool, want_min: bool) -> list[int]:
+    """"The longest timeout" over rows of many kinds (``ctags -x``: functions, classes, and
+    ``*_TIMEOUT_MS = 2500`` constants): among the rows whose name in the first text column
+    has a part the question says (at least two rows, at most half), the ones whose text
+    cells hold the highest (lowest) number. The number is the last one standing alone in
+    the row's other text cells; numeric columns (a line number) are not it."""
+    text_cols = [c for c in cols if not c.numeric]
+    if len(text_cols) < 2 or not query:
+        return []
+    words = question_words(query)
+    names, rest = text_cols[0], text_cols[1:]
+    rows = [i for i, x in enumerate(names.cells)
+            if isinstance(x, str) and any(len(p) >= 4 and names_content_word(p, words) for p in name_parts(x))]
+    if not 2 <= len(rows) <= len(names.cells) // 2:
+        return []
+    valued: list[tuple[float, int]] = []
+    for i in rows:
+        found = [m.group(0) for c in rest if isinstance(c.cells[i], str) for m in _NUMBER_IN_TEXT.finditer(c.cells[i])]
+        if found:
+            valued.append((float(found[-1]), i))
+    if len(valued) < 2:
+        return []
+    valued.sort()
+    return ([i for _, i in valued[-2:]] if want_max else []) + ([i for _, i in valued[:2]] if want_min else [])
+
+
 _ODD_ROWS = 16  # rows unlike the same row of the other groups kept at most, rarest first
 
 
@@ -919,6 +956,24 @@ def _length_extremes(cols: list[_Column], longest: bool, shortest: bool, k: int 
         filled = [i for i, n in enumerate(lengths) if n]
         if shortest and filled:
             out += sorted(filled, key=lambda i: lengths[i])[:k]
+    return out
+
+
+_LIST_SHARE = 0.25  # of a column's cells that must list parts (hold a comma) to count them
+
+
+def _item_count_extremes(cols: list[_Column], most: bool, k: int = 2) -> list[int]:
+    """Rows of the ``k`` cells listing the most (or fewest) parts in each text column where
+    a quarter of the cells or more list several, at most ``_MAX_LENGTH_COLUMNS`` columns."""
+    out: list[int] = []
+    for c in cols[:_MAX_LENGTH_COLUMNS]:
+        if c.numeric:
+            continue
+        counts = [list_items(v) if isinstance(v, str) else 0 for v in c.cells]
+        if sum(1 for n in counts if n > 1) < _LIST_SHARE * len(counts):
+            continue
+        filled = [i for i, n in enumerate(counts) if n]
+        out += sorted(filled, key=lambda i: -counts[i] if most else counts[i])[:k]
     return out
 
 
