@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from ...query.counts import counted_extreme
 from ..base import Compressed, CompressInput
 from ..detect import ContentType, Detected
 from ..kv_extremes import extreme_lines
@@ -151,9 +152,34 @@ def _fix_up(lines: list[str], keep: list[bool], nodes, fmt: Format, query: str) 
         for i in extreme_lines(lines, query) if query else ():
             keep[i] = True
     if fmt.name == "lines":
+        # "Which object depends on the most headers?" over make's dependency rules: the
+        # entry listing the most (fewest) parts, whole.
+        counted = counted_extreme(query.lower()) if query else None
+        if counted:
+            for i in _most_parts(lines, nodes, counted == "max"):
+                keep[i] = True
         # A kept field's record is named by its opening line.
         for i in record_openers(lines, keep):
             keep[i] = True
+
+
+_PARTS_MIN_ENTRIES = 3  # top-level entries needed before one lists the most
+
+
+def _most_parts(lines: list[str], nodes, most: bool) -> range:
+    """The lines of the top-level entry of several lines listing the most (fewest) blank-
+    separated parts, a continuation's backslash aside; none when fewer than
+    ``_PARTS_MIN_ENTRIES`` entries span several lines, or when they tie."""
+    sized = [(sum(len(ln.split()) - ln.rstrip().endswith("\\") for ln in lines[nd.start:nd.end]), k)
+             for k, nd in enumerate(nodes) if nd.parent < 0 and nd.end - nd.start > 1]
+    if len(sized) < _PARTS_MIN_ENTRIES:
+        return range(0)
+    sized.sort()
+    best, runner = (sized[-1], sized[-2]) if most else (sized[0], sized[1])
+    if best[0] == runner[0]:
+        return range(0)
+    nd = nodes[best[1]]
+    return range(nd.start, nd.end)
 
 # A YAML alias (*name) and anchor (&name) after a line start, a blank, an indicator or a
 # flow bracket; the name runs to the next blank or flow character.

@@ -143,8 +143,10 @@ def with_named_lines(lines: list[str], nodes: list[Node], keep: list[bool], quer
     offsets = _line_offsets(lines)
     named = named_lines(lines, offsets, terms)
     mates = record_mates(lines, named) if fmt.name == "lines" else set()
-    if fmt.name == "lines" and terms:
-        named |= asked_field_lines(lines, offsets, terms)
+    if fmt.name == "lines" and query:
+        # Two-letter words count here ("which answers count as no" over ``noexpr``): a
+        # field's name must open a line of every record, which few such words do.
+        named |= asked_field_lines(lines, offsets, terms | _two_letter_words(query))
     named = [i for i in named if not keep[i]]
     mates = [i for i in mates if not keep[i]]
     if not named and not mates:
@@ -192,6 +194,16 @@ def named_lines(lines: list[str], offsets: list[int], terms) -> set[int]:
         if len(hits) <= limit or hits[-1] - hits[0] < RECORD_LINES:
             out.update(hits)
     return out
+
+
+_TWO_LETTERS = re.compile(r"(?<![\w'’-])[a-z]{2}(?![\w'’-])")
+
+
+def _two_letter_words(query: str) -> set[str]:
+    return {w for w in _TWO_LETTERS.findall(query[:2000].lower()) if w not in _STOP and w not in _PRONOUNS}
+
+
+_PRONOUNS = frozenset(("we", "us", "he", "so", "up", "go", "ok"))  # and filler: no field's name
 
 
 _FIELD_PER_RECORD = 2  # lines of one record a word that names a field may hold
