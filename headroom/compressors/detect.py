@@ -359,21 +359,25 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
         return log
     if _is_code_by_family(text):
         return ContentType.CODE  # code behind a long docstring or licence header, or with few keyword lines
-    # A lead of fields and a free tail (ctags -x: name, kind, line, file, source line), once
-    # no log reading has claimed the lines.
+    return _late_table(text, nonblank, found) or ContentType.TEXT
+
+
+def _late_table(text: str, nonblank: list[str], found: dict | None) -> ContentType | None:
+    """Tables read only once nothing else claimed the text: a lead of fields and a free
+    tail (``ctags -x``: name, kind, line, file, source line; a log line is the same shape),
+    and records nested in an outline (``javap -v``'s methods, read on the whole text: the
+    sample may hold none of them)."""
     fields = infer_fields(nonblank, tail=True)
     if fields is not None:
         if found is not None:
             found["fields"] = fields
         return ContentType.TABLE
-    # One node's many children, each a subtree of the same sort (javap -v's methods): records
-    # in an outline, read on the whole text (the sample may hold none of them).
     outline = infer_outline(text.split("\n"))
     if outline is not None:
         if found is not None:
             found["outline"] = outline
         return ContentType.TABLE
-    return ContentType.TEXT
+    return None
 
 
 # -- Source code ---------------------------------------------------------------------------------

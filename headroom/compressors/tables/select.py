@@ -770,11 +770,9 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
     # whose path ends like the kind of file asked (query.file_kinds), not the biggest file.
     for i in _kind_extremes(cols, suffixes_asked(qlow), named, want_max, want_min) if says_extreme else ():
         take(i, "extremes of the asked kind")
-    if not named and not looked_up and says_extreme:
-        for i in _unnamed_extremes(cols, qlow, want_max, want_min):
-            take(i, "extremes (no column named)")
-        for i in _named_kind_extremes(cols, query, want_max, want_min):
-            take(i, "extremes of the rows the question names")
+    if says_extreme and not named:
+        for i, reason in _extremes_no_column_names(cols, query, qlow, bool(looked_up), want_max, want_min):
+            take(i, reason)
     longest, shortest = bool(_LONGEST.search(qlow)), bool(_SHORTEST.search(qlow))
     if longest or shortest:
         # Named when each word of the column's name is a word of the question ("official
@@ -788,11 +786,6 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
             text_cols, k = cols[:_MAX_LENGTH_COLUMNS], 2
         for i in _length_extremes(text_cols, longest, shortest, k):
             take(i, "extremes of asked columns")
-    # "Which function takes the most parameters?": no column holds the count, a text
-    # column lists the parts (a signature's arguments).
-    counted = counted_extreme(qlow) if qlow and says_extreme and not named else None
-    for i in _item_count_extremes(cols, counted == "max") if counted else ():
-        take(i, "extremes of listed parts")
     width = len(table.names)
     titled = set(table.titles or ())
     for i in [i for i, r in enumerate(table.rows) if len(r) != width and i not in titled][:_MAX_RAGGED]:
@@ -845,6 +838,23 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
     sel.kept = sorted(chosen)
     sel.columns = _column_summary(cols, fmt)
     return sel
+
+
+def _extremes_no_column_names(cols: list[_Column], query: str, qlow: str, looked_up: bool, want_max: bool,
+                              want_min: bool) -> list[tuple[int, str]]:
+    """(row, reason) for an extreme asked of no column by name: every numeric column's
+    (``_unnamed_extremes``) and among the rows the question names (``_named_kind_extremes``)
+    when it looked up no row; and, looked up or not, "the most parameters": the cells
+    listing the most parts, as no column holds the count (a signature's arguments)."""
+    out: list[tuple[int, str]] = []
+    if not looked_up:
+        out += [(i, "extremes (no column named)") for i in _unnamed_extremes(cols, qlow, want_max, want_min)]
+        out += [(i, "extremes of the rows the question names")
+                for i in _named_kind_extremes(cols, query, want_max, want_min)]
+    counted = counted_extreme(qlow) if qlow else None
+    if counted:
+        out += [(i, "extremes of listed parts") for i in _item_count_extremes(cols, counted == "max")]
+    return out
 
 
 def _unnamed_extremes(cols: list[_Column], qlow: str, want_max: bool, want_min: bool) -> list[int]:
