@@ -734,3 +734,91 @@ def test_a_guarded_header_opens_once_at_its_first_depth():
     text = header_text("shop/core/log.h", ["shop/core/clock.h", "<time.h>"])
     assert text.startswith("#ifndef SHOP_CORE_LOG_H\n#define SHOP_CORE_LOG_H\n")
     assert '#include "shop/core/clock.h"\n#include <time.h>\n' in text
+
+
+# Issue 33's eleventh round: syntax trees, frequency tables, JSON paths, byte differences,
+# tree diffs, CMake cache listings.
+
+def test_the_generated_modules_hold_each_odd_definition_once():
+    import ast
+    import random
+
+    from headroom.eval.corpus.captures.syntax_trees import ODD, module_text
+
+    for module, spec in ODD.items():
+        tree = ast.parse(module_text(module, random.Random(5)))
+        functions = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+        assert isinstance(functions[spec["coroutine"]], ast.AsyncFunctionDef)
+        assert functions[spec["cached"]].decorator_list
+        widest = max(functions.values(), key=lambda f: len(f.args.args))
+        assert widest.name == spec["many_params"]
+        ints = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and type(n.value) is int]
+        assert max(ints) == spec["largest"] and ints.count(spec["setting"][1]) == 1
+
+
+def test_frequency_plan_has_one_lone_client_path_status_and_agent():
+    import random
+    from collections import Counter
+
+    from headroom.eval.corpus.captures import frequency_tables as ft
+
+    rows = ft.plan(random.Random(3))
+    for column, lone in enumerate((ft.LONE_CLIENT, ft.LONE_PATH, ft.LONE_STATUS, ft.LONE_AGENT)):
+        counts = Counter(r[column] for r in rows)
+        assert counts[lone] == 1 and list(counts.values()).count(1) == 1
+    counts = Counter({"a": 3, "b": 3, "c": 5, "d": 7, "e": 9})
+    assert ft.unshared(counts, ["a", "c", "d"]) == ["c", "d"]
+    assert ft.middle_ones(counts, 2, ("c",)) == ["d", "e"]
+
+
+def test_jq_answers_come_from_the_document_the_capture_wrote():
+    import random
+
+    from headroom.eval.corpus.captures.json_paths import ODD_AT, inventory
+
+    doc = inventory(random.Random(4))
+    services = doc["services"]
+    assert [s["name"] for s in services if s["replicas"] == 0] == [services[min(ODD_AT)]["name"]]
+    assert sum(s["owner"] is None for s in services) == 1 and sum(not s["tls"] for s in services) == 1
+    assert max(s["limits"]["memory_mib"] for s in services) == 24576
+    assert all(s["name"] not in s["image"] for s in services)
+
+
+def test_cmp_offsets_count_from_one_as_cmp_does(tmp_path):
+    import subprocess
+
+    from headroom.eval.corpus.captures.byte_diffs import changed_at, cmp_offset
+
+    (tmp_path / "a").write_bytes(b"abcdef")
+    (tmp_path / "b").write_bytes(b"abXdeY")
+    # cmp exits 1 when the files differ: that is its answer, not a failure.
+    shown = subprocess.run(["cmp", "-l", "a", "b"], check=False, cwd=tmp_path, capture_output=True, text=True)
+    expected = [cmp_offset(at) for at in changed_at(b"abcdef", b"abXdeY")]
+    assert [line.split()[0] for line in shown.stdout.splitlines()] == expected == ["3", "6"]
+
+
+def test_the_release_record_matches_the_trees():
+    import random
+
+    from headroom.eval.corpus.captures.tree_diffs import ADDED, REMOVED, trees
+
+    old, new, changes = trees(random.Random(6))
+    assert REMOVED in old and REMOVED not in new and ADDED in new and ADDED not in old
+    for path, key, before, after in changes:
+        assert old.get(path, {}).get(key) == before and new[path].get(key) == after
+    # Every value is a setting's own, so an old or a new value names one line of a diff.
+    before = [v for settings in old.values() for v in settings.values()]
+    assert len(before) == len(set(before))
+    assert not {after for *_, after in changes} & set(before)
+
+
+def test_cmake_record_switches_off_one_feature_and_keeps_the_pool_size_unique():
+    import random
+
+    from headroom.eval.corpus.captures.cmake_cache import ON_COMMAND_LINE, declarations
+
+    text, record = declarations(random.Random(7))
+    assert [n for n, v in record.items() if v == "OFF"] == [n for n, v in ON_COMMAND_LINE.items() if v == "OFF"]
+    pool = record["SHOP_POOL_SIZE"]
+    assert sum(pool in v for v in record.values()) == 1
+    assert "mark_as_advanced(SHOP_ABI_TAG)" in text

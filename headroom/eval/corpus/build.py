@@ -56,8 +56,10 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             # issue 33's ninth round, measured once (2026-11-30, round 9), dev (known gaps) since
             "checksum_listings", "dir_listings", "asn1_dumps", "java_classes", "gettext_catalogs",
             "pkg_config",
-            # held out (issue 33's tenth round): kinds no dev source has; measured once, at the end
-            "source_tags", "perl_config", "locale_dumps", "library_cache", "terminfo_dumps", "include_trees")
+            # issue 33's tenth round, measured once (2026-11-30, round 10), dev (known gaps) since
+            "source_tags", "perl_config", "locale_dumps", "library_cache", "terminfo_dumps", "include_trees",
+            # held out (issue 33's eleventh round): kinds no dev source has; measured once, at the end
+            "syntax_trees", "frequency_tables", "json_paths", "byte_diffs", "tree_diffs", "cmake_cache")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 

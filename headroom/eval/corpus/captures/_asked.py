@@ -70,11 +70,13 @@ def asked_cases(source: str, outputs: dict[str, Output], asks: Sequence[Ask],
 
 
 def shell_cases(source: str, commands: dict[str, str], asks: Sequence[Ask], *, cwd: Any, env: dict[str, str],
-                json_outputs: tuple[str, ...] = (), least: int = 12) -> list[dict[str, Any]]:
+                json_outputs: tuple[str, ...] = (), least: int = 12, check: bool = True) -> list[dict[str, Any]]:
     """Run each named command line in bash (text output; JSON for ``json_outputs``), then
-    :func:`asked_cases`; a capture that makes fewer than ``least`` cases is broken."""
+    :func:`asked_cases`; a capture that makes fewer than ``least`` cases is broken.
+    ``check=False`` for programs whose exit status reports a finding (``diff``, ``cmp``: 1
+    when the inputs differ), not a failure."""
     outputs = {name: Output({"command": cmd}, "json" if name in json_outputs else "text",
-                            run(["bash", "-c", cmd], cwd=cwd, env=env).stdout)
+                            run(["bash", "-c", cmd], cwd=cwd, env=env, check=check).stdout)
                for name, cmd in commands.items()}
     out = asked_cases(source, outputs, asks)
     assert len(out) >= least, f"too few {source} cases: {len(out)}"
