@@ -102,25 +102,19 @@ class StructuredCompressor:
                 _fix_up(lines, k, nodes, fmt, inp.query)
             items_before, unit = len(nodes), "entries"
         parses = fences_balanced if fmt is MARKDOWN else fmt.check
-        input_parses: bool | None = None  # parsed once, when an output does not
-        for k, keep in enumerate(candidates):
+        # The first candidate that parses is the output; when none does, the last one,
+        # unless the input parses (then it passes through). So the input is parsed only
+        # after the last candidate failed: a kept selection that parses needs no parse of
+        # the (longer) input (issue 34: a pyproject's named lines cut an array, and
+        # tomllib read the 16 kB input for nothing).
+        for keep in candidates:
             if all(keep):
                 return None
-            if k and not input_parses:
-                # What does not parse needs no parsing output: the last candidate, as when
-                # every candidate had been tried (sysctl read as TOML: each parse ~3 ms).
-                keep = candidates[-1]
-                if all(keep):
-                    return None
-                out, runs, dropped = render(lines, keep, fmt)
-                break
             out, runs, dropped = render(lines, keep, fmt)
             ok = parses(out + "\n" + comment_line(fmt, "", _PROBE))
             if ok:
                 break
-            if input_parses is None:
-                input_parses = parses(text)
-        if not ok and input_parses:
+        if not ok and parses(text):
             return f"structured: the {fmt.name} output would not parse as {fmt.name}; passed through unchanged"
         items_after = (sum(1 for b in bl if keep[b.start]) if fmt is MARKDOWN
                        else sum(1 for nd in nodes if keep[nd.start]))
