@@ -98,10 +98,7 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
                 break
             wanted.append(i)
             anchored.append(i)
-    # Each node's children, ascending: grouped after a stable sort by parent (in C; a
-    # dict append per node was a quarter of the selection's time).
-    parent_of = [nd.parent for nd in nodes].__getitem__
-    children = {p: list(group) for p, group in groupby(sorted(range(len(nodes)), key=parent_of), key=parent_of)}
+    children = _children_of(nodes)
 
     take_with_ancestors = partial(keep_with_ancestors, nodes, keep)
 
@@ -166,8 +163,32 @@ def with_named_lines(lines: list[str], nodes: list[Node], keep: list[bool], quer
         take_with_ancestors(i)
     for line in mates:  # a stanza the question names (dpkg status, sqlite3 -line) stays whole
         out[line] = True
+    if fmt.name != "lines" and named:
+        # A value the question's words name brings its record, as a named key does: the
+        # kind and text of a Memcheck <error> say "possibly lost", its stack says where.
+        for r in _records_of(_holders(nodes, starts, named), nodes, _children_of(nodes), lines, fmt):
+            for k in range(nodes[r].start, nodes[r].end):
+                out[k] = True
+            take_with_ancestors(r)
     fill_short_runs(lines, out)
     return out
+
+
+def _holders(nodes: list[Node], starts: list[int], lines_at: list[int]) -> list[int]:
+    """The innermost node holding each line, in order, once each (none for a line no node holds)."""
+    out: list[int] = []
+    for line in sorted(lines_at):
+        i = _node_holding(nodes, starts, line)
+        if i >= 0 and i not in out:
+            out.append(i)
+    return out
+
+
+def _children_of(nodes: list[Node]) -> dict[int, list[int]]:
+    """Each node's children, ascending: grouped after a stable sort by parent (in C; a dict
+    append per node was a quarter of the selection's time)."""
+    parent_of = [nd.parent for nd in nodes].__getitem__
+    return {p: list(group) for p, group in groupby(sorted(range(len(nodes)), key=parent_of), key=parent_of)}
 
 def named_lines(lines: list[str], offsets: list[int], terms) -> set[int]:
     """Lines holding a selective word or anchor of the question: one that names a record,
