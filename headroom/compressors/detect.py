@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .diagnostics.parse import is_diagnostic_line, parse_report
+from .hexdump import looks_like_dump
 from .tables.aligned import column_header, ends_in_names
 from .tables.aligned import infer as aligned_table
 from .tables.fields import infer as infer_fields
@@ -262,8 +263,10 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
         return ContentType.DIFF
     if _is_git_log(nonblank):
         return ContentType.GIT_LOG
-    if is_text_tree(nonblank):
-        return ContentType.LISTING  # box-drawn trees (npm ls, tree): ListingCompressor hands them on
+    if looks_like_dump(nonblank) or is_text_tree(nonblank):
+        # Hex dumps (hexdump -C, xxd) and box-drawn trees (npm ls, tree): ListingCompressor
+        # hands them on.
+        return ContentType.LISTING
     # Before logs: a CSV with a timestamp column would otherwise read as a log.
     dialect = sniff_table(lines)
     if dialect is not None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ..query.names import named_by_parts
 from .base import Compressed, CompressInput
+from .hexdump import compress_hex_dump, looks_like_dump
 from .tables.quantities import quantity
 from .tables.repeats import empty_content_rows, repeated_key_rows
 from .tables.select import asked_directions, rare_value_rows
@@ -125,7 +126,10 @@ class ListingCompressor:
 
     def compress(self, inp: CompressInput) -> Compressed | None:
         lines = inp.text.splitlines()
-        if is_text_tree([ln for ln in lines[:400] if ln.strip()]):
+        nonblank = [ln for ln in lines[:400] if ln.strip()]
+        if looks_like_dump(nonblank):
+            return compress_hex_dump(inp)  # hexdump -C, xxd, od: see hexdump/
+        if is_text_tree(nonblank):
             return compress_text_tree(inp)  # box-drawn trees (npm ls, tree), see text_tree.py
         head_end = 0
         for k, ln in enumerate(lines[:3]):

@@ -19,6 +19,7 @@ import re
 from ...query.counts import counted_extreme
 from ..base import Compressed, CompressInput
 from ..detect import ContentType, Detected
+from ..hexdump import looks_like_dump
 from ..kv_extremes import extreme_lines
 from ..text_records import record_openers
 from .detect import detect_format, is_prose
@@ -52,9 +53,12 @@ def claim(text: str) -> Detected | None:
     """A STRUCTURED detection (hint: the format name) when the text's lines follow a
     structured format's grammar, else None. Runs before the general detector: it looks
     at a bounded sample only, and a claimed text skips the general detector's passes."""
-    fmt = detect_format(text, sample_lines(text))
+    sample = sample_lines(text)
+    fmt = detect_format(text, sample)
     if fmt is None:
         return None
+    if fmt == "yaml" and looks_like_dump([ln for ln in sample if ln.strip()]):
+        return None  # xxd's "00000010: 0300 3e00 …" is an offset and bytes, not a key and a value
     return Detected(ContentType.STRUCTURED, hint=fmt, why=f"{fmt}, by its lines' grammar")
 
 
