@@ -74,6 +74,54 @@ def row_cells(line: str, starts: tuple[int, ...]) -> list[str]:
     return line.split(None, len(starts) - 1)
 
 
+_RUN_SHARE = 0.9  # rows whose last cell must be the run of numbers for it to be split
+_WIDE_ROWS_MIN = 3  # rows with a longer run before its extra numbers are columns
+
+
+def split_number_runs(names: list[str], body: list[list[str]]) -> tuple[list[str], list[list[str]]]:
+    """``names`` and ``body`` with the last column split at its blanks when it holds a run
+    of numbers on nearly every row (``git verify-pack -v``: "217 151 12" after the type,
+    one blank apart, so no gutter cut them): each number a column a reader can rank. A row
+    whose run is longer (a delta's depth and base) becomes ragged, which the row selection
+    keeps in view. Unchanged otherwise."""
+    if not body or not names:
+        return names, body
+    width = len(names)
+    lasts = [r[width - 1].split() if len(r) == width else None for r in body]
+    counts = [len(x) for x in lasts if x]
+    if not counts:
+        return names, body
+    k = max(set(counts), key=counts.count)
+    numeric = sum(1 for x in lasts if x and len(x) >= k and all(_NUMBER.match(w) for w in x[:k]))
+    # Longer runs on a few rows (a delta's depth and base object) are columns of their own,
+    # empty on the other rows, so that their extremes can be asked for too.
+    longest = max(counts)
+    wide = longest if sum(1 for c in counts if c == longest) >= _WIDE_ROWS_MIN else k
+    if wide < 2 or numeric < _RUN_SHARE * len(counts):  # of the rows with a last cell (not a trailer's)
+        return names, body
+    numbered = re.fullmatch(r"column (\d+)", names[-1])  # a headless table's own names go on counting
+    first = int(numbered.group(1)) if numbered else 0
+    new_names = [*names[:-1], *(names[-1] if j == 0 else f"column {first + j}" if numbered else f"{names[-1]} {j + 1}"
+                                for j in range(wide))]
+    rows = [[*r[:-1], *x, *[""] * (wide - len(x))] if x and len(x) <= wide else r for r, x in zip(body, lasts)]
+    return new_names, rows
+
+
+def widen_rows(names: list[str], rows: list[list[str]]) -> tuple[list[str], list[list[str]]]:
+    """Rows of two lengths: when ``_WIDE_ROWS_MIN`` rows or more are longer than ``names``
+    by one same count, their extra cells are columns of their own (named on from a
+    headless table's "column N"), empty on the shorter rows; unchanged otherwise."""
+    width = len(names)
+    longer = [len(r) for r in rows if len(r) > width]
+    if not longer:
+        return names, rows
+    wide = max(set(longer), key=longer.count)
+    if longer.count(wide) < _WIDE_ROWS_MIN:
+        return names, rows
+    extra = [f"column {k + 1}" for k in range(width, wide)]
+    return [*names, *extra], [[*r, *[""] * (wide - width)] if len(r) == width else r for r in rows]
+
+
 def fits(line: str, starts: tuple[int, ...]) -> bool:
     """Every column boundary the line reaches falls on a blank (or the line's end), and the
     line has text in its first column."""

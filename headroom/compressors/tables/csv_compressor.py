@@ -21,7 +21,15 @@ from dataclasses import replace
 
 from ..base import Compressed, CompressInput
 from ..bm25_fast import relevance_scores
-from .aligned import MIN_TABLE_ROWS, body_rows, infer, row_cells, table_blocks
+from .aligned import (
+    MIN_TABLE_ROWS,
+    body_rows,
+    infer,
+    row_cells,
+    split_number_runs,
+    table_blocks,
+    widen_rows,
+)
 from .fields import Fields
 from .fields import infer as infer_fields
 from .framed import Framed
@@ -65,7 +73,7 @@ class TableCompressor:
                 blocks = table_blocks(lines)
                 aligned = (blocks, infer(lines) if blocks is None else None)
                 if aligned == (None, None):  # what detection tries last: fields split by blanks
-                    fields = infer_fields([ln for ln in lines if ln.strip()])
+                    fields = infer_fields([ln for ln in lines if ln.strip()], tail=True)
         unit = ("rows", "columns")
         titles: list[int] = []  # rows titling a group of rows (an aligned table printed per process)
         foot: list[str] = []  # a frame's closing rule (and footer) after the rows
@@ -94,8 +102,11 @@ class TableCompressor:
                 return None
             # Cells split at blanks; a row of another count is ragged, and the row selection
             # keeps it in view as an anomaly (porcelain v2's one unmerged entry).
-            body = ([lines[a].split(None, fields.count - 1) for a, _ in body_spans] if fields.tail
-                    else [lines[a].split() for a, _ in body_spans])
+            if fields.tail:
+                body = [lines[a].split(None, fields.count - 1) for a, _ in body_spans]
+            else:
+                body = [lines[a].split() for a, _ in body_spans]
+                header, body = widen_rows(header, body)
             strategy = "table_fields"
         elif dialect is not None:
             spans, rows = _records(lines, dialect.delimiter, quoted='"' in inp.text)
@@ -133,7 +144,8 @@ def _aligned_rows(lines: list[str], layout) -> tuple[tuple[int, int], list[str],
     nonblank = [i for i, ln in enumerate(lines) if ln.strip()]
     body_spans = [(i, i + 1) for i in body_rows(lines, nonblank, layout.body)]
     body = [row_cells(lines[a].rstrip(), layout.starts) for a, _ in body_spans]
-    return (0, layout.body), list(layout.names), body_spans, body
+    names, body = split_number_runs(list(layout.names), body)
+    return (0, layout.body), names, body_spans, body
 
 
 def _title_rows(layout, body_spans: list[tuple[int, int]]) -> list[int]:

@@ -45,6 +45,14 @@ def _lead_and_tail(split: list[list[str]]) -> Fields | None:
     the source line; its long names push the columns out of alignment): the lead is the
     fields nine rows in ten have before one more, and one of them is a column of numbers."""
     counts = sorted(map(len, split))
+    (short, n1), *rest = Counter(counts).most_common(2)
+    if rest and n1 + rest[0][1] >= _SAME_COUNT * len(counts) and _MIN_FIELDS <= min(short, rest[0][0]):
+        # Two lengths only (``git verify-pack -v``: a delta's row has its depth and base
+        # after the five fields): fields, the longer rows' extra ones columns of their own.
+        count = min(short, rest[0][0])
+        body = [cells for cells in split if len(cells) >= count]
+        if any(sum(1 for cells in body if _NUMBER.fullmatch(cells[k])) >= _NUMERIC * len(body) for k in range(count)):
+            return Fields(count, False)
     lead = counts[int((1 - _TAIL_MIN_SHARE) * len(counts))] - 1
     if not _MIN_FIELDS <= lead <= _MAX_FIELDS:
         return None
