@@ -115,7 +115,7 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
         else:
             for c in children.get(i, ()):
                 keep_header(nodes[c], keep)
-    _outline(nodes, children, keep, budget_lines, take_with_ancestors)
+    _outline(nodes, children, keep, budget_lines, take_with_ancestors, opaque_lines(lines))
     # Among many one-line siblings whose values mostly repeat, the ones of a rare value;
     # among the same setting of many things (sysctl's per-interface keys), the odd ones.
     line_keys = LineKeys(fmt, lines)
@@ -510,11 +510,36 @@ def _anchor_lines(lines: list[str], offsets: list[int], anchors) -> set[int]:
     return hit_lines
 
 
+_BASE64_LINE = re.compile(r"[A-Za-z0-9+/]{40,}={0,2}")
+_OPAQUE_RUN = 3  # base64 lines in a row before they are a blob (a PEM body), not a value
+
+
+def opaque_lines(lines: list[str]) -> set[int]:
+    """Lines of base64 blobs (a certificate's PEM body, a key, an embedded image): runs of
+    at least ``_OPAQUE_RUN`` lines of base64 alone, upper and lower case both (hex digests
+    and object ids are one case). No question reads them; a search for an anchor still
+    finds them, and the budget that filled the outline with them goes to lines of words."""
+    out: set[int] = set()
+    run: list[int] = []
+    for i, ln in enumerate(lines):
+        s = ln.strip()
+        if len(s) >= 40 and _BASE64_LINE.fullmatch(s) and not s.islower() and not s.isupper():
+            run.append(i)
+            continue
+        if len(run) >= _OPAQUE_RUN:
+            out.update(run)
+        run = []
+    if len(run) >= _OPAQUE_RUN:
+        out.update(run)
+    return out
+
+
 def _outline(nodes: list[Node], children: dict[int, list[int]], keep: list[bool], budget_lines: int,
-             take_with_ancestors: Callable[[int], None]) -> None:
-    """The outline, level by level, while the budget allows."""
+             take_with_ancestors: Callable[[int], None], opaque: set[int] = frozenset()) -> None:
+    """The outline, level by level, while the budget allows; nodes opening on an opaque
+    line (a base64 blob's) are left to the elisions."""
     used = sum(keep)
-    level = children.get(-1, [])
+    level = [i for i in children.get(-1, []) if nodes[i].start not in opaque] if opaque else children.get(-1, [])
     while level:
         cost = sum(nodes[i].head_end - nodes[i].start for i in level if not keep[nodes[i].start])
         if used + cost > budget_lines:
@@ -532,7 +557,7 @@ def _outline(nodes: list[Node], children: dict[int, list[int]], keep: list[bool]
             if not keep[nodes[i].start]:
                 take_with_ancestors(i)
         used = sum(keep)
-        level = [c for i in level for c in children.get(i, ())]
+        level = [c for i in level for c in children.get(i, ()) if not opaque or nodes[c].start not in opaque]
 
 
 _WANTED = 12  # named nodes kept with their ancestors
