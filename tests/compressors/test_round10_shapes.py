@@ -241,3 +241,15 @@ def test_a_two_letter_field_name_is_asked_in_every_record():
     text = text.replace("confirmword=", "no=")
     out = tool_round("profile-dump --all", text, "What counts as no for the third profile?")
     assert out.count("\nno=") == 7
+
+
+def test_a_lead_and_tail_needs_numbers_in_the_lead_and_a_short_tail():
+    rng = random.Random(12)
+    words = ["fix", "the", "reader", "so", "that", "rows", "stay", "in", "view", "when", "asked", "again"]
+    commits = [f"{rng.getrandbits(28):07x} Ann Lee 2026-11-{k % 28 + 1:02d} " + " ".join(rng.sample(words, rng.randint(7, 12)))
+               for k in range(60)]
+    assert infer_fields(commits, tail=True) is None  # a log of messages: its subjects are sentences
+    tags = [f"name_{k} function {k * 7 + 1} pkg/mod{k % 5}.py def name_{k}({', '.join(['a'] * (k % 4))}):"
+            for k in range(60)]
+    fields = infer_fields(tags, tail=True)
+    assert fields is not None and fields.tail and fields.count == 5

@@ -38,6 +38,7 @@ class Fields:
 
 
 _TAIL_MIN_SHARE = 0.9  # rows that must reach past the lead fields into a tail
+_TAIL_WORDS = 6  # words the median row's tail may have: more, and the rows are messages
 
 
 def _lead_and_tail(split: list[list[str]]) -> Fields | None:
@@ -57,9 +58,19 @@ def _lead_and_tail(split: list[list[str]]) -> Fields | None:
     if not _MIN_FIELDS <= lead <= _MAX_FIELDS:
         return None
     body = [cells for cells in split if len(cells) > lead]
-    numeric = any(sum(1 for cells in body if _NUMBER.fullmatch(cells[k])) >= _NUMERIC * len(body)
-                  for k in range(lead))
-    return Fields(lead + 1, False, tail=True) if numeric else None
+    numbers = [k for k in range(lead) if sum(1 for cells in body if _NUMBER.fullmatch(cells[k])) >= _NUMERIC * len(body)]
+    if not numbers:
+        return None
+    # The lead ends one field after its last column of numbers (ctags' line, then the
+    # file): past it the words are the tail's, however long every row's tail is (a
+    # commit's subject after its hash, author and date is no run of columns).
+    lead = min(lead, numbers[-1] + 2)
+    if lead < _MIN_FIELDS:
+        return None
+    # A tail of sentences (a commit's subject, a message) makes rows of a log, selected by
+    # their words; a tail of a few words (a source line, a path) is a table's last column.
+    tails = sorted(len(cells) - lead for cells in body)
+    return Fields(lead + 1, False, tail=True) if tails[len(tails) // 2] <= _TAIL_WORDS else None
 
 
 def infer(nonblank: list[str], tail: bool = False) -> Fields | None:
