@@ -132,3 +132,26 @@ def test_texts_that_are_no_dump_are_refused():
     assert landmarks(b"no magic here" * 10) == ("", [])
     truncated_elf = b"\x7fELF\x02\x01\x01" + bytes(40)  # headers cut short: no landmark, no crash
     assert landmarks(truncated_elf) == ("", [])
+
+
+def test_gzip_header_fields_are_landmarks():
+    import gzip
+
+    buf = io.BytesIO()
+    with gzip.GzipFile(filename="inventory.csv", mode="wb", fileobj=buf, mtime=0) as gz:
+        gz.write(b"sku,qty\n" * 200)
+    kind, marks = landmarks(buf.getvalue())
+    assert kind == "gzip file"
+    assert marks == [(0, "gzip header"), (10, "original file name inventory.csv"), (24, "compressed data")]
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("xxd") is None, reason="needs gcc and xxd")
+def test_a_dump_cut_short_still_says_where_the_section_headers_are(tmp_path):
+    (tmp_path / "u.c").write_text("".join(f"int g{k}(int x) {{ return x + {k}; }}\n" for k in range(200)))
+    subprocess.run(["gcc", "-c", "-o", "u.o", "u.c"], cwd=tmp_path, check=True)
+    data = (tmp_path / "u.o").read_bytes()
+    shoff = struct.unpack_from("<Q", data, 0x28)[0]
+    text = "\n".join(_dump("xxd", tmp_path / "u.o").split("\n")[:200])  # `xxd u.o | head -200`
+    assert shoff > 200 * 16
+    out = tool_round("xxd u.o | head -200", text, "Where does the section header table start?")
+    assert f"section headers at 0x{shoff:x} (past these 3200 bytes)" in out

@@ -5,7 +5,7 @@ A dump's lines all look alike, so neither a table's row selection nor a log's te
 can tell the line holding the first byte of ``.text`` from any other. The bytes can: the
 dump is read back into bytes (``read.py``), the file's format is recognised by its magic
 number and its structures are found by its published layout (``layouts.py``: ELF, ZIP,
-PNG, tar). The lines holding those landmarks stay, verbatim, with the first and last
+gzip, PNG, tar). The lines holding those landmarks stay, verbatim, with the first and last
 lines and the lines holding an offset or a word the question names; the first line of the
 output says which landmark starts on which line. Nothing is rewritten; the original is
 kept for retrieval as with every lossy step.
@@ -45,11 +45,13 @@ def compress_hex_dump(inp: CompressInput) -> Compressed | None:
     asked = _asked_landmarks(marks, query)
     listed = asked + [m for m in marks if m not in asked][: max(0, _LISTED - len(asked))]
     keep = set(dump_lines[:_EDGE]) | set(dump_lines[-_EDGE:])
-    keep |= {line_of(off) for off, _ in listed}
+    keep |= {line_of(off) for off, _ in listed if off < dump.known}
     keep |= {line_of(off) for off in _asked_offsets(query) if off < dump.known}
     if len(keep) >= 0.8 * len(dump_lines):
         return None
-    legend = "; ".join(f"{label} at 0x{off:x} (line {_offset_text(lines[line_of(off)])})" for off, label in sorted(listed))
+    legend = "; ".join(f"{label} at 0x{off:x} " + (f"(line {_offset_text(lines[line_of(off)])})" if off < dump.known
+                                                    else f"(past these {dump.known} bytes)")
+                       for off, label in sorted(listed))
     more = len(marks) - len(listed)
     head = (f"[hex dump of {_article(kind) if kind else 'a file of unknown format'}, {dump.known} bytes in "
             f"{len(dump_lines)} lines"

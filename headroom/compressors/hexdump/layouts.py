@@ -3,7 +3,7 @@ dump asks for ("where does .text start", "which line holds the central directory
 
 Each format is recognised by its magic number and read by its published layout: ELF
 (headers and sections, by name), ZIP (each member's local header, the central directory,
-its end record), PNG (chunks), tar (each member's header). Reads past the bytes the dump
+its end record), gzip (header, name, data), PNG (chunks), tar (each member's header). Reads past the bytes the dump
 holds give no landmark; nothing here raises on a truncated or corrupt file.
 """
 
@@ -47,11 +47,12 @@ def _elf(data: bytes) -> list[Landmark]:
         phnum, shentsize, shnum, shstrndx = struct.unpack_from(end + "HHHH", data, 0x2C)
         entry, name_at, type_at, off_at, size_at = "IIIIII", 0, 4, 16, 20
     out: list[Landmark] = [(0, "ELF header")]
-    if phoff and phnum and phoff < len(data):
+    if phoff and phnum:
         out.append((phoff, "program headers"))
+    if shoff:
+        out.append((shoff, "section headers"))  # listed even past a dump cut short: its offset answers
     if not shoff or shoff >= len(data) or shentsize < struct.calcsize(entry):
         return out
-    out.append((shoff, "section headers"))
     headers = []
     for k in range(min(shnum, 4096)):
         at = shoff + k * shentsize
@@ -100,6 +101,24 @@ def _zip(data: bytes) -> list[Landmark]:
     return out
 
 
+def _gzip(data: bytes) -> list[Landmark]:
+    """RFC 1952: a 10-byte header, optional extra field, file name and comment (flags 4,
+    8, 16), then the compressed data."""
+    flags = data[3]
+    out: list[Landmark] = [(0, "gzip header")]
+    at = 10
+    if flags & 4:
+        at += 2 + struct.unpack_from("<H", data, at)[0]
+    if flags & 8:
+        out.append((at, f"original file name {_c_string(data, at, 255)}"))
+        at = data.index(b"\0", at) + 1
+    if flags & 16:
+        out.append((at, "comment"))
+        at = data.index(b"\0", at) + 1
+    out.append((at + (2 if flags & 2 else 0), "compressed data"))
+    return out
+
+
 def _png(data: bytes) -> list[Landmark]:
     out: list[Landmark] = [(0, "PNG signature")]
     at = 8
@@ -130,5 +149,6 @@ _FORMATS: list[tuple[bytes, str | Callable[[bytes], str], Callable[[bytes], list
     (b"\x7fELF", _elf_kind, _elf),
     (b"PK\x03\x04", "ZIP archive", _zip),
     (b"\x89PNG\r\n\x1a\n", "PNG image", _png),
+    (b"\x1f\x8b\x08", "gzip file", _gzip),
     (b"ustar", "tar archive", _tar),
 ]
