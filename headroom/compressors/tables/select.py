@@ -114,6 +114,8 @@ def number(v: Any) -> float | None:
     if isinstance(v, (int, float)):
         f = float(v)
     elif isinstance(v, str):
+        if not v:  # a field a record lacks (an outline's): float() would raise, slowly
+            return None
         try:
             f = float(v)
         except ValueError:
