@@ -19,7 +19,7 @@ from .diagnostics.parse import is_diagnostic_line, parse_report
 from .hexdump import looks_like_dump
 from .tables.aligned import column_header, ends_in_names
 from .tables.aligned import infer as aligned_table
-from .tables.fields import infer as infer_fields
+from .tables.fields import infer_both as infer_fields_both
 from .tables.framed import infer as framed_table
 from .tables.outline import infer as infer_outline
 from .tables.sniff import sniff as sniff_table
@@ -349,7 +349,7 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
         return ContentType.LOG
     # Rows of single-blank separated fields (ssh-keygen -l, stat -t, nm -S): a table
     # without gutters, before the timestamp-less log reading would fold its rows.
-    fields = infer_fields(nonblank)
+    fields, fields_with_tail = infer_fields_both(nonblank)
     if fields is not None:
         if found is not None:
             found["fields"] = fields
@@ -362,15 +362,15 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
         return log
     if _is_code_by_family(text):
         return ContentType.CODE  # code behind a long docstring or licence header, or with few keyword lines
-    return _late_table(text, nonblank, found) or ContentType.TEXT
+    return _late_table(text, fields_with_tail, found) or ContentType.TEXT
 
 
-def _late_table(text: str, nonblank: list[str], found: dict | None) -> ContentType | None:
+def _late_table(text: str, fields_with_tail: Callable[[], Any], found: dict | None) -> ContentType | None:
     """Tables read only once nothing else claimed the text: a lead of fields and a free
     tail (``ctags -x``: name, kind, line, file, source line; a log line is the same shape),
     and records nested in an outline (``javap -v``'s methods, read on the whole text: the
     sample may hold none of them)."""
-    fields = infer_fields(nonblank, tail=True)
+    fields = fields_with_tail()  # the sampled lines' fields, read again with a free tail allowed
     if fields is not None:
         if found is not None:
             found["fields"] = fields

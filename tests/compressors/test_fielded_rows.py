@@ -89,3 +89,19 @@ def test_hex_pairs_hold_no_clock_time(pairs):
 def test_a_clock_time_still_marks_a_log_line():
     assert D._LOG_MARK.search("Nov 29 12:00:01 host sshd[42]: Accepted key", 0, D._LOG_MARK_SPAN)
     assert D._ANY_MARK.search("worker 3 done at 12:00:01.250")
+
+
+def test_one_split_answers_both_readings():
+    """Detection splits the sample once (fields.infer_both): the plain answer and the
+    tail answer are each what infer gives."""
+    from headroom.compressors.tables.fields import Fields, infer, infer_both
+
+    even = [f"{n} SHA256:{n:04x}abcd user{n}@host (ED25519)" for n in range(20)]
+    tailed = [f"name{n} function {10 * n} src/f{n}.c {'x ' * (n % 4)}int f{n}(void)" for n in range(20)]
+    prose = ["This is a sentence of some words."] * 20
+    for lines in (even, tailed, prose, even[:5]):
+        plain, with_tail = infer_both(lines)
+        assert plain == infer(lines)
+        assert with_tail() == infer(lines, tail=True)
+    assert infer_both(even)[0] == Fields(4, False)
+    assert infer_both(tailed)[0] is None and infer_both(tailed)[1]() is not None

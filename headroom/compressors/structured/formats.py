@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .toml_refusal import surely_not_toml
+from .yaml_refusal import surely_not_yaml
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,8 @@ class Format:
 # -- parse checks ---------------------------------------------------------------------------------
 
 def _yaml_ok(text: str) -> bool:
+    if surely_not_yaml(text):  # a checksum report read as a mapping: no parse in vain
+        return False
     import yaml
 
     loader_class = getattr(yaml, "CSafeLoader", None)

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 MIN_ROWS = 12
 _MIN_FIELDS = 3  # two fields a row is a listing (its own compressor)
@@ -78,17 +80,39 @@ def infer(nonblank: list[str], tail: bool = False) -> Fields | None:
     separated fields, else None. ``tail``: rows of unequal length may be a lead of fields
     and a free tail (asked only of a text no log reading claimed: a log line is the same
     shape)."""
+    plain, with_tail = infer_both(nonblank)
+    return with_tail() if tail else plain
+
+
+def infer_both(nonblank: list[str]) -> tuple[Fields | None, Callable[[], Fields | None]]:
+    """``infer(nonblank)``, and a function answering ``infer(nonblank, tail=True)`` from the
+    same split rows: detection asks the second only of a text nothing else claimed, and
+    split the sample once for both (issue 34)."""
     sample = nonblank[:_SAMPLE]
     if len(sample) < MIN_ROWS + 1 or len(set(sample)) < 0.5 * len(sample):
-        return None
+        return None, _none
     split = [ln.split() for ln in sample]
     count, rows = Counter(map(len, split)).most_common(1)[0]
     if sum(1 for ln in sample if _SENTENCE_END.search(ln.rstrip())) > _SENTENCES * len(sample):
-        return None  # sentences of one length ("… part 3 of the process.") are prose
+        return None, _none  # sentences of one length ("… part 3 of the process.") are prose
     if rows < _SAME_COUNT * len(sample):
         # Rows of unequal length: a lead of fields and a free tail, or not a table. Tried
         # after the aligned reading failed (detect, csv_compressor): gutters may remain.
-        return _lead_and_tail(split) if tail else None
+        return None, partial(_lead_and_tail, split)
+    found = _one_count(sample, split, count)
+    return found, partial(_same, found)
+
+
+def _none() -> None:
+    return None
+
+
+def _same(found: Fields | None) -> Fields | None:
+    return found
+
+
+def _one_count(sample: list[str], split: list[list[str]], count: int) -> Fields | None:
+    """The layout of rows nine in ten of which have ``count`` fields, else None."""
     if not _MIN_FIELDS <= count <= _MAX_FIELDS:
         return None
     if any("  " in ln.strip() for ln in sample[:8]):

@@ -114,6 +114,8 @@ def number(v: Any) -> float | None:
     if isinstance(v, (int, float)):
         f = float(v)
     elif isinstance(v, str):
+        if not v:  # a field a record lacks (an outline's): float() would raise, slowly
+            return None
         try:
             f = float(v)
         except ValueError:
@@ -181,7 +183,7 @@ def _values(cells: tuple[Any, ...], strings: bool = False) -> tuple[list[float |
         if math.isfinite(sum(vals)):
             return vals, True, None  # type: ignore[return-value]
     sample = cells[:: max(1, len(cells) // _TYPE_SAMPLE)]
-    if sum(1 for c in sample if number(c) is not None) < _NUMERIC_SHARE / 2 * len(sample):
+    if not _reaches(_NUMERIC_SHARE / 2 * len(sample), number, sample):
         return [None] * len(cells), False, {}
     if kinds <= {str, type(None)}:  # hashing mixes 1, 1.0 and True: only strings share a memo
         memo = _numbers_of_distinct(set(cells))
@@ -225,6 +227,19 @@ def _numbers_of_distinct(distinct: set) -> dict[Any, float | None]:
     return memo
 
 
+def _reaches(bound: float, reading: Callable[[Any], Any], sample: tuple[Any, ...]) -> bool:
+    """Whether at least ``bound`` sampled cells have a ``reading`` (one not None): the
+    answer of counting them all, given up once too few cells are left to reach it (a text
+    column fails each type's test on its first few cells, not on all sixteen)."""
+    left = len(sample)
+    for c in sample:
+        if reading(c) is None:
+            left -= 1
+            if left < bound:
+                return False
+    return True
+
+
 def _seconds(cell: Any) -> float | None:
     m = _DURATION.fullmatch(cell.strip()) if isinstance(cell, str) else None
     if m is None:
@@ -238,7 +253,7 @@ def _seconds(cell: Any) -> float | None:
 def _durations(cells: tuple[Any, ...]) -> list[float | None] | None:
     """A text column's cells as seconds when its sampled cells are elapsed times, else None."""
     sample = cells[:: max(1, len(cells) // _TYPE_SAMPLE)]
-    if not sample or sum(1 for c in sample if _seconds(c) is not None) < _NUMERIC_SHARE * len(sample):
+    if not sample or not _reaches(_NUMERIC_SHARE * len(sample), _seconds, sample):
         return None
     return [_seconds(c) for c in cells]
 
@@ -250,7 +265,7 @@ def _measures(cells: tuple[Any, ...]) -> list[float | None] | None:
     """A text column's cells as quantities when its sampled cells are numbers with a unit
     (at least one of them with its unit shown), else None."""
     sample = cells[:: max(1, len(cells) // _TYPE_SAMPLE)]
-    if not sample or sum(1 for c in sample if quantity(c) is not None) < _NUMERIC_SHARE * len(sample):
+    if not sample or not _reaches(_NUMERIC_SHARE * len(sample), quantity, sample):
         return None
     if not any(map(has_unit, sample)):
         return None
@@ -315,16 +330,20 @@ def rare_value_rows(columns: list[tuple[Any, ...]], n: int) -> list[int]:
 _DATETIME = re.compile(r"\s*(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?|\s*$)")
 
 
+def _datetime_match(cell: Any) -> re.Match[str] | None:
+    return _DATETIME.match(cell) if isinstance(cell, str) else None
+
+
 def _datetimes(cells: tuple[Any, ...]) -> list[float | None] | None:
     """A text column's cells as sortable numbers when its sampled cells are date-times
     (``stat``'s Modify, a listing's created-at), else None: "modified longest ago" is the
     column's minimum."""
     sample = cells[:: max(1, len(cells) // _TYPE_SAMPLE)]
-    if not sample or sum(1 for c in sample if isinstance(c, str) and _DATETIME.match(c)) < _NUMERIC_SHARE * len(sample):
+    if not sample or not _reaches(_NUMERIC_SHARE * len(sample), _datetime_match, sample):
         return _listing_dates(cells, sample)
     out: list[float | None] = []
     for c in cells:
-        m = _DATETIME.match(c) if isinstance(c, str) else None
+        m = _datetime_match(c)
         out.append(float("".join(g or "00" for g in m.groups())) if m else None)
     return out
 
@@ -338,12 +357,16 @@ _MONTH = {m: k for k, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", 
                                        "Dec"), 1)}
 
 
+def _listing_date(cell: Any) -> re.Match[str] | None:
+    return _LISTING_DATE.search(cell) if isinstance(cell, str) else None
+
+
 def _listing_dates(cells: tuple[Any, ...], sample: tuple[Any, ...]) -> list[float | None] | None:
-    if sum(1 for c in sample if isinstance(c, str) and _LISTING_DATE.search(c)) < _NUMERIC_SHARE * len(sample):
+    if not _reaches(_NUMERIC_SHARE * len(sample), _listing_date, sample):
         return None
     out: list[float | None] = []
     for c in cells:
-        m = _LISTING_DATE.search(c) if isinstance(c, str) else None
+        m = _listing_date(c)
         if m is None:
             out.append(None)
             continue
