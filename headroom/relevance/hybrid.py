@@ -37,6 +37,11 @@ MIN_EMBEDDED = 16
 # MiniLM reads at most 256 word pieces (about 1 000 characters); longer items are cut
 # before they are embedded rather than tokenized whole and truncated by the model.
 ITEM_CHARS = 1_000
+# ... and cut shorter when the candidates' characters would pass the budget: sixteen code
+# units of a thousand characters took 1.6 s on this project's 2-core machine (the router's
+# deadline is 2 s, and those outputs went through whole). A unit's opening (its signature
+# and docstring, a row's first fields) is what its embedding is read from first.
+MIN_ITEM_CHARS = 240
 ID_WEIGHT = 0.75  # BM25 share when the query names exact ids
 WORD_WEIGHT = 0.15  # BM25 share for a plain-language question: a tie-breaker
 
@@ -88,6 +93,12 @@ def embedding_limit(items: list[str], max_items: int, max_chars: int) -> int:
     return max(min(MIN_EMBEDDED, max_items), min(max_items, int(max_chars / max(mean, 1.0))))
 
 
+def item_chars(n: int, max_chars: int) -> int:
+    """How much of each of ``n`` candidates to embed: their share of ``max_chars``, between
+    ``MIN_ITEM_CHARS`` and ``ITEM_CHARS``."""
+    return max(MIN_ITEM_CHARS, min(ITEM_CHARS, max_chars // max(n, 1)))
+
+
 class HybridScorer:
     def __init__(self, device: str = "cpu", model_path: str | None = None, max_embedded: int = MAX_EMBEDDED):
         self.embedding = EmbeddingScorer(device, model_path)
@@ -99,10 +110,11 @@ class HybridScorer:
             return []
         lexical = BM25(items).scores(query)
         picked = embedding_candidates(lexical, embedding_limit(items, self.max_embedded, self.max_chars))
+        cut = item_chars(len(picked), self.max_chars)
         if len(picked) == len(items):
-            semantic = self.embedding(query, [t[:ITEM_CHARS] for t in items])
+            semantic = self.embedding(query, [t[:cut] for t in items])
         else:  # items not embedded get the lowest semantic score
-            scores = self.embedding(query, [items[i][:ITEM_CHARS] for i in picked])
+            scores = self.embedding(query, [items[i][:cut] for i in picked])
             semantic = [min(scores)] * len(items)
             for i, sc in zip(picked, scores):
                 semantic[i] = sc

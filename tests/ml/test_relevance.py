@@ -114,3 +114,28 @@ def test_embedding_limit_follows_the_items_length():
     assert hy.embedding_limit(long_, 256, 4_000) == hy.MIN_EMBEDDED > 4_000 // 400  # never below MIN_EMBEDDED
     assert hy.embedding_limit(["z" * 5000] * 10, 256, 96_000) == 96  # cut at ITEM_CHARS before averaging
     assert hy.embedding_limit(short[:10], 5, 12_000) == 5 and hy.embedding_limit([], 256, 1) == 0
+
+
+def test_long_candidates_are_cut_to_the_character_budget(monkeypatch):
+    """Sixteen code units of a thousand characters took 1.6 s on a 2-core CPU, past the
+    router's 2 s deadline with the rest of the call: each candidate is cut to its share of
+    the budget (never below MIN_ITEM_CHARS), so what is embedded stays about the budget."""
+    from headroom.relevance import hybrid as hy
+
+    assert hy.item_chars(16, 4_000) == 250 and hy.item_chars(4, 4_000) == hy.ITEM_CHARS
+    assert hy.item_chars(100, 4_000) == hy.MIN_ITEM_CHARS and hy.item_chars(16, 96_000) == hy.ITEM_CHARS
+    units = [f"def unit_{k}(value, options):\n    \"\"\"Convert a value of kind {k}.\"\"\"\n" + "    x = 1\n" * 120
+             for k in range(40)]
+    units[23] = "def parse_duration(text):\n    \"\"\"Turn '5m' or '2h' into seconds.\"\"\"\n" + "    x = 1\n" * 120
+    sent: list[int] = []
+    scorer = hy.HybridScorer()
+    real = scorer.embedding
+
+    def measuring(query, texts):
+        sent.append(sum(map(len, texts)))
+        return real(query, texts)
+
+    monkeypatch.setattr(scorer, "embedding", measuring)
+    scores = scorer("how are durations like 5m read?", units)
+    assert sent and sent[0] <= scorer.max_chars * 1.1
+    assert max(range(len(units)), key=scores.__getitem__) == 23
