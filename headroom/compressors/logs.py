@@ -25,6 +25,7 @@ from operator import itemgetter
 from ..query.intent import content_lemmas, intents_of, names_content_word
 from ..toin import steer as toin_steer
 from .base import Compressed, CompressInput
+from .flat_paths import flat_path_lines
 from .tables.select import rare_value_rows
 from .templates import (
     WILDCARD,
@@ -733,6 +734,10 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
     # A named line inside a short record (blank-line separated blocks: sqlite3 -line rows,
     # stanzas) brings its record: the asked value is another field of the same row.
     for i in record_mates(raw, named | anchored):
+        sel.mark(i, 0.5)
+    # A flattened document (jq --stream): a record's lines, the record lacking a field,
+    # the extreme leaf the question asks for.
+    for i in flat_path_lines(raw, named | anchored, inp.query or ""):
         sel.mark(i, 0.5)
     if "extreme" in intents:
         for i in _top_value_lines(raw, trace_of.keys()):

@@ -234,3 +234,60 @@ def record_openers(raw: list[str], kept: list[bool]) -> set[int]:
             if not kept[o]:
                 out.add(o)
     return out
+
+
+_LEADING_INT = re.compile(r"\s*(\d{1,12})(?=\s|:|$)")
+_RUN_SHARE = 0.9  # of the lines (record openers aside) that must open with an integer
+_RUNS_MAX = 120  # runs whose ends are kept at most; more, and the numbers are no offsets
+_OPENERS_MAX = 64  # records whose opening lines are all kept (a table of contents)
+
+
+def run_ends(raw: list[str]) -> set[int]:
+    """The first and last line of each run of consecutive integers opening the lines
+    (``cmp -l``'s byte offsets: a rewritten table is one run, a lone flipped byte a run of
+    one), when nearly every line opens with an integer that rises from line to line
+    (within each record of a text of records); none otherwise. A record (or the whole
+    text) of more than ``_RUNS_MAX`` runs gives none: its numbers are scattered, and its
+    ends would be most of its lines."""
+    opens = set(record_starts(raw))
+    segments: list[list[tuple[int, int]]] = [[]]  # (line, integer) per record
+    other = total = 0
+    for i, ln in enumerate(raw):
+        if i in opens:
+            segments.append([])
+            continue
+        if not ln.strip():
+            continue
+        m = _LEADING_INT.match(ln)
+        if m is None:
+            other += 1
+        else:
+            segments[-1].append((i, int(m.group(1))))
+            total += 1
+    if total < 8 or other > (1 - _RUN_SHARE) * (total + other):
+        return set()
+    out: set[int] = set()
+    for seg in segments:
+        ends: set[int] = set()
+        runs = 0
+        for k, (i, n) in enumerate(seg):
+            if k and n <= seg[k - 1][1]:
+                return set()  # falling numbers inside a record: not offsets
+            if k == 0 or n != seg[k - 1][1] + 1:
+                runs += 1
+                ends.add(i)
+                if k:
+                    ends.add(seg[k - 1][0])
+        if seg:
+            ends.add(seg[-1][0])
+        if runs <= _RUNS_MAX:
+            out |= ends
+    return out
+
+
+def all_openers(raw: list[str]) -> set[int]:
+    """Every record's opening line, when the text is at most ``_OPENERS_MAX`` records that
+    open alike: which records there are, and which hold nothing (an image identical in
+    both folders prints its name and no difference)."""
+    opens = record_starts(raw)
+    return set(opens) if len(opens) <= _OPENERS_MAX else set()

@@ -21,7 +21,7 @@ from ..base import Compressed, CompressInput
 from ..detect import ContentType, Detected
 from ..hexdump import looks_like_dump
 from ..kv_extremes import extreme_lines
-from ..text_records import record_openers
+from ..text_records import all_openers, record_openers, run_ends
 from .detect import detect_format, is_prose
 from .formats import FORMATS, Format, comment_line
 from .markdown import MARKDOWN, blocks, fences_balanced, select_blocks
@@ -156,8 +156,9 @@ def _fix_up(lines: list[str], keep: list[bool], nodes, fmt: Format, query: str) 
         if counted:
             for i in _most_parts(lines, nodes, counted == "max"):
                 keep[i] = True
-        # A kept field's record is named by its opening line.
-        for i in record_openers(lines, keep):
+        # A kept field's record is named by its opening line; a few records' openers all
+        # stay. Lines opening with rising integers (byte offsets) keep each run's ends.
+        for i in record_openers(lines, keep) | all_openers(lines) | run_ends(lines):
             keep[i] = True
 
 

@@ -23,6 +23,7 @@ from functools import lru_cache, partial
 from itertools import accumulate, groupby
 
 from ...query.names import letters_in_order
+from ..flat_paths import flat_path_lines
 from ..odd_members import odd_members
 from ..text_records import RECORD_LINES, record_mates, record_starts
 from .formats import Format, comment_line
@@ -140,6 +141,8 @@ def with_named_lines(lines: list[str], nodes: list[Node], keep: list[bool], quer
     offsets = _line_offsets(lines)
     named = named_lines(lines, offsets, terms)
     mates = record_mates(lines, named) if fmt.name == "lines" else set()
+    if fmt.name in ("lines", "properties"):  # gron's and jq's `a.b.3.c = v` listings
+        mates |= flat_path_lines(lines, named, query or "")
     if fmt.name == "lines" and query:
         # Two-letter words count here ("which answers count as no" over ``noexpr``): a
         # field's name must open a line of every record, which few such words do.

@@ -843,11 +843,8 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
     # extremes picked for the question are not pushed out by them.
     for i in _rare_value_rows(cols, n):
         take(i, "rare values")
-    # Numbers too: two paths of one inode are hard links.
-    for i in repeated_key_rows([c.cells for c in cols], n):
-        take(i, "a key repeated")
-    for i in empty_content_rows([c.cells for c in cols if not c.numeric]):
-        take(i, "digest of empty content")
+    for i, reason in _rows_set_apart(cols, n):
+        take(i, reason)
     if used < budget:  # outliers last, and only computed when there is room for them
         for i in (i for c in cols if c.numeric for i in _outliers(c)):
             if i not in chosen and used + table.costs[i] <= budget:
@@ -928,6 +925,38 @@ def _named_kind_extremes(cols: list[_Column], query: str, want_max: bool, want_m
         return []
     valued.sort()
     return ([i for _, i in valued[-2:]] if want_max else []) + ([i for _, i in valued[:2]] if want_min else [])
+
+
+def _rows_set_apart(cols: list[_Column], n: int) -> list[tuple[int, str]]:
+    """(row, reason) for rows their keys set apart, whatever the budget: a key repeated
+    where keys are distinct (numbers too: two paths of one inode are hard links), the digest
+    of empty content, the ends of runs of offsets."""
+    return ([(i, "a key repeated") for i in repeated_key_rows([c.cells for c in cols], n)]
+            + [(i, "digest of empty content") for i in empty_content_rows([c.cells for c in cols if not c.numeric])]
+            + [(i, "ends of runs of offsets") for i in _run_end_rows(cols)])
+
+
+_RUNS_MAX = 120  # runs of consecutive offsets whose ends are kept at most
+
+
+def _run_end_rows(cols: list[_Column]) -> list[int]:
+    """The first and last row of each run of consecutive integers in the first column of a
+    headless table, when it is whole numbers rising row by row (``cmp -l -b``'s byte
+    offsets: a rewritten table is one run, a lone flipped byte a run of one), at most
+    ``_RUNS_MAX`` runs. A named first column (``top``'s PID) is ids, whose runs say nothing."""
+    if not cols or not cols[0].numeric or not cols[0].full or cols[0].name != "column 1":
+        return []
+    values = cols[0].values
+    if any(v != int(v) for v in values) or any(b <= a for a, b in pairwise(values)):
+        return []
+    out: list[int] = [0]
+    for k in range(1, len(values)):
+        if values[k] != values[k - 1] + 1:
+            out += [k - 1, k]
+            if len(out) > 2 * _RUNS_MAX:
+                return []
+    out.append(len(values) - 1)
+    return out
 
 
 _ODD_ROWS = 16  # rows unlike the same row of the other groups kept at most, rarest first

@@ -1,0 +1,174 @@
+"""Flattened documents: one line per leaf, its path and its value (``jq -c --stream``'s
+``[["services",3,"port"],8155]``, ``jq -r 'paths(scalars) …'``'s and gron's
+``services.3.port = 8155``).
+
+A record of the document (``services[3]``) is spread over the lines whose path runs through
+its index, and every line of a record but one says nothing of which record it is: "which
+port does media-worker listen on?" names the ``name`` line, and the port stands on
+another. Read by shape (a path of keys and array indices, then a value, on nearly every
+line), whatever the keys are called:
+
+- :func:`path_mates`: the other lines of the records holding named lines;
+- :func:`missing_field_records`: the first line of each record that lacks a field nearly
+  every other record has ("which service has no owner?");
+- :func:`path_extremes`: for "the biggest memory limit", the lines of the largest (smallest)
+  numeric value among the leaves whose path says a word of the question.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+
+# A stream event's path: [[ then strings and integers, comma-separated.
+_STREAM = re.compile(r'\[\[((?:"(?:[^"\\]|\\.)*"|\d+)(?:,(?:"(?:[^"\\]|\\.)*"|\d+))*)\]')
+_STREAM_PART = re.compile(r'"((?:[^"\\]|\\.)*)"|(\d+)')
+# A dotted path and " = " (or ": ") before the value.
+_DOTTED = re.compile(r"([A-Za-z_$][\w$-]*(?:\.[\w$-]+|\[\d+\])+)(?: = |: )")
+_SAMPLE = 200
+_SHARE = 0.8  # sampled nonblank lines that must be paths
+_RECORD_LINES = 80  # a record longer than this is no record to copy whole
+_NAMED_RECORDS = 6  # records the named lines may bring; more, and the words name none
+_FIELD_SHARE = 0.9  # of the records that must have a field for its absence to be odd
+_MIN_RECORDS = 5
+_MISSING_MAX = 4  # records lacking a field kept at most (more: the field is optional)
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def _paths(lines: list[str]) -> list[tuple[str, ...] | None] | None:
+    """Each line's path (keys and indices as strings), when the text is a flattened
+    document; None otherwise."""
+    sample = [ln for ln in lines[:_SAMPLE] if ln.strip()]
+    if len(sample) < 8:
+        return None
+    stream = sum(1 for ln in sample if ln.startswith("[["))
+    dotted = 0 if stream else sum(1 for ln in sample if _DOTTED.match(ln))
+    if max(stream, dotted) < _SHARE * len(sample):
+        return None
+    out: list[tuple[str, ...] | None] = []
+    for ln in lines:
+        if stream:
+            m = _STREAM.match(ln)
+            out.append(tuple(a if b == "" else b for a, b in _STREAM_PART.findall(m.group(1))) if m else None)
+        else:
+            m = _DOTTED.match(ln)
+            out.append(tuple(p for p in re.split(r"[.\[\]]", m.group(1)) if p) if m else None)
+    return out
+
+
+def _record(path: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """The path up to its last array index (``services.3``), None without one."""
+    if not path:
+        return None
+    for k in range(len(path) - 2, -1, -1):  # the leaf's own key is no record
+        if path[k].isdigit():
+            return path[:k + 1]
+    return None
+
+
+def _records(paths: list[tuple[str, ...] | None]) -> dict[tuple[str, ...], list[int]]:
+    by: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    for i, p in enumerate(paths):
+        r = _record(p)
+        if r is not None:
+            by[r].append(i)
+    return by
+
+
+def path_mates(lines: list[str], named: set[int]) -> set[int]:
+    """The other lines of the records (``_RECORD_LINES`` at most each) holding ``named``
+    lines, at most ``_NAMED_RECORDS`` records; none when the text is no flattened
+    document."""
+    if not named:
+        return set()
+    paths = _paths(lines)
+    if paths is None:
+        return set()
+    wanted = {r for i in named if i < len(paths) and (r := _record(paths[i])) is not None}
+    if not wanted or len(wanted) > _NAMED_RECORDS:
+        return set()
+    out: set[int] = set()
+    for r, rows in _records(paths).items():
+        if r in wanted and len(rows) <= _RECORD_LINES:
+            out.update(rows)
+    return out - named
+
+
+def missing_field_records(lines: list[str]) -> set[int]:
+    """The first line of each record (among siblings: the same path but the index) that
+    lacks a field at least ``_FIELD_SHARE`` of them have, at most ``_MISSING_MAX`` a field."""
+    paths = _paths(lines)
+    if paths is None:
+        return set()
+    records = _records(paths)
+    fields: dict[tuple[str, ...], dict[tuple[str, ...], set[str]]] = defaultdict(dict)
+    for r, rows in records.items():
+        family = r[:-1]  # the array the record is an element of
+        fields[family][r] = {paths[i][len(r)] for i in rows if len(paths[i]) > len(r)}
+    out: set[int] = set()
+    for family, recs in fields.items():
+        if len(recs) < _MIN_RECORDS:
+            continue
+        seen = Counter(f for fs in recs.values() for f in fs)
+        for field, n in seen.items():
+            if n < len(recs) and n >= _FIELD_SHARE * len(recs) and len(recs) - n <= _MISSING_MAX:
+                out.update(records[r][0] for r, fs in recs.items() if field not in fs)
+    return out
+
+
+def path_extremes(lines: list[str], words: set[str], most: bool, least: bool) -> set[int]:
+    """The lines of the largest (``most``) and smallest (``least``) numeric leaf among the
+    leaves whose path, indices aside, has a key holding one of ``words`` (``memory`` in
+    ``limits.memory_mib``); with the first line of their records (which record it is)."""
+    paths = _paths(lines)
+    if paths is None or not words:
+        return set()
+    groups: dict[tuple[str, ...], list[tuple[float, int]]] = defaultdict(list)
+    for i, p in enumerate(paths):
+        if not p:
+            continue
+        generic = tuple("*" if part.isdigit() else part.lower() for part in p)
+        if not any(w in part for part in generic if part != "*" for w in words):
+            continue
+        value = _value(lines[i])
+        if value is not None:
+            groups[generic].append((value, i))
+    out: set[int] = set()
+    records = None
+    for rows in groups.values():
+        if len(rows) < 3:
+            continue
+        rows.sort()
+        picks = ([rows[-1]] if most else []) + ([rows[0]] if least else [])
+        for _, i in picks:
+            out.add(i)
+            r = _record(paths[i])
+            if r is not None:
+                records = records if records is not None else _records(paths)
+                out.add(records[r][0])
+    return out
+
+
+def _value(line: str) -> float | None:
+    """The number a leaf line ends with (``…],24576]``, ``… = 24576``), else None."""
+    s = line.rstrip().rstrip("]").rstrip()
+    m = re.search(r"(?:^|[\s,=:])(-?\d+(?:\.\d+)?)$", s)
+    return float(m.group(1)) if m else None
+
+
+def flat_path_lines(lines: list[str], named: set[int], query: str) -> set[int]:
+    """What a flattened document adds to a line selection: the records of the named lines,
+    the records lacking a field, and the extremes the question asks for among the leaves
+    it names. Empty for any other text (one cheap sample test)."""
+    if _paths(lines[:_SAMPLE]) is None:
+        return set()
+    from ..query.intent import content_lemmas
+    from .tables.select import asked_directions
+
+    out = path_mates(lines, named) | missing_field_records(lines)
+    if query:
+        most, least = asked_directions(query.lower())
+        if most or least:
+            words = {w for w in content_lemmas(query) if len(w) >= 4}
+            out |= path_extremes(lines, words, most, least)
+    return out
