@@ -79,14 +79,16 @@ def _named_rows(rows: list[Row], query: str, anchors) -> set[int]:
     """Rows whose name cell the question names (a whole word or a path's last part), or
     that hold a selective anchor of the question."""
     words = {w.lower() for w in _WORD.findall(query or "")}
-    hits: dict[str, list[int]] = {}
+    # A cell that is the question's word, and an anchor found anywhere in a line, are
+    # counted apart: "66" is one row's count, and inside many rows' addresses.
+    hits: dict[tuple[str, str], list[int]] = {}
     for k, r in enumerate(rows):
         for cell in r.cells:
             low = cell.lower()
             for term in {low, low.rsplit("/", 1)[-1]} & words:
-                hits.setdefault(term, []).append(k)
+                hits.setdefault(("cell", term), []).append(k)
         for term in anchors.matching(r.line) if anchors else ():
-            hits.setdefault(term, []).append(k)
+            hits.setdefault(("anchor", term), []).append(k)
     out = {k for idx in hits.values() if len(idx) <= _NAMED_LIMIT for k in idx}
     if not out and query and rows:
         # Names the question spells out word by word (/proc/vmstat's

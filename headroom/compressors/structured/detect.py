@@ -30,10 +30,14 @@ _SECTION = re.compile(r"^\s*\[\[?\s*[^\[\]=]+?\s*\]\]?\s*(?:[#;].*)?$")
 # Written as a bare run, then (quoted part, bare run)*: each line splits into parts one way
 # only, so a line that is no assignment fails in linear time.
 _ASSIGN = re.compile(r"^\s*(?:export\s+)?(?=[\w.\-/$@{}\"'])[\w.\-/$@{}]*(?:(?:\"[^\"\n]*\"|'[^'\n]*')[\w.\-/$@{}]*)*"
-                     r"\s*=(?!=)")
+                     r"(?::[A-Z][A-Z_]*)?\s*=(?!=)")  # a typed key: CMake's NAME:BOOL=ON
 # Statement ends of code: an assignment line ending like this is a program, not a config.
 _CODE_END = re.compile(r"[;{(]\s*$")
 _OPENS_VALUE = re.compile(r"=\s*[\[{]\s*(?:#.*)?$")
+# Comments of settings dumps besides #, ; and !: "// help text" and "-- Cache values" over
+# `cmake -LAH`'s entries.
+_SLASH_DASH_COMMENTS = ("// ", "-- ")
+_SETTINGS_COMMENTS = ("#", ";", "!", *_SLASH_DASH_COMMENTS)
 # _CODE_END on a stripped line: its last character
 _CODE_ENDS = (";", "{", "(")
 
@@ -125,7 +129,7 @@ def detect_format(text: str, sample: list[str]) -> str | None:
     if yaml_lead is not None and (_YAML_KEY.match(yaml_lead) or _YAML_ITEM.match(yaml_lead)) \
             and _is_yaml(sample, nonblank):
         return "yaml"
-    ini_lead = _first_statement(nonblank, ("#", ";", "!"))
+    ini_lead = _first_statement(nonblank, _SETTINGS_COMMENTS)
     if ini_lead is not None and (_SECTION.match(ini_lead) or _ASSIGN.match(ini_lead)):
         kind = _ini_family(nonblank)
         if kind is not None:
@@ -274,14 +278,14 @@ def _ini_family(nonblank: list[str]) -> str | None:
     cont = False
     depth = 0
     keys: set[str] = set()
-    repeats = 0
+    repeats = typed_keys = 0  # typed_keys: CMake's NAME:TYPE=value
     for ln in nonblank:
         s = ln.strip()
         if depth > 0 or cont:
             fit += 1
             if depth > 0:
                 depth = max(0, depth + s.count("[") + s.count("{") - s.count("]") - s.count("}"))
-        elif s[0] in "#;!":
+        elif s[0] in "#;!" or s.startswith(_SLASH_DASH_COMMENTS):
             fit += 1
         elif s[0] == "[" and _SECTION.match(ln):
             sections += 1
@@ -293,6 +297,7 @@ def _ini_family(nonblank: list[str]) -> str | None:
             key = m.group(0).split("=", 1)[0].strip()
             repeats += key in keys
             keys.add(key)
+            typed_keys += ":" in key
             if _TOML_VALUE.match(ln):
                 typed += 1
             if _ENV_LINE.match(ln):
@@ -313,7 +318,8 @@ def _ini_family(nonblank: list[str]) -> str | None:
         return "ini"
     if typed >= 0.8 * assigns and any(" = " in ln for ln in nonblank):
         return "toml"
-    if env >= 0.8 * assigns or all(":" not in ln.split("=", 1)[0] for ln in nonblank if "=" in ln):
+    if env >= 0.8 * assigns or typed_keys >= 0.8 * assigns \
+            or all(":" not in ln.split("=", 1)[0] for ln in nonblank if "=" in ln):
         return "properties"
     return None
 

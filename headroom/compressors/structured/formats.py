@@ -116,11 +116,13 @@ _KV_LINE = re.compile(r"^\s*(?:export\s+)?[\w.\-/]+\s*[=:]")
 
 
 def _keyvalue_ok(text: str) -> bool:
-    """``.env`` / properties: every line a comment, a key=value, or a continuation of one."""
+    """``.env`` / properties: every line a comment (``#``, ``!``, ``;``, and a settings
+    dump's ``// `` and ``-- ``, as detection reads them), a key=value, or a continuation of
+    one."""
     cont = False
     for ln in text.split("\n"):
         s = ln.strip()
-        if cont or not s or s[0] in "#!;" or _KV_LINE.match(ln):
+        if cont or not s or s[0] in "#!;" or s.startswith(("// ", "-- ")) or _KV_LINE.match(ln):
             cont = s.endswith("\\") and not s.endswith("\\\\")
             continue
         return False

@@ -74,7 +74,7 @@ _LONGEST, _SHORTEST = re.compile(r"\blongest\b"), re.compile(r"\bshortest\b")
 # mount" asks for the top of a Use% column that no question word names, as "the biggest"
 # does for a size. "closest/nearest" ("closest to running out") say no end: both lists.
 MAX_WORDS = frozenset(["highest", "largest", "biggest", "greatest", "max", "maximum", "peak", "most", "top", "heaviest", "longest", "slowest", "best", "fullest", "busiest", "deepest", "widest", "hottest", "costliest", "priciest", "farthest", "furthest", "tallest", "loudest", "closest", "nearest", "newest", "latest"])
-MIN_WORDS = frozenset(["lowest", "smallest", "least", "min", "minimum", "bottom", "fewest", "lightest", "shortest", "fastest", "worst", "emptiest", "cheapest", "coldest", "shallowest", "narrowest", "quickest", "quietest", "closest", "nearest", "oldest", "earliest"])
+MIN_WORDS = frozenset(["lowest", "smallest", "least", "min", "minimum", "bottom", "fewest", "lightest", "shortest", "fastest", "worst", "emptiest", "cheapest", "coldest", "shallowest", "narrowest", "quickest", "quietest", "closest", "nearest", "oldest", "earliest", "once"])
 _MAX_WORDS = re.compile(r"\b(?:" + "|".join(sorted(MAX_WORDS)) + r")\b")
 _MIN_WORDS = re.compile(r"\b(?:" + "|".join(sorted(MIN_WORDS)) + r")\b")
 # A number standing on its own: not part of an identifier ("web-35", "p99") or a time ("18:12").
