@@ -822,3 +822,81 @@ def test_cmake_record_switches_off_one_feature_and_keeps_the_pool_size_unique():
     pool = record["SHOP_POOL_SIZE"]
     assert sum(pool in v for v in record.values()) == 1
     assert "mark_as_advanced(SHOP_ABI_TAG)" in text
+
+
+# Round 12 (issue 33's twelfth held-out round): GCC parameter dumps, linker maps, bash traces,
+# pickle disassemblies, patch reports, reflogs.
+
+def test_gcc_tuning_sits_in_response_files_not_on_the_command_line():
+    from headroom.eval.corpus.captures.compiler_params import COMMANDS, OPTION_FILES, PARAMS_O2
+
+    typed = " ".join(COMMANDS.values())
+    assert all(f"@{name}" in typed for name in OPTION_FILES)
+    assert all(value not in typed for value, _ in PARAMS_O2.values())
+    assert "--param=max-gcse-memory=7919" in OPTION_FILES["tuning-o2.opts"]
+
+
+def test_the_linked_service_has_one_big_table_and_one_zero_buffer():
+    import random
+
+    from headroom.eval.corpus.captures import link_maps
+
+    rnd = random.Random(8)
+    sources = {part: link_maps.module_source(part, rnd) for part in link_maps.PARTS}
+    sizes = {part: int(text.split("[", 1)[1].split("]", 1)[0]) for part, (text, _) in sources.items()}
+    assert max(sizes, key=sizes.get) == link_maps.BIGGEST_TABLE
+    assert [p for p, (text, _) in sources.items() if "_scratch[" in text] == [link_maps.ZERO_BUFFER]
+    assert all(len(functions) == 3 for _, functions in sources.values())
+
+
+def test_the_rollout_digest_is_what_sha1sum_prints(tmp_path):
+    import random
+    import subprocess
+
+    from headroom.eval.corpus.captures import shell_traces
+
+    shown = subprocess.run("printf %s ledger-api | sha1sum", shell=True, check=True, capture_output=True, text=True)
+    assert shell_traces.digest("ledger-api") == shown.stdout[:12]
+    rows = shell_traces.services(random.Random(9))
+    assert [n for n, (_, _, r) in enumerate(rows) if r == 0] == [shell_traces.IDLE_AT]
+    assert len({port for _, port, _ in rows}) == len(rows)
+
+
+def test_the_order_export_has_one_of_each_odd_order():
+    import random
+
+    from headroom.eval.corpus.captures.pickle_disassembly import ODD_AT, orders
+
+    rows = orders(random.Random(10))
+    assert [o["status"] for o in rows].count("chargeback") == 1
+    assert max(rows, key=lambda o: o["total"]) is rows[next(at for at, k in ODD_AT.items() if k == "biggest")]
+    assert sum("note" in o for o in rows) == 1 and sum(o["country"] != "DE" for o in rows) == 1
+    assert len({o["id"] for o in rows}) == len(rows)
+
+
+def test_patch_offsets_are_distinct_multiples_of_seven(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures.patch_reports import write_trees
+
+    offsets = write_trees(tmp_path, random.Random(11))
+    firsts = [a for a, _ in offsets.values()]
+    seconds = [b for _, b in offsets.values()]
+    assert all(o % 7 == 0 and 100 <= o < 1000 for o in firsts + seconds)
+    assert len(set(seconds)) == len(seconds) and max(firsts) < min(seconds)
+    assert "\t" not in (tmp_path / "release.patch").read_text().split("\n", 2)[1]
+
+
+def test_the_reflog_session_records_its_reset_and_rewording(tmp_path):
+    import random
+    import subprocess
+
+    from headroom.eval.corpus.captures.git_reflogs import Session, work_session
+
+    s = Session(tmp_path, random.Random(12))
+    work_session(s)
+    assert s.record["amended_ticket"].startswith("T-") and len(s.record["reset_to"]) == 40
+    # The short ids were read after each commit; the reset dropped two, the rest are reachable.
+    reachable = subprocess.run(["git", "rev-list", "--all", "--abbrev-commit"], cwd=tmp_path / "repo",
+                               check=True, capture_output=True, text=True).stdout.split()
+    assert len(set(s.subjects.values()) - set(reachable)) <= 3

@@ -131,12 +131,17 @@ def outside_output_text(tool_arguments: dict[str, Any]) -> str:
 # the shared-library cache, terminfo capability dumps, header include trees) was measured once
 # 2026-11-30 (round 10, benchmarks/results/heldout_issue33_round10.json: 78/98 in view, 0 lost),
 # dev (known gaps) since 2026-11-30 (twelfth session).
-# The eleventh round replaces them: each of a kind of tool output no dev source has (Python
-# syntax-tree dumps, uniq -c frequency tables, jq path and stream listings, cmp byte-difference
-# listings, normal-format, brief and side-by-side diffs, CMake cache listings), facts from another
-# reader of the same state or the capture's own record of what it made.
+# The eleventh round (syntax_trees, frequency_tables, json_paths, byte_diffs, tree_diffs,
+# cmake_cache: Python syntax-tree dumps, uniq -c frequency tables, jq path and stream listings,
+# cmp byte-difference listings, normal-format, brief and side-by-side diffs, CMake cache
+# listings) was measured once 2026-11-30 (round 11, benchmarks/results/heldout_issue33_round11.json:
+# 55/97 in view, 0 lost), dev (known gaps) since 2026-11-30 (twelfth session).
+# The twelfth round replaces them: each of a kind of tool output no dev source has (GCC
+# parameter dumps, linker map files, bash xtrace transcripts, pickle disassemblies, patch
+# application reports, git reflogs), facts from another reader of the same state or the
+# capture's own record of what it made.
 HELDOUT_SOURCES = frozenset({
-    "syntax_trees", "frequency_tables", "json_paths", "byte_diffs", "tree_diffs", "cmake_cache",
+    "compiler_params", "link_maps", "shell_traces", "pickle_disassembly", "patch_reports", "git_reflogs",
 })
 
 
@@ -151,7 +156,8 @@ HELDOUT_SOURCES = frozenset({
 # joined at 74/109 in view (its one held-out measurement, 2026-11-29, ninth session); round 8
 # joined at 72/105 in view (its one held-out measurement, 2026-11-30, tenth session); round 9
 # joined at 60/99 in view (its one held-out measurement, 2026-11-30, eleventh session); round 10
-# joined at 78/98 in view (its one held-out measurement, 2026-11-30, twelfth session).
+# joined at 78/98 in view (its one held-out measurement, 2026-11-30, twelfth session); round 11
+# joined at 55/97 in view (its one held-out measurement, 2026-11-30, twelfth session).
 GAP_SOURCES = frozenset({
     "jvm_diagnostics", "ext4_dumpe2fs", "git_status", "hex_dump", "valgrind_memcheck", "git_blame",
     "cpu_topology", "pip_show", "make_database", "ssh_config_dump", "proc_status", "apt_policy",
@@ -161,6 +167,7 @@ GAP_SOURCES = frozenset({
     "archive_members", "git_objects", "net_counters", "kernel_params", "process_limits", "macro_dump",
     "checksum_listings", "dir_listings", "asn1_dumps", "java_classes", "gettext_catalogs", "pkg_config",
     "source_tags", "perl_config", "locale_dumps", "library_cache", "terminfo_dumps", "include_trees",
+    "syntax_trees", "frequency_tables", "json_paths", "byte_diffs", "tree_diffs", "cmake_cache",
 })
 GAPS_SPLIT = "gaps"
 

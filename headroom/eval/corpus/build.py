@@ -58,8 +58,10 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             "pkg_config",
             # issue 33's tenth round, measured once (2026-11-30, round 10), dev (known gaps) since
             "source_tags", "perl_config", "locale_dumps", "library_cache", "terminfo_dumps", "include_trees",
-            # held out (issue 33's eleventh round): kinds no dev source has; measured once, at the end
-            "syntax_trees", "frequency_tables", "json_paths", "byte_diffs", "tree_diffs", "cmake_cache")
+            # issue 33's eleventh round, measured once (2026-11-30, round 11), dev (known gaps) since
+            "syntax_trees", "frequency_tables", "json_paths", "byte_diffs", "tree_diffs", "cmake_cache",
+            # held out (issue 33's twelfth round): kinds no dev source has; measured once, at the end
+            "compiler_params", "link_maps", "shell_traces", "pickle_disassembly", "patch_reports", "git_reflogs")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 
