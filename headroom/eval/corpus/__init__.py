@@ -158,16 +158,15 @@ HELDOUT_SOURCES = frozenset({
 # joined at 60/99 in view (its one held-out measurement, 2026-11-30, eleventh session); round 10
 # joined at 78/98 in view (its one held-out measurement, 2026-11-30, twelfth session); round 11
 # joined at 55/97 in view (its one held-out measurement, 2026-11-30, twelfth session).
+# In the twelfth session the split as a whole reached the dev floor (rounds 4-10: 735/768 in
+# view); every source at or above it (95 %) left the set and joined the pools: 32 sources,
+# 570/574 in view (docs/decisions.md, "Sources at the dev floor leave the gaps"). What stays
+# is each source still below it, rounds 4-11.
 GAP_SOURCES = frozenset({
-    "jvm_diagnostics", "ext4_dumpe2fs", "git_status", "hex_dump", "valgrind_memcheck", "git_blame",
-    "cpu_topology", "pip_show", "make_database", "ssh_config_dump", "proc_status", "apt_policy",
-    "tls_handshake",
-    "ssh_key_fingerprints", "stat_files", "sysv_ipc", "ldd_deps", "file_types", "coverage_report",
-    "memory_maps", "time_verbose", "gdb_threads", "git_refs", "file_locks", "vm_series",
-    "archive_members", "git_objects", "net_counters", "kernel_params", "process_limits", "macro_dump",
-    "checksum_listings", "dir_listings", "asn1_dumps", "java_classes", "gettext_catalogs", "pkg_config",
-    "source_tags", "perl_config", "locale_dumps", "library_cache", "terminfo_dumps", "include_trees",
-    "syntax_trees", "frequency_tables", "json_paths", "byte_diffs", "tree_diffs", "cmake_cache",
+    "valgrind_memcheck", "git_blame", "make_database", "ssh_config_dump", "tls_handshake",
+    "stat_files", "coverage_report", "vm_series",
+    "source_tags", "perl_config", "locale_dumps", "terminfo_dumps",
+    "syntax_trees", "frequency_tables", "json_paths", "tree_diffs", "cmake_cache",
 })
 GAPS_SPLIT = "gaps"
 
