@@ -105,3 +105,26 @@ def test_records_of_runs_keep_every_opening_line():
     text = "\n".join(lines)
     out = tool_round("for f in *.bin; do echo == $f; cmp -l a/$f b/$f; done", text, "Which image is the same in both?")
     assert "== display.bin\n== modem.bin" in out
+
+
+def test_a_syntax_tree_shows_the_named_function_whole(tmp_path):
+    """``python -m ast`` reads as records nested in an outline (one per definition); the
+    function the question names is shown whole, down to the exception it raises."""
+    import sys
+
+    rng = random.Random(6)
+    errors = [f"Halt{k}Quota" for k in range(30)]
+    src = ["import signals"]  # the dump names what is raised; nothing is resolved
+    names = [f"{rng.choice(['load', 'check', 'price', 'ship'])}_{k}" for k in range(40)]
+    for k, name in enumerate(names):
+        src.append(f"def {name}(item, limit={k}):")
+        src.append(f"    if item is None or item > limit * {k + 3}:")
+        src.append(f"        raise signals.{errors[k % 30]}(item)")
+        src.append(f"    return item * {k}")
+    (tmp_path / "mod.py").write_text("\n".join(src) + "\n")
+    text = subprocess.run([sys.executable, "-m", "ast", "mod.py"], cwd=tmp_path, check=True, capture_output=True,
+                          text=True).stdout
+    asked = names[23]
+    out = tool_round("python3 -m ast mod.py", text, f"Which exception can {asked} raise?")
+    assert errors[23 % 30] in out
+    assert len(out) < len(text) / 2

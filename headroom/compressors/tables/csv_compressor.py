@@ -192,6 +192,9 @@ def _select(lines: list[str], head: tuple[int, int], header: list[str], body_spa
 _HEAD_LINES = 30  # lines before (or after) an outline's records kept as they are; more is a table of its own
 
 
+_NAMED_RECORD_LINES = 80  # a record the question names is shown whole up to this many lines
+
+
 def _outline_records(lines: list[str], outline, inp: CompressInput) -> Compressed | None:
     """An outline's records selected as a table's rows (:mod:`.outline`): each kept record
     shows its head and its first lines; the lines before and after the records stay, or
@@ -211,10 +214,16 @@ def _outline_records(lines: list[str], outline, inp: CompressInput) -> Compresse
     first, last = records.spans[0][0], records.spans[-1][1]
     out = _outside(lines[:first], inp)
     prev = -1
+    named = set(sel.named)
     for i in sel.kept:
         if i != prev + 1:
             out.append(_GAP)
         part, cut = shown[i]
+        a, b = records.spans[i]
+        if cut and i in named and b - a <= _NAMED_RECORD_LINES:
+            # The record the question names, whole: the answer may sit below its first two
+            # levels (the exception a named function raises, in `python -m ast`'s dump).
+            part, cut = [ln for ln in lines[a:b]], False
         out.extend(part)
         if cut:
             out.append(_GAP)

@@ -100,6 +100,7 @@ class Table:
 class Selection:
     kept: list[int]
     reasons: Counter = field(default_factory=Counter)
+    named: list[int] = field(default_factory=list)  # kept rows the question names (a record shown whole)
     columns: str = ""  # one line: each column's range or distinct count
 
     def summary(self) -> str:
@@ -855,7 +856,7 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
             g = bisect_right(table.titles, i) - 1
             if g >= 0:
                 take(table.titles[g], "group titles")
-    sel.kept = sorted(chosen)
+    sel.kept, sel.named = sorted(chosen), sorted(i for i, why in chosen.items() if why == "named by the question")
     sel.columns = _column_summary(cols, fmt)
     return sel
 
