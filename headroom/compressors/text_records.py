@@ -202,21 +202,30 @@ def _marked_depth(line: str, mark: str) -> int:
 # "#" or "-" opens a comment or an item, not a record).
 _OPENING_FIELD = re.compile(r"\s*[^\s:][^:]{0,60}:")
 _OPENING_MARK = re.compile(r"\s*([^\w\s])\1+ (?=\S)")
+_OPENING_WORDS = re.compile(r"[a-z][\w.-]* -{1,2}[\w-]+ (?=\S)")  # a command and an option
 
 
 def record_starts(raw: list[str]) -> list[int]:
     """The opening lines of the records a text is made of, when each record opens the way
-    its first line does (on the same field, or the same mark) and holds two lines or more
-    on average; at least ``_MIN_RECORDS`` of them (else none)."""
+    its first line does (on the same field, the same mark, or the same command and option)
+    and holds two lines or more on average (three for a command); at least ``_MIN_RECORDS``
+    of them (else none)."""
     first = next((i for i, ln in enumerate(raw) if ln.strip()), None)
     if first is None:
         return []
     m = _OPENING_FIELD.match(raw[first]) or _OPENING_MARK.match(raw[first])
+    if m is not None:
+        field = m.group(0)
+        opens = [i for i, ln in enumerate(raw) if ln.startswith(field)]
+        return opens if len(opens) >= _MIN_RECORDS and len(raw) >= 2 * len(opens) else []
+    # Or the first line's command and option (``diff -r old/a new/a`` over each file's hunks):
+    # two words that open at most one line in three.
+    m = _OPENING_WORDS.match(raw[first])
     if m is None:
         return []
     field = m.group(0)
     opens = [i for i, ln in enumerate(raw) if ln.startswith(field)]
-    return opens if len(opens) >= _MIN_RECORDS and len(raw) >= 2 * len(opens) else []
+    return opens if len(opens) >= _MIN_RECORDS and len(raw) >= 3 * len(opens) else []
 
 
 def record_openers(raw: list[str], kept: list[bool]) -> set[int]:
@@ -291,3 +300,33 @@ def all_openers(raw: list[str]) -> set[int]:
     both folders prints its name and no difference)."""
     opens = record_starts(raw)
     return set(opens) if len(opens) <= _OPENERS_MAX else set()
+
+
+_BODY_LINES = 40  # a named record brought whole at most this long
+_BODIES_MAX = 4  # named records brought at most; more, and the words name none
+
+
+def record_bodies(raw: list[str], named: set[int], terms=()) -> set[int]:
+    """The lines of the records (``record_starts``) holding named lines, each at most
+    ``_BODY_LINES`` long, at most ``_BODIES_MAX`` records: the file ``diff -r`` names in its
+    header line, with the hunks that say what changed in it. When more records hold named
+    lines, those whose opening line holds the most of the question's ``terms`` (at least
+    two; "edge" and "ratelimit" in ``diff -r old/edge/ratelimit.conf …``), if few enough."""
+    if not named:
+        return set()
+    opens = record_starts(raw)
+    if not opens:
+        return set()
+    bounds = [*opens, len(raw)]
+    wanted = {k for i in named if (k := bisect_right(opens, i) - 1) >= 0}
+    if len(wanted) > _BODIES_MAX and terms:
+        said = {k: sum(1 for t in terms if t in raw[opens[k]].lower()) for k in wanted}
+        most = max(said.values())
+        wanted = {k for k, n in said.items() if n == most} if most >= 2 else wanted
+    if len(wanted) > _BODIES_MAX:
+        return set()
+    out: set[int] = set()
+    for k in wanted:
+        if bounds[k + 1] - bounds[k] <= _BODY_LINES:
+            out.update(range(bounds[k], bounds[k + 1]))
+    return out - named

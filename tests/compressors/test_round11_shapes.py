@@ -128,3 +128,31 @@ def test_a_syntax_tree_shows_the_named_function_whole(tmp_path):
     out = tool_round("python3 -m ast mod.py", text, f"Which exception can {asked} raise?")
     assert errors[23 % 30] in out
     assert len(out) < len(text) / 2
+
+
+@pytest.mark.skipif(shutil.which("diff") is None, reason="needs diffutils")
+def test_a_recursive_normal_diff_keeps_the_named_file_s_hunks(tmp_path):
+    """``diff -r`` (normal format) of two configuration trees: the header line the question
+    names (the file) brings its record, the hunks that say what changed in it."""
+    rng = random.Random(9)
+    keys = ["timeout", "queue_name", "max_body", "region", "pool_size", "log_level", "cache_ttl", "retries"]
+    changed = {}
+    dirs = ("api", "db", "cdn", "dns", "edge", "jobs", "mail", "media", "ops", "web", "auth", "blob", "cron", "feed")
+    for d in dirs:
+        for f in ("auth", "billing", "ratelimit", "search", "archive", "ledger", "quota", "report", "tasks"):
+            old = {k: f"{k[:3]}-{rng.randint(100, 999)}" for k in keys}
+            new = dict(old)
+            for k in rng.sample(keys, 3):
+                new[k] = f"{k[:3]}-{rng.randint(100, 999)}"
+            changed[(d, f)] = new
+            for side, conf in (("old", old), ("new", new)):
+                (tmp_path / side / d).mkdir(parents=True, exist_ok=True)
+                (tmp_path / side / d / f"{f}.conf").write_text("".join(f"{k} = {v}\n" for k, v in conf.items()))
+    new = changed[("edge", "ratelimit")]
+    new["queue_name"] = "q-7331"
+    (tmp_path / "new" / "edge" / "ratelimit.conf").write_text("".join(f"{k} = {v}\n" for k, v in new.items()))
+    text = subprocess.run(["diff", "-r", "old", "new"], cwd=tmp_path, check=False, capture_output=True, text=True).stdout
+    assert "q-7331" in text
+    out = tool_round("diff -r old new", text, "What is the queue name for edge ratelimit now?")
+    assert "q-7331" in out
+    assert len(out) < 0.6 * len(text)

@@ -25,7 +25,7 @@ from itertools import accumulate, groupby
 from ...query.names import letters_in_order
 from ..flat_paths import flat_path_lines
 from ..odd_members import odd_members
-from ..text_records import RECORD_LINES, record_mates, record_starts
+from ..text_records import RECORD_LINES, record_bodies, record_mates, record_starts
 from .formats import Format, comment_line
 from .tree import LineKeys, Node, key_of
 
@@ -140,7 +140,7 @@ def with_named_lines(lines: list[str], nodes: list[Node], keep: list[bool], quer
         terms = terms | anchors.terms
     offsets = _line_offsets(lines)
     named = named_lines(lines, offsets, terms)
-    mates = record_mates(lines, named) if fmt.name == "lines" else set()
+    mates = record_mates(lines, named) | record_bodies(lines, named, terms) if fmt.name == "lines" else set()
     if fmt.name in ("lines", "properties"):  # gron's and jq's `a.b.3.c = v` listings
         mates |= flat_path_lines(lines, named, query or "")
     if fmt.name == "lines" and query:
@@ -193,6 +193,9 @@ def _children_of(nodes: list[Node]) -> dict[int, list[int]]:
     parent_of = [nd.parent for nd in nodes].__getitem__
     return {p: list(group) for p, group in groupby(sorted(range(len(nodes)), key=parent_of), key=parent_of)}
 
+_PAIRED_HITS = 32  # lines a common word may hold and still be paired with another
+
+
 def named_lines(lines: list[str], offsets: list[int], terms) -> set[int]:
     """Lines holding a selective word or anchor of the question: one that names a record,
     not a field every record has (in at most one line of 100, or three, or in lines that all
@@ -204,6 +207,7 @@ def named_lines(lines: list[str], offsets: list[int], terms) -> set[int]:
     skip = len(low) == offsets[-1] + len(lines[-1])  # lower case kept every offset
     limit = max(3, len(lines) // 100)
     out: set[int] = set()
+    common: list[set[int]] = []  # the lines of words too common alone, when few enough to pair
     for term in terms:
         hits: list[int] = []
         pos = low.find(term)
@@ -211,12 +215,21 @@ def named_lines(lines: list[str], offsets: list[int], terms) -> set[int]:
             line = bisect_right(offsets, pos) - 1
             if not hits or hits[-1] != line:
                 hits.append(line)
-            if len(hits) > limit and hits[-1] - hits[0] >= RECORD_LINES:
+            if len(hits) > _PAIRED_HITS and hits[-1] - hits[0] >= RECORD_LINES:
                 break  # a common word: no need to find the rest
             nxt = offsets[line + 1] if skip and line + 1 < len(offsets) else pos + 1
             pos = low.find(term, nxt)
         if len(hits) <= limit or hits[-1] - hits[0] < RECORD_LINES:
             out.update(hits)
+        elif len(hits) <= _PAIRED_HITS:
+            common.append(set(hits))
+    # Two words each too common alone may name one line together ("edge" and "ratelimit" in
+    # `diff -r old/edge/ratelimit.conf …`, among four ratelimit files and six edge ones).
+    for k, a in enumerate(common):
+        for b in common[k + 1:]:
+            both = a & b
+            if 0 < len(both) <= limit:
+                out.update(both)
     return out
 
 
