@@ -24,9 +24,11 @@ def _pem(rng: random.Random) -> list[str]:
 
 def test_opaque_lines_are_runs_of_mixed_case_base64():
     rng = random.Random(3)
-    lines = ["Certificate chain", *_pem(rng), "Server Temp Key: X448, 448 bits"]
-    full = {i for i in range(2, len(lines) - 2) if len(lines[i]) >= 40}  # the last body line may be short
+    words = [f"Session field {k}: value {k}" for k in range(40)]
+    lines = ["Certificate chain", *_pem(rng), "Server Temp Key: X448, 448 bits", *words]
+    full = {i for i in range(2, len(lines) - 42) if len(lines[i]) >= 40}  # the last body line may be short
     assert opaque_lines(lines) == full and len(full) >= 20
+    assert opaque_lines(_pem(rng)) == set()  # mostly blob (an attachment): nothing to give the room to
     shas = [f"{rng.getrandbits(160):040x}" for _ in range(10)]  # git rev-list: content, one case
     assert opaque_lines(shas) == set()
     assert opaque_lines(["Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4"] * 2) == set()  # too short a run
@@ -37,8 +39,8 @@ def test_a_handshake_report_keeps_its_facts_before_the_certificate_body():
     head = ["CONNECTED(00000003)", "---", "Certificate chain", " 0 s:CN = pay.example.test", "   i:CN = pay.example.test"]
     facts = [f"Server Temp Key: {rng.choice(['X448, 448 bits', 'X25519, 253 bits'])}",
              "Peer signature type: RSA-PSS", "New, TLSv1.2, Cipher is ECDHE-RSA-AES128-GCM-SHA256"]
-    tail = [f"    Session field {k}: {rng.getrandbits(64):016X}" for k in range(12)]
-    text = "\n".join(head + _pem(rng) + _pem(rng) + ["---", "Server certificate", "---", *facts, "SSL-Session:", *tail])
+    tail = [f"    Session field {k}: {rng.getrandbits(64):016X}" for k in range(30)]
+    text = "\n".join(head + _pem(rng) + ["---", "Server certificate", "---", *facts, "SSL-Session:", *tail])
     out = tool_round("openssl s_client -connect pay.example.test:443 -showcerts", text,
                      "Which group did the key exchange use?")
     assert facts[0] in out

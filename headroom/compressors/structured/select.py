@@ -528,6 +528,7 @@ def _anchor_lines(lines: list[str], offsets: list[int], anchors) -> set[int]:
 
 _BASE64_LINE = re.compile(r"[A-Za-z0-9+/]{40,}={0,2}")
 _OPAQUE_RUN = 3  # base64 lines in a row before they are a blob (a PEM body), not a value
+_OPAQUE_SHARE = 0.5  # of the lines blobs may be and still give their room to the rest
 
 
 def opaque_lines(lines: list[str]) -> set[int]:
@@ -547,7 +548,8 @@ def opaque_lines(lines: list[str]) -> set[int]:
         run = []
     if len(run) >= _OPAQUE_RUN:
         out.update(run)
-    return out
+    # A text that is mostly blob (an attachment) has no lines of words to give the room to.
+    return out if len(out) <= _OPAQUE_SHARE * len(lines) else set()
 
 
 def _outline(nodes: list[Node], children: dict[int, list[int]], keep: list[bool], budget_lines: int,
