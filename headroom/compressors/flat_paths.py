@@ -75,13 +75,13 @@ def _records(paths: list[tuple[str, ...] | None]) -> dict[tuple[str, ...], list[
     return by
 
 
-def path_mates(lines: list[str], named: set[int]) -> set[int]:
+def path_mates(lines: list[str], named: set[int], paths=None) -> set[int]:
     """The other lines of the records (``_RECORD_LINES`` at most each) holding ``named``
     lines, at most ``_NAMED_RECORDS`` records; none when the text is no flattened
-    document."""
+    document. ``paths``: :func:`_paths` of the lines, when already read."""
     if not named:
         return set()
-    paths = _paths(lines)
+    paths = _paths(lines) if paths is None else paths
     if paths is None:
         return set()
     wanted = {r for i in named if i < len(paths) and (r := _record(paths[i])) is not None}
@@ -94,10 +94,10 @@ def path_mates(lines: list[str], named: set[int]) -> set[int]:
     return out - named
 
 
-def missing_field_records(lines: list[str]) -> set[int]:
+def missing_field_records(lines: list[str], paths=None) -> set[int]:
     """The first line of each record (among siblings: the same path but the index) that
     lacks a field at least ``_FIELD_SHARE`` of them have, at most ``_MISSING_MAX`` a field."""
-    paths = _paths(lines)
+    paths = _paths(lines) if paths is None else paths
     if paths is None:
         return set()
     records = _records(paths)
@@ -116,11 +116,11 @@ def missing_field_records(lines: list[str]) -> set[int]:
     return out
 
 
-def path_extremes(lines: list[str], words: set[str], most: bool, least: bool) -> set[int]:
+def path_extremes(lines: list[str], words: set[str], most: bool, least: bool, paths=None) -> set[int]:
     """The lines of the largest (``most``) and smallest (``least``) numeric leaf among the
     leaves whose path, indices aside, has a key holding one of ``words`` (``memory`` in
     ``limits.memory_mib``); with the first line of their records (which record it is)."""
-    paths = _paths(lines)
+    paths = _paths(lines) if paths is None else paths
     if paths is None or not words:
         return set()
     groups: dict[tuple[str, ...], list[tuple[float, int]]] = defaultdict(list)
@@ -165,10 +165,11 @@ def flat_path_lines(lines: list[str], named: set[int], query: str) -> set[int]:
     from ..query.intent import content_lemmas
     from .tables.select import asked_directions
 
-    out = path_mates(lines, named) | missing_field_records(lines)
+    paths = _paths(lines)  # read once for the three
+    out = path_mates(lines, named, paths) | missing_field_records(lines, paths)
     if query:
         most, least = asked_directions(query.lower())
         if most or least:
             words = {w for w in content_lemmas(query) if len(w) >= 4}
-            out |= path_extremes(lines, words, most, least)
+            out |= path_extremes(lines, words, most, least, paths)
     return out
