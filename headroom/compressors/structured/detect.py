@@ -167,9 +167,7 @@ def _xml_share(nonblank: list[str]) -> float:
             in_comment = "-->" not in s
         elif s.startswith("<!--"):
             in_comment = "-->" not in s[4:]
-        elif in_tag:
-            in_tag = ">" not in s
-        elif s[:1] == "<":
+        elif in_tag or s[:1] == "<":
             in_tag = ">" not in s
     return fit / len(nonblank)
 

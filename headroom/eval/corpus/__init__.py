@@ -269,6 +269,22 @@ def corpus_scenarios(split: str | None = None) -> list[Scenario]:
     return [case_scenario(c) for c in load_cases(split)]
 
 
-__all__ = ["FACT_BASES", "FACT_KINDS", "FAMILY", "GAP_SOURCES", "GAPS_SPLIT", "HELDOUT_SOURCES", "INTENTS", "CorpusCase", "EvidenceOutsideOutput", "Fact",
-           "available_sources", "case_scenario", "corpus_scenarios", "load_cases", "outside_output_text",
-           "rejected_cases", "split_of"]
+__all__ = [
+    "FACT_BASES",
+    "FACT_KINDS",
+    "FAMILY",
+    "GAPS_SPLIT",
+    "GAP_SOURCES",
+    "HELDOUT_SOURCES",
+    "INTENTS",
+    "CorpusCase",
+    "EvidenceOutsideOutput",
+    "Fact",
+    "available_sources",
+    "case_scenario",
+    "corpus_scenarios",
+    "load_cases",
+    "outside_output_text",
+    "rejected_cases",
+    "split_of",
+]
