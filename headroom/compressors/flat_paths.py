@@ -160,12 +160,12 @@ def flat_path_lines(lines: list[str], named: set[int], query: str) -> set[int]:
     """What a flattened document adds to a line selection: the records of the named lines,
     the records lacking a field, and the extremes the question asks for among the leaves
     it names. Empty for any other text (one cheap sample test)."""
-    if _paths(lines[:_SAMPLE]) is None:
+    paths = _paths(lines)  # a sample test first (None for most texts), then read once for the three
+    if paths is None:
         return set()
     from ..query.intent import content_lemmas
     from .tables.select import asked_directions
 
-    paths = _paths(lines)  # read once for the three
     out = path_mates(lines, named, paths) | missing_field_records(lines, paths)
     if query:
         most, least = asked_directions(query.lower())

@@ -205,11 +205,25 @@ _OPENING_MARK = re.compile(r"\s*([^\w\s])\1+ (?=\S)")
 _OPENING_WORDS = re.compile(r"[a-z][\w.-]* -{1,2}[\w-]+ (?=\S)")  # a command and an option
 
 
+_LAST_STARTS: tuple[list[str] | None, list[int]] = (None, [])
+
+
 def record_starts(raw: list[str]) -> list[int]:
     """The opening lines of the records a text is made of, when each record opens the way
     its first line does (on the same field, the same mark, or the same command and option)
     and holds two lines or more on average (three for a command); at least ``_MIN_RECORDS``
-    of them (else none)."""
+    of them (else none). Read-only: one slot, by identity, remembers the last text's answer,
+    asked by up to five rules of one selection (openers, runs, asked fields, bodies)."""
+    global _LAST_STARTS
+    last, starts = _LAST_STARTS  # one read of the slot: another thread may replace it
+    if last is raw:
+        return starts
+    starts = _record_starts(raw)
+    _LAST_STARTS = (raw, starts)
+    return starts
+
+
+def _record_starts(raw: list[str]) -> list[int]:
     first = next((i for i, ln in enumerate(raw) if ln.strip()), None)
     if first is None:
         return []

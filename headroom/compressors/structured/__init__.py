@@ -102,8 +102,9 @@ class StructuredCompressor:
             # when the output would not parse with them (a line inside a bracketed value).
             named = with_named_lines(lines, nodes, keep, inp.query, inp.anchors, fmt)
             candidates = [keep] if named is None else [named, keep]
+            always = _always_kept(lines, nodes, fmt, inp.query)  # the same for every candidate
             for k in candidates:
-                _fix_up(lines, k, nodes, fmt, inp.query)
+                _fix_up(lines, k, nodes, fmt, always)
             items_before, unit = len(nodes), "entries"
         parses = fences_balanced if fmt is MARKDOWN else fmt.check
         # The first candidate that parses is the output; when none does, the last one,
@@ -137,28 +138,39 @@ class StructuredCompressor:
 
 
 
-def _fix_up(lines: list[str], keep: list[bool], nodes, fmt: Format, query: str) -> None:
-    """What a format needs besides the selection: JSON's last members before a closing
-    bracket, YAML's anchors of kept aliases, plain lines' extremes."""
-    if fmt.name == "jsonc":
-        _keep_last_members(lines, keep, nodes)
-    elif fmt.name == "yaml":
-        _keep_anchors(lines, keep, nodes)
+def _always_kept(lines: list[str], nodes, fmt: Format, query: str) -> tuple[set[int], set[int]]:
+    """Lines every candidate selection keeps, whatever else it keeps (worked out once): those
+    whose records' opening lines come with them, and those kept as they are."""
+    out: set[int] = set()
     if fmt.nesting == "flat" or fmt.name == "lines":
         # Lines of key=value numbers holding the extreme the question asks for (a stats
         # dump read as properties: redis INFO's cmdstat_* lines).
-        for i in extreme_lines(lines, query) if query else ():
-            keep[i] = True
+        out.update(extreme_lines(lines, query) if query else ())
     if fmt.name == "lines":
         # "Which object depends on the most headers?" over make's dependency rules: the
         # entry listing the most (fewest) parts, whole.
         counted = counted_extreme(query.lower()) if query else None
         if counted:
-            for i in _most_parts(lines, nodes, counted == "max"):
-                keep[i] = True
-        # A kept field's record is named by its opening line; a few records' openers all
-        # stay. Lines opening with rising integers (byte offsets) keep each run's ends.
-        for i in record_openers(lines, keep) | all_openers(lines) | run_ends(lines):
+            out.update(_most_parts(lines, nodes, counted == "max"))
+        # A few records' openers all stay; lines opening with rising integers (byte
+        # offsets) keep each run's ends.
+        return out, all_openers(lines) | run_ends(lines)
+    return out, set()
+
+
+def _fix_up(lines: list[str], keep: list[bool], nodes, fmt: Format, always: tuple[set[int], set[int]]) -> None:
+    """What a format needs besides the selection: JSON's last members before a closing
+    bracket, YAML's anchors of kept aliases, the lines every selection keeps (``always``)."""
+    if fmt.name == "jsonc":
+        _keep_last_members(lines, keep, nodes)
+    elif fmt.name == "yaml":
+        _keep_anchors(lines, keep, nodes)
+    with_openers, as_they_are = always
+    for i in with_openers:
+        keep[i] = True
+    if fmt.name == "lines":
+        # A kept field's record is named by its opening line.
+        for i in record_openers(lines, keep) | as_they_are:
             keep[i] = True
 
 
