@@ -50,6 +50,10 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def send(self, status, headers, body=b""):
+        # The record is on disk before the response leaves: a client that reads it as soon
+        # as curl returns (the capture, its test) never finds it half written.
+        with open(record_path, "w") as fh:
+            json.dump(record, fh)
         self.send_response(status)
         for k, v in headers:
             self.send_header(k, v)
@@ -81,27 +85,25 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(dur / 1000)
             backend = "app-2" if page == page_other_backend else "app-1"
             rec = {"request_id": rid, "dur": dur, "backend": backend}
+            record["pages"][page] = rec
             if page == pages_failing:
                 body = json.dumps({"error": "upstream timeout", "retryable": True}).encode()
+                rec["status"] = 500
                 self.send(500, [("Content-Type", "application/json"), ("X-Request-Id", rid), ("X-Backend", backend),
                                 ("Server-Timing", f"app;dur={dur}")], body)
-                rec["status"] = 500
             else:
                 items = [{"id": page * 100 + k, "sku": f"SKU-{page:02d}{k:02d}"} for k in range(3)]
                 body = json.dumps({"page": page, "items": items}).encode()
+                rec["status"] = 200
                 self.send(200, [("Content-Type", "application/json"), ("X-Request-Id", rid), ("X-Backend", backend),
                                 ("Server-Timing", f"app;dur={dur}"),
                                 ("Link", f'</api/items?page={page + 1}>; rel="next"'),
                                 ("X-RateLimit-Remaining", str(100 - page))], body)
-                rec["status"] = 200
-            record["pages"][page] = rec
         elif path == "/reports/latest":
             record["retry_after"] = str(rng.randint(11, 97))
             self.send(503, [("Retry-After", record["retry_after"]), ("X-Request-Id", rid)], b"busy\n")
         else:
             self.send(404, [("X-Request-Id", rid)], b"not found\n")
-        with open(record_path, "w") as fh:
-            json.dump(record, fh)
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length", "0"))
@@ -110,8 +112,6 @@ class Handler(BaseHTTPRequestHandler):
         record["created"] = f"/uploads/{token(12)}"
         record["upload_bytes"] = length
         self.send(201, [("Location", record["created"]), ("X-Request-Id", rid)], b"{}")
-        with open(record_path, "w") as fh:
-            json.dump(record, fh)
 
 ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
 '''
