@@ -37,7 +37,7 @@ from .templates import (
     key_of,
     keys_of,
 )
-from .text_records import depth_ancestors, record_heads, record_mates
+from .text_records import depth_ancestors, record_bodies, record_heads, record_mates
 
 _MIN_LINES = 12  # shorter logs are cheaper to send whole
 _CONTEXT = 2  # lines kept before and after an error
@@ -612,6 +612,14 @@ def _lines_naming_content_words(lowered: _Lowered, query: str, n: int) -> set[in
         if len(w) < 4:
             continue
         hits = _lines_naming(lowered.text, lowered.starts, (w,), limit=limit, word_start=True)
+        if not hits and "-" in w:
+            # A hyphenated word no line holds, by its parts: "hard-reset" is git's "reset:"
+            # (a word the lines do hold, "media-worker", names its own lines only).
+            for part in w.split("-"):
+                if len(part) >= 4:
+                    part_hits = _lines_naming(lowered.text, lowered.starts, (part,), limit=limit, word_start=True)
+                    if len(part_hits) <= limit:
+                        hits.update(part_hits)
         if len(hits) <= limit:
             out.update(hits)
     return out
@@ -732,8 +740,9 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
     for i in named:
         sel.mark(i, _ANCHORED)
     # A named line inside a short record (blank-line separated blocks: sqlite3 -line rows,
-    # stanzas) brings its record: the asked value is another field of the same row.
-    for i in record_mates(raw, named | anchored):
+    # stanzas; or records that open alike: patch's "checking file X" over its hunks) brings
+    # its record: the asked value is another field of the same row.
+    for i in record_mates(raw, named | anchored) | record_bodies(raw, named, content_lemmas(inp.query)):
         sel.mark(i, 0.5)
     # A flattened document (jq --stream): a record's lines, the record lacking a field,
     # the extreme leaf the question asks for.

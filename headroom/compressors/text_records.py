@@ -203,6 +203,9 @@ def _marked_depth(line: str, mark: str) -> int:
 _OPENING_FIELD = re.compile(r"\s*[^\s:][^:]{0,60}:")
 _OPENING_MARK = re.compile(r"\s*([^\w\s])\1+ (?=\S)")
 _OPENING_WORDS = re.compile(r"[a-z][\w.-]* -{1,2}[\w-]+ (?=\S)")  # a command and an option
+# Or a phrase of two to four words before the line's one last word ("checking file
+# src/audit.py" over each file's hunks in ``patch``'s report).
+_OPENING_PHRASE = re.compile(r"(?:[A-Za-z][a-z-]* ){2,4}(?=\S+$)")
 
 
 _LAST_STARTS: tuple[list[str] | None, list[int]] = (None, [])
@@ -232,9 +235,9 @@ def _record_starts(raw: list[str]) -> list[int]:
         field = m.group(0)
         opens = [i for i, ln in enumerate(raw) if ln.startswith(field)]
         return opens if len(opens) >= _MIN_RECORDS and len(raw) >= 2 * len(opens) else []
-    # Or the first line's command and option (``diff -r old/a new/a`` over each file's hunks):
-    # two words that open at most one line in three.
-    m = _OPENING_WORDS.match(raw[first])
+    # Or the first line's command and option (``diff -r old/a new/a`` over each file's hunks),
+    # or its phrase before a last word: words that open at most one line in three.
+    m = _OPENING_WORDS.match(raw[first]) or _OPENING_PHRASE.match(raw[first])
     if m is None:
         return []
     field = m.group(0)

@@ -353,6 +353,7 @@ def _is_yaml(sample: list[str], nonblank: list[str]) -> bool:
     scalar_indent = -1  # inside a block scalar deeper than this
     flow = 0
     misses, allowed = 0, (1 - _SHARE) * len(nonblank)
+    open_indents: list[int] = []  # the block indents open at this line (_dedents_to_open)
     for ln in sample:
         s = ln.strip()
         if not s:
@@ -384,6 +385,8 @@ def _is_yaml(sample: list[str], nonblank: list[str]) -> bool:
             continue
         m = _YAML_KEY.match(ln) if ":" in ln else None  # (a key line holds its colon)
         if m or _YAML_ITEM.match(ln) or _YAML_COMPLEX.match(ln):
+            if not _dedents_to_open(open_indents, ind, ln):
+                return False
             fit += 1
             misses -= 1
             if m:
@@ -405,6 +408,30 @@ def _is_yaml(sample: list[str], nonblank: list[str]) -> bool:
     if keys < 3 or fit < _SHARE * n:
         return False
     return repeats <= 0.1 * top and spaced_numbers <= 0.5 * top
+
+
+_DASHES = re.compile(r" *(?:- +)+")
+
+
+def _dedents_to_open(open_indents: list[int], ind: int, line: str) -> bool:
+    """False when ``line`` (a key or item line ``ind`` blanks deep) goes back to an indent
+    no open block has: YAML's block structure cannot read it ("expected <block end>"), so
+    the text is no YAML whatever its lines look like. pickletools' listing right-aligns
+    its offsets ("    2: ...", "   11: ...", "  107: ..."): every wider offset is such a
+    line. Updates ``open_indents`` (a line deeper than the last opens a block; an item's
+    dashes open one more where its content starts)."""
+    dedented = False
+    while open_indents and open_indents[-1] > ind:
+        open_indents.pop()
+        dedented = True
+    if dedented and (not open_indents or open_indents[-1] != ind):
+        return False
+    if not open_indents or open_indents[-1] < ind:
+        open_indents.append(ind)
+    dashes = _DASHES.match(line)
+    if dashes is not None:
+        open_indents.append(dashes.end())
+    return True
 
 
 def _is_markdown(nonblank: list[str]) -> bool:

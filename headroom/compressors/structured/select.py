@@ -123,6 +123,9 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
     for i in (_rare_siblings(lines, nodes, children, fmt, line_keys)
               + _odd_in_families(lines, nodes, children, fmt, line_keys)):
         take_with_ancestors(i)
+    if fmt.name == "lines":
+        for i in _nodes_starting_on(starts, rare_assigned_values(lines)):
+            take_with_ancestors(i)
     fill_short_runs(lines, keep)
     return keep
 
@@ -139,7 +142,7 @@ def with_named_lines(lines: list[str], nodes: list[Node], keep: list[bool], quer
     if anchors:
         terms = terms | anchors.terms
     offsets = _line_offsets(lines)
-    named = named_lines(lines, offsets, terms)
+    named = named_lines(lines, offsets, terms) | _root_lines(lines, offsets, _past_tense_roots(terms))
     mates = record_mates(lines, named) | record_bodies(lines, named, terms) if fmt.name == "lines" else set()
     if fmt.name in ("lines", "properties"):  # gron's and jq's `a.b.3.c = v` listings
         mates |= flat_path_lines(lines, named, query or "")
@@ -230,6 +233,35 @@ def named_lines(lines: list[str], offsets: list[int], terms) -> set[int]:
             both = a & b
             if 0 < len(both) <= limit:
                 out.update(both)
+    return out
+
+
+def _past_tense_roots(terms) -> set[str]:
+    """The roots of the question's past-tense words: "the amended commit" is git reflog's
+    "commit (amend)", "which job failed" a "FAIL". Roots under four letters would find
+    too much."""
+    out = set()
+    for t in terms:
+        if t.endswith("ied") and len(t) >= 6:
+            out.add(t[:-3] + "y")
+        elif t.endswith("ed") and len(t) >= 6:
+            out.add(t[:-2])
+    return out
+
+
+def _root_lines(lines: list[str], offsets: list[int], roots: set[str]) -> set[int]:
+    """The lines holding a root as a whole word ("open" is no part of "openssh"), when few
+    lines do (``named_lines``'s rule)."""
+    if not roots:
+        return set()
+    low = _lowered(lines)
+    limit = max(3, len(lines) // 100)
+    out: set[int] = set()
+    for root in roots:
+        hits = sorted({bisect_right(offsets, m.start()) - 1
+                       for m in re.finditer(rf"(?<![a-z0-9_]){re.escape(root)}(?![a-z0-9_])", low)})
+        if hits and (len(hits) <= limit or hits[-1] - hits[0] < RECORD_LINES):
+            out.update(hits)
     return out
 
 
@@ -752,6 +784,29 @@ def fill_short_runs(lines: list[str], keep: list[bool]) -> None:
         if nonblank < MIN_RUN:
             for k in range(i, j):
                 keep[k] = True
+
+
+# "+ state=ok" in a shell trace, "  retries=3" in a dump: a name assigned a value on a line of
+# its own, behind at most a run of signs and blanks (the trace's "+"/"++").
+_ASSIGNED = re.compile(r"[^\w\s]*\s*([A-Za-z_][\w.-]{0,40})=(\S{1,80})\s*$")
+
+
+def rare_assigned_values(lines: list[str]) -> set[int]:
+    """Lines assigning a name one of its rare values: a name assigned on at least
+    ``_RARE_SIBLINGS_MIN`` lines, its values mostly repeated (twenty services' ``state=ok``
+    in a ``bash -x`` trace), and a value seen at most twice (the one ``state=E_TIMEOUT``).
+    What is rare among repeats is what a reader asks about; at most ``_RARE_KEPT``, those
+    seen once first."""
+    by_name: dict[str, dict[str, list[int]]] = {}
+    for i, ln in enumerate(lines):
+        if "=" in ln and (m := _ASSIGNED.match(ln)) is not None:
+            by_name.setdefault(m.group(1), {}).setdefault(m.group(2), []).append(i)
+    out: list[tuple[int, int]] = []
+    for values in by_name.values():
+        seen = sum(map(len, values.values()))
+        if seen >= _RARE_SIBLINGS_MIN and len(values) <= seen // 2:
+            out += [(len(v), i) for v in values.values() if len(v) <= 2 for i in v]
+    return {i for _, i in sorted(out)[:_RARE_KEPT]}
 
 
 def _nodes_starting_on(starts: list[int], lines: set[int]) -> list[int]:

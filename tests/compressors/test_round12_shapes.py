@@ -1,0 +1,159 @@
+"""Round 12's misses, read by class (issue 33, thirteenth session), on outputs of real tools
+over inputs this test makes; the facts are the test's own record of what it made.
+
+- A text whose key lines go back to an indent no open block has is no YAML, however its
+  lines look (right-aligned offsets, ``    2: ...`` then ``   11: ...``): it is not claimed
+  as YAML, and the detector never calls YAML what YAML's parser refuses for its indents.
+- Records that open with the same phrase before a last word (``patch``'s "checking file
+  src/x.py" over each file's hunks): a record the question names brings its body.
+- A name assigned on many lines whose values mostly repeat (``bash -x``'s ``+ state=ok``):
+  a rare value stays.
+- A past-tense question word finds its root as a whole word ("the amended commit" is git
+  reflog's "commit (amend)"), and a hyphenated word no line holds finds its parts
+  ("hard-reset" is git's "reset:").
+"""
+
+from __future__ import annotations
+
+import pickle
+import random
+import shutil
+import subprocess
+import sys
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from headroom.compressors.structured import claim
+from headroom.compressors.structured.detect import detect_format
+from headroom.compressors.structured.select import rare_assigned_values
+
+from .tool_rounds import tool_round
+
+_FILES = ["audit", "basket", "billing", "cache", "carrier", "coupon", "export", "fraud", "gift",
+          "importer", "invoice", "label", "ledger", "loyalty", "media", "notify", "parcel", "payout",
+          "pricing", "profile", "promo", "queue", "quote", "rating", "refund", "report", "returns",
+          "review", "routing", "search", "session", "shelf", "slots", "stock", "tariff", "taxes",
+          "vendor", "wallet", "webhook", "zones"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=8), min_size=12, max_size=40))
+def test_yaml_is_claimed_only_where_the_indents_parse(indents):
+    # Keys with empty values: YAML then refuses a text only for its indents.
+    text = "\n".join(f"{' ' * ind}k{n}:" for n, ind in enumerate(indents)) + "\n"
+    if detect_format(text, text.splitlines()) == "yaml":
+        yaml.safe_load(text)  # raises when the detector claimed what YAML refuses
+
+
+def test_right_aligned_offsets_are_no_yaml(tmp_path):
+    record = {"orders": [{"id": f"ORD-{k:05d}", "total": k * 1.5, "status": "paid"} for k in range(300)]}
+    (tmp_path / "orders.pkl").write_bytes(pickle.dumps(record, protocol=4))
+    text = subprocess.run([sys.executable, "-m", "pickletools", str(tmp_path / "orders.pkl")],
+                          capture_output=True, text=True, check=True).stdout
+    with pytest.raises(yaml.YAMLError):
+        yaml.safe_load(text)
+    assert claim(text) is None or claim(text).hint != "yaml"
+
+
+@pytest.mark.skipif(shutil.which("patch") is None or shutil.which("diff") is None, reason="needs patch and diff")
+def test_a_record_the_question_names_brings_its_body(tmp_path):
+    rng = random.Random(12)
+    old, new, moved = tmp_path / "old", tmp_path / "new", tmp_path / "moved"
+    offsets = dict(zip(_FILES, rng.sample(range(20, 400), len(_FILES))))
+    for d in (old, new, moved):
+        (d / "src").mkdir(parents=True)
+    for name in _FILES:
+        body = [f"line {k} of {name}" for k in range(60)]
+        changed = list(body)
+        changed[10] = f"changed line 10 of {name}"
+        changed[50] = f"changed line 50 of {name}"
+        (old / "src" / f"{name}.py").write_text("\n".join(body) + "\n")
+        (new / "src" / f"{name}.py").write_text("\n".join(changed) + "\n")
+        pad = offsets[name]
+        (moved / "src" / f"{name}.py").write_text("\n".join([f"pad {k}" for k in range(pad)] + body) + "\n")
+    diff = subprocess.run(["diff", "-ru", "old", "new"], check=False, cwd=tmp_path, capture_output=True, text=True).stdout
+    (tmp_path / "change.patch").write_text(diff.replace("old/src/", "a/src/").replace("new/src/", "b/src/"))
+    text = subprocess.run(["patch", "-p1", "--dry-run", "-i", "../change.patch"], check=True, cwd=moved,
+                          capture_output=True, text=True).stdout
+    assert text.count("checking file") == len(_FILES)
+    for name in ("importer", "pricing", "rating"):
+        out = tool_round("patch -p1 --dry-run -i ../change.patch", text,
+                         f"By how many lines had the change in {name}.py moved?")
+        assert f"(offset {offsets[name]} lines)" in out, name
+        assert len(out) < len(text)
+
+
+def test_rare_assigned_values_are_the_rare_values_of_names_assigned_often():
+    lines = []
+    for k in range(30):
+        lines += [f"+ check_service svc-{k}", f"++ port={8000 + k}", f"+ state={'ok' if k != 17 else 'E_TIMEOUT'}"]
+    kept = rare_assigned_values(lines)
+    assert kept == {lines.index("+ state=E_TIMEOUT")}  # ports are all distinct: none is rare
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_a_rare_value_in_a_shell_trace_stays(tmp_path):
+    services = [f"{w}-{k}" for k, w in enumerate(["invoice", "session", "carrier", "stock", "import"] * 8)]
+    (tmp_path / "status").mkdir()
+    for k, name in enumerate(services):
+        (tmp_path / "status" / name).write_text("E_UPSTREAM_TIMEOUT_4417\n" if k == 23 else "ok\n")
+    (tmp_path / "services.txt").write_text("".join(f"{s} {9000 + k} {k % 7}\n" for k, s in enumerate(services)))
+    (tmp_path / "check.sh").write_text(
+        "check_service() {\n  port=$(awk -v n=$1 '$1 == n {print $2}' services.txt)\n"
+        "  replicas=$(awk -v n=$1 '$1 == n {print $3}' services.txt)\n"
+        "  digest=$(printf %s \"$1\" | sha1sum | cut -c1-12)\n"
+        "  state=$(cat status/$1)\n  (( replicas > 0 )) && total=$((total + replicas))\n}\n"
+        "total=0\n"
+        "while read -r name _; do check_service \"$name\"; done < services.txt\n")
+    text = subprocess.run(["bash", "-x", "check.sh"], check=True, cwd=tmp_path, capture_output=True, text=True).stderr
+    assert text.count("+ state=ok") == len(services) - 1
+    out = tool_round("bash -x check.sh", text, "Did any service report a bad status? What did it say?")
+    assert "E_UPSTREAM_TIMEOUT_4417" in out
+    assert len(out) < len(text)
+
+
+def _git(repo, *args, env=None):
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True, env=env).stdout
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_past_tense_and_hyphenated_words_find_their_reflog_entries(tmp_path):
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com", "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    repo = tmp_path / "r"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main", env=env)
+    rng = random.Random(5)
+    verbs = ["tidy", "split", "guard", "rename", "document", "speed up", "fix", "add"]
+
+    def commit(k, message=None):
+        (repo / "f.txt").write_text(f"{k} {rng.random()}\n")
+        _git(repo, "add", "f.txt", env=env)
+        area = rng.choice(_FILES)
+        _git(repo, "commit", "-q", "-m", message or f"{area}: {rng.choice(verbs)} the {area} rules "
+             f"(T-{rng.randint(1000, 9999)})", env=env)
+
+    for k in range(90):  # feature branches merged back, as a team's reflog reads
+        if k % 9 == 3:
+            _git(repo, "checkout", "-q", "-b", f"feature/{rng.choice(_FILES)}-{k}", env=env)
+        commit(k)
+        if k % 9 == 8:
+            branch = _git(repo, "branch", "--show-current", env=env).strip()
+            _git(repo, "checkout", "-q", "main", env=env)
+            _git(repo, "merge", "-q", "--no-ff", "--no-edit", branch, env=env)
+        if k == 40:
+            commit(k, "pricing: round totals half-even (T-5190)")
+            _git(repo, "commit", "-q", "--amend", "--no-edit", env=env)
+        if k == 60:
+            target = _git(repo, "rev-parse", "HEAD~3", env=env).strip()
+            _git(repo, "reset", "-q", "--hard", target, env=env)
+    text = _git(repo, "reflog", env=env)
+    out = tool_round("git reflog", text, "What was the amended commit's ticket?")
+    assert "T-5190" in out
+    dated = _git(repo, "reflog", "--date=iso", "--no-abbrev", env=env)
+    out = tool_round("git reflog --date=iso --no-abbrev", dated, "Which commit was HEAD hard-reset to?")
+    assert f"reset: moving to {target}" in out
+    assert len(out) < len(dated)
