@@ -900,3 +900,91 @@ def test_the_reflog_session_records_its_reset_and_rewording(tmp_path):
     reachable = subprocess.run(["git", "rev-list", "--all", "--abbrev-commit"], cwd=tmp_path / "repo",
                                check=True, capture_output=True, text=True).stdout.split()
     assert len(set(s.subjects.values()) - set(reachable)) <= 3
+
+
+# Round 13 (issue 33's thirteenth held-out round): merge conflicts, range-diffs, drawn commit
+# graphs, SQLite plans and bytecode, pydoc pages, trace counts and call relationships.
+
+def test_each_side_of_a_conflict_holds_a_value_of_its_own(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures import merge_conflicts
+
+    rnd = random.Random(13)
+    numbers = iter(rnd.sample(range(10007, 99991), 2000))
+    rec = merge_conflicts.make_repo(tmp_path, rnd, numbers)
+    merge_conflicts.make_env_files(tmp_path, rnd, numbers, rec)
+    assert len(rec.conflicts) == len(merge_conflicts.CONFLICT_AT) + 2  # the services, gateway.ini, the .env
+    assert all(len(set(sides)) == 3 for sides in rec.conflicts.values())
+    assert rec.clean == f"conf/{merge_conflicts.SERVICES[merge_conflicts.CLEAN_AT]}.ini"
+    theirs = (tmp_path / "repo" / "env" / "theirs.env").read_text()
+    key, value = rec.merged["theirs"]
+    assert f"{key}={value}\n" in theirs
+
+
+def test_the_reworked_series_records_what_changed():
+    import random
+
+    from headroom.eval.corpus.captures.range_diffs import plan
+
+    s = plan(random.Random(14))
+    tickets = {name: [p.ticket for p in patches] for name, patches in s.versions.items()}
+    assert s.record["dropped_v2"] in tickets["topic-v1"] and s.record["dropped_v2"] not in tickets["topic-v2"]
+    assert s.record["added_v2"] in tickets["topic-v2"] and s.record["added_v2"] not in tickets["topic-v1"]
+    assert s.record["dropped_v3"] not in tickets["topic-v3"]
+    old, new = s.record["reworded_v3"]
+    assert old in tickets["topic-v2"] and new in tickets["topic-v3"] and old not in tickets["topic-v3"]
+    assert all(old != new for _, _, old, new in s.record["reworked_v2"] + s.record["reworked_v3"])
+
+
+def test_the_drawn_history_leaves_one_branch_unmerged(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures.commit_graphs import Work, work_history
+
+    w = Work(tmp_path / "repo", random.Random(15))
+    work_history(w)
+    branches = {b for b in w.tickets if b != "main"}
+    assert len(branches) == 16 and set(w.merges) == branches - {w.record["unmerged"]}
+    assert w.record["visitor_ticket"].startswith("T-") and "tagged" in w.record
+
+
+def test_the_shop_database_names_indexes_without_a_convention(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures.sqlite_plans import make_database, tables
+
+    rnd = random.Random(16)
+    schema = tables(rnd)
+    names = [ix for t in schema for ix in t.indexes.values()]
+    assert len(names) == len(set(names)) and all(t.name not in ix for t in schema for ix in t.indexes.values())
+    assert [n for n, t in enumerate(schema) if not t.indexes] == list(range(4, len(schema), 5))
+    roots = make_database(tmp_path / "shop.db", schema, rnd)
+    assert len(set(roots.values())) == len(roots) and max(roots[t.name] for t in schema) >= 100
+
+
+def test_each_documented_module_has_one_of_each_odd_function():
+    import itertools
+    import random
+
+    from headroom.eval.corpus.captures.pydoc_pages import module
+
+    m, text = module("rates", random.Random(17), itertools.count(1013))
+    assert text.count("async def ") == 1 and f"async def {m.odd['coroutine']}(" in text
+    sizes = {fn: len(params) for fn, params in m.functions.items()}
+    assert max(sizes, key=sizes.get) == m.odd["most_params"] and sorted(sizes.values())[-2] <= 3
+    assert f"Deprecated since {m.deprecated_in};" in text and "@classmethod" in text
+
+
+def test_the_nightly_job_calls_every_function_but_one_a_count_of_its_own(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures.trace_counts import MODULES, write_job
+
+    job = write_job(tmp_path, random.Random(18))
+    assert len(set(job.runs.values())) == len(job.runs)
+    assert not {f"{m}.{f}" for m, f in job.never.items()} & set(job.runs)
+    assert not set(job.helpers.values()) & set(job.runs) and len(job.helpers) == 6
+    assert all((tmp_path / f"{m}.py").exists() for m in MODULES)
+    driver = (tmp_path / "nightly.py").read_text()
+    assert all(f"{m}.{f}(" not in driver for m, f in job.never.items())

@@ -136,12 +136,17 @@ def outside_output_text(tool_arguments: dict[str, Any]) -> str:
 # cmp byte-difference listings, normal-format, brief and side-by-side diffs, CMake cache
 # listings) was measured once 2026-11-30 (round 11, benchmarks/results/heldout_issue33_round11.json:
 # 55/97 in view, 0 lost), dev (known gaps) since 2026-11-30 (twelfth session).
-# The twelfth round replaces them: each of a kind of tool output no dev source has (GCC
-# parameter dumps, linker map files, bash xtrace transcripts, pickle disassemblies, patch
-# application reports, git reflogs), facts from another reader of the same state or the
-# capture's own record of what it made.
+# The twelfth round (compiler_params, link_maps, shell_traces, pickle_disassembly, patch_reports,
+# git_reflogs: GCC parameter dumps, linker map files, bash xtrace transcripts, pickle
+# disassemblies, patch application reports, git reflogs) was measured once 2026-11-30 (round 12,
+# benchmarks/results/heldout_issue33_round12.json: 70/101 in view, 0 lost), dev (known gaps)
+# since 2026-11-30 (thirteenth session).
+# The thirteenth round replaces them: each of a kind of tool output no dev source has (merge
+# conflicts and three-way merges, patch-series comparisons, drawn commit graphs, SQLite query
+# plans and bytecode, pydoc pages, execution counts and call relationships from Python's trace),
+# facts from another reader of the same state or the capture's own record of what it made.
 HELDOUT_SOURCES = frozenset({
-    "compiler_params", "link_maps", "shell_traces", "pickle_disassembly", "patch_reports", "git_reflogs",
+    "merge_conflicts", "range_diffs", "commit_graphs", "sqlite_plans", "pydoc_pages", "trace_counts",
 })
 
 
@@ -157,16 +162,19 @@ HELDOUT_SOURCES = frozenset({
 # joined at 72/105 in view (its one held-out measurement, 2026-11-30, tenth session); round 9
 # joined at 60/99 in view (its one held-out measurement, 2026-11-30, eleventh session); round 10
 # joined at 78/98 in view (its one held-out measurement, 2026-11-30, twelfth session); round 11
-# joined at 55/97 in view (its one held-out measurement, 2026-11-30, twelfth session).
+# joined at 55/97 in view (its one held-out measurement, 2026-11-30, twelfth session); round 12
+# joined at 70/101 in view (its one held-out measurement, 2026-11-30, twelfth session, dev since
+# the thirteenth).
 # In the twelfth session the split as a whole reached the dev floor (rounds 4-10: 735/768 in
 # view); every source at or above it (95 %) left the set and joined the pools: 32 sources,
 # 570/574 in view (docs/decisions.md, "Sources at the dev floor leave the gaps"). What stays
-# is each source still below it, rounds 4-11.
+# is each source still below it, rounds 4-11; round 12 joined it in the thirteenth session.
 GAP_SOURCES = frozenset({
     "valgrind_memcheck", "git_blame", "make_database", "ssh_config_dump", "tls_handshake",
     "stat_files", "coverage_report", "vm_series",
     "source_tags", "perl_config", "locale_dumps", "terminfo_dumps",
     "syntax_trees", "frequency_tables", "json_paths", "tree_diffs", "cmake_cache",
+    "compiler_params", "link_maps", "shell_traces", "pickle_disassembly", "patch_reports", "git_reflogs",
 })
 GAPS_SPLIT = "gaps"
 

@@ -60,8 +60,10 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             "source_tags", "perl_config", "locale_dumps", "library_cache", "terminfo_dumps", "include_trees",
             # issue 33's eleventh round, measured once (2026-11-30, round 11), dev (known gaps) since
             "syntax_trees", "frequency_tables", "json_paths", "byte_diffs", "tree_diffs", "cmake_cache",
-            # held out (issue 33's twelfth round): kinds no dev source has; measured once, at the end
-            "compiler_params", "link_maps", "shell_traces", "pickle_disassembly", "patch_reports", "git_reflogs")
+            # issue 33's twelfth round, measured once (2026-11-30, round 12), dev (known gaps) since
+            "compiler_params", "link_maps", "shell_traces", "pickle_disassembly", "patch_reports", "git_reflogs",
+            # held out (issue 33's thirteenth round): kinds no dev source has; measured once, at the end
+            "merge_conflicts", "range_diffs", "commit_graphs", "sqlite_plans", "pydoc_pages", "trace_counts")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 

@@ -24,6 +24,15 @@ def pinned_tool(work: Path, release: str, executable: str) -> Path:
     return venv / "bin" / executable
 
 
+def git_env(author: str = "Dana Ruiz", date: str = "2026-11-30 10:00:00 +0000") -> dict[str, str]:
+    """An environment for git run by a capture: one author and committer at a fixed clock, no
+    system or user configuration, so the same commands make the same commit ids."""
+    email = f"{author.split()[0].lower()}@shop.example"
+    return {"PATH": "/usr/bin:/bin", "LC_ALL": "C", "HOME": "/nonexistent", "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_AUTHOR_NAME": author, "GIT_AUTHOR_EMAIL": email, "GIT_COMMITTER_NAME": author,
+            "GIT_COMMITTER_EMAIL": email, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
