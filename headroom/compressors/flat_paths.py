@@ -13,10 +13,14 @@ line), whatever the keys are called:
   every other record has ("which service has no owner?");
 - :func:`path_extremes`: for "the biggest memory limit", the lines of the largest (smallest)
   numeric value among the leaves whose path says a word of the question.
+
+The same document as a JSON array of two-field objects, a path and a value
+(``[{"path": "services.3.port", "value": 8155}, …]``), is read through :func:`pair_lines`.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter, defaultdict
 
@@ -173,3 +177,22 @@ def flat_path_lines(lines: list[str], named: set[int], query: str) -> set[int]:
             words = {w for w in content_lemmas(query) if len(w) >= 4}
             out |= path_extremes(lines, words, most, least, paths)
     return out
+
+
+def pair_lines(items) -> list[str] | None:
+    """``path = value`` lines, one per item, for a JSON array of two-field objects one of
+    whose fields holds a dotted path on nearly every item (whatever the fields are called):
+    a flattened document in JSON, which the functions above read as they read gron's lines.
+    None for any other array (a look at its first item, then at a sample)."""
+    first = items[0] if len(items) >= 8 else None
+    if not isinstance(first, dict) or len(first) != 2:
+        return None
+    sample = items[:_SAMPLE]
+    a, b = first
+    for path_key, value_key in ((a, b), (b, a)):
+        paths = sum(1 for it in sample if isinstance(it, dict) and isinstance(p := it.get(path_key), str)
+                    and _DOTTED.match(p + " = "))
+        if paths >= _SHARE * len(sample):
+            return [f"{it.get(path_key)} = {json.dumps(it.get(value_key))}" if isinstance(it, dict) else ""
+                    for it in items]
+    return None

@@ -15,6 +15,7 @@ over inputs this test makes; the facts are the test's own record of what it made
 
 from __future__ import annotations
 
+import json
 import pickle
 import random
 import shutil
@@ -157,3 +158,32 @@ def test_past_tense_and_hyphenated_words_find_their_reflog_entries(tmp_path):
     out = tool_round("git reflog --date=iso --no-abbrev", dated, "Which commit was HEAD hard-reset to?")
     assert f"reset: moving to {target}" in out
     assert len(out) < len(dated)
+
+
+def _services(rng: random.Random) -> tuple[dict, dict]:
+    # Names that hold no index: a name's digits would match its records' paths by themselves.
+    names = [f"{a}-{b}" for a in ("cart", "quote", "label", "ledger", "media", "session", "stock", "rating")
+             for b in ("worker", "gateway", "sync", "api", "cron", "relay", "proxy", "feed")]
+    rng.shuffle(names)
+    services = [{"name": names[k],
+                 "port": 7000 + k * 7 + rng.randint(0, 6), "replicas": rng.randint(1, 9),
+                 "image": f"registry.corp.example/app/b{rng.randint(1000, 9999)}:{rng.randint(1, 30)}",
+                 "limits": {"cpu_millis": rng.randint(1, 8) * 250}} for k in range(60)]
+    return {"cluster": "prod-east", "services": services}, services[37]
+
+
+@pytest.mark.skipif(shutil.which("jq") is None, reason="needs jq")
+@pytest.mark.parametrize("names", [("path", "value"), ("k", "v")])
+def test_path_value_pairs_in_json_bring_the_named_record(tmp_path, names):
+    # jq's own paths as a JSON array of two-field objects, whatever the two fields are called.
+    doc, asked = _services(random.Random(9))
+    (tmp_path / "inv.json").write_text(json.dumps(doc))
+    program = (f'[paths(scalars) as $p | {{{names[0]}: ($p | map(tostring) | join(".")), '
+               f'{names[1]}: getpath($p)}}]')
+    text = subprocess.run(["jq", program, "inv.json"], cwd=tmp_path, check=True, capture_output=True,
+                          text=True).stdout
+    out = tool_round(f"jq '{program}' inv.json", text, f"Which image does {asked['name']} run?")
+    assert asked["image"] in out
+    out = tool_round(f"jq '{program}' inv.json", text, f"Which port does {asked['name']} listen on?")
+    assert f"{asked['port']}" in out
+    assert len(out) < len(text) / 4

@@ -22,6 +22,7 @@ import numpy as np
 from ...query.anchors import Anchors
 from ...query.intent import content_lemmas, intents_of, names_content_word
 from ...relevance.bm25 import tokenize
+from ..flat_paths import flat_path_lines, pair_lines
 from ..templates import keys_of, mine
 from .nested_extremes import nested_extremes
 from .patterns import FieldRoles, Pattern
@@ -349,6 +350,8 @@ def plan_records(items: list[Any], texts: list[str], stats: dict[str, FieldStats
     if "extreme" in intents:  # measures one level down in each record (mpstat's "cpu-load")
         must.setdefault(EXTREMES, set()).update(nested_extremes(items, stats, query))
     must[ANCHORS] |= asked_value_positions(items, stats, query, cap=max(4 * max_items, 16), keys=template_keys)
+    if (pairs := pair_lines(items)) is not None:  # a flattened document: [{path, value}, …]
+        must[ANCHORS] |= flat_path_lines(pairs, must[ANCHORS], query)
     if template_keys is not None and len(must[ERRORS]) > target_size(max_items, aggressiveness):
         # Errors sharing a frequent message template say the same thing: past the budget,
         # one exemplar per such template (and every error the question names). An error
