@@ -187,3 +187,28 @@ def test_path_value_pairs_in_json_bring_the_named_record(tmp_path, names):
     out = tool_round(f"jq '{program}' inv.json", text, f"Which port does {asked['name']} listen on?")
     assert f"{asked['port']}" in out
     assert len(out) < len(text) / 4
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None or shutil.which("xz") is None, reason="needs cmake and xz")
+@pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
+def test_a_two_letter_word_names_a_key_and_not_found_finds_notfound(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    rng = random.Random(3)
+    settings_ = "".join(f'set(SHOP_{name.upper()}_{kind} "{rng.randint(1, 900)}" CACHE STRING "{name} {kind.lower()}")\n'
+                        for name in _FILES for kind in ("LIMIT", "SHARDS"))
+    (src / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.13)\nproject(shop C)\n" + settings_
+        + "".join(f"find_program(SHOP_{tool.upper()}_PROGRAM {tool})\n"
+                  for tool in ("sh", "cat", "ls", "grep", "sed", "tar", "gzip", "sort", "head", "tail"))
+        + "find_program(SHOP_XZ_PROGRAM xz)\nfind_program(SHOP_PROTOC_PROGRAM protoc-shop-none)\n")
+    build = tmp_path / "build"
+    subprocess.run(["cmake", "-S", str(src), "-B", str(build)], check=True, capture_output=True)
+    text = subprocess.run(["cmake", "-LA", "-N", str(build)], check=True, capture_output=True, text=True).stdout
+    assert "SHOP_PROTOC_PROGRAM:FILEPATH=SHOP_PROTOC_PROGRAM-NOTFOUND" in text
+    xz = shutil.which("xz")
+    out = tool_round("cmake -LA -N build", text, "Which xz binary did the configure step pick up?")
+    assert f"SHOP_XZ_PROGRAM:FILEPATH={xz}" in out
+    out = tool_round("cmake -LA -N build", text, "Which tool could the configure step not find?")
+    assert "SHOP_PROTOC_PROGRAM-NOTFOUND" in out
+    assert len(out) < len(text)

@@ -84,7 +84,9 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
     keep = [False] * n
     if not nodes:
         return [True] * n
-    terms = question_terms(query) if query else set()
+    # Two-letter words name keys too ("which xz binary" is SHOP_XZ_PROGRAM): a key's words
+    # must hold the word whole, which few keys' words do.
+    terms = question_terms(query) | _two_letter_words(query) if query else set()
     starts = [nd.start for nd in nodes]  # ascending: a line's node by bisection
     offsets = _line_offsets(lines)
     own, named = _named_nodes(lines, starts, offsets, terms, query, fmt)
@@ -142,7 +144,8 @@ def with_named_lines(lines: list[str], nodes: list[Node], keep: list[bool], quer
     if anchors:
         terms = terms | anchors.terms
     offsets = _line_offsets(lines)
-    named = named_lines(lines, offsets, terms) | _root_lines(lines, offsets, _past_tense_roots(terms))
+    named = named_lines(lines, offsets, terms | _not_found_terms(query)) \
+        | _root_lines(lines, offsets, _past_tense_roots(terms))
     mates = record_mates(lines, named) | record_bodies(lines, named, terms) if fmt.name == "lines" else set()
     if fmt.name in ("lines", "properties"):  # gron's and jq's `a.b.3.c = v` listings
         mates |= flat_path_lines(lines, named, query or "")
@@ -247,6 +250,17 @@ def _past_tense_roots(terms) -> set[str]:
         elif t.endswith("ed") and len(t) >= 6:
             out.add(t[:-2])
     return out
+
+
+_NOT_FOUND = re.compile(r"\b(?:not|never|n't|cannot)\s+(?:be\s+)?(?:find|found|locate|located)\b")
+
+
+def _not_found_terms(query: str | None) -> set[str]:
+    """"Which tool could it not find?": the ways tools write that something was not found
+    (CMake's ``-NOTFOUND`` values, ldd's "not found", ``not_found`` flags)."""
+    if not query or _NOT_FOUND.search(query.lower()) is None:
+        return set()
+    return {"notfound", "not found", "not_found", "not-found"}
 
 
 def _root_lines(lines: list[str], offsets: list[int], roots: set[str]) -> set[int]:
