@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 from ..query.names import named_by_parts
+from ..query.said_numbers import rows_holding, said_numbers
 from .base import Compressed, CompressInput
 from .hexdump import compress_hex_dump, looks_like_dump
 from .tables.quantities import quantity
@@ -159,10 +160,13 @@ class ListingCompressor:
         # shortest?"): a few rows a numeric column.
         smallest = bool(inp.query) and asked_directions(inp.query.lower())[1]
         keep |= _version_ends(rows, numeric)
+        said = said_numbers(inp.query.lower()) if inp.query else []
         for col in numeric:
             keep |= _largest(rows, col, name_col)
             if smallest:
                 keep |= _smallest(rows, col)
+            if said:  # "the client that made just a single request": a count of 1, if rare
+                keep.update(rows_holding([quantity(r.cells[col]) for r in rows], said, max(4, len(rows) // 50)))
         if len(keep) >= 0.8 * len(rows):
             return None
         out = [ln for ln in lines[:head_end] if ln.strip()]

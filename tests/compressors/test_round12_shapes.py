@@ -16,6 +16,7 @@ over inputs this test makes; the facts are the test's own record of what it made
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import random
 import shutil
@@ -30,6 +31,7 @@ from hypothesis import strategies as st
 from headroom.compressors.structured import claim
 from headroom.compressors.structured.detect import detect_format
 from headroom.compressors.structured.select import rare_assigned_values
+from headroom.query.said_numbers import rows_holding, said_numbers
 
 from .tool_rounds import tool_round
 
@@ -212,3 +214,43 @@ def test_a_two_letter_word_names_a_key_and_not_found_finds_notfound(tmp_path):
     out = tool_round("cmake -LA -N build", text, "Which tool could the configure step not find?")
     assert "SHOP_PROTOC_PROGRAM-NOTFOUND" in out
     assert len(out) < len(text)
+
+
+def test_numbers_said_in_words_are_found_where_they_are_rare():
+    assert said_numbers("is there a zero-byte file?") == [0.0]
+    assert said_numbers("which client made just a single request?") == [1.0]
+    assert said_numbers("which file is the largest?") == []
+    assert rows_holding([5.0, 0.0, 7.0, None, 0.0], [0.0], limit=4) == [1, 4]
+    assert rows_holding([0.0] * 10, [0.0], limit=4) == []  # a column of zeros: none is rare
+
+
+@pytest.mark.skipif(shutil.which("stat") is None, reason="needs stat")
+def test_the_empty_file_stays_in_a_stat_listing(tmp_path):
+    rng = random.Random(7)
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    names = [f"job-{k:04d}.dat" for k in rng.sample(range(10000), 60)]
+    for name in names:
+        (spool / name).write_bytes(b"x" * rng.randint(900, 9000))
+    (spool / "job-5000-empty.dat").write_bytes(b"")
+    os.mkfifo(spool / "job-0000-control")  # a size of 0 too, listed first: the size column's minimum
+    files = sorted(p.name for p in spool.iterdir())
+    text = subprocess.run(["stat", "-t", *files], cwd=spool, check=True, capture_output=True, text=True).stdout
+    out = tool_round("stat -t *", text, "Is there a zero-byte file in the spool? Which one?")
+    assert "job-5000-empty.dat" in out
+    assert len(out) < len(text) / 2
+
+
+@pytest.mark.skipif(shutil.which("sort") is None or shutil.which("uniq") is None, reason="needs sort and uniq")
+def test_the_count_of_one_stays_in_a_frequency_table(tmp_path):
+    rng = random.Random(8)
+    clients = [f"10.{rng.randint(20, 29)}.{rng.randint(0, 255)}.{rng.randint(1, 254)}" for _ in range(200)]
+    hits = [c for c in clients[1:] for _ in range(rng.randint(2, 300))] + [clients[0]]
+    rng.shuffle(hits)
+    (tmp_path / "access.txt").write_text("\n".join(hits) + "\n")
+    text = subprocess.run("sort access.txt | uniq -c", shell=True, cwd=tmp_path, check=True, capture_output=True,
+                          text=True).stdout
+    assert sum(1 for ln in text.splitlines() if ln.split()[0] == "1") == 1
+    out = tool_round("sort access.txt | uniq -c", text, "Which client made just a single request?")
+    assert f"1 {clients[0]}\n" in out
+    assert len(out) < len(text) / 2

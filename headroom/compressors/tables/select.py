@@ -32,6 +32,7 @@ from ...query.counts import counted_extreme, list_items
 from ...query.file_kinds import suffixes_asked
 from ...query.intent import content_lemmas, names_content_word
 from ...query.names import letters_in_order, name_parts, named_by_parts, question_words
+from ...query.said_numbers import rows_holding, said_numbers
 from ..odd_members import odd_members
 from .quantities import has_unit, quantity
 from .repeats import empty_content_rows, repeated_key_rows
@@ -775,6 +776,10 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
         take(i, "named by the question")
     for i in _anchored_rows(table, anchors, limit, named_limit):
         take(i, "named by the question")
+    # A number said in words ("a zero-byte file"), where it is rare in a numeric column.
+    for c in cols if (said := said_numbers(qlow)) else ():
+        for i in rows_holding(c.values, said, limit) if c.numeric else ():
+            take(i, "named by the question")
     # Short names ("us", "Stmts") spelled out by the question count when it asks for an
     # extreme, in words or of a series: "how much resident memory does X use" looks a row up.
     series = any(c.times for c in cols)

@@ -1,0 +1,28 @@
+"""Numbers a question says in words: "a zero-byte file", "an empty one", "the client that
+made just a single request". A table's or a listing's rows holding such a number in a
+column where it is rare answer the question (the one empty file among sizes in kB, not the
+zeros of a uid column); the compressors decide what is rare.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SAID = ((re.compile(r"\b(?:zero|empty)\b"), 0.0),
+         (re.compile(r"\b(?:single|once)\b|\b(?:just|only|exactly) one\b"), 1.0))
+
+
+def said_numbers(qlow: str) -> list[float]:
+    """The numbers the (lower-cased) question says in words, in order: 0, then 1."""
+    return [v for pattern, v in _SAID if pattern.search(qlow)] if qlow else []
+
+
+def rows_holding(values, said: list[float], limit: int) -> list[int]:
+    """Indices of the ``values`` (numbers or None) equal to a said number, for each said
+    number held by 1 to ``limit`` of them (more: the number is no rare one here)."""
+    out: list[int] = []
+    for v in said:
+        rows = [i for i, x in enumerate(values) if x == v]
+        if 0 < len(rows) <= limit:
+            out += rows
+    return out
