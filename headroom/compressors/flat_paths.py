@@ -24,6 +24,8 @@ import json
 import re
 from collections import Counter, defaultdict
 
+from ..query.said_numbers import rows_holding, said_numbers
+
 # A stream event's path: [[ then strings and integers, comma-separated.
 _STREAM = re.compile(r'\[\[((?:"(?:[^"\\]|\\.)*"|\d+)(?:,(?:"(?:[^"\\]|\\.)*"|\d+))*)\]')
 _STREAM_PART = re.compile(r'"((?:[^"\\]|\\.)*)"|(\d+)')
@@ -120,13 +122,9 @@ def missing_field_records(lines: list[str], paths=None) -> set[int]:
     return out
 
 
-def path_extremes(lines: list[str], words: set[str], most: bool, least: bool, paths=None) -> set[int]:
-    """The lines of the largest (``most``) and smallest (``least``) numeric leaf among the
-    leaves whose path, indices aside, has a key holding one of ``words`` (``memory`` in
-    ``limits.memory_mib``); with the first line of their records (which record it is)."""
-    paths = _paths(lines) if paths is None else paths
-    if paths is None or not words:
-        return set()
+def _named_leaf_groups(lines: list[str], paths, words: set[str]) -> dict[tuple[str, ...], list[tuple[float, int]]]:
+    """The numeric leaves whose path, indices aside, has a key holding one of ``words``
+    (``memory`` in ``limits.memory_mib``), by that path: (value, line) each."""
     groups: dict[tuple[str, ...], list[tuple[float, int]]] = defaultdict(list)
     for i, p in enumerate(paths):
         if not p:
@@ -137,20 +135,49 @@ def path_extremes(lines: list[str], words: set[str], most: bool, least: bool, pa
         value = _value(lines[i])
         if value is not None:
             groups[generic].append((value, i))
-    out: set[int] = set()
+    return groups
+
+
+def _with_record_heads(picks: list[int], paths) -> set[int]:
+    """``picks`` with the first line of each one's record (which record it is)."""
+    out: set[int] = set(picks)
     records = None
-    for rows in groups.values():
+    for i in picks:
+        r = _record(paths[i])
+        if r is not None:
+            records = records if records is not None else _records(paths)
+            out.add(records[r][0])
+    return out
+
+
+def path_extremes(lines: list[str], words: set[str], most: bool, least: bool, paths=None) -> set[int]:
+    """The lines of the largest (``most``) and smallest (``least``) numeric leaf among the
+    leaves whose path, indices aside, has a key holding one of ``words``; with the first
+    line of their records."""
+    paths = _paths(lines) if paths is None else paths
+    if paths is None or not words:
+        return set()
+    picks: list[int] = []
+    for rows in _named_leaf_groups(lines, paths, words).values():
         if len(rows) < 3:
             continue
         rows.sort()
-        picks = ([rows[-1]] if most else []) + ([rows[0]] if least else [])
-        for _, i in picks:
-            out.add(i)
-            r = _record(paths[i])
-            if r is not None:
-                records = records if records is not None else _records(paths)
-                out.add(records[r][0])
-    return out
+        picks += ([rows[-1][1]] if most else []) + ([rows[0][1]] if least else [])
+    return _with_record_heads(picks, paths)
+
+
+def path_said_values(lines: list[str], words: set[str], said: list[float], paths=None) -> set[int]:
+    """For "scaled down to zero replicas": the leaves whose path names a word of the
+    question and whose value is a number it says in words, where few leaves of that path
+    hold it; with the first line of their records."""
+    paths = _paths(lines) if paths is None else paths
+    if paths is None or not words or not said:
+        return set()
+    picks: list[int] = []
+    for rows in _named_leaf_groups(lines, paths, words).values():
+        if len(rows) >= 3:
+            picks += [rows[k][1] for k in rows_holding([v for v, _ in rows], said, _MISSING_MAX)]
+    return _with_record_heads(picks, paths)
 
 
 def _value(line: str) -> float | None:
@@ -173,9 +200,11 @@ def flat_path_lines(lines: list[str], named: set[int], query: str) -> set[int]:
     out = path_mates(lines, named, paths) | missing_field_records(lines, paths)
     if query:
         most, least = asked_directions(query.lower())
-        if most or least:
+        said = said_numbers(query.lower())
+        if most or least or said:
             words = {w for w in content_lemmas(query) if len(w) >= 4}
-            out |= path_extremes(lines, words, most, least, paths)
+            out |= path_extremes(lines, words, most, least, paths) if most or least else set()
+            out |= path_said_values(lines, words, said, paths)
     return out
 
 

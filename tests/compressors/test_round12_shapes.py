@@ -171,6 +171,7 @@ def _services(rng: random.Random) -> tuple[dict, dict]:
                  "port": 7000 + k * 7 + rng.randint(0, 6), "replicas": rng.randint(1, 9),
                  "image": f"registry.corp.example/app/b{rng.randint(1000, 9999)}:{rng.randint(1, 30)}",
                  "limits": {"cpu_millis": rng.randint(1, 8) * 250}} for k in range(60)]
+    services[12]["replicas"] = 0  # the one scaled down
     return {"cluster": "prod-east", "services": services}, services[37]
 
 
@@ -188,6 +189,9 @@ def test_path_value_pairs_in_json_bring_the_named_record(tmp_path, names):
     assert asked["image"] in out
     out = tool_round(f"jq '{program}' inv.json", text, f"Which port does {asked['name']} listen on?")
     assert f"{asked['port']}" in out
+    idle = doc["services"][12]["name"]
+    out = tool_round(f"jq '{program}' inv.json", text, "Which service is scaled down to zero replicas?")
+    assert idle in out
     assert len(out) < len(text) / 4
 
 
