@@ -258,3 +258,14 @@ def test_the_count_of_one_stays_in_a_frequency_table(tmp_path):
     out = tool_round("sort access.txt | uniq -c", text, "Which client made just a single request?")
     assert f"1 {clients[0]}\n" in out
     assert len(out) < len(text) / 2
+
+
+@pytest.mark.skipif(shutil.which("ssh") is None, reason="needs ssh")
+def test_a_noun_in_ion_names_its_verb_inside_a_key(tmp_path):
+    (tmp_path / "config").write_text("Host nas-legacy\n  HostName 198.51.100.240\n  User backup\n"
+                                     "  ConnectTimeout 7\n  ServerAliveInterval 45\n")
+    text = subprocess.run(["ssh", "-G", "-F", str(tmp_path / "config"), "nas-legacy"], check=True,
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL).stdout
+    out = tool_round("ssh -G nas-legacy", text, "How long will ssh wait for the connection to open?")
+    assert "connecttimeout 7" in out
+    assert len(out) < len(text)

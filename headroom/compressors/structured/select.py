@@ -60,6 +60,8 @@ def question_terms(query: str) -> frozenset[str]:
         w = m.group(0).lower()
         if len(w) >= 3 and w not in _STOP:
             out.add(_stem(w))
+            if len(w) >= 8 and w.endswith(("ction", "ssion")):
+                out.add(w[:-3])  # the verb inside a key: "connection" in ssh's connecttimeout
         for part in w.split("_"):
             if len(part) >= 3 and part not in _STOP:
                 out.add(_stem(part))
