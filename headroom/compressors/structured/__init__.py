@@ -21,6 +21,7 @@ from ..base import Compressed, CompressInput
 from ..detect import ContentType, Detected
 from ..hexdump import looks_like_dump
 from ..kv_extremes import extreme_lines
+from ..side_by_side import gutter_lines
 from ..text_records import all_openers, record_openers, run_ends
 from .detect import detect_format, is_prose
 from .formats import FORMATS, Format, comment_line
@@ -102,7 +103,7 @@ class StructuredCompressor:
             # when the output would not parse with them (a line inside a bracketed value).
             named = with_named_lines(lines, nodes, keep, inp.query, inp.anchors, fmt)
             candidates = [keep] if named is None else [named, keep]
-            always = _always_kept(lines, nodes, fmt, inp.query)  # the same for every candidate
+            always = _always_kept(lines, nodes, fmt, inp.query, text)  # the same for every candidate
             for k in candidates:
                 _fix_up(lines, k, nodes, fmt, always)
             items_before, unit = len(nodes), "entries"
@@ -138,14 +139,17 @@ class StructuredCompressor:
 
 
 
-def _always_kept(lines: list[str], nodes, fmt: Format, query: str) -> tuple[set[int], set[int]]:
+def _always_kept(lines: list[str], nodes, fmt: Format, query: str, text: str) -> tuple[set[int], set[int]]:
     """Lines every candidate selection keeps, whatever else it keeps (worked out once): those
-    whose records' opening lines come with them, and those kept as they are."""
+    whose records' opening lines come with them, and those kept as they are. (``text``: the
+    lines joined by newlines.)"""
     out: set[int] = set()
     if fmt.nesting == "flat" or fmt.name == "lines":
         # Lines of key=value numbers holding the extreme the question asks for (a stats
         # dump read as properties: redis INFO's cmdstat_* lines).
         out.update(extreme_lines(lines, query) if query else ())
+        # A side-by-side diff's marked lines are the difference itself.
+        out.update(gutter_lines(lines, text))
     if fmt.name == "lines":
         # "Which object depends on the most headers?" over make's dependency rules: the
         # entry listing the most (fewest) parts, whole.
