@@ -42,7 +42,7 @@ _KEYWORDS: dict[str, frozenset[str]] = {
         "max", "maximum", "min", "minimum", "most", "least", "peak", "extreme", "top", "worst", "best",
         "longest", "shortest", "biggest", "largest", "smallest", "highest", "lowest", "slowest", "fastest",
         "greatest", "heaviest", "lightest", "costly", "expensive", "cheap", "busiest", "huge", "tiny",
-        "record", "ceiling", "spike", "latency", "duration",
+        "record", "ceiling", "spike", "latency", "duration", "burst", "storm", "surge", "flood",
     }),
     "change": frozenset({
         "change", "changed", "differ", "difference", "different", "shift", "transition", "switch", "modify",
@@ -68,7 +68,8 @@ _PHRASES: dict[str, tuple[str, ...]] = {
     "first": ("at the start", "at the beginning", "to begin with", "kick off", "start up", "in the beginning",
               "very first", "how did it start", "what start"),
     "extreme": ("took the longest", "take the longest", "took longest", "most time", "least time",
-                "the most", "the least", "how long", "how much time", "how big", "how large"),
+                "the most", "the least", "how long", "how much time", "how big", "how large",
+                "than usual", "than normal", "than average"),
     "change": ("what changed", "what change", "what's new", "what is different", "went from", "go from",
                "used to", "no longer", "any more", "anymore", "than before", "over time"),
     "errors": ("go wrong", "went wrong", "goes wrong", "not work", "didn't work", "doesn't work", "did not work",

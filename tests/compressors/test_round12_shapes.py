@@ -269,3 +269,19 @@ def test_a_noun_in_ion_names_its_verb_inside_a_key(tmp_path):
     out = tool_round("ssh -G nas-legacy", text, "How long will ssh wait for the connection to open?")
     assert "connecttimeout 7" in out
     assert len(out) < len(text)
+
+
+@pytest.mark.skipif(shutil.which("column") is None, reason="needs column")
+def test_what_stands_out_in_a_small_series_stays_whatever_the_room(tmp_path):
+    rng = random.Random(11)
+    rows = ["r b swpd free in cs us sy id wa UTC"]
+    for k in range(24):
+        storm = k in (14, 15)
+        rows.append(f"{rng.randint(1, 4)} 0 0 {12783524 - k} {rng.randint(50, 600)} "
+                    f"{305910 + k if storm else rng.randint(50, 520)} {rng.randint(0, 100)} {rng.randint(0, 9)} "
+                    f"{rng.randint(0, 100)} 0 2026-11-29 21:24:{k:02d}")
+    (tmp_path / "samples.txt").write_text("\n".join(rows) + "\n")
+    text = subprocess.run(["column", "-t", "samples.txt"], cwd=tmp_path, check=True, capture_output=True,
+                          text=True).stdout
+    out = tool_round("column -t samples.txt", text, "At what times was the system switching tasks far more than usual?")
+    assert "21:24:14" in out and "21:24:15" in out

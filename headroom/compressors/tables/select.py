@@ -30,7 +30,7 @@ from typing import Any
 
 from ...query.counts import counted_extreme, list_items
 from ...query.file_kinds import suffixes_asked
-from ...query.intent import content_lemmas, names_content_word
+from ...query.intent import content_lemmas, intents_of, names_content_word
 from ...query.names import letters_in_order, name_parts, named_by_parts, question_words
 from ...query.said_numbers import rows_holding, said_numbers
 from ..odd_members import odd_members
@@ -722,6 +722,9 @@ def _top_rows(col: _Column, highest: bool) -> list[int]:
     return [i for v, i in vals[:_SERIES_TIES] if (v >= cut if highest else v <= cut)]
 
 
+_OUTLIER_INTENTS = frozenset({"extreme", "one_off"})
+
+
 def _outliers(col: _Column) -> list[int]:
     """Rows of the column's most extreme values beyond Tukey's far-out fences (3 IQR past
     the quartiles): one sort, then only the few values past a fence are looked up."""
@@ -851,9 +854,13 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
         take(i, "rare values")
     for i, reason in _rows_set_apart(cols, n):
         take(i, reason)
-    if used < budget:  # outliers last, and only computed when there is room for them
+    # Outliers last, and only computed when there is room for them; whatever the room when
+    # the question asks for what stands out ("switching tasks far more than usual") and
+    # names no column to rank.
+    vital = bool(qlow) and not named and bool(intents_of(query) & _OUTLIER_INTENTS)
+    if used < budget or vital:
         for i in (i for c in cols if c.numeric for i in _outliers(c)):
-            if i not in chosen and used + table.costs[i] <= budget:
+            if i not in chosen and (vital or used + table.costs[i] <= budget):
                 take(i, "outlier")
                 used += table.costs[i]
     if table.titles:  # a kept row says whose it is: its group's title stays with it
