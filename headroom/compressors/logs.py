@@ -37,7 +37,7 @@ from .templates import (
     key_of,
     keys_of,
 )
-from .text_records import depth_ancestors, record_bodies, record_heads, record_mates
+from .text_records import depth_ancestors, id_mates, record_bodies, record_heads, record_mates
 
 _MIN_LINES = 12  # shorter logs are cheaper to send whole
 _CONTEXT = 2  # lines kept before and after an error
@@ -742,7 +742,9 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
     # A named line inside a short record (blank-line separated blocks: sqlite3 -line rows,
     # stanzas; or records that open alike: patch's "checking file X" over its hunks) brings
     # its record: the asked value is another field of the same row.
-    for i in record_mates(raw, named | anchored) | record_bodies(raw, named, content_lemmas(inp.query)):
+    # Or its block's id opens other lines (git blame --porcelain: a commit's later lines).
+    for i in (record_mates(raw, named | anchored) | record_bodies(raw, named, content_lemmas(inp.query))
+              | id_mates(raw, named)):
         sel.mark(i, 0.5)
     # A flattened document (jq --stream): a record's lines, the record lacking a field,
     # the extreme leaf the question asks for.

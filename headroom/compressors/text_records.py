@@ -347,3 +347,50 @@ def record_bodies(raw: list[str], named: set[int], terms=()) -> set[int]:
         if bounds[k + 1] - bounds[k] <= _BODY_LINES:
             out.update(range(bounds[k], bounds[k + 1]))
     return out - named
+
+
+_ID_TOKEN = re.compile(r"[0-9a-f]{7,64}")  # a hash: a commit, an object, a request id
+_ID_BACK = 16  # lines above a named line looked at for the id that opens its block
+_ID_NAMED = 3  # named lines a block must hold for its id to be followed (author, mail, committer…)
+_ID_MAX = 2  # ids followed at most; more, and the words name no one block
+_ID_LINES = 120  # lines brought at most
+
+
+def id_mates(raw: list[str], named: set[int]) -> set[int]:
+    """The other lines that open with the id opening the block most named lines fall in
+    (half as many again as in any other block), each with the indented line under it: ``git blame --porcelain`` names the author once,
+    in the header under the first line a commit blames (author, mail, committer: several
+    named lines), and every later line of that commit is its id alone, then the code. A
+    block's id is the first word of the nearest line above (or at) a named line that opens
+    with a hash. Only ids of blocks holding ``_ID_NAMED`` named lines or more, at most
+    ``_ID_MAX`` of them, at most ``_ID_LINES`` lines."""
+    if len(named) < _ID_NAMED:
+        return set()
+    per_id: dict[str, int] = {}
+    for i in named:
+        for j in range(i, max(-1, i - _ID_BACK), -1):
+            word = raw[j][:65].split(" ", 1)[0]
+            if _ID_TOKEN.fullmatch(word):
+                per_id[word] = per_id.get(word, 0) + 1
+                break
+    # The blocks holding the most named lines, when they hold more than the others (a word
+    # every header says, "core.py", names a few lines of each).
+    counts = sorted(per_id.values(), reverse=True)
+    top = counts[0] if counts else 0
+    ids = {w for w, k in per_id.items() if k == top}
+    if top < _ID_NAMED or len(ids) > _ID_MAX or (len(counts) > len(ids) and counts[len(ids)] * 3 > top * 2):
+        return set()
+    out: set[int] = set()
+    for j, ln in enumerate(raw):
+        if ln[:65].split(" ", 1)[0] in ids:
+            out.add(j)
+            # The indented line the id line stands for: right under it, or under the
+            # header that follows its first appearance.
+            for k in range(j + 1, min(len(raw), j + _ID_BACK)):
+                if raw[k][:1] in ("\t", " "):
+                    out.add(k)
+                    break
+            if len(out) > _ID_LINES:
+                return set()
+    # An id opening no other line is no block's id (a hash inside a log line).
+    return out - named if len(out) > 2 * len(ids) else set()

@@ -285,3 +285,37 @@ def test_what_stands_out_in_a_small_series_stays_whatever_the_room(tmp_path):
                           text=True).stdout
     out = tool_round("column -t samples.txt", text, "At what times was the system switching tasks far more than usual?")
     assert "21:24:14" in out and "21:24:15" in out
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_named_author_brings_every_line_of_their_commit_in_porcelain_blame(tmp_path):
+    repo = tmp_path / "r"
+    repo.mkdir()
+    base = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+
+    def as_(name):
+        mail = f"{name.split()[0].lower()}@example.org"
+        return {**base, "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": mail, "GIT_COMMITTER_NAME": name,
+                "GIT_COMMITTER_EMAIL": mail}
+
+    rng = random.Random(13)
+    lines = [f"    value_{k} = compute_{k}(item)  # step {k}" for k in range(400)]
+    _git(repo, "init", "-q", "-b", "main", env=base)
+    priya_picks = rng.sample(range(400), 5)
+    others = [k for k in range(400) if k not in priya_picks]
+    tags = ["checked: bounds", "perf: hot path", "tidy", "docs: wording"]  # every author's, alike
+    for author, picks in (("Ana Costa", range(400)), ("Lena Fischer", rng.sample(range(400), 60)),
+                          ("Priya Nair", priya_picks), ("Tomas Novak", rng.sample(others, 40))):
+        for k in picks:
+            # A new random note on every edit: each edit changes its line, and no author's
+            # lines read unlike the others'.
+            lines[k] = f"    value_{k} = compute_{k}(item)  # {rng.choice(tags)} {k} v{rng.randint(10000, 99999)}"
+        (repo / "core.py").write_text("\n".join(lines) + "\n")
+        _git(repo, "add", "core.py", env=base)
+        _git(repo, "commit", "-q", "-m", f"core.py: review pass by {author.split()[0]}", env=as_(author))
+    text = _git(repo, "blame", "--porcelain", "core.py", env=base)
+    priya = [lines[k] for k in priya_picks]
+    assert len(priya) == 5
+    out = tool_round("git blame --porcelain core.py", text, "Which lines did Priya Nair change last in core.py?")
+    assert all(ln in out for ln in priya), [ln for ln in priya if ln not in out]
+    assert len(out) < len(text) / 2
