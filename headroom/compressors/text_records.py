@@ -349,7 +349,9 @@ def record_bodies(raw: list[str], named: set[int], terms=()) -> set[int]:
     return out - named
 
 
-_ID_TOKEN = re.compile(r"[0-9a-f]{7,64}")  # a hash: a commit, an object, a request id
+# A hash (a commit, an object, a request id): hex digits, letters and digits both (an epoch
+# second or a pid opening a log line is no block's id).
+_ID_TOKEN = re.compile(r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,64}")
 _ID_BACK = 16  # lines above a named line looked at for the id that opens its block
 _ID_NAMED = 3  # named lines a block must hold for its id to be followed (author, mail, committer…)
 _ID_MAX = 2  # ids followed at most; more, and the words name no one block
