@@ -324,3 +324,16 @@ def test_mixed_severities_keep_their_word_on_folded_lines() -> None:
     assert result is not None
     assert "  40:2: error: 'x' undeclared" in result.text
     assert all(ln in text.splitlines() for ln in unfold(result.text).splitlines()[1:] if not ln.startswith("  … "))
+
+
+def test_a_run_followed_by_an_indented_line_is_not_folded() -> None:
+    # "  167 | code" (a compiler's excerpt) right after a folded run would read as one more
+    # folded line of that file; the run stays as its input lines.
+    from headroom.compressors.diagnostics.compressor import _fold_paths
+
+    pieces = [(0, ["a.py:1:0: C0114: doc (missing-module-docstring)"], "a.py"),
+              (1, ["a.py:2:0: C0301: long (line-too-long)"], "a.py"),
+              (2, ["  167 | psutil_set_debug(PyObject *self) {"], None)]
+    assert _fold_paths(pieces) == [p[1][0] for p in pieces]
+    folded = _fold_paths(pieces[:2] + [(2, ["b.py:3:0: C0301: long (line-too-long)"], "b.py")])
+    assert folded[0] == "a.py:"

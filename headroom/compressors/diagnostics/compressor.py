@@ -240,7 +240,10 @@ def _fold_paths(pieces: list[tuple[float, list[str], str | None]], same: re.Patt
         end = j + 1
         while path is not None and end < len(pieces) and pieces[end][2] == path:
             end += 1
-        if end - j < _FOLD_RUN:
+        # An indented line right after a run (a compiler's source excerpt, "  167 | code")
+        # would read as one more folded line of its file: such a run stays unfolded.
+        after = pieces[end][1][0][:1] if end < len(pieces) else ""
+        if end - j < _FOLD_RUN or after in (" ", "\t"):
             body.extend(pieces[j][1])
             j += 1
             continue
