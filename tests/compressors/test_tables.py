@@ -171,7 +171,7 @@ def test_ragged_rows_are_kept_as_anomalies() -> None:
 
 
 def test_huge_field_does_not_blow_up() -> None:
-    text, table = make_csv(100, seed=7)
+    text, _table = make_csv(100, seed=7)
     lines = text.split("\n")
     cells = next(csv.reader([lines[50]]))
     cells[0] = "x" * 50_000
@@ -380,3 +380,15 @@ def test_table_output_is_the_same_with_and_without_the_detection_hint() -> None:
             r = TableCompressor().compress(inp)
             outs.append(None if r is None else (r.text, r.summary, r.items_after))
         assert outs[0] == outs[1], case.id
+
+
+def test_a_bare_carriage_return_in_a_cell_leaves_the_table_a_table() -> None:
+    # Found by test_property_kept_rows_are_input_lines: a TSV cell holding "\r0" (csv writes
+    # it unquoted with a "\n" line terminator) made the sniffer refuse the table, and the
+    # header row was read as data and cut.
+    rows = [("state", "count", "score", "tag")] + [
+        (STATES[k % len(STATES)], str(k * 7 - 40), f"0.{k:03d}", "\r0" if k % 5 == 1 else "b") for k in range(40)]
+    text = "".join("\t".join(r) + "\n" for r in rows)
+    out = run(text)
+    assert out is not None and out.strategy == "table_tsv"
+    assert out.text.split("\n")[0] == "state\tcount\tscore\ttag"

@@ -47,7 +47,9 @@ def sniff(lines: list[str]) -> Dialect | None:
 
 def _check(sample: list[str], delim: str) -> Dialect | None:
     try:
-        rows = list(csv.reader(sample, delimiter=delim))
+        # A bare carriage return inside a cell (a progress line's "\r") is no line break
+        # here: the text is split at "\n" alone, and csv would refuse the line.
+        rows = list(csv.reader([ln.replace("\r", " ") if "\r" in ln else ln for ln in sample], delimiter=delim))
     except csv.Error:
         return None
     header, body = rows[0], rows[1:]
