@@ -1,5 +1,6 @@
-"""An aligned table's gutters for several shares come from one reading of the sample
-(``aligned._blank_counts``): checked against a plain count per position and share."""
+"""An aligned table's gutters for every share tried come from one reading of the sample
+(``aligned._blank_counts``, read by the pure ``aligned._starts_at``): the reading checked
+against a plain count per position."""
 
 from __future__ import annotations
 
@@ -11,33 +12,20 @@ from headroom.compressors.tables import aligned
 _ROW = st.text(alphabet=" ab1\té", min_size=1, max_size=30)
 
 
-def _plain_starts(sample: list[str], share: float) -> tuple[int, ...] | None:
-    """Column starts by counting each position's blanks row by row (a non-ASCII
-    character is no blank; past a row's end is none either)."""
-    width, n = max(map(len, sample)), len(sample)
-    starts, in_text = [0], False
-    for p in range(width):
-        reach = sum(1 for ln in sample if len(ln) > p)
-        if reach < aligned._REACH * n:
-            break
-        blanks = sum(1 for ln in sample if len(ln) > p and ln[p] == " ")
-        if blanks < share * reach:
-            in_text = True
-        elif in_text:
-            starts.append(p + 1)
-            in_text = False
-    else:
-        if not in_text and len(starts) > 1:
-            starts.pop()
-    return tuple(starts) if len(starts) >= aligned.MIN_COLUMNS else None
+def _plain_counts(sample: list[str]) -> aligned._BlankCounts:
+    """Per position: the rows with a blank there (a tab or a non-ASCII character is none),
+    the rows ending there (one more position, the widest row's end)."""
+    width = max(map(len, sample))
+    blank = [sum(1 for ln in sample if p < len(ln) and ln[p] == " ") for p in range(width)]
+    ends = [sum(1 for ln in sample if len(ln) == p) for p in range(width + 1)]
+    return blank, ends, len(sample), width
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_ROW, min_size=1, max_size=12))
-def test_one_reading_serves_every_share(sample: list[str]) -> None:
+def test_one_reading_counts_what_each_share_reads(sample: list[str]) -> None:
     counts = aligned._blank_counts(sample)
-    for share in (1.0, aligned._GUTTER, *aligned._LOOSE_GUTTERS):
-        assert aligned._starts_at(counts, share) == _plain_starts(sample, share)
+    assert counts == _plain_counts(sample)
 
 
 def test_a_table_sample() -> None:
