@@ -39,6 +39,8 @@ _FIELD_SHARE = 0.9  # of the records that must have a field for its absence to b
 _MIN_RECORDS = 5
 _MISSING_MAX = 4  # records lacking a field kept at most (more: the field is optional)
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_PATH_SEPARATORS = re.compile(r"[.\[\]]")
+_LAST_NUMBER = re.compile(r"(?:^|[\s,=:])(-?\d+(?:\.\d+)?)$")
 
 
 def _paths(lines: list[str]) -> list[tuple[str, ...] | None] | None:
@@ -58,7 +60,13 @@ def _paths(lines: list[str]) -> list[tuple[str, ...] | None] | None:
             out.append(tuple(a if b == "" else b for a, b in _STREAM_PART.findall(m.group(1))) if m else None)
         else:
             m = _DOTTED.match(ln)
-            out.append(tuple(p for p in re.split(r"[.\[\]]", m.group(1)) if p) if m else None)
+            if m is None:
+                out.append(None)
+                continue
+            path = m.group(1)
+            # Most paths hold no index brackets: split at the dots alone (the same pieces).
+            pieces = _PATH_SEPARATORS.split(path) if "[" in path or "]" in path else path.split(".")
+            out.append(tuple(p for p in pieces if p))
     return out
 
 
@@ -183,7 +191,7 @@ def path_said_values(lines: list[str], words: set[str], said: list[float], paths
 def _value(line: str) -> float | None:
     """The number a leaf line ends with (``…],24576]``, ``… = 24576``), else None."""
     s = line.rstrip().rstrip("]").rstrip()
-    m = re.search(r"(?:^|[\s,=:])(-?\d+(?:\.\d+)?)$", s)
+    m = _LAST_NUMBER.search(s)
     return float(m.group(1)) if m else None
 
 

@@ -354,6 +354,7 @@ def _is_yaml(sample: list[str], nonblank: list[str]) -> bool:
     flow = 0
     misses, allowed = 0, (1 - _SHARE) * len(nonblank)
     open_indents: list[int] = []  # the block indents open at this line (_dedents_to_open)
+    left = len(nonblank)  # nonblank lines not read yet: each can add one top-level key at most
     for ln in sample:
         s = ln.strip()
         if not s:
@@ -361,6 +362,7 @@ def _is_yaml(sample: list[str], nonblank: list[str]) -> bool:
         if misses > allowed:
             return False
         misses += 1  # taken back below when the line fits
+        left -= 1
         ind = len(ln) - len(ln.lstrip(" "))
         if ln[:1] == "\t":
             return False
@@ -399,6 +401,8 @@ def _is_yaml(sample: list[str], nonblank: list[str]) -> bool:
                     # "postmaster 1795774619.416 [2444] LOG": a log line's prefix (words
                     # and numbers before a level and a colon), not a mapping key.
                     spaced_numbers += " " in root and any(ch.isdigit() for ch in root)
+                    if _keys_fail_anyway(repeats, spaced_numbers, top + left):
+                        return False  # importtime's 200 "import time:" keys stop after 21
             if ("|" in s or ">" in s) and _YAML_BLOCK.search(s):
                 scalar_indent = ind
             else:
@@ -408,6 +412,13 @@ def _is_yaml(sample: list[str], nonblank: list[str]) -> bool:
     if keys < 3 or fit < _SHARE * n:
         return False
     return repeats <= 0.1 * top and spaced_numbers <= 0.5 * top
+
+
+def _keys_fail_anyway(repeats: int, spaced_numbers: int, most_top: int) -> bool:
+    """Whether ``_is_yaml``'s last test of its top-level keys fails whatever the lines
+    left say: neither count ever falls, and ``top`` can reach ``most_top`` at most (one
+    more for each line left)."""
+    return repeats > 0.1 * most_top or spaced_numbers > 0.5 * most_top
 
 
 _DASHES = re.compile(r" *(?:- +)+")

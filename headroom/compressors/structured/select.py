@@ -91,7 +91,8 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
     terms = question_terms(query) | _two_letter_words(query) if query else set()
     starts = [nd.start for nd in nodes]  # ascending: a line's node by bisection
     offsets = _line_offsets(lines)
-    own, named = _named_nodes(lines, starts, offsets, terms, query, fmt)
+    line_keys = LineKeys(fmt, lines)  # one-line keys, worked out once for the passes below
+    own, named = _named_nodes(lines, starts, offsets, terms, query, line_keys)
     wanted = _best_named(lines, nodes, own, named, terms, fmt) if terms else []
     if query and "." in query:
         wanted += [i for i in _qualified_nodes(lines, nodes, query) if i not in wanted]
@@ -123,7 +124,6 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
     _outline(nodes, children, keep, budget_lines, take_with_ancestors, opaque_lines(lines))
     # Among many one-line siblings whose values mostly repeat, the ones of a rare value;
     # among the same setting of many things (sysctl's per-interface keys), the odd ones.
-    line_keys = LineKeys(fmt, lines)
     for i in (_rare_siblings(lines, nodes, children, fmt, line_keys)
               + _odd_in_families(lines, nodes, children, fmt, line_keys)):
         take_with_ancestors(i)
@@ -476,7 +476,7 @@ def _odd_in_families(lines: list[str], nodes: list[Node], children: dict[int, li
 
 
 def _named_nodes(lines: list[str], starts: list[int], offsets: list[int], terms: set[str], query: str,
-                 fmt: Format) -> tuple[list[set[str]], list[int]]:
+                 line_keys: LineKeys) -> tuple[list[set[str]], list[int]]:
     """The question's words in each node's key (empty for most nodes), and the nodes whose
     key holds one, ascending."""
     own: list[set[str]] = [set()] * len(starts)
@@ -491,7 +491,7 @@ def _named_nodes(lines: list[str], starts: list[int], offsets: list[int], terms:
         if hit:
             own = list(own)
             for i in _nodes_starting_on(starts, hit):
-                key = key_of(fmt, lines[starts[i]])
+                key = line_keys[starts[i]]
                 if key and holds_term(key):
                     words = _key_words(key)
                     own[i] = words & terms

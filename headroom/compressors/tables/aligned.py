@@ -167,11 +167,12 @@ def infer(lines: list[str], min_rows: int = MIN_ROWS) -> Layout | None:
         return None  # the same line again and again aligns with itself: not a table
     # Gutters blank on every row first; only when a few rows overflow their column
     # (a long name pushing the rest of its row right) the near-unanimous gutters.
-    starts = _gutter_starts(sample, 1.0)
+    counts = _blank_counts(sample)  # read once for every share tried below
+    starts = _starts_at(counts, 1.0)
     # Near-unanimous gutters when a few rows overflow their column: when the unanimous
     # ones miss, or when they find more columns that most rows fit (``git ls-tree``'s one
     # "commit" row among "blob" rows closes the gutters of three columns).
-    loose = _gutter_starts(sample, _GUTTER)
+    loose = _starts_at(counts, _GUTTER)
     if loose is not None and (starts is None or len(loose) > len(starts)) \
             and sum(1 for ln in sample if fits(ln, loose)) >= _CONSISTENT * len(sample):
         starts = loose
@@ -189,7 +190,7 @@ def infer(lines: list[str], min_rows: int = MIN_ROWS) -> Layout | None:
         if by_ends is not None:
             starts, names = by_ends
     if names is None and header is not None:
-        loose = _header_gutters(lines[header].rstrip(), sample)
+        loose = _header_gutters(lines[header].rstrip(), sample, counts)
         if loose is not None:
             starts, names = loose
     if names is None and header is not None:
@@ -314,7 +315,8 @@ def _header_starts(header: str, sample: list[str]) -> tuple[tuple[int, ...], tup
 _NAME_RUN = re.compile(r"\S+")
 
 
-def _header_gutters(header: str, sample: list[str]) -> tuple[tuple[int, ...], tuple[str, ...]] | None:
+def _header_gutters(header: str, sample: list[str], counts: _BlankCounts
+                    ) -> tuple[tuple[int, ...], tuple[str, ...]] | None:
     """Looser gutters, when they cut the header into its names.
 
     A right-aligned number wider than its column (``ps``'s RSS past 99 999 KiB) pushes the
@@ -330,7 +332,7 @@ def _header_gutters(header: str, sample: list[str]) -> tuple[tuple[int, ...], tu
     # start no column.
     last = header.rindex(words[-1])
     for share in _LOOSE_GUTTERS:
-        found = _gutter_starts(sample, share)
+        found = _starts_at(counts, share)
         starts = tuple(p for p in found if p <= last) if found else None
         if starts is None or len(starts) != len(words):
             continue
@@ -390,12 +392,14 @@ def _header_and_body(lines: list[str], nonblank: list[int]) -> tuple[int | None,
     return None, first
 
 
-def _gutter_starts(sample: list[str], share: float) -> tuple[int, ...] | None:
-    """Column starts: one after the first gutter position that follows a column's text.
+# Per character position of a sample: the rows with a blank there, the rows ending there;
+# and the sample's row count and width.
+_BlankCounts = tuple[list[int], list[int], int, int]
 
-    Starting a column at the left edge of its gutter (not at its widest value) keeps
-    right-aligned numbers whole: a single wide value makes the gutter one character
-    narrower on one row, which would otherwise move the boundary into that value."""
+
+def _blank_counts(sample: list[str]) -> _BlankCounts:
+    """What ``_starts_at`` reads of ``sample``, whatever the share: the grid is built once
+    for the strict, near-unanimous and loose gutters of one sample."""
     width = max(map(len, sample))
     n = len(sample)
     # One byte per character (non-ASCII becomes "?"), padded with NULs: a row x position
@@ -404,6 +408,17 @@ def _gutter_starts(sample: list[str], share: float) -> tuple[int, ...] | None:
                                  for ln in sample).encode("ascii"), dtype=np.uint8).reshape(n, width)
     blank = (grid == 32).sum(axis=0).tolist()
     ends = np.bincount([len(ln) for ln in sample], minlength=width + 1).tolist()
+    return blank, ends, n, width
+
+
+def _starts_at(counts: _BlankCounts, share: float) -> tuple[int, ...] | None:
+    """Column starts: one after the first gutter position (blank on ``share`` of the rows
+    reaching it) that follows a column's text.
+
+    Starting a column at the left edge of its gutter (not at its widest value) keeps
+    right-aligned numbers whole: a single wide value makes the gutter one character
+    narrower on one row, which would otherwise move the boundary into that value."""
+    blank, ends, n, width = counts
     starts = [0]
     reach = n  # rows longer than p
     in_text = False

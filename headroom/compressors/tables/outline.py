@@ -32,8 +32,9 @@ from __future__ import annotations
 
 import operator
 import re
+from collections import Counter
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import compress, repeat
 
 from .aligned import column_header
 
@@ -104,7 +105,7 @@ def _depths(lines: list[str]) -> tuple[list[int], list[int]]:
     """Each line's depth (-1: blank) and the nonblank lines. Leading blanks are measured in
     C-level passes (map over the lines); a key=N depth replaces them when there is one."""
     stripped = list(map(str.lstrip, lines))
-    nonblank = [i for i, s in enumerate(stripped) if s]
+    nonblank = list(compress(range(len(lines)), stripped))  # the lines with text, picked in C
     if len(nonblank) < 2 * MIN_RECORDS:
         return [], nonblank
     key = _depth_key(lines, nonblank)
@@ -118,10 +119,15 @@ def _depths(lines: list[str]) -> tuple[list[int], list[int]]:
             depths[i] = last
         return depths, nonblank
     leads = list(map(operator.sub, map(len, lines), map(len, stripped)))
-    # A tab in the leading blanks counts to the next multiple of 8 (both checks C-level maps).
-    tabbed = any(map(str.startswith, lines, repeat("\t"))) or any(map(operator.contains, lines, repeat(" \t")))
+    # A tab in the leading blanks counts to the next multiple of 8 (both checks C-level maps,
+    # after one search of the joined lines: most texts hold no tab at all, and a call per
+    # line cost a man page a millisecond).
+    tabbed = "\t" in "".join(lines) and (any(map(str.startswith, lines, repeat("\t")))
+                                         or any(map(operator.contains, lines, repeat(" \t"))))
+    if not tabbed:
+        return [lead if s else -1 for s, lead in zip(stripped, leads)], nonblank
     for i in nonblank:
-        depths[i] = len(lines[i][:leads[i]].expandtabs(8)) if tabbed else leads[i]
+        depths[i] = len(lines[i][:leads[i]].expandtabs(8))
     return depths, nonblank
 
 
@@ -158,13 +164,10 @@ def infer(lines: list[str]) -> Outline | None:
     if sum(map(operator.lt, steps, steps[1:])) < MIN_RECORDS:
         return None
     parent, below = _tree(depths, nonblank)
-    kids: dict[int, int] = {}
-    records: dict[int, int] = {}  # parent -> its children that have children
-    for i in nonblank:
-        p = parent[i]
-        kids[p] = kids.get(p, 0) + 1
-        if i in below:
-            records[p] = records.get(p, 0) + 1
+    # Counted in C; ``parent`` is filed in line order, so ``records`` meets each parent
+    # where a line-by-line count would first (the tie between equal counts below).
+    kids = Counter(parent.values())
+    records = Counter(map(parent.__getitem__, filter(below.__contains__, nonblank)))  # children that have children
     best, best_count = None, 0
     for p, count in records.items():
         if count >= MIN_RECORDS and count >= _RECORD_SHARE * kids[p] and count > best_count:

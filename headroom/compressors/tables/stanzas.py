@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import islice
 
 MIN_STANZAS = 4  # in the sample: fewer is a form or a header block, not records
 MIN_FIELDS = 2  # fields a stanza needs (one field per record is a listing)
@@ -110,7 +111,8 @@ def infer(lines: list[str]) -> Stanzas | None:
     """The stanza layout of a text whose first ``_SAMPLE_LINES`` lines are records, else None.
     Most texts fail on their first line (no field) or first block (no blank line after it)."""
     # (A catalogue's "#" comments stand over its first entry.)
-    head = [ln for ln in lines[:_SAMPLE_LINES] if ln.strip() and ln.lstrip()[:1] != "#"][:2]
+    # (The first two such lines only: read lazily, not the whole sample.)
+    head = list(islice((ln for ln in lines[:_SAMPLE_LINES] if ln.strip() and ln.lstrip()[:1] != "#"), 2))
     got = _field(head[0]) if head else None
     titled = False
     if got is None and len(head) == 2 and len(head[0]) <= _MAX_TITLE:
