@@ -319,3 +319,27 @@ def test_a_named_author_brings_every_line_of_their_commit_in_porcelain_blame(tmp
     out = tool_round("git blame --porcelain core.py", text, "Which lines did Priya Nair change last in core.py?")
     assert all(ln in out for ln in priya), [ln for ln in priya if ln not in out]
     assert len(out) < len(text) / 2
+
+
+@pytest.mark.skipif(shutil.which("sqlite3") is None, reason="needs the sqlite3 shell")
+def test_a_group_whose_title_the_question_names_stays_whole(tmp_path):
+    import sqlite3
+
+    names = [f"{a}_{b}" for a in ("stock", "order", "refund", "parcel", "ledger", "coupon")
+             for b in ("levels", "lines", "events", "notes")]
+    db = tmp_path / "shop.db"
+    with sqlite3.connect(db) as con:
+        for k, name in enumerate(names):
+            con.execute(f"CREATE TABLE {name} (id INTEGER PRIMARY KEY, code TEXT, qty INTEGER)")
+            con.executemany(f"INSERT INTO {name} (code, qty) VALUES (?, ?)", [(f"c{j % 7}", j) for j in range(40 + k)])
+        roots = dict(con.execute("SELECT name, rootpage FROM sqlite_master WHERE type = 'table'"))
+    script = ".echo on\n" + "".join(
+        f"EXPLAIN SELECT code, count(*) FROM {name} WHERE id BETWEEN ?1 AND ?2 GROUP BY code ORDER BY 2 DESC LIMIT 5;\n"
+        for name in names)
+    text = subprocess.run(["sqlite3", "-header", "-column", str(db)], input=script, check=True, capture_output=True,
+                          text=True).stdout
+    asked = names[13]
+    out = tool_round("sqlite3 shop.db < explain.sql", text, f"At which root page does the program open the {asked} table?")
+    open_read = [ln for ln in out.splitlines() if "OpenRead" in ln]
+    assert any(ln.split()[3] == str(roots[asked]) for ln in open_read), open_read
+    assert len(out) < len(text) / 4

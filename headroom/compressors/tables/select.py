@@ -779,6 +779,10 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
         take(i, "named by the question")
     for i in _anchored_rows(table, anchors, limit, named_limit):
         take(i, "named by the question")
+    # A group whose title the question names (``EXPLAIN SELECT … FROM stock_levels`` over its
+    # bytecode): the asked value is one of its rows, so the group stays whole.
+    for i in _named_group_rows(table, qlow) if table.titles and qlow else ():
+        take(i, "named by the question")
     # A number said in words ("a zero-byte file"), where it is rare in a numeric column.
     for c in cols if (said := said_numbers(qlow)) else ():
         for i in rows_holding(c.values, said, limit) if c.numeric else ():
@@ -973,6 +977,33 @@ def _run_end_rows(cols: list[_Column]) -> list[int]:
 
 
 _ODD_ROWS = 16  # rows unlike the same row of the other groups kept at most, rarest first
+
+
+_GROUP_ROWS = 120  # rows of a named group kept at most (more: the group is no answer's place)
+_NAMED_GROUPS = 2
+_IDENT = re.compile(r"[a-z_][a-z0-9_.-]{2,}")
+
+
+def _named_group_rows(table: Table, qlow: str) -> list[int]:
+    """The rows of the groups whose title holds a word of the question (an identifier or a
+    word of three letters or more, whole) that at most ``_NAMED_GROUPS`` titles hold."""
+    titles = table.titles or []
+    texts = [" ".join(map(str, table.rows[t])).lower() for t in titles]
+    words = set(_IDENT.findall(qlow))  # a word most titles hold ("from", "select") names none
+    groups: set[int] = set()
+    for w in words:
+        pattern = re.compile(rf"(?<![\w.-]){re.escape(w)}(?![\w-])")
+        hits = [k for k, t in enumerate(texts) if w in t and pattern.search(t)]
+        if 0 < len(hits) <= _NAMED_GROUPS:
+            groups.update(hits)
+    if len(groups) > _NAMED_GROUPS:
+        return []
+    out: list[int] = []
+    for k in sorted(groups):
+        end = titles[k + 1] if k + 1 < len(titles) else len(table.rows)
+        if end - titles[k] <= _GROUP_ROWS:
+            out += range(titles[k], end)
+    return out
 
 
 def _odd_rows_across_groups(rows: list[list[Any]], titles: set[int]) -> list[int]:
