@@ -37,7 +37,14 @@ from .templates import (
     key_of,
     keys_of,
 )
-from .text_records import depth_ancestors, id_mates, record_bodies, record_heads, record_mates
+from .text_records import (
+    depth_ancestors,
+    graph_heads,
+    id_mates,
+    record_bodies,
+    record_heads,
+    record_mates,
+)
 
 _MIN_LINES = 12  # shorter logs are cheaper to send whole
 _CONTEXT = 2  # lines kept before and after an error
@@ -602,6 +609,16 @@ def _time_extremes(texts: list[str], latest: bool, earliest: bool) -> set[int]:
     return ({order[-1]} if latest else set()) | ({order[0]} if earliest else set())
 
 
+def _longest_anchor_lines(lowered: _Lowered, anchors, most: int = 4) -> set[int]:
+    """The lines naming the question's longest anchor ("feature/checkout-10", not its "10"),
+    when at most ``most`` lines do."""
+    terms = sorted(anchors.terms, key=len) if anchors else []
+    if not terms or len(terms[-1]) < 4:
+        return set()
+    hits = _lines_naming(lowered.text, lowered.starts, (terms[-1],), limit=most)
+    return set(hits) if len(hits) <= most else set()
+
+
 def _lines_naming_content_words(lowered: _Lowered, query: str, n: int) -> set[int]:
     """Lines naming a content word of the question that few lines name ("where does the
     pinentry alternative point?" -> the two pinentry lines): a word in more than
@@ -746,6 +763,10 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
     for i in (record_mates(raw, named | anchored) | record_bodies(raw, named, content_lemmas(inp.query))
               | id_mates(raw, named)):
         sel.mark(i, 0.5)
+    # In a drawn commit graph, a named merge brings the head of the lane it merges, at the
+    # named line's own priority (it is the answer the merge line only points to).
+    for i in graph_heads(raw, named | _longest_anchor_lines(lowered, inp.anchors)):
+        sel.mark(i, _ANCHORED)
     # A flattened document (jq --stream): a record's lines, the record lacking a field,
     # the extreme leaf the question asks for.
     for i in flat_path_lines(raw, named | anchored, inp.query or ""):

@@ -396,3 +396,30 @@ def id_mates(raw: list[str], named: set[int]) -> set[int]:
                 return set()
     # An id opening no other line is no block's id (a hash inside a log line).
     return out - named if len(out) > 2 * len(ids) else set()
+
+
+# A commit graph's rails (``git log --graph``): marks and blanks before the commit's text.
+_RAILS = re.compile(r"[*|/\\ _.-]*[*|/\\]")
+_RAILS_ONLY = re.compile(r"[|/\\ _.-]+")
+_RAILS_SHARE = 0.8  # of the sampled nonblank lines that open with rails
+
+
+def graph_heads(raw: list[str], named: set[int]) -> set[int]:
+    """In a drawn commit graph, a named merge brings the commit that heads the lane it
+    merges: ``*   841a471 Merge branch 'feature/x'``, then the connector ``|\\``, then
+    ``| * 6042e01 <the branch's last commit>``. A merge line is one followed by a line of
+    rails alone; the lane's head is the first line after it with a commit mark. None for
+    any other text (a sample test first)."""
+    if not named:
+        return set()
+    sample = [ln for ln in raw[:200] if ln.strip()]
+    if len(sample) < 8 or sum(1 for ln in sample if _RAILS.match(ln)) < _RAILS_SHARE * len(sample):
+        return set()
+    out: set[int] = set()
+    for i in named:
+        if i + 1 < len(raw) and _RAILS_ONLY.fullmatch(raw[i + 1].rstrip() or "x"):
+            for k in range(i + 1, min(len(raw), i + 4)):
+                out.add(k)
+                if "*" in raw[k][:40]:
+                    break
+    return out - named

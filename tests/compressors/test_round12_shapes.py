@@ -343,3 +343,43 @@ def test_a_group_whose_title_the_question_names_stays_whole(tmp_path):
     open_read = [ln for ln in out.splitlines() if "OpenRead" in ln]
     assert any(ln.split()[3] == str(roots[asked]) for ln in open_read), open_read
     assert len(out) < len(text) / 4
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_named_merge_brings_the_head_of_the_lane_it_merges(tmp_path):
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com", "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    repo = tmp_path / "r"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main", env=env)
+    (repo / "README").write_text("shop\n")
+    _git(repo, "add", ".", env=env)
+    _git(repo, "commit", "-q", "-m", "initial import", env=env)
+    rng = random.Random(21)
+    tips = {}
+    branches = [f"feature/{_FILES[b]}-{b}" for b in range(14)]
+    for branch in branches:
+        _git(repo, "branch", branch, env=env)
+    # Commits spread over the branches in turn (interleaved lanes), then merged in a shuffled
+    # order with a commit on main between merges.
+    for k in range(70):
+        branch = branches[rng.randrange(len(branches))]
+        _git(repo, "checkout", "-q", branch, env=env)
+        (repo / f"{k}.txt").write_text(f"{k}\n")
+        _git(repo, "add", ".", env=env)
+        ticket = f"T-{rng.randint(1000, 9999)}"
+        _git(repo, "commit", "-q", "-m", f"{rng.choice(_FILES)}: tidy the rules ({ticket})", env=env)
+        tips[branch] = ticket
+    _git(repo, "checkout", "-q", "main", env=env)
+    order = [b for b in branches if b in tips]
+    rng.shuffle(order)
+    for n, branch in enumerate(order):
+        (repo / f"main-{n}.txt").write_text(f"{n}\n")
+        _git(repo, "add", ".", env=env)
+        _git(repo, "commit", "-q", "-m", f"main: step {n} (T-{rng.randint(1000, 9999)})", env=env)
+        _git(repo, "merge", "-q", "--no-ff", "--no-edit", branch, env=env)
+    text = _git(repo, "log", "--graph", "--all", "--format=%h %an %s", env=env)
+    missing = [b for b in order if tips[b] not in tool_round("git log --graph --all --format='%h %an %s'", text,
+                                                             f"Which ticket is at the tip of {b}?")]
+    assert not missing
+    assert len(tool_round("git log --graph", text, f"Which ticket is at the tip of {order[0]}?")) < len(text)

@@ -25,7 +25,7 @@ from itertools import accumulate, groupby
 from ...query.names import letters_in_order
 from ..flat_paths import flat_path_lines
 from ..odd_members import odd_members
-from ..text_records import RECORD_LINES, record_bodies, record_mates, record_starts
+from ..text_records import RECORD_LINES, graph_heads, record_bodies, record_mates, record_starts
 from .formats import Format, comment_line
 from .tree import LineKeys, Node, key_of
 
@@ -148,7 +148,8 @@ def with_named_lines(lines: list[str], nodes: list[Node], keep: list[bool], quer
     offsets = _line_offsets(lines)
     named = named_lines(lines, offsets, terms | _not_found_terms(query)) \
         | _root_lines(lines, offsets, _past_tense_roots(terms))
-    mates = record_mates(lines, named) | record_bodies(lines, named, terms) if fmt.name == "lines" else set()
+    mates = record_mates(lines, named) | record_bodies(lines, named, terms) | graph_heads(lines, named) \
+        if fmt.name == "lines" else set()
     if fmt.name in ("lines", "properties"):  # gron's and jq's `a.b.3.c = v` listings
         mates |= flat_path_lines(lines, named, query or "")
     if fmt.name == "lines" and query:
