@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from headroom.compressors.structured import claim
 from headroom.compressors.structured.detect import detect_format
-from headroom.compressors.structured.select import rare_assigned_values
+from headroom.compressors.structured.select import rare_assigned_values, rare_marks
 from headroom.query.said_numbers import rows_holding, said_numbers
 
 from .tool_rounds import tool_round
@@ -383,3 +383,54 @@ def test_a_named_merge_brings_the_head_of_the_lane_it_merges(tmp_path):
                                                              f"Which ticket is at the tip of {b}?")]
     assert not missing
     assert len(tool_round("git log --graph", text, f"Which ticket is at the tip of {order[0]}?")) < len(text)
+
+
+def _conf(limit: int) -> str:
+    # A dozen fixed settings around the one that changes: a reworked commit stays paired
+    # with its old self ("!"), not listed as dropped and added.
+    fixed = [f"setting_{j} = {j * 3}" for j in range(12)]
+    return "\n".join(fixed[:6] + [f"limit = {limit}"] + fixed[6:]) + "\n"
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_rare_mark_among_common_ones_stays_in_a_range_diff(tmp_path):
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com", "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    repo = tmp_path / "r"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main", env=env)
+    (repo / "README").write_text("shop\n")
+    _git(repo, "add", ".", env=env)
+    _git(repo, "commit", "-q", "-m", "initial import", env=env)
+    rng = random.Random(31)
+    _git(repo, "checkout", "-q", "-b", "v1", env=env)
+    tickets = rng.sample(range(1000, 9999), 42)
+    for k, ticket in enumerate(tickets[:40]):
+        (repo / f"{_FILES[k]}.conf").write_text(_conf(rng.randint(1, 99)))
+        _git(repo, "add", ".", env=env)
+        _git(repo, "commit", "-q", "-m", f"{_FILES[k]}: set the limit (T-{ticket})", env=env)
+    shas = _git(repo, "rev-list", "--reverse", "main..v1", env=env).split()
+    _git(repo, "checkout", "-q", "-b", "v2", "main", env=env)
+    messages = _git(repo, "log", "--reverse", "--format=%s", "main..v1", env=env).splitlines()
+    for k, sha in enumerate(shas):
+        if k in (5, 12, 30, 33):  # reworked: another value, the same subject (an inner diff)
+            (repo / f"{_FILES[k]}.conf").write_text(_conf(rng.randint(100, 199)))
+            _git(repo, "add", ".", env=env)
+            _git(repo, "commit", "-q", "-m", messages[k], env=env)
+        elif k != 17:  # the one v2 drops
+            _git(repo, "cherry-pick", sha, env=env)
+        if k == 25:  # the one v2 adds
+            (repo / "extra.conf").write_text("drain_s = 30\n")
+            _git(repo, "add", ".", env=env)
+            _git(repo, "commit", "-q", "-m", f"pricing: set drain_s (T-{tickets[41]})", env=env)
+    text = _git(repo, "range-diff", "main..v1", "main..v2", env=env)
+    lines = text.split("\n")
+    marked = {lines[i] for i in rare_marks(lines)}
+    assert any(f"T-{tickets[41]}" in ln and " > " in ln for ln in marked), marked
+    assert any(f"T-{tickets[17]}" in ln and " < " in ln for ln in marked), marked
+    assert not any(" = " in ln.split("T-")[0] for ln in marked)  # the common mark is no rare one
+    out = tool_round("git range-diff main..v1 main..v2", text, "Which commit is new in v2? Give its ticket.")
+    assert f"T-{tickets[41]}" in out
+    out = tool_round("git range-diff main..v1 main..v2", text, "What ticket's commit is gone from the new series?")
+    assert f"T-{tickets[17]}" in out
+    assert len(out) < len(text)

@@ -128,7 +128,7 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
               + _odd_in_families(lines, nodes, children, fmt, line_keys)):
         take_with_ancestors(i)
     if fmt.name == "lines":
-        for i in _nodes_starting_on(starts, rare_assigned_values(lines)):
+        for i in _nodes_starting_on(starts, rare_assigned_values(lines) | rare_marks(lines)):
             take_with_ancestors(i)
     fill_short_runs(lines, keep)
     return keep
@@ -823,6 +823,41 @@ def rare_assigned_values(lines: list[str]) -> set[int]:
         seen = sum(map(len, values.values()))
         if seen >= _RARE_SIBLINGS_MIN and len(values) <= seen // 2:
             out += [(len(v), i) for v in values.values() if len(v) <= 2 for i in v]
+    return {i for _, i in sorted(out)[:_RARE_KEPT]}
+
+
+_MARK_POSITIONS = 4  # leading blank-separated fields looked at
+_MARK_SHARE = 0.8  # of the lines one mark must hold for the others to be rare
+_MARK_MIN_LINES = 20
+_MARKED_SHARE = 0.3  # of the lines that must hold a mark at the field
+
+
+def rare_marks(lines: list[str]) -> set[int]:
+    """Lines whose short mark at one of the first fields is rare where one mark fills the
+    field on most of the lines holding a mark there: ``git range-diff`` pairs commits with ``=`` (same), ``!``
+    (changed), ``<`` (dropped) and ``>`` (added); the few ``<`` and ``>`` say what the new
+    series lost and gained. A mark is one or two signs (no letter or digit); the rare ones
+    are those on at most two lines, at most ``_RARE_KEPT`` lines."""
+    rows = [ln.split(None, _MARK_POSITIONS) for ln in lines if ln.strip()]
+    if len(rows) < _MARK_MIN_LINES:
+        return set()
+    out: list[tuple[int, int]] = []
+    for pos in range(_MARK_POSITIONS):
+        counts: dict[str, int] = {}
+        for r in rows:
+            if len(r) > pos and len(r[pos]) <= 2 and not any(ch.isalnum() for ch in r[pos]):
+                counts[r[pos]] = counts.get(r[pos], 0) + 1
+        marked = sum(counts.values())
+        # Most lines hold a mark there (a reworked commit's inner diff lines hold none), and
+        # one mark most of those.
+        if marked < max(_MARK_MIN_LINES, _MARKED_SHARE * len(rows)) or max(counts.values()) < _MARK_SHARE * marked:
+            continue
+        rare = {m for m, n in counts.items() if n <= 2}
+        if rare:
+            for i, ln in enumerate(lines):
+                parts = ln.split(None, _MARK_POSITIONS)
+                if len(parts) > pos and parts[pos] in rare:
+                    out.append((counts[parts[pos]], i))
     return {i for _, i in sorted(out)[:_RARE_KEPT]}
 
 
