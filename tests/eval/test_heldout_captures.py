@@ -988,3 +988,77 @@ def test_the_nightly_job_calls_every_function_but_one_a_count_of_its_own(tmp_pat
     assert all((tmp_path / f"{m}.py").exists() for m in MODULES)
     driver = (tmp_path / "nightly.py").read_text()
     assert all(f"{m}.{f}(" not in driver for m, f in job.never.items())
+
+
+# Round 14 (issue 33's fourteenth held-out round): set comparisons, layered git configuration,
+# a shell's declarations, doctest transcripts, word diffs, compressed-container listings.
+
+def test_the_inventories_differ_by_the_recorded_hosts():
+    import random
+
+    from headroom.eval.corpus.captures.set_comparisons import inventory
+
+    inv = inventory(random.Random(19))
+    assert set(inv.old) - set(inv.new) == set(inv.retired.values())
+    assert set(inv.new) - set(inv.old) == set(inv.added.values())
+    assert inv.unowned not in inv.owners and inv.unpatched not in inv.tickets
+    assert len(set(inv.tickets.values())) == len(inv.tickets) and inv.new == sorted(inv.new)
+
+
+def test_the_team_layer_sets_again_what_the_global_layer_set():
+    import random
+
+    from headroom.eval.corpus.captures.git_config_origins import write_layers
+
+    lay = write_layers(random.Random(20))
+    editors = [v for rows in lay.files.values() for _, k, v in rows if k == "editor"]
+    assert len(editors) == 2 and editors[-1] == lay.record["editor_wins"] != editors[0]
+    assert len(set(lay.upstreams.values())) == len(lay.upstreams) == 140
+
+
+def test_the_environment_script_has_one_of_each_odd_attribute(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures.shell_declarations import write_script
+
+    s = write_script(tmp_path, random.Random(21))
+    text = (tmp_path / "deploy-env.sh").read_text()
+    assert text.count("declare -ri ") == 1 and f"declare -ri {s.record['readonly']}=" in text
+    assert text.count("\nexport ") == 1 and text.count("declare -l ") == 1
+    assert len(set(s.ports.values())) == len(s.ports) and all(20000 <= int(p) < 32000 for p in s.ports.values())
+
+
+def test_the_wrong_example_sits_on_the_recorded_line(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures.doctest_runs import write_module
+
+    m = write_module(tmp_path, "pricing", random.Random(22))
+    lines = (tmp_path / "docs" / "pricing.txt").read_text().splitlines()
+    at = int(m.record["wrong_line"].split()[1])
+    assert lines[at - 1] == f"    >>> {m.record['wrong_call']}"
+    assert int(lines[at]) == int(m.record["wrong_got"]) + 1
+
+
+def test_a_word_diff_mark_is_the_edge_of_a_word():
+    from headroom.eval.corpus.captures.word_diffs import word_once
+
+    text = "flushes every [-6841-]{+7021+} ms; 58410 and -12 and 9-]"
+    assert word_once(text, "6841") and word_once(text, "7021")
+    assert not word_once(text, "12") and not word_once(text, "684")
+
+
+@pytest.mark.skipif(shutil.which("gzip") is None, reason="gzip")
+def test_gzip_stores_the_crc_python_computes(tmp_path):
+    import random
+    import struct
+    import zlib
+
+    from headroom.eval.corpus.captures.compression_listings import Exports, write_gz
+
+    ex = Exports()
+    write_gz(tmp_path, random.Random(23), ex)
+    name, data = next(iter(ex.gz.items()))
+    packed = (tmp_path / f"{name}.gz").read_bytes()
+    assert struct.unpack("<II", packed[-8:]) == (zlib.crc32(data), len(data))
+    assert ex.record["random"] != ex.record["repeated"]

@@ -106,7 +106,10 @@ def test_splits_follow_the_named_list(cases):
                     "cmake_cache",
                     # the twelfth round, measured once (round 12), dev (known gaps) since (thirteenth session)
                     "compiler_params", "link_maps", "shell_traces", "pickle_disassembly", "patch_reports",
-                    "git_reflogs"):
+                    "git_reflogs",
+                    # the thirteenth round, measured once (round 13), dev (known gaps) since (thirteenth session)
+                    "merge_conflicts", "range_diffs", "commit_graphs", "sqlite_plans", "pydoc_pages",
+                    "trace_counts"):
         assert split_of(earlier) == "dev", earlier
 
 
@@ -139,7 +142,11 @@ def test_held_out_sources_have_program_defined_facts_naming_one_place():
     # diff3 -m, of how it reworked the series for git range-diff, of what it did (and git
     # rev-parse) for git log --graph, Python's sqlite3 reading sqlite_master and the record of
     # the indexes it made for EXPLAIN and EXPLAIN QUERY PLAN, the record of the modules it wrote
-    # for pydoc, the record of the job it wrote for python -m trace --count/--trackcalls), each
+    # for pydoc, the record of the job it wrote for python -m trace --count/--trackcalls; the
+    # capture's record of the lists it wrote for comm and join, of the configuration files it
+    # layered for git config --show-origin, of the script it sourced for declare -p/-f, of the
+    # documents and modules it wrote for python -m doctest -v, of the edits it made for git
+    # --word-diff, of what it compressed and how (and zlib.crc32) for xz -lvv and gzip -lv), each
     # naming one spot of the output; never measured through a compressor by the tests.
     held = load_cases("heldout")
     assert len(held) >= 5 * 5

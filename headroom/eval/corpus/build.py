@@ -62,8 +62,11 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             "syntax_trees", "frequency_tables", "json_paths", "byte_diffs", "tree_diffs", "cmake_cache",
             # issue 33's twelfth round, measured once (2026-11-30, round 12), dev (known gaps) since
             "compiler_params", "link_maps", "shell_traces", "pickle_disassembly", "patch_reports", "git_reflogs",
-            # held out (issue 33's thirteenth round): kinds no dev source has; measured once, at the end
-            "merge_conflicts", "range_diffs", "commit_graphs", "sqlite_plans", "pydoc_pages", "trace_counts")
+            # issue 33's thirteenth round, measured once (2026-11-30, round 13), dev (known gaps) since
+            "merge_conflicts", "range_diffs", "commit_graphs", "sqlite_plans", "pydoc_pages", "trace_counts",
+            # held out (issue 33's fourteenth round): kinds no dev source has; measured once, at the end
+            "set_comparisons", "git_config_origins", "shell_declarations", "doctest_runs", "word_diffs",
+            "compression_listings")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 
