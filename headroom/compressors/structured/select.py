@@ -830,6 +830,7 @@ _MARK_POSITIONS = 4  # leading blank-separated fields looked at
 _MARK_SHARE = 0.8  # of the lines one mark must hold for the others to be rare
 _MARK_MIN_LINES = 20
 _MARKED_SHARE = 0.3  # of the lines that must hold a mark at the field
+_MARK_SAMPLE = 200
 
 
 def rare_marks(lines: list[str]) -> set[int]:
@@ -838,20 +839,18 @@ def rare_marks(lines: list[str]) -> set[int]:
     (changed), ``<`` (dropped) and ``>`` (added); the few ``<`` and ``>`` say what the new
     series lost and gained. A mark is one or two signs (no letter or digit); the rare ones
     are those on at most two lines, at most ``_RARE_KEPT`` lines."""
+    # Which fields hold marks, read on the first lines: most texts have none, and are not
+    # split whole.
+    sample = [ln.split(None, _MARK_POSITIONS) for ln in lines[:_MARK_SAMPLE] if ln.strip()]
+    positions = [pos for pos in range(_MARK_POSITIONS) if _mark_counts(sample, pos, len(sample) // 4)]
+    if not positions:
+        return set()
     rows = [ln.split(None, _MARK_POSITIONS) for ln in lines if ln.strip()]
     if len(rows) < _MARK_MIN_LINES:
         return set()
     out: list[tuple[int, int]] = []
-    for pos in range(_MARK_POSITIONS):
-        counts: dict[str, int] = {}
-        for r in rows:
-            if len(r) > pos and len(r[pos]) <= 2 and not any(ch.isalnum() for ch in r[pos]):
-                counts[r[pos]] = counts.get(r[pos], 0) + 1
-        marked = sum(counts.values())
-        # Most lines hold a mark there (a reworked commit's inner diff lines hold none), and
-        # one mark most of those.
-        if marked < max(_MARK_MIN_LINES, _MARKED_SHARE * len(rows)) or max(counts.values()) < _MARK_SHARE * marked:
-            continue
+    for pos in positions:
+        counts = _mark_counts(rows, pos, _MARK_MIN_LINES)
         rare = {m for m, n in counts.items() if n <= 2}
         if rare:
             for i, ln in enumerate(lines):
@@ -859,6 +858,20 @@ def rare_marks(lines: list[str]) -> set[int]:
                 if len(parts) > pos and parts[pos] in rare:
                     out.append((counts[parts[pos]], i))
     return {i for _, i in sorted(out)[:_RARE_KEPT]}
+
+
+def _mark_counts(rows: list[list[str]], pos: int, least: int) -> dict[str, int]:
+    """Each mark's count at field ``pos`` when at least ``least`` rows and ``_MARKED_SHARE`` of
+    them hold a mark there (a reworked commit's inner diff lines hold none), one mark
+    ``_MARK_SHARE`` of those; else empty."""
+    counts: dict[str, int] = {}
+    for r in rows:
+        if len(r) > pos and len(r[pos]) <= 2 and not any(ch.isalnum() for ch in r[pos]):
+            counts[r[pos]] = counts.get(r[pos], 0) + 1
+    marked = sum(counts.values())
+    if marked < max(least, _MARKED_SHARE * len(rows)) or max(counts.values()) < _MARK_SHARE * marked:
+        return {}
+    return counts
 
 
 def _nodes_starting_on(starts: list[int], lines: set[int]) -> list[int]:
