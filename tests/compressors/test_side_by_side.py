@@ -69,3 +69,14 @@ def test_a_dropped_and_an_added_key_stay_in_view(tmp_path):
     out = tool_round("diff -y a.conf b.conf", text, "Which gateway setting was removed?")
     assert dropped in out and "canary_weight = 7percent" in out and new[60] in out
     assert len(out) < len(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=" \t\n|<>ab", max_size=80))
+def test_the_first_mark_is_the_first_match_of_the_mark_pattern(text):
+    import re
+
+    from headroom.compressors.side_by_side import _first_mark
+
+    m = re.search(r"[ \t][|<>](?:[ \t]|$)", text, re.MULTILINE)
+    assert _first_mark(text) == (m.start() + 1 if m else -1)
