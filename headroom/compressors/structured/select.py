@@ -814,6 +814,10 @@ def rare_assigned_values(lines: list[str]) -> set[int]:
     in a ``bash -x`` trace), and a value seen at most twice (the one ``state=E_TIMEOUT``).
     What is rare among repeats is what a reader asks about; at most ``_RARE_KEPT``, those
     seen once first."""
+    # Read only when the first lines assign names (a trace does from its start): most texts
+    # are not split into assignments line by line.
+    if not any("=" in ln and _ASSIGNED.match(ln) for ln in lines[:_MARK_SAMPLE]):
+        return set()
     by_name: dict[str, dict[str, list[int]]] = {}
     for i, ln in enumerate(lines):
         if "=" in ln and (m := _ASSIGNED.match(ln)) is not None:
