@@ -768,25 +768,7 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
             chosen[i] = reason
             sel.reasons[reason] += 1
 
-    # Rows of a thing the question names (a command, a host, a user) are kept together when
-    # they are at most one row in eight, up to _NAMED_ROWS: lsof lists a couple of dozen
-    # files per process, and two picked by relevance rarely hold the one asked about.
-    named_limit = max(limit, min(_NAMED_ROWS, n // 8))
-    looked_up = _lookup_rows(table, cols, qlow, named_limit) if qlow else []
-    if qlow and not looked_up:
-        looked_up = _rows_named_by_parts(cols, query)
-    for i in looked_up:
-        take(i, "named by the question")
-    for i in _anchored_rows(table, anchors, limit, named_limit):
-        take(i, "named by the question")
-    # A group whose title the question names (``EXPLAIN SELECT … FROM stock_levels`` over its
-    # bytecode): the asked value is one of its rows, so the group stays whole.
-    for i in _named_group_rows(table, qlow) if table.titles and qlow else ():
-        take(i, "named by the question")
-    # A number said in words ("a zero-byte file"), where it is rare in a numeric column.
-    for c in cols if (said := said_numbers(qlow)) else ():
-        for i in rows_holding(c.values, said, limit) if c.numeric else ():
-            take(i, "named by the question")
+    looked_up = _take_named(table, cols, query, qlow, anchors, limit, take)
     # Short names ("us", "Stmts") spelled out by the question count when it asks for an
     # extreme, in words or of a series: "how much resident memory does X use" looks a row up.
     series = any(c.times for c in cols)
@@ -875,6 +857,33 @@ def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, sc
     sel.kept, sel.named = sorted(chosen), sorted(i for i, why in chosen.items() if why == "named by the question")
     sel.columns = _column_summary(cols, fmt)
     return sel
+
+
+def _take_named(table: Table, cols: list[_Column], query: str, qlow: str, anchors, limit: int,
+                take: Callable[[int, str], None]) -> list[int]:
+    """Takes the rows the question names (its words, anchors, a group's title, a number said
+    in words); returns the rows its words look up (they decide whether it asks for extremes)."""
+    n = len(table.rows)
+    # Rows of a thing the question names (a command, a host, a user) are kept together when
+    # they are at most one row in eight, up to _NAMED_ROWS: lsof lists a couple of dozen
+    # files per process, and two picked by relevance rarely hold the one asked about.
+    named_limit = max(limit, min(_NAMED_ROWS, n // 8))
+    looked_up = _lookup_rows(table, cols, qlow, named_limit) if qlow else []
+    if qlow and not looked_up:
+        looked_up = _rows_named_by_parts(cols, query)
+    for i in looked_up:
+        take(i, "named by the question")
+    for i in _anchored_rows(table, anchors, limit, named_limit):
+        take(i, "named by the question")
+    # A group whose title the question names (``EXPLAIN SELECT … FROM stock_levels`` over its
+    # bytecode): the asked value is one of its rows, so the group stays whole.
+    for i in _named_group_rows(table, qlow) if table.titles and qlow else ():
+        take(i, "named by the question")
+    # A number said in words ("a zero-byte file"), where it is rare in a numeric column.
+    for c in cols if (said := said_numbers(qlow)) else ():
+        for i in rows_holding(c.values, said, limit) if c.numeric else ():
+            take(i, "named by the question")
+    return looked_up
 
 
 def _extremes_no_column_names(cols: list[_Column], query: str, qlow: str, looked_up: bool, want_max: bool,
