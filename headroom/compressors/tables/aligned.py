@@ -50,6 +50,14 @@ class Layout:
     titles: frozenset[int] = frozenset()  # lines titling a group of rows (group_titles), when there is a header
 
 
+@dataclass(frozen=True)
+class LayoutOf:
+    """The layout detection read off ``text``'s lines (detect.Detected.hint): the table
+    compressor takes it for a text equal to ``text`` instead of reading the lines again."""
+    text: str
+    layout: Layout
+
+
 def cells(line: str, starts: tuple[int, ...]) -> list[str]:
     """The line cut at the column starts (the last cell runs to its end), each cell
     stripped; cut and stripped in C (a table has a thousand rows, issue 34)."""
