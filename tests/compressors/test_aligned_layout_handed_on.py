@@ -50,7 +50,7 @@ def test_the_layout_handed_on_is_the_one_read_again(text: str, query: str) -> No
 
 
 def test_a_small_aligned_table_hands_its_layout_on() -> None:
-    rows = [f"{'tcp':<6}{'LISTEN':<9}{n:<8}{'0.0.0.0:%d' % (8000 + n):<16}{'*':<4}" for n in range(20)]
+    rows = [f"{'tcp':<6}{'LISTEN':<9}{n:<8}{f'0.0.0.0:{8000 + n}':<16}{'*':<4}" for n in range(20)]
     text = "\n".join([f"{'Netid':<6}{'State':<9}{'Recv-Q':<8}{'Local':<16}{'Peer':<4}", *rows]) + "\n"
     found = detect(text)
     assert isinstance(found.hint, LayoutOf)
@@ -58,7 +58,7 @@ def test_a_small_aligned_table_hands_its_layout_on() -> None:
 
 
 def test_a_layout_read_off_another_text_is_not_taken() -> None:
-    rows = [f"{'tcp':<6}{'LISTEN':<9}{n:<8}{'0.0.0.0:%d' % (8000 + n):<16}{'*':<4}" for n in range(20)]
+    rows = [f"{'tcp':<6}{'LISTEN':<9}{n:<8}{f'0.0.0.0:{8000 + n}':<16}{'*':<4}" for n in range(20)]
     text = "\n".join([f"{'Netid':<6}{'State':<9}{'Recv-Q':<8}{'Local':<16}{'Peer':<4}", *rows])
     other = text.replace("Netid ", "Net   ", 1) + "\nudp   UNCONN   1       0.0.0.0:53      *"
     stale = detect(text).hint
