@@ -17,7 +17,7 @@ from typing import Any
 
 from .diagnostics.parse import is_diagnostic_line, parse_report
 from .hexdump import looks_like_dump
-from .tables.aligned import column_header, ends_in_names
+from .tables.aligned import Layout, LayoutOf, column_header, ends_in_names
 from .tables.aligned import infer as aligned_table
 from .tables.fields import infer_both as infer_fields_both
 from .tables.framed import infer as framed_table
@@ -202,6 +202,8 @@ def detect(text: str) -> Detected:
     # sniffed ``splitlines()``: the same lines unless another line break occurs there.
     if dialect is not None and not _OTHER_BREAKS.search(text, 0, _end_of_line(text, 64)):
         return Detected(ctype, hint=dialect)
+    if "aligned" in found:
+        return Detected(ctype, hint=found["aligned"])
     return Detected(ctype)
 
 
@@ -320,7 +322,7 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
         # dates), which would otherwise make it a log: a log has no header naming its fields.
         layout = aligned_table(lines)
         if layout is not None and layout.header is not None:
-            return ContentType.TABLE
+            return _aligned(layout, text, found)
         aligned_tried = (layout,)  # inferred once: the check after the logs reuses it
     else:
         aligned_tried = ()
@@ -333,15 +335,15 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
         # line's time (a log line opens on its time, and ends in free text).
         aligned_tried = (aligned_table(lines),)
         if aligned_tried[0] is not None and ends_in_names(lines, aligned_tried[0]):
-            return ContentType.TABLE
+            return _aligned(aligned_tried[0], text, found)
     if _at_least(nonblank, _is_log_line, max(3, 0.3 * n)):
         return ContentType.LOG
     # Columns aligned by whitespace (dpkg -l, ps aux, ls -l, kubectl get): after logs, so a
     # fixed-width log with timestamps stays a log; most such tables have a gutter of two
     # spaces somewhere on nearly every row, which rules prose out cheaply.
     if (n > _ALIGNED_MIN_ROWS and _at_least(nonblank, _has_double_space, 0.9 * n)
-            and (aligned_tried[0] if aligned_tried else aligned_table(lines)) is not None):
-        return ContentType.TABLE
+            and (layout := aligned_tried[0] if aligned_tried else aligned_table(lines)) is not None):
+        return _aligned(layout, text, found)
     if _at_least(nonblank, _CODE_LINE.match, max(3, 0.2 * n)):
         return ContentType.CODE
     # JSON lines (one object per line) behave like a log.
@@ -363,6 +365,17 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
     if _is_code_by_family(text):
         return ContentType.CODE  # code behind a long docstring or licence header, or with few keyword lines
     return _late_table(text, fields_with_tail, found) or ContentType.TEXT
+
+
+def _aligned(layout: Layout, text: str, found: dict[str, Any] | None) -> ContentType:
+    """TABLE, read as aligned columns: the layout goes to ``found`` with the text it was
+    read from, when the sample is all of the text's lines. Its compressor's lines
+    (``text.split("\n")``) are then the sample's, but for blank ones after the last (no
+    other line break), which no layout reads: it takes this one instead of reading them
+    again (``aligned.infer`` reads the nonblank lines only, by their index)."""
+    if found is not None and text.count("\n") < _SAMPLE_LINES and not _OTHER_BREAKS.search(text):
+        found["aligned"] = LayoutOf(text, layout)
+    return ContentType.TABLE
 
 
 def _late_table(text: str, fields_with_tail: Callable[[], Any], found: dict | None) -> ContentType | None:

@@ -49,3 +49,36 @@ _maybe_empty = st.frozensets(st.integers(0, 14).map(lambda k: "w" * (k % 4) + st
        threshold=st.sampled_from([0.85, 0.5, 0.8, 0.6]))
 def test_filed_by_size_same_verdicts_as_walking_the_window(keys, window, threshold):
     assert near_duplicates(keys, window, threshold) == plain_sequence(keys, window, threshold)
+
+
+# Sentences' word sets as a man page has them: a dozen words or two from a small
+# vocabulary, each often a near copy of one a few sets back (a word dropped, added or
+# swapped), so that every kind of pair test (subset, superset, intersection) decides some.
+_vocabulary = st.integers(0, 30).map(lambda k: f"w{k}")
+_sentence = st.frozensets(_vocabulary, max_size=24)
+
+
+@st.composite
+def _near_copies(draw) -> list[frozenset]:
+    keys: list[frozenset] = []
+    for _ in range(draw(st.integers(0, 40))):
+        if keys and draw(st.booleans()):
+            base = set(draw(st.sampled_from(keys[-8:])))
+            base -= set(draw(st.lists(st.sampled_from(sorted(base)), max_size=2))) if base else set()
+            base |= set(draw(st.lists(_vocabulary, max_size=2)))
+            keys.append(frozenset(base))
+        else:
+            keys.append(draw(_sentence))
+    return keys
+
+
+@settings(max_examples=400, deadline=None)
+@given(keys=_near_copies(), window=st.integers(1, 40), threshold=st.sampled_from([0.85, 0.5, 0.8, 0.9, 0.75, 0.6]))
+def test_pair_tests_by_sizes_same_verdicts_as_walking_the_window(keys, window, threshold):
+    assert near_duplicates(keys, window, threshold) == plain_sequence(keys, window, threshold)
+
+
+def test_a_set_one_word_longer_is_near_only_when_it_holds_the_other():
+    a = frozenset(f"w{k}" for k in range(8))
+    assert near_duplicates([a | {"x"}, a]) == [False, True]  # 8/9 >= 0.85
+    assert near_duplicates([(a - {"w0"}) | {"x", "y"}, a]) == [False, False]  # 7/10

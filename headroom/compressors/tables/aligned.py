@@ -38,6 +38,7 @@ _RULER = re.compile(r"^[-=+|\s]{8,}$")
 _RULER_CHARS = re.compile(r"[-=]")
 # A header cell is a name, not data: no cell of it is a bare number.
 _NUMBER = re.compile(r"^[-+]?\d[\d.,:]*[KMGTkmgt%]?$")
+_NUMBERS = re.compile(r"[-+]?\d[\d.,:]*[KMGTkmgt%]?(?: [-+]?\d[\d.,:]*[KMGTkmgt%]?)*")  # blank-separated
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,14 @@ class Layout:
     starts: tuple[int, ...]  # character offset where each column starts
     names: tuple[str, ...]
     titles: frozenset[int] = frozenset()  # lines titling a group of rows (group_titles), when there is a header
+
+
+@dataclass(frozen=True)
+class LayoutOf:
+    """The layout detection read off ``text``'s lines (detect.Detected.hint): the table
+    compressor takes it for a text equal to ``text`` instead of reading the lines again."""
+    text: str
+    layout: Layout
 
 
 def cells(line: str, starts: tuple[int, ...]) -> list[str]:
@@ -92,12 +101,17 @@ def split_number_runs(names: list[str], body: list[list[str]]) -> tuple[list[str
     if not counts:
         return names, body
     k = max(set(counts), key=counts.count)
-    numeric = sum(1 for x in lasts if x and len(x) >= k and all(_NUMBER.match(w) for w in x[:k]))
     # Longer runs on a few rows (a delta's depth and base object) are columns of their own,
     # empty on the other rows, so that their extremes can be asked for too.
     longest = max(counts)
-    wide = longest if sum(1 for c in counts if c == longest) >= _WIDE_ROWS_MIN else k
-    if wide < 2 or numeric < _RUN_SHARE * len(counts):  # of the rows with a last cell (not a trailer's)
+    wide = longest if counts.count(longest) >= _WIDE_ROWS_MIN else k
+    if wide < 2:
+        return names, body  # one word at most: nothing to split (the numbers are not read)
+    # A run's first k words, one a number each: the words joined by blanks match numbers
+    # joined by blanks (no number holds a blank), one C-level match a row.
+    runs = [" ".join(x[:k]) for x in lasts if x and len(x) >= k]
+    numeric = len(list(filter(_NUMBERS.fullmatch, runs)))
+    if numeric < _RUN_SHARE * len(counts):  # of the rows with a last cell (not a trailer's)
         return names, body
     numbered = re.fullmatch(r"column (\d+)", names[-1])  # a headless table's own names go on counting
     first = int(numbered.group(1)) if numbered else 0

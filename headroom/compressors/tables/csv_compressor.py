@@ -23,6 +23,7 @@ from ..base import Compressed, CompressInput
 from ..bm25_fast import relevance_scores
 from .aligned import (
     MIN_TABLE_ROWS,
+    LayoutOf,
     body_rows,
     infer,
     row_cells,
@@ -71,7 +72,7 @@ class TableCompressor:
             stanzas = infer_stanzas(lines) if dialect is None and framed is None else None
             if dialect is None and framed is None and stanzas is None:
                 blocks = table_blocks(lines)
-                aligned = (blocks, infer(lines) if blocks is None else None)
+                aligned = (blocks, _layout(lines, inp) if blocks is None else None)
                 if aligned == (None, None):  # what detection tries last: fields split by blanks
                     fields = infer_fields([ln for ln in lines if ln.strip()], tail=True)
         unit = ("rows", "columns")
@@ -136,6 +137,15 @@ class TableCompressor:
         out, sel = got
         return Compressed(text="\n".join(out), items_before=len(body), items_after=len(sel.kept),
                           strategy=strategy, lossy=True, summary=sel.summary())
+
+
+def _layout(lines: list[str], inp: CompressInput):
+    """``infer(lines)``: the layout detection read off this very text when it handed one
+    over (``LayoutOf``), else read here."""
+    read = inp.hint
+    if isinstance(read, LayoutOf) and read.text == inp.text:
+        return read.layout
+    return infer(lines)
 
 
 def _aligned_rows(lines: list[str], layout) -> tuple[tuple[int, int], list[str], list[tuple[int, int]], list[list[str]]]:
