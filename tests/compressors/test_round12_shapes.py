@@ -122,13 +122,24 @@ def _git(repo, *args, env=None):
     return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True, env=env).stdout
 
 
-@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-def test_past_tense_and_hyphenated_words_find_their_reflog_entries(tmp_path):
+def _new_repo(tmp_path, first_commit: bool = False):
+    """A fresh repository on ``main`` and the environment its commits are made in (one
+    author, no user configuration); with ``first_commit``, an initial commit on main."""
     env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@example.com", "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     repo = tmp_path / "r"
     repo.mkdir()
     _git(repo, "init", "-q", "-b", "main", env=env)
+    if first_commit:
+        (repo / "README").write_text("shop\n")
+        _git(repo, "add", ".", env=env)
+        _git(repo, "commit", "-q", "-m", "initial import", env=env)
+    return repo, env
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_past_tense_and_hyphenated_words_find_their_reflog_entries(tmp_path):
+    repo, env = _new_repo(tmp_path)
     rng = random.Random(5)
     verbs = ["tidy", "split", "guard", "rename", "document", "speed up", "fix", "add"]
 
@@ -347,14 +358,7 @@ def test_a_group_whose_title_the_question_names_stays_whole(tmp_path):
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_a_named_merge_brings_the_head_of_the_lane_it_merges(tmp_path):
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.com", "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    repo = tmp_path / "r"
-    repo.mkdir()
-    _git(repo, "init", "-q", "-b", "main", env=env)
-    (repo / "README").write_text("shop\n")
-    _git(repo, "add", ".", env=env)
-    _git(repo, "commit", "-q", "-m", "initial import", env=env)
+    repo, env = _new_repo(tmp_path, first_commit=True)
     rng = random.Random(21)
     tips = {}
     branches = [f"feature/{_FILES[b]}-{b}" for b in range(14)]
@@ -394,14 +398,7 @@ def _conf(limit: int) -> str:
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_a_rare_mark_among_common_ones_stays_in_a_range_diff(tmp_path):
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.com", "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    repo = tmp_path / "r"
-    repo.mkdir()
-    _git(repo, "init", "-q", "-b", "main", env=env)
-    (repo / "README").write_text("shop\n")
-    _git(repo, "add", ".", env=env)
-    _git(repo, "commit", "-q", "-m", "initial import", env=env)
+    repo, env = _new_repo(tmp_path, first_commit=True)
     rng = random.Random(31)
     _git(repo, "checkout", "-q", "-b", "v1", env=env)
     tickets = rng.sample(range(1000, 9999), 42)
