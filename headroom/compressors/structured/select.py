@@ -228,7 +228,7 @@ def named_lines(lines: list[str], offsets: list[int], terms) -> set[int]:
                 break  # a common word: no need to find the rest
             nxt = offsets[line + 1] if skip and line + 1 < len(offsets) else pos + 1
             pos = low.find(term, nxt)
-        if len(hits) <= limit or hits[-1] - hits[0] < RECORD_LINES:
+        if _few(hits, limit):
             out.update(hits)
         elif len(hits) <= _PAIRED_HITS:
             common.append(set(hits))
@@ -240,6 +240,12 @@ def named_lines(lines: list[str], offsets: list[int], terms) -> set[int]:
             if 0 < len(both) <= limit:
                 out.update(both)
     return out
+
+
+def _few(hits: list[int], limit: int) -> bool:
+    """Whether ascending line ``hits`` are selective: at most ``limit`` lines, or all within
+    one record's reach (a package's name in its own URLs)."""
+    return len(hits) <= limit or hits[-1] - hits[0] < RECORD_LINES
 
 
 def _past_tense_roots(terms) -> set[str]:
@@ -277,7 +283,7 @@ def _root_lines(lines: list[str], offsets: list[int], roots: set[str]) -> set[in
     for root in roots:
         hits = sorted({bisect_right(offsets, m.start()) - 1
                        for m in re.finditer(rf"(?<![a-z0-9_]){re.escape(root)}(?![a-z0-9_])", low)})
-        if hits and (len(hits) <= limit or hits[-1] - hits[0] < RECORD_LINES):
+        if hits and _few(hits, limit):
             out.update(hits)
     return out
 
@@ -816,7 +822,7 @@ def rare_assigned_values(lines: list[str]) -> set[int]:
     seen once first."""
     # Read only when the first lines assign names (a trace does from its start): most texts
     # are not split into assignments line by line.
-    if not any("=" in ln and _ASSIGNED.match(ln) for ln in lines[:_MARK_SAMPLE]):
+    if not any("=" in ln and _ASSIGNED.match(ln) for ln in lines[:_HEAD_SAMPLE]):
         return set()
     by_name: dict[str, dict[str, list[int]]] = {}
     for i, ln in enumerate(lines):
@@ -827,14 +833,19 @@ def rare_assigned_values(lines: list[str]) -> set[int]:
         seen = sum(map(len, values.values()))
         if seen >= _RARE_SIBLINGS_MIN and len(values) <= seen // 2:
             out += [(len(v), i) for v in values.values() if len(v) <= 2 for i in v]
-    return {i for _, i in sorted(out)[:_RARE_KEPT]}
+    return _rarest(out)
 
 
+def _rarest(counted: list[tuple[int, int]]) -> set[int]:
+    """The lines of (count, line) pairs, those seen once first, at most ``_RARE_KEPT``."""
+    return {i for _, i in sorted(counted)[:_RARE_KEPT]}
+
+
+_HEAD_SAMPLE = 200  # first lines read to decide whether a whole text is worth reading
 _MARK_POSITIONS = 4  # leading blank-separated fields looked at
 _MARK_SHARE = 0.8  # of the lines one mark must hold for the others to be rare
 _MARK_MIN_LINES = 20
 _MARKED_SHARE = 0.3  # of the lines that must hold a mark at the field
-_MARK_SAMPLE = 200
 
 
 def rare_marks(lines: list[str]) -> set[int]:
@@ -845,23 +856,21 @@ def rare_marks(lines: list[str]) -> set[int]:
     are those on at most two lines, at most ``_RARE_KEPT`` lines."""
     # Which fields hold marks, read on the first lines: most texts have none, and are not
     # split whole.
-    sample = [ln.split(None, _MARK_POSITIONS) for ln in lines[:_MARK_SAMPLE] if ln.strip()]
+    sample = [ln.split(None, _MARK_POSITIONS) for ln in lines[:_HEAD_SAMPLE] if ln.strip()]
     positions = [pos for pos in range(_MARK_POSITIONS) if _mark_counts(sample, pos, len(sample) // 4)]
     if not positions:
         return set()
-    rows = [ln.split(None, _MARK_POSITIONS) for ln in lines if ln.strip()]
-    if len(rows) < _MARK_MIN_LINES:
+    numbered = [(i, ln.split(None, _MARK_POSITIONS)) for i, ln in enumerate(lines) if ln.strip()]
+    if len(numbered) < _MARK_MIN_LINES:
         return set()
+    rows = [parts for _, parts in numbered]
     out: list[tuple[int, int]] = []
     for pos in positions:
         counts = _mark_counts(rows, pos, _MARK_MIN_LINES)
         rare = {m for m, n in counts.items() if n <= 2}
-        if rare:
-            for i, ln in enumerate(lines):
-                parts = ln.split(None, _MARK_POSITIONS)
-                if len(parts) > pos and parts[pos] in rare:
-                    out.append((counts[parts[pos]], i))
-    return {i for _, i in sorted(out)[:_RARE_KEPT]}
+        if rare:  # the lines split once above, read again for the rare marks
+            out += [(counts[parts[pos]], i) for i, parts in numbered if len(parts) > pos and parts[pos] in rare]
+    return _rarest(out)
 
 
 def _mark_counts(rows: list[list[str]], pos: int, least: int) -> dict[str, int]:
