@@ -66,6 +66,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "store, TOIN, metrics and /stats")
     p.add_argument("--drain-timeout", type=float, default=30.0, metavar="S",
                    help="on shutdown, seconds in-flight requests and streams get to finish (default: 30)")
+    p.add_argument("--drain-delay", type=float, default=0.0, metavar="S",
+                   help="after SIGTERM, keep serving S seconds with 'Connection: close' and /health 503 before "
+                        "shutting down, for replicas behind a balancer (more than its keep-alive timeout; "
+                        "default: 0)")
     p.set_defaults(func=run)
 
 
@@ -105,6 +109,7 @@ def build_configs(args: argparse.Namespace):
         upstream_connect_timeout_s=args.upstream_connect_timeout, metrics_db=None if args.no_metrics else args.metrics_db,
         log_level=args.log_level, log_bodies=args.log_bodies, cache_optimizer=args.cache_optimizer,
         workers=parse_workers(args.workers), drain_timeout_s=args.drain_timeout,
+        drain_delay_s=args.drain_delay,
     )
     ccr = CCRConfig(backend=args.ccr_backend, sqlite_path=args.ccr_path, redis_url=args.redis_url,
                     inject_tool=not args.no_ccr_inject_tool)

@@ -24,6 +24,7 @@ from ..config import HeadroomConfig
 from ..pipeline import Pipeline
 from ..version import __version__
 from .config import ProxyConfig
+from .drain import DrainMiddleware
 from .not_found import register as register_not_found
 from .routes import routers
 from .security import SecurityMiddleware
@@ -51,6 +52,7 @@ def create_app(
                   docs_url=None, redoc_url=None, openapi_url=None)
     app.state.headroom = state
     app.add_middleware(SecurityMiddleware, config=state.config)
+    app.add_middleware(DrainMiddleware, drain=state.drain)  # outermost: every answer, refusals included
     register_not_found(app)  # unknown paths: a JSON 404 naming the likely fix (not_found.py)
     for router in routers():
         app.include_router(router)

@@ -61,6 +61,10 @@ class ProxyConfig(BaseModel):
     stats_dir: str | None = None
     # On shutdown, in-flight requests and streams get this long to finish.
     drain_timeout_s: float = Field(30.0, gt=0)
+    # After SIGTERM, keep serving this long with `Connection: close` and /health 503 before
+    # shutting down, so a balancer's kept-alive connections are never closed under a request
+    # (proxy/drain.py; docs/deploy.md). 0: shut down at once.
+    drain_delay_s: float = Field(0.0, ge=0)
 
     @property
     def max_body_bytes(self) -> int:

@@ -17,6 +17,7 @@ from ..config import HeadroomConfig
 from ..exchange import ExchangeCore
 from ..pipeline import Pipeline
 from .config import ProxyConfig
+from .drain import Drain
 from .stats import ProxyStats
 
 log = logging.getLogger("headroom.proxy")
@@ -50,11 +51,14 @@ class ProxyState:
     publisher: Any = None
     # The store's files and the OCR service, checked off the event loop for /health.
     health: Any = None
+    # The lame duck between SIGTERM and shutdown (--drain-delay; proxy/drain.py).
+    drain: Drain = field(init=False)
 
     def __post_init__(self) -> None:
         from .health import HealthChecks
 
         self.health = HealthChecks(self.pipeline.store)
+        self.drain = Drain(self.config.drain_delay_s)
         if self.config.stats_dir:
             from .shared_stats import StatsPublisher
 

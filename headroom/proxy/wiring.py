@@ -90,6 +90,7 @@ def lifespan(state: ProxyState):
         # Every model the configuration enables loads before uvicorn accepts a request,
         # so /health answers only once no request will pay for a load.
         state.warm_up = await asyncio.to_thread(pipeline.warm_up)
+        state.drain.install()  # after the server's own signal handlers, which it wraps
         yield
         await state.client.aclose()
         await asyncio.to_thread(state.close)

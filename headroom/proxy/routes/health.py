@@ -18,6 +18,8 @@ router = APIRouter()
 
 @router.get("/health")
 async def health(state: CurrentState) -> Response:
+    if state.drain.draining:  # a balancer or orchestrator stops sending here (proxy/drain.py)
+        return JSONResponse({"status": "draining", "version": __version__, "worker": os.getpid()}, status_code=503)
     failed = {k: v for k, v in state.warm_up.items() if v != "ok" and not v.startswith(UNAVAILABLE)}
     unavailable = {k: v for k, v in state.warm_up.items() if v.startswith(UNAVAILABLE)}
     store_problem = state.health.current_store_problem()
