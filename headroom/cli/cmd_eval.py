@@ -107,6 +107,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if args.reader and args.llm_concurrency is not None:  # before the compression run, not after it
         raise ValueError("--llm-concurrency is for --llm-base-url; a local --reader takes --reader-workers")
+    if args.reader:
+        from ..eval.reader import reader_problem
+
+        if problem := reader_problem(args.reader):  # a mistyped path: said at once, not after minutes
+            raise ValueError(problem)
     seeds = tuple(int(s) for s in _csv(args.seeds) or ()) or None
     device = resolve_device(args.device)
     options = EvalOptions(device=device, llmlingua_model=args.llmlingua_model)

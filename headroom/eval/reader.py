@@ -47,6 +47,8 @@ def load_reader(path: str | Path, device: str = "cpu", *, context: int | None = 
     llama.cpp logs only when ``verbose``. A GGUF file on the CPU gives ``workers`` copies
     sharing the usable cores (default: one single-thread copy per core, at most 4); on
     CUDA one copy. A transformers directory gives one reader (torch threads itself)."""
+    if problem := reader_problem(path):
+        raise ValueError(problem)
     p = Path(path)
     if p.is_file() and p.suffix.lower() == ".gguf":
         ctx = context or DEFAULT_GGUF_CONTEXT
@@ -55,9 +57,16 @@ def load_reader(path: str | Path, device: str = "cpu", *, context: int | None = 
         n, threads = split_cores(usable_cores(), workers)
         readers = [GGUFReader(p, device, ctx, verbose=verbose, threads=threads) for _ in range(n)]
         return readers[0] if n == 1 else ReaderPool(readers)
-    if p.is_dir() and (p / "config.json").exists():
-        return TransformersReader(p, device, context)
-    raise ValueError(f"--reader {p}: expected a .gguf file or a transformers model directory with config.json")
+    return TransformersReader(p, device, context)
+
+
+def reader_problem(path: str | Path) -> str | None:
+    """Why ``path`` is no reader (neither a .gguf file nor a transformers model directory),
+    or None: asked before a run's compression, so a mistyped path fails at once."""
+    p = Path(path)
+    if (p.is_file() and p.suffix.lower() == ".gguf") or (p.is_dir() and (p / "config.json").exists()):
+        return None
+    return f"--reader {p}: expected a .gguf file or a transformers model directory with config.json"
 
 
 def _response(model: str, text: str, tool_calls: list[dict[str, Any]], prompt_tokens: int,

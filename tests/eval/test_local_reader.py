@@ -28,6 +28,21 @@ def test_a_path_that_is_neither_gguf_nor_a_model_directory_is_refused(tmp_path):
         load_reader(tmp_path)
 
 
+def test_a_run_with_a_path_that_is_no_reader_stops_before_compressing(tmp_path, capsys, monkeypatch):
+    import headroom.eval.compression
+    from headroom.cli import main
+
+    def compressing(*a, **k):
+        raise AssertionError("the suite was compressed before the reader was looked at")
+
+    monkeypatch.setattr(headroom.eval.compression, "run_compression", compressing)
+    out = tmp_path / "results"
+    assert main(["eval", "run", "--suite", "smoke", "--reader", str(tmp_path / "model.gguf"), "--out", str(out),
+                 "--quiet", "--no-plots"]) != 0
+    assert "model.gguf" in capsys.readouterr().err
+    assert not out.exists()
+
+
 @pytest.fixture(scope="module")
 def tiny_reader_dir(tmp_path_factory):
     pytest.importorskip("transformers")
