@@ -93,8 +93,13 @@ def _named_rows(rows: list[Row], query: str, anchors) -> set[int]:
     out = {k for idx in hits.values() if len(idx) <= _NAMED_LIMIT for k in idx}
     if not out and query and rows:
         # Names the question spells out word by word (/proc/vmstat's
-        # nr_dirty_background_threshold for "the dirty background threshold").
-        out = set(named_by_parts([r.cells[0] if r.cells else "" for r in rows], query))
+        # nr_dirty_background_threshold for "the dirty background threshold"), in the first
+        # column that has such names: ``git config --show-origin --list`` opens each row
+        # with the file it came from, and its keys (remote.staging.pushurl) come second.
+        for col in range(min(len(r.cells) for r in rows)):
+            out = set(named_by_parts([r.cells[col] for r in rows], query))
+            if out:
+                break
     return out
 
 

@@ -383,6 +383,24 @@ def _rare_lead_lines(raw: list[str]) -> list[int]:
     return sorted(out)
 
 
+_TAB_COLUMNS = 3  # columns ``comm`` prints, one more tab each
+_HEAD_LINES = 200  # first lines read to decide whether the whole text is worth reading
+
+
+def _rare_tab_column_lines(raw: list[str]) -> list[int]:
+    """Lines of a rare tab column: where lines are set in columns by leading tabs alone
+    (``comm``: only in the first file, only in the second after one tab, in both after
+    two), at most ``_TAB_COLUMNS`` of them, the lines of a column that few hold (the hosts
+    added or retired among hundreds kept). Read only when a first line opens with a tab."""
+    if not any(ln[:1] == "\t" for ln in raw[:_HEAD_LINES]):
+        return []
+    idx = [i for i, ln in enumerate(raw) if ln.strip()]
+    tabs = tuple(len(raw[i]) - len(raw[i].lstrip("\t")) for i in idx)
+    if len(set(tabs)) > _TAB_COLUMNS or any(raw[i][t:t + 1].isspace() for i, t in zip(idx, tabs)):
+        return []  # other indents: blanks, or more levels (a tree, code), not columns
+    return [idx[k] for k in rare_value_rows([tuple(f"column {t}" for t in tabs)], len(idx))]
+
+
 def _has_word(text: str, word: str) -> bool:
     k = text.find(word)
     while k != -1:
@@ -737,7 +755,7 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
     _select_by_kind(lines, trace_of.keys(), anchored, text_counts, sel, rare_max)
     for i in _rare_level_lines(lines, levels, rare_max):
         sel.mark(i, 0.5)
-    for i in _rare_lead_lines(raw):
+    for i in (*_rare_lead_lines(raw), *_rare_tab_column_lines(raw)):
         sel.mark(i, 0.5)
     for i, prio in (must or {}).items():
         sel.mark(i, prio)

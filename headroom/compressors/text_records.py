@@ -327,17 +327,26 @@ def record_bodies(raw: list[str], named: set[int], terms=()) -> set[int]:
     """The lines of the records (``record_starts``) holding named lines, each at most
     ``_BODY_LINES`` long, at most ``_BODIES_MAX`` records: the file ``diff -r`` names in its
     header line, with the hunks that say what changed in it. When more records hold named
-    lines, those whose opening line holds the most of the question's ``terms`` (at least
-    two; "edge" and "ratelimit" in ``diff -r old/edge/ratelimit.conf …``), if few enough."""
+    lines, those whose opening line and named lines hold the most of the question's
+    ``terms`` (at least two; "edge" and "ratelimit" in ``diff -r old/edge/ratelimit.conf …``;
+    a doctest call's name and arguments), if few enough."""
     if not named:
         return set()
     opens = record_starts(raw)
     if not opens:
         return set()
     bounds = [*opens, len(raw)]
-    wanted = {k for i in named if (k := bisect_right(opens, i) - 1) >= 0}
+    held: dict[int, list[int]] = {}  # record -> its named lines
+    for i in named:
+        if (k := bisect_right(opens, i) - 1) >= 0:
+            held.setdefault(k, []).append(i)
+    wanted = set(held)
     if len(wanted) > _BODIES_MAX and terms:
-        said = {k: sum(1 for t in terms if t in raw[opens[k]].lower()) for k in wanted}
+        # The question's words its opening line and its named lines hold together: a
+        # doctest's "Trying:" opens every record, and the asked call's line holds the
+        # function's name and both its arguments ("adjust_shrinkage(74, 57)"), where the
+        # other calls of that function hold the name alone and others a number alone.
+        said = {k: sum(1 for t in terms if any(t in raw[j].lower() for j in {opens[k], *held[k]})) for k in wanted}
         most = max(said.values())
         wanted = {k for k, n in said.items() if n == most} if most >= 2 else wanted
     if len(wanted) > _BODIES_MAX:

@@ -64,6 +64,17 @@ _NAME_NOUNS = frozenset({"file", "files", "time", "times", "state", "status", "t
                          "run", "runs", "kind", "log", "logs", "output", "part", "parts"})
 
 
+_COMPOUND_WORD = 4  # letters a question word needs to be read inside a compound part
+
+
+def _compound_says(part: str, words: frozenset[str], every_part: set[str]) -> bool:
+    """Whether ``part`` joins a question word and another part the names use, without a
+    separator: git's ``pushurl`` beside ``url`` says "push"."""
+    return any(len(w) >= _COMPOUND_WORD and len(part) > len(w) + 1
+               and ((part.startswith(w) and part[len(w):] in every_part)
+                    or (part.endswith(w) and part[:-len(w)] in every_part)) for w in words)
+
+
 def named_by_parts(names: Sequence[str], question: str, most: int = MOST_NAMED) -> list[int]:
     """Indices of the names whose parts say the most distinct content words of the
     question (at least ``MIN_PARTS_SAID``), those with the fewest other parts first; none
@@ -76,10 +87,9 @@ def named_by_parts(names: Sequence[str], question: str, most: int = MOST_NAMED) 
     said_by_part: dict[str, bool] = {}
     scored: list[tuple[int, int, int]] = []  # (-words said, other parts, index)
     best = MIN_PARTS_SAID
-    for i, name in enumerate(names):
-        if not isinstance(name, str) or len(name) > 200:
-            continue
-        parts = name_parts(name)
+    split = [name_parts(n) if isinstance(n, str) and len(n) <= 200 else () for n in names]
+    every_part = {p for parts in split for p in parts}
+    for i, parts in enumerate(split):
         if len(parts) < 2:
             continue
         said: set[str] = set()
@@ -87,9 +97,10 @@ def named_by_parts(names: Sequence[str], question: str, most: int = MOST_NAMED) 
         for p in parts:
             hit = said_by_part.get(p)
             if hit is None:
-                hit = said_by_part[p] = len(p) >= 3 and names_content_word(p, words)
-            if hit:
-                said.add(p)
+                hit = said_by_part[p] = len(p) >= 3 and (names_content_word(p, words)
+                                                         or _compound_says(p, words, every_part))
+            if hit:  # a word said once however often the name inflects it (remote, remotes)
+                said.add(p[:-1] if p.endswith("s") and len(p) > 3 else p)
             else:
                 other += 1
         if len(said) >= best:

@@ -1,5 +1,5 @@
-"""Rows a key column sets apart: a value that repeats where values are unique, and the
-digest of nothing.
+"""Rows a key column sets apart: a value that repeats where values are unique, the
+digest of nothing, and a value unlike the column's others.
 
 - **Duplicates.** In a column of identifiers that are all different (checksums, ids,
   inode numbers), the few rows sharing a value are what a reader looks for ("are any files
@@ -7,11 +7,17 @@ digest of nothing.
   few, so a column that merely repeats (a status, a size) is not read as keys.
 - **Empty content.** A checksum listing's empty file is the row whose digest is the digest
   of zero bytes. The digests are computed here, with hashlib, for the common algorithms.
+- **A value of another shape.** In a column of many distinct values that nearly all share
+  one shape (letters, digits and signs, each run of letters or digits counted once:
+  ``CHG-74711`` and ``CHG-9354`` are both ``a-9``), the one or two cells of another shape:
+  ``join -a``'s "-" where a host has no ticket, an empty cell, a name where ids go.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
+import string
 from collections import Counter
 from typing import Any
 
@@ -55,3 +61,43 @@ def empty_content_rows(columns: list[tuple[Any, ...]]) -> list[int]:
             continue
         out.update(i for i, c in enumerate(cells) if c in _EMPTY)
     return sorted(out)[:_MAX_ROWS]
+
+
+# A cell's shape: each letter "a", each digit "9", signs kept, each run of "a" or "9" once.
+_SHAPE_OF = str.maketrans({**dict.fromkeys(string.ascii_letters, "a"), **dict.fromkeys(string.digits, "9")})
+_SHAPE_RUNS = re.compile(r"([a9])\1+")
+_SEP = "\x1f"  # between cells while their shapes are made in one pass
+_SHAPE_SHARE = 0.97  # of a column's cells one shape must hold for the others to be odd
+_SHAPE_ODD = 2  # cells a shape may hold and still be odd
+_SHAPE_SAMPLE = 200
+_SHAPE_ROWS = 8  # rows kept for odd shapes, at most
+
+
+def _shapes(cells: list[str]) -> list[str]:
+    return _SHAPE_RUNS.sub(r"\1", _SEP.join(cells).translate(_SHAPE_OF)).split(_SEP)
+
+
+def odd_shape_rows(columns: list[tuple[Any, ...]], n: int, distinct_at_least: int) -> list[int]:
+    """Rows whose cell has a shape at most ``_SHAPE_ODD`` cells of its column have, in a
+    column of more than ``distinct_at_least`` distinct values (fewer: a category, whose rare
+    values are read as such) where one shape holds ``_SHAPE_SHARE`` of the cells. A column
+    is read whole only when its first cells all but share one shape (free text does not)."""
+    if n < _MIN_ROWS:
+        return []
+    held: dict[int, int] = {}
+    for cells in columns:
+        head = cells[:_SHAPE_SAMPLE]
+        if len(set(head)) <= distinct_at_least or not all(isinstance(c, str) and _SEP not in c for c in head):
+            continue
+        sample = Counter(_shapes(list(head)))
+        if sample.most_common(1)[0][1] < _SHAPE_SHARE * len(head):
+            continue
+        if not all(isinstance(c, str) and _SEP not in c for c in cells):
+            continue
+        counts = Counter(shapes := _shapes(list(cells)))
+        if counts.most_common(1)[0][1] < _SHAPE_SHARE * n:
+            continue
+        for i, shape in enumerate(shapes):
+            if counts[shape] <= _SHAPE_ODD:
+                held[i] = min(counts[shape], held.get(i, n))
+    return sorted(sorted(held, key=lambda i: (held[i], i))[:_SHAPE_ROWS])

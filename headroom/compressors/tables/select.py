@@ -35,7 +35,7 @@ from ...query.names import letters_in_order, name_parts, named_by_parts, questio
 from ...query.said_numbers import rows_holding, said_numbers
 from ..odd_members import odd_members
 from .quantities import has_unit, quantity
-from .repeats import empty_content_rows, repeated_key_rows
+from .repeats import empty_content_rows, odd_shape_rows, repeated_key_rows
 
 FIRST_ROWS, LAST_ROWS = 2, 1
 _NUMERIC_SHARE = 0.8  # of non-empty cells, for a column to count as numeric
@@ -959,6 +959,8 @@ def _rows_set_apart(cols: list[_Column], n: int) -> list[tuple[int, str]]:
     of empty content, the ends of runs of offsets."""
     return ([(i, "a key repeated") for i in repeated_key_rows([c.cells for c in cols], n)]
             + [(i, "digest of empty content") for i in empty_content_rows([c.cells for c in cols if not c.numeric])]
+            + [(i, "a value unlike its column's") for i in odd_shape_rows([c.cells for c in cols if not c.numeric], n,
+                                                                         _RARE_MAX_DISTINCT)]
             + [(i, "ends of runs of offsets") for i in _run_end_rows(cols)])
 
 
