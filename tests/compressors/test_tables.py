@@ -371,6 +371,8 @@ def test_table_output_is_the_same_with_and_without_the_detection_hint() -> None:
     counter = counter_for("gpt-4o")
     cases = [c for c in load_cases("dev") if detect(c.content).type is ContentType.TABLE]
     assert cases
+    # One case per output (the questions of one output share its table and its hint).
+    cases = list({c.content: c for c in cases}.values())
     for case in cases:
         d = detect(case.content)
         outs = []

@@ -66,7 +66,7 @@ _LINES = st.one_of(
 )
 
 
-@settings(max_examples=4000, deadline=None)
+@settings(max_examples=2000, deadline=None)
 @given(st.lists(_LINES, max_size=12).map("\n".join))
 @example("a: b\nc: d: e\n")
 @example("a: |\n b: c: d\n")
@@ -82,7 +82,7 @@ _VALUES = st.sampled_from(["", " ", " v", " v w", " v: w", " v:", " v:w", " 'v: 
                            " # c: d", " v # c", " &a v", " *a", " !t v", " -1", " - v", " ..."])
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(st.lists(st.tuples(_KEYS, _VALUES, st.sampled_from(["", " ", "  "])), max_size=12))
 def test_refusal_on_mapping_lines(entries):
     text = "".join(f"{indent}{k}:{v}\n" for k, v, indent in entries)

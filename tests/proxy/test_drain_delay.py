@@ -22,7 +22,7 @@ def _chat(client: httpx.Client, url: str, text: str) -> httpx.Response:
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_after_sigterm_a_kept_connection_is_answered_then_closed(fake, workers):
-    delay = 3.0
+    delay = 2.0
     with ProxyProcess({"openai_api_url": fake.url, "anthropic_api_url": fake.url, "workers": workers,
                        "drain_delay_s": delay}) as proxy:
         with httpx.Client() as kept:  # one kept-alive connection, opened before the signal
