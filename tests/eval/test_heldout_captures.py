@@ -1062,3 +1062,80 @@ def test_gzip_stores_the_crc_python_computes(tmp_path):
     packed = (tmp_path / f"{name}.gz").read_bytes()
     assert struct.unpack("<II", packed[-8:]) == (zlib.crc32(data), len(data))
     assert ex.record["random"] != ex.record["repeated"]
+
+
+# Round 15 (issue 33's fifteenth held-out round): git stash lists, od character dumps, Python build
+# variables, files merged by position, git notes, git cherry marks.
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git")
+def test_each_odd_stash_sits_at_its_recorded_entry(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures._run import git_env, run
+    from headroom.eval.corpus.captures.git_stashes import ODD, make_stashes
+
+    where, odd_files = make_stashes(tmp_path / "repo", random.Random(24))
+    for key, ref in where.items():
+        message = run(["git", "log", "-1", "--format=%s", ref], cwd=tmp_path / "repo", env=git_env()).stdout
+        assert message.rstrip().endswith(ODD[key]), key
+    assert len(set(odd_files.values())) == len(ODD)
+
+
+def test_each_stray_byte_is_recorded_where_it_was_put():
+    import random
+
+    from headroom.eval.corpus.captures.octal_dumps import STRAY, export
+
+    data, where = export(random.Random(25))
+    assert all(data[where[k]:where[k] + 1] == byte for k, (byte, _) in STRAY.items())
+    assert all(len(data) // 4 <= at < len(data) * 3 // 4 + 16 for at in where.values())
+    assert not any(chr(b).isdigit() for b in data)
+
+
+def test_the_build_variable_reader_is_a_separate_interpreter_call():
+    import json
+    import sys
+
+    from headroom.eval.corpus.captures._run import run
+    from headroom.eval.corpus.captures.sysconfig_vars import READER
+
+    seen = json.loads(run([sys.executable, "-c", READER]).stdout)
+    assert seen["vars"]["EXT_SUFFIX"].endswith(".so") and seen["paths"]["scripts"]
+
+
+def test_the_merged_lists_have_one_row_per_bin_and_unique_skus():
+    import random
+
+    from headroom.eval.corpus.captures.merged_columns import lists
+
+    bins, skus, counts = lists(random.Random(26))
+    assert len(bins) == len(skus) == len(counts) == 380
+    assert len(set(bins)) == len(bins) and len(set(skus)) == len(skus) and bins == sorted(bins)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git")
+def test_the_notes_record_matches_what_git_attached(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures._run import git_env, run
+    from headroom.eval.corpus.captures.git_notes import make_history
+
+    review, deploys = make_history(tmp_path / "repo", random.Random(27))
+    assert len(review) == len(deploys) == 8
+    listed = run(["git", "notes", "list"], cwd=tmp_path / "repo", env=git_env()).stdout.splitlines()
+    assert len(listed) == 8
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git")
+def test_main_lacks_exactly_the_recorded_fixes(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures._run import git_env, run
+    from headroom.eval.corpus.captures.cherry_marks import AREAS, make_branches
+
+    missing = make_branches(tmp_path / "repo", random.Random(28))
+    assert sorted(missing) == sorted(AREAS)
+    on_main = {p.name for p in (tmp_path / "repo").glob("fix-*.txt")}  # main is checked out
+    topic = run(["git", "ls-tree", "--name-only", "topic"], cwd=tmp_path / "repo", env=git_env()).stdout.split()
+    lacking = {f"FIX-{n[4:-4]}" for n in topic if n.startswith("fix-") and n not in on_main}
+    assert lacking == set(missing.values())

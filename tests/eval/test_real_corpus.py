@@ -109,7 +109,10 @@ def test_splits_follow_the_named_list(cases):
                     "git_reflogs",
                     # the thirteenth round, measured once (round 13), dev (known gaps) since (thirteenth session)
                     "merge_conflicts", "range_diffs", "commit_graphs", "sqlite_plans", "pydoc_pages",
-                    "trace_counts"):
+                    "trace_counts",
+                    # the fourteenth round, measured once (round 14), dev (known gaps) since (fourteenth session)
+                    "set_comparisons", "git_config_origins", "shell_declarations", "doctest_runs", "word_diffs",
+                    "compression_listings"):
         assert split_of(earlier) == "dev", earlier
 
 
@@ -146,7 +149,11 @@ def test_held_out_sources_have_program_defined_facts_naming_one_place():
     # capture's record of the lists it wrote for comm and join, of the configuration files it
     # layered for git config --show-origin, of the script it sourced for declare -p/-f, of the
     # documents and modules it wrote for python -m doctest -v, of the edits it made for git
-    # --word-diff, of what it compressed and how (and zlib.crc32) for xz -lvv and gzip -lv), each
+    # --word-diff, of what it compressed and how (and zlib.crc32) for xz -lvv and gzip -lv; the
+    # capture's record of what it stashed for git stash list, of where it put each stray byte for od -c,
+    # sysconfig.get_config_var and get_paths in the same interpreter for python3 -m sysconfig, the
+    # record of the lists it wrote for paste and pr -m, of the notes it attached for git log
+    # --notes, of the fixes it cherry-picked for git cherry -v and --cherry-mark), each
     # naming one spot of the output; never measured through a compressor by the tests.
     held = load_cases("heldout")
     assert len(held) >= 5 * 5

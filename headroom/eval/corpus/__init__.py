@@ -147,15 +147,21 @@ def outside_output_text(tool_arguments: dict[str, Any]) -> str:
 # from Python's trace) was measured once 2026-11-30 (round 13,
 # benchmarks/results/heldout_issue33_round13.json: 81/97 in view, 0 lost), dev (known gaps)
 # since 2026-11-30 (thirteenth session).
-# The fourteenth round replaces them: each of a kind of tool output no dev source has (set
-# comparisons of sorted lists, layered git configuration with origins, a shell's declared
-# variables and functions, verbose doctest transcripts, word-level diffs, compressed-container
-# listings), facts from another reader of the same state or the capture's own record of what it
-# made.
+# The fourteenth round (set_comparisons, git_config_origins, shell_declarations, doctest_runs,
+# word_diffs, compression_listings: set comparisons of sorted lists, layered git configuration
+# with origins, a shell's declared variables and functions, verbose doctest transcripts,
+# word-level diffs, compressed-container listings) was measured once 2026-11-30 (round 14,
+# benchmarks/results/heldout_issue33_round14.json: 85/94 in view, 0 lost), dev (known gaps)
+# since 2026-11-30 (fourteenth session).
+# The fifteenth round replaces them: each of a kind of tool output no dev source has (stash
+# lists, od character dumps with escaped control bytes, Python build-variable dumps,
+# files merged by position with paste and pr -m, commit notes in git log, upstream-equivalence
+# marks from git cherry and --cherry-mark), facts from another reader of the same state or the
+# capture's own record of what it made.
 HELDOUT_SOURCES = frozenset({
-    "set_comparisons", "git_config_origins", "shell_declarations", "doctest_runs", "word_diffs",
-    "compression_listings",
+    "git_stashes", "octal_dumps", "sysconfig_vars", "merged_columns", "git_notes", "cherry_marks",
 })
+
 
 
 # Dev sources below the dev floor when they joined: a held-out round, measured once, then
@@ -173,12 +179,13 @@ HELDOUT_SOURCES = frozenset({
 # joined at 55/97 in view (its one held-out measurement, 2026-11-30, twelfth session); round 12
 # joined at 70/101 in view (its one held-out measurement, 2026-11-30, twelfth session, dev since
 # the thirteenth); round 13 joined at 81/97 in view (its one held-out measurement, 2026-11-30,
-# thirteenth session, dev since the same session).
+# thirteenth session, dev since the same session); round 14 joined at 85/94 in view (its one
+# held-out measurement, 2026-11-30, fourteenth session, dev since the same session).
 # In the twelfth session the split as a whole reached the dev floor (rounds 4-10: 735/768 in
 # view); every source at or above it (95 %) left the set and joined the pools: 32 sources,
 # 570/574 in view (docs/decisions.md, "Sources at the dev floor leave the gaps"). What stays
 # is each source still below it, rounds 4-11; rounds 12 and 13 joined it in the thirteenth
-# session.
+# session, round 14 in the fourteenth.
 GAP_SOURCES = frozenset({
     "valgrind_memcheck", "git_blame", "make_database", "ssh_config_dump", "tls_handshake",
     "stat_files", "coverage_report", "vm_series",
@@ -186,6 +193,8 @@ GAP_SOURCES = frozenset({
     "syntax_trees", "frequency_tables", "json_paths", "tree_diffs", "cmake_cache",
     "compiler_params", "link_maps", "shell_traces", "pickle_disassembly", "patch_reports", "git_reflogs",
     "merge_conflicts", "range_diffs", "commit_graphs", "sqlite_plans", "pydoc_pages", "trace_counts",
+    "set_comparisons", "git_config_origins", "shell_declarations", "doctest_runs", "word_diffs",
+    "compression_listings",
 })
 GAPS_SPLIT = "gaps"
 

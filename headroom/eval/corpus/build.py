@@ -64,9 +64,11 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             "compiler_params", "link_maps", "shell_traces", "pickle_disassembly", "patch_reports", "git_reflogs",
             # issue 33's thirteenth round, measured once (2026-11-30, round 13), dev (known gaps) since
             "merge_conflicts", "range_diffs", "commit_graphs", "sqlite_plans", "pydoc_pages", "trace_counts",
-            # held out (issue 33's fourteenth round): kinds no dev source has; measured once, at the end
+            # issue 33's fourteenth round, measured once (2026-11-30, round 14), dev (known gaps) since
             "set_comparisons", "git_config_origins", "shell_declarations", "doctest_runs", "word_diffs",
-            "compression_listings")
+            "compression_listings",
+            # held out (issue 33's fifteenth round): kinds no dev source has; measured once, at the end
+            "git_stashes", "octal_dumps", "sysconfig_vars", "merged_columns", "git_notes", "cherry_marks")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 
