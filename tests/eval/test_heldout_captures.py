@@ -1064,8 +1064,8 @@ def test_gzip_stores_the_crc_python_computes(tmp_path):
     assert ex.record["random"] != ex.record["repeated"]
 
 
-# Round 15 (issue 33's fifteenth held-out round): git stash lists, od character dumps, Python build
-# variables, files merged by position, git notes, git cherry marks.
+# Round 15 (issue 33's fifteenth held-out round): git stash lists, files merged by position, git
+# notes, git work-tree lists, sqlite3 HTML tables, login history.
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git")
 def test_each_odd_stash_sits_at_its_recorded_entry(tmp_path):
@@ -1079,28 +1079,6 @@ def test_each_odd_stash_sits_at_its_recorded_entry(tmp_path):
         message = run(["git", "log", "-1", "--format=%s", ref], cwd=tmp_path / "repo", env=git_env()).stdout
         assert message.rstrip().endswith(ODD[key]), key
     assert len(set(odd_files.values())) == len(ODD)
-
-
-def test_each_stray_byte_is_recorded_where_it_was_put():
-    import random
-
-    from headroom.eval.corpus.captures.octal_dumps import STRAY, export
-
-    data, where = export(random.Random(25))
-    assert all(data[where[k]:where[k] + 1] == byte for k, (byte, _) in STRAY.items())
-    assert all(len(data) // 4 <= at < len(data) * 3 // 4 + 16 for at in where.values())
-    assert not any(chr(b).isdigit() for b in data)
-
-
-def test_the_build_variable_reader_is_a_separate_interpreter_call():
-    import json
-    import sys
-
-    from headroom.eval.corpus.captures._run import run
-    from headroom.eval.corpus.captures.sysconfig_vars import READER
-
-    seen = json.loads(run([sys.executable, "-c", READER]).stdout)
-    assert seen["vars"]["EXT_SUFFIX"].endswith(".so") and seen["paths"]["scripts"]
 
 
 def test_the_merged_lists_have_one_row_per_bin_and_unique_skus():
@@ -1127,15 +1105,45 @@ def test_the_notes_record_matches_what_git_attached(tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git")
-def test_main_lacks_exactly_the_recorded_fixes(tmp_path):
+def test_each_work_tree_is_on_the_branch_recorded_for_it(tmp_path):
     import random
 
     from headroom.eval.corpus.captures._run import git_env, run
-    from headroom.eval.corpus.captures.cherry_marks import AREAS, make_branches
+    from headroom.eval.corpus.captures.git_worktrees import COUNT, make_trees
 
-    missing = make_branches(tmp_path / "repo", random.Random(28))
-    assert sorted(missing) == sorted(AREAS)
-    on_main = {p.name for p in (tmp_path / "repo").glob("fix-*.txt")}  # main is checked out
-    topic = run(["git", "ls-tree", "--name-only", "topic"], cwd=tmp_path / "repo", env=git_env()).stdout.split()
-    lacking = {f"FIX-{n[4:-4]}" for n in topic if n.startswith("fix-") and n not in on_main}
-    assert lacking == set(missing.values())
+    trees = make_trees(tmp_path, random.Random(29))
+    assert len(trees.branch) == COUNT - 1 and len(trees.locked) == 4 and trees.detached and trees.pruned
+    for name in list(trees.branch)[::40]:
+        if name == trees.pruned:
+            continue
+        head = run(["git", "symbolic-ref", "--short", "HEAD"], cwd=tmp_path / "wt" / name, env=git_env()).stdout
+        assert head.strip() == trees.branch[name]
+    assert not (tmp_path / "wt" / trees.pruned).exists()
+
+
+def test_the_shipment_rows_read_back_through_sqlite(tmp_path):
+    import random
+    import sqlite3
+
+    from headroom.eval.corpus.captures.html_tables import ODD, shipments, write_db
+
+    rows = shipments(random.Random(30))
+    write_db(tmp_path / "s.db", rows)
+    back = sqlite3.connect(tmp_path / "s.db").execute("SELECT tracking, customer, status FROM shipments").fetchall()
+    assert back == [(r[1], r[2], r[5]) for r in rows]
+    assert len({r[1] for r in rows}) == len({r[2] for r in rows}) == len(rows)
+    assert sorted(r[5] for r in rows if r[5] in ODD) == sorted(ODD)
+
+
+def test_the_wtmp_file_holds_one_record_per_login_and_logout(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures import login_history as lh
+
+    found, where = lh.sessions(random.Random(31))
+    lh.write_wtmp(tmp_path / "wtmp", found)
+    data = (tmp_path / "wtmp").read_bytes()
+    assert lh.UTMP.size == 384 and len(data) == lh.UTMP.size * (2 * len(found) + 1)
+    assert found[where["root"]].line == "tty1"
+    assert lh.duration(found[where["long"]]).startswith("1+")
+    assert lh.duration(lh.Session("a", "pts/1", "h", 0, 3 * 3600 + 5 * 60)) == "03:05"

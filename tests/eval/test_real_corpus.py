@@ -150,10 +150,10 @@ def test_held_out_sources_have_program_defined_facts_naming_one_place():
     # layered for git config --show-origin, of the script it sourced for declare -p/-f, of the
     # documents and modules it wrote for python -m doctest -v, of the edits it made for git
     # --word-diff, of what it compressed and how (and zlib.crc32) for xz -lvv and gzip -lv; the
-    # capture's record of what it stashed for git stash list, of where it put each stray byte for od -c,
-    # sysconfig.get_config_var and get_paths in the same interpreter for python3 -m sysconfig, the
-    # record of the lists it wrote for paste and pr -m, of the notes it attached for git log
-    # --notes, of the fixes it cherry-picked for git cherry -v and --cherry-mark), each
+    # capture's record of what it stashed for git stash list, of the lists it wrote for paste and
+    # pr -m, of the notes it attached for git log --notes, of the work trees it made for git
+    # worktree list, of the rows it inserted for sqlite3 -html, of the sessions it wrote for
+    # last), each
     # naming one spot of the output; never measured through a compressor by the tests.
     held = load_cases("heldout")
     assert len(held) >= 5 * 5

@@ -154,12 +154,13 @@ def outside_output_text(tool_arguments: dict[str, Any]) -> str:
 # benchmarks/results/heldout_issue33_round14.json: 85/94 in view, 0 lost), dev (known gaps)
 # since 2026-11-30 (fourteenth session).
 # The fifteenth round replaces them: each of a kind of tool output no dev source has (stash
-# lists, od character dumps with escaped control bytes, Python build-variable dumps,
-# files merged by position with paste and pr -m, commit notes in git log, upstream-equivalence
-# marks from git cherry and --cherry-mark), facts from another reader of the same state or the
-# capture's own record of what it made.
+# lists, files merged by position with paste and pr -m, commit notes in git log, linked work-tree
+# listings, HTML table rows from the sqlite3 shell, login history from last), facts from the
+# capture's own record of what it made. Three first picks (od -c dumps, python3 -m sysconfig,
+# git cherry marks) were replaced before any measurement: too close to dev's hexdump/xxd, perl
+# -V and declare -p, and range-diff (docs/decisions.md).
 HELDOUT_SOURCES = frozenset({
-    "git_stashes", "octal_dumps", "sysconfig_vars", "merged_columns", "git_notes", "cherry_marks",
+    "git_stashes", "merged_columns", "git_notes", "git_worktrees", "html_tables", "login_history",
 })
 
 

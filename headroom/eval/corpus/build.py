@@ -68,7 +68,7 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             "set_comparisons", "git_config_origins", "shell_declarations", "doctest_runs", "word_diffs",
             "compression_listings",
             # held out (issue 33's fifteenth round): kinds no dev source has; measured once, at the end
-            "git_stashes", "octal_dumps", "sysconfig_vars", "merged_columns", "git_notes", "cherry_marks")
+            "git_stashes", "merged_columns", "git_notes", "git_worktrees", "html_tables", "login_history")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 
