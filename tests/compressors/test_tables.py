@@ -384,6 +384,38 @@ def test_table_output_is_the_same_with_and_without_the_detection_hint() -> None:
         assert outs[0] == outs[1], case.id
 
 
+def test_without_the_hint_detection_is_asked_and_the_table_reads_the_same(tmp_path) -> None:
+    """Found when held-out data passed through this test: ``git cherry -v``'s rows (single
+    blanks, no gutters) are fields to detection, but the compressor's own readings took them
+    for three aligned columns under a header made of the first row."""
+    import shutil
+    import subprocess
+
+    from headroom.compressors.detect import detect
+
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", "-b", "main", str(tmp_path)], check=True)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "base"], check=True)
+    subprocess.run([*git, "checkout", "-q", "-b", "topic"], check=True)
+    for k in range(60):
+        (tmp_path / f"f{k}").write_text(f"{k}\n")
+        subprocess.run([*git, "add", f"f{k}"], check=True)
+        subprocess.run([*git, "commit", "-q", "-m", f"{'ledger' if k % 3 else 'billing'}: fix BUG-{k * 37 % 9000 + 1000}"],
+                       check=True)
+    text = subprocess.run([*git, "cherry", "-v", "main", "topic"], capture_output=True, text=True, check=True).stdout
+    hint = detect(text).hint
+    assert hint is not None
+    outs = []
+    for h in (hint, None):
+        inp = CompressInput(text=text, config=HeadroomConfig(), counter=counter_for("gpt-4o"),
+                            query="Which billing fix is not on main?", anchors=extract_anchors("billing fix"), hint=h)
+        r = TableCompressor().compress(inp)
+        outs.append(None if r is None else (r.text, r.summary, r.items_after))
+    assert outs[0] == outs[1]
+
+
 def test_a_bare_carriage_return_in_a_cell_leaves_the_table_a_table() -> None:
     # Found by test_property_kept_rows_are_input_lines: a TSV cell holding "\r0" (csv writes
     # it unquoted with a "\n" line terminator) made the sniffer refuse the table, and the

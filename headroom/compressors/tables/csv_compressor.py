@@ -57,6 +57,13 @@ class TableCompressor:
     name = "table"
 
     def compress(self, inp: CompressInput) -> Compressed | None:
+        if inp.hint is None:
+            # Called without detection's finding (directly, or on a part of an outline's
+            # text): ask detection, so a table reads the same whoever calls. Its own order of
+            # readings differs from the one below (no aligned reading without gutters: ``git
+            # cherry -v``'s rows of single blanks are fields, not three aligned columns under a
+            # header made of the first row).
+            inp = replace(inp, hint=_detected_hint(inp.text))
         lines = inp.text.split("\n")
         # Detection's finding when it handed one over; else delimited, framed, stanzas, aligned.
         dialect = inp.hint if isinstance(inp.hint, Dialect) else None
@@ -137,6 +144,13 @@ class TableCompressor:
         out, sel = got
         return Compressed(text="\n".join(out), items_before=len(body), items_after=len(sel.kept),
                           strategy=strategy, lossy=True, summary=sel.summary())
+
+
+def _detected_hint(text: str):
+    from ..detect import ContentType, detect  # detection reads tables with this package's readers
+
+    found = detect(text)
+    return found.hint if found.type is ContentType.TABLE else None
 
 
 def _layout(lines: list[str], inp: CompressInput):
