@@ -65,7 +65,10 @@ def empty_content_rows(columns: list[tuple[Any, ...]]) -> list[int]:
 
 # A cell's shape: each letter "a", each digit "9", signs kept, each run of "a" or "9" once.
 _SHAPE_OF = str.maketrans({**dict.fromkeys(string.ascii_letters, "a"), **dict.fromkeys(string.digits, "9")})
-_SHAPE_RUNS = re.compile(r"([a9])\1+")
+# Runs collapsed by two plain substitutions: a backreference costs a Python-level
+# replacement per run (54 ms for 10 000 cells, against 3.6 ms).
+_LETTER_RUNS = re.compile("a+")
+_DIGIT_RUNS = re.compile("9+")
 _SEP = "\x1f"  # between cells while their shapes are made in one pass
 _SHAPE_SHARE = 0.97  # of a column's cells one shape must hold for the others to be odd
 _SHAPE_ODD = 2  # cells a shape may hold and still be odd
@@ -73,8 +76,16 @@ _SHAPE_SAMPLE = 200
 _SHAPE_ROWS = 8  # rows kept for odd shapes, at most
 
 
-def _shapes(cells: list[str]) -> list[str]:
-    return _SHAPE_RUNS.sub(r"\1", _SEP.join(cells).translate(_SHAPE_OF)).split(_SEP)
+def _shapes(cells) -> list[str] | None:
+    """Each cell's shape, or None when a cell is no string or holds the separator (all in C:
+    a join, a translation, two substitutions, a split)."""
+    try:
+        joined = _SEP.join(cells)
+    except TypeError:
+        return None
+    if joined.count(_SEP) != len(cells) - 1:
+        return None
+    return _DIGIT_RUNS.sub("9", _LETTER_RUNS.sub("a", joined.translate(_SHAPE_OF))).split(_SEP)
 
 
 def odd_shape_rows(columns: list[tuple[Any, ...]], n: int, distinct_at_least: int) -> list[int]:
@@ -87,17 +98,20 @@ def odd_shape_rows(columns: list[tuple[Any, ...]], n: int, distinct_at_least: in
     held: dict[int, int] = {}
     for cells in columns:
         head = cells[:_SHAPE_SAMPLE]
-        if len(set(head)) <= distinct_at_least or not all(isinstance(c, str) and _SEP not in c for c in head):
+        if len(set(head)) <= distinct_at_least:
             continue
-        sample = Counter(_shapes(list(head)))
-        if sample.most_common(1)[0][1] < _SHAPE_SHARE * len(head):
+        sample = _shapes(head)
+        if sample is None or Counter(sample).most_common(1)[0][1] < _SHAPE_SHARE * len(head):
             continue
-        if not all(isinstance(c, str) and _SEP not in c for c in cells):
+        shapes = _shapes(cells)
+        if shapes is None:
             continue
-        counts = Counter(shapes := _shapes(list(cells)))
+        counts = Counter(shapes)
         if counts.most_common(1)[0][1] < _SHAPE_SHARE * n:
             continue
-        for i, shape in enumerate(shapes):
-            if counts[shape] <= _SHAPE_ODD:
-                held[i] = min(counts[shape], held.get(i, n))
+        odd = {shape: k for shape, k in counts.items() if k <= _SHAPE_ODD}
+        if odd:  # most columns have none: no pass over their rows
+            for i, shape in enumerate(shapes):
+                if shape in odd:
+                    held[i] = min(odd[shape], held.get(i, n))
     return sorted(sorted(held, key=lambda i: (held[i], i))[:_SHAPE_ROWS])
