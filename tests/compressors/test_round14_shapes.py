@@ -10,6 +10,9 @@ over inputs this test makes; the facts are the test's own record of what it made
 - A cell of another shape in a column of distinct values (``join -a``'s "-" where a host
   has no ticket among CHG-numbers) stays.
 - Lines set in columns by leading tabs alone (``comm``): the lines of a rare column stay.
+- A table whose one column is indented by nesting (``python -m pickletools``): a named row
+  brings the block it sits in (its record's other fields), and a question word written once
+  (a key, or two words written as one: "charged back", ``chargeback``) names its record.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import pytest
 
 from headroom.compressors.logs import _rare_tab_column_lines
 from headroom.compressors.structured.select import _line_offsets, named_lines, question_terms
+from headroom.compressors.tables.nesting import nesting_blocks, nesting_field, worded_rows
 from headroom.compressors.tables.repeats import odd_shape_rows
 from headroom.compressors.text_records import record_bodies, record_starts
 from headroom.query.names import named_by_parts
@@ -158,3 +162,45 @@ def test_rare_tab_columns_are_read_only_where_tabs_alone_set_the_columns():
     assert _rare_tab_column_lines(tree) == []
     mixed = [f"\t\thost-{k}" for k in range(300)] + ["\t  indented by blanks too"]
     assert _rare_tab_column_lines(mixed) == []
+
+
+def _pickled_shipments(tmp_path):
+    import pickle
+
+    rng = random.Random(21)
+    rows = [{"ref": f"SHP-{rng.randint(10000, 99999)}", "carrier": rng.choice(["dhl", "ups", "gls"]),
+             "weight": round(rng.uniform(1, 90), 2), "state": "arrived",
+             "parcels": [[f"PCL-{rng.randint(100, 999)}", rng.randint(1, 5)] for _ in range(rng.randint(1, 3))]}
+            for _ in range(150)]
+    rows[70]["state"] = "sentback"  # one record of another state, written once
+    rows[95]["remark"] = "fragile-glass"  # one record with a key no other has
+    (tmp_path / "shipments.pkl").write_bytes(pickle.dumps({"batch": "b-7", "rows": rows}, protocol=4))
+    text = subprocess.run([sys.executable, "-m", "pickletools", "shipments.pkl"], cwd=tmp_path, capture_output=True,
+                          text=True, check=True).stdout
+    return rows, text
+
+
+def test_a_named_row_in_a_nested_dump_brings_its_record(tmp_path):
+    rows, text = _pickled_shipments(tmp_path)
+    for k in (40, 120):
+        out = tool_round("python -m pickletools shipments.pkl", text, f"What does shipment {rows[k]['ref']} weigh?")
+        assert len(out) < len(text) / 10
+        assert str(rows[k]["weight"]) in out
+    out = tool_round("python -m pickletools shipments.pkl", text, "Which shipment was sent back?")
+    assert rows[70]["ref"] in out
+    out = tool_round("python -m pickletools shipments.pkl", text, "Which shipment has a remark?")
+    assert rows[95]["ref"] in out
+
+
+def test_the_nesting_column_is_found_by_its_starts_alone():
+    tree = [f"{k:5d}: x {'    ' * (1 + k % 4)}NAME{k}" for k in range(60)]
+    assert nesting_field(tree) == 2
+    offsets = [f"{k * 997:>8}: x NAME{k}" for k in range(60)]  # right-aligned: moves one way only
+    assert nesting_field(offsets) is None
+    assert nesting_blocks(offsets, [10]) == []
+    words = ["max", "locked-in-memory", "nice", "open", "of", "real-time"]  # a phrase's words: single blanks
+    phrases = [f"RES{k:<4}  {words[k % 6]} {words[(k + 2) % 6]} {words[(k + 4) % 6]}   {k * 7}" for k in range(60)]
+    assert nesting_field(phrases) is None
+    block = nesting_blocks(tree, [5])  # depth 2 at row 5: rows 5-7 are as deep or deeper
+    assert block == [4, 6, 7]
+    assert worded_rows(["a 'chargeback' row", "other", "another"], "Which one was charged back?") == [0]

@@ -34,6 +34,7 @@ from ...query.intent import content_lemmas, intents_of, names_content_word
 from ...query.names import letters_in_order, name_parts, named_by_parts, question_words
 from ...query.said_numbers import rows_holding, said_numbers
 from ..odd_members import odd_members
+from .nesting import nesting_blocks, nesting_field, worded_rows
 from .quantities import has_unit, quantity
 from .repeats import empty_content_rows, odd_shape_rows, repeated_key_rows
 
@@ -873,8 +874,18 @@ def _take_named(table: Table, cols: list[_Column], query: str, qlow: str, anchor
         looked_up = _rows_named_by_parts(cols, query)
     for i in looked_up:
         take(i, "named by the question")
-    for i in _anchored_rows(table, anchors, limit, named_limit):
+    anchored = _anchored_rows(table, anchors, limit, named_limit)
+    for i in anchored:
         take(i, "named by the question")
+    # A named row inside a tree indented down one column (pickletools' records): its block;
+    # there, a question word written once names the record it opens (later ones point back).
+    field = nesting_field(table.texts) if table.texts and qlow else None
+    if field is not None:
+        named_rows = [*looked_up, *anchored] or worded_rows(table.texts, query)
+        for i in named_rows:
+            take(i, "named by the question")
+        for i in nesting_blocks(table.texts, named_rows, field):
+            take(i, "the block of a named row")
     # A group whose title the question names (``EXPLAIN SELECT … FROM stock_levels`` over its
     # bytecode): the asked value is one of its rows, so the group stays whole.
     for i in _named_group_rows(table, qlow) if table.titles and qlow else ():
