@@ -48,6 +48,21 @@ class PendingTokens:
         return self._value
 
 
+class _NoHint:
+    """Detection ran and found nothing to hand over (``None`` says nobody asked it)."""
+
+    def __repr__(self) -> str:
+        return "NO_HINT"
+
+
+NO_HINT = _NoHint()
+
+
+def hint_of(detected) -> object:
+    """What a caller that ran detection hands the compressor: its hint, or NO_HINT."""
+    return NO_HINT if detected.hint is None else detected.hint
+
+
 @dataclass
 class CompressInput:
     text: str
@@ -63,7 +78,8 @@ class CompressInput:
     relevance: Any = None
     # The JSON value of ``text`` when content detection already parsed it (read-only).
     parsed: Any = None
-    # What detection learned of the text's structure (detect.Detected.hint), or None.
+    # What detection learned of the text's structure (detect.Detected.hint); NO_HINT when
+    # detection ran and learned nothing; None when nobody ran it (a direct call).
     hint: Any = None
     # Tokens of ``text`` when the caller already counted them, or is counting them now.
     tokens: int | LazyTokens | PendingTokens | None = None

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from .base import Compressed, CompressInput, Compressor
+from .base import Compressed, CompressInput, Compressor, hint_of
 from .detect import ContentType, Detected, detect, first_visible_char
 
 MIN_LINES = 20  # a block this long is detected on its own
@@ -161,7 +161,7 @@ class SectionsCompressor:
             result = None
             compressor = self.compressors.get(p.detected.type) if p.detected is not None else None
             if compressor is not None and not inp.expired():
-                sub = replace(inp, text=piece, parsed=p.detected.parsed, hint=p.detected.hint, tokens=None, toin=None)
+                sub = replace(inp, text=piece, parsed=p.detected.parsed, hint=hint_of(p.detected), tokens=None, toin=None)
                 got = compressor.compress(sub)
                 result = got if isinstance(got, Compressed) else None
             if result is None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..ccr.markers import format_marker
 from ..compressors import agent_frames, long_lines
-from ..compressors.base import CompressInput, Compressor, PendingTokens
+from ..compressors.base import CompressInput, Compressor, PendingTokens, hint_of
 from ..compressors.detect import ContentType, Detected, detect, first_visible_char, is_source_file
 from ..compressors.log_records import LogRecordsCompressor
 from ..compressors.log_records import layout_of as log_records_layout
@@ -423,7 +423,7 @@ class _FirstTry:
             aggressiveness=ctx.hints.get(block.tool_name or "", 0.5),
             relevance=ctx.relevance,
             parsed=detected.parsed,
-            hint=detected.hint,
+            hint=hint_of(detected),
             tokens=self.tokens,
             toin=hints,
         )

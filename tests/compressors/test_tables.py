@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import random
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -414,6 +415,27 @@ def test_without_the_hint_detection_is_asked_and_the_table_reads_the_same(tmp_pa
         r = TableCompressor().compress(inp)
         outs.append(None if r is None else (r.text, r.summary, r.items_after))
     assert outs[0] == outs[1]
+
+
+def test_a_caller_that_ran_detection_is_not_detected_again(monkeypatch) -> None:
+    """The router and the section planner hand NO_HINT when detection found nothing to hand
+    over; the table compressor asks detection only when nobody did (None)."""
+    from headroom.compressors.base import NO_HINT, hint_of
+    from headroom.compressors.detect import ContentType as Kind
+    from headroom.compressors.detect import Detected, detect
+    from headroom.compressors.tables import csv_compressor
+
+    text = "\n".join(f"{k} {'a' * (k % 5 + 1)} x{k}" for k in range(40))
+    found = detect(text)
+    assert hint_of(found) is found.hint and hint_of(Detected(Kind.TABLE)) is NO_HINT
+    asked = []
+    real = csv_compressor._detected_hint
+    monkeypatch.setattr(csv_compressor, "_detected_hint", lambda t: asked.append(t) or real(t))
+    inp = CompressInput(text=text, config=HeadroomConfig(), counter=counter_for("gpt-4o"), query="x7")
+    TableCompressor().compress(replace(inp, hint=NO_HINT))
+    assert asked == []
+    TableCompressor().compress(inp)
+    assert asked == [text]
 
 
 def test_a_bare_carriage_return_in_a_cell_leaves_the_table_a_table() -> None:

@@ -58,8 +58,9 @@ class TableCompressor:
 
     def compress(self, inp: CompressInput) -> Compressed | None:
         if inp.hint is None:
-            # Called without detection's finding (directly, or on a part of an outline's
-            # text): ask detection, so a table reads the same whoever calls. Its own order of
+            # Called without detection (directly, or on a part of an outline's text; the
+            # router and the section planner hand NO_HINT when detection found nothing to
+            # hand over): ask detection, so a table reads the same whoever calls. Its own order of
             # readings differs from the one below (no aligned reading without gutters: ``git
             # cherry -v``'s rows of single blanks are fields, not three aligned columns under a
             # header made of the first row).
