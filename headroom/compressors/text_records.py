@@ -346,7 +346,10 @@ def record_bodies(raw: list[str], named: set[int], terms=()) -> set[int]:
         # doctest's "Trying:" opens every record, and the asked call's line holds the
         # function's name and both its arguments ("adjust_shrinkage(74, 57)"), where the
         # other calls of that function hold the name alone and others a number alone.
-        said = {k: sum(1 for t in terms if any(t in raw[j].lower() for j in {opens[k], *held[k]})) for k in wanted}
+        said = {}
+        for k in wanted:
+            said_in = [raw[j].lower() for j in {opens[k], *held[k]}]  # each line lowered once
+            said[k] = sum(1 for t in terms if any(t in low for low in said_in))
         most = max(said.values())
         wanted = {k for k, n in said.items() if n == most} if most >= 2 else wanted
     if len(wanted) > _BODIES_MAX:

@@ -99,9 +99,13 @@ def nesting_blocks(texts: list[str], named: Iterable[int], field: int | None = N
     if field is None:
         return []
 
+    depths: dict[int, int] = {}  # rows read once, however many named rows' blocks meet them
+
     def depth(i: int) -> int:
-        s = _starts(texts[i])
-        return s[field] if len(s) > field else -1
+        if i not in depths:
+            s = _starts(texts[i])
+            depths[i] = s[field] if len(s) > field else -1
+        return depths[i]
 
     out: list[int] = []
     for r in rows:
