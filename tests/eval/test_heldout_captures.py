@@ -1147,3 +1147,109 @@ def test_the_wtmp_file_holds_one_record_per_login_and_logout(tmp_path):
     assert found[where["root"]].line == "tty1"
     assert lh.duration(found[where["long"]]).startswith("1+")
     assert lh.duration(lh.Session("a", "pts/1", "h", 0, 3 * 3600 + 5 * 60)) == "03:05"
+
+
+# Round 16 (issue 33's sixteenth held-out round): git bisect transcripts, pytest collection trees,
+# PostgreSQL WAL records, submodule listings, account-file checks, branch-membership matrices.
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git")
+def test_each_check_breaks_at_the_commit_recorded_for_it(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures import git_bisects as gb
+    from headroom.eval.corpus.captures._run import git_env, run
+
+    commits, breaks = gb.history(random.Random(32))
+    repo = gb.make_repo(tmp_path, commits, breaks)
+    assert len({c.author for c in commits}) == len({c.ticket for c in commits}) == gb.COUNT
+    for check, n in breaks.items():
+        # The check passes on the commit before the recorded one and fails from it on.
+        for ref, fails in ((f"main~{gb.COUNT - n}", False), (f"main~{gb.COUNT - 1 - n}", True)):
+            run(["git", "checkout", "-q", ref], cwd=repo, env=git_env())
+            assert (run(["../check.sh", check], cwd=repo, env=git_env(), check=False).returncode != 0) is fails
+    first = datetime.fromtimestamp(gb.START, UTC)
+    assert gb.authored(0) == first.strftime("%a %b ") + str(first.day) + first.strftime(" %H:%M:%S %Y")
+
+
+def test_the_planned_suite_names_every_class_and_test_once(tmp_path):
+    import ast
+    import random
+
+    from headroom.eval.corpus.captures import pytest_collections as pc
+
+    suite = pc.plan_suite(random.Random(33))
+    pc.write_suite(tmp_path, suite)
+    classes = [c for m in suite.classes.values() for c in m]
+    tests = [t for m in suite.classes.values() for ts in m.values() for t in ts] + list(suite.loose.values())
+    assert len(set(classes)) == len(classes) and len(set(tests)) == len(tests)
+    module = next(iter(suite.classes))
+    tree = ast.parse((tmp_path / module).read_text())
+    assert [n.name for n in tree.body if isinstance(n, ast.ClassDef)] == list(suite.classes[module])
+    assert suite.param_test in tests
+
+
+def test_the_wal_workload_touches_each_table_once():
+    import random
+
+    from headroom.eval.corpus.captures import wal_records as wr
+
+    names, odd = wr.tables(random.Random(34))
+    setup, work = wr.scripts(names, odd)
+    assert len(set(names)) == wr.COUNT and set(odd) == set(wr.ODD) == set(wr.WORDINGS)
+    assert setup.rstrip().endswith("CHECKPOINT;")
+    for t in names:
+        assert sum(f" {t} " in f" {line.replace(';', ' ')} " for line in work.splitlines()) == 1, t
+    assert f"pg_relation_filenode('{odd['delete']}')" in wr.filenode_sql(odd)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git")
+def test_a_library_is_tagged_on_its_newest_commit(tmp_path):
+    from headroom.eval.corpus.captures import git_submodules as gs
+    from headroom.eval.corpus.captures._run import git_env, run
+
+    gs.make_library(tmp_path / "lib", ["one", "two", "three"], "v1.2.3")
+    head = gs.head_of(tmp_path / "lib")
+    tagged = run(["git", "rev-list", "-n1", "v1.2.3"], cwd=tmp_path / "lib", env=git_env()).stdout.strip()
+    assert head == tagged and len(head) == 40
+    assert run(["git", "log", "-1", "--format=%s"], cwd=tmp_path / "lib", env=git_env()).stdout.strip() == "three"
+
+
+def test_the_account_files_hold_each_odd_entry_as_recorded(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures import account_checks as ac
+
+    acc = ac.Accounts()
+    rnd = random.Random(35)
+    ac.write_users(tmp_path, rnd, acc)
+    ac.write_groups(tmp_path, rnd, acc)
+    passwd = (tmp_path / "passwd").read_text().splitlines()
+    shadow = {ln.split(":")[0] for ln in (tmp_path / "shadow").read_text().splitlines()}
+    by_name = {ln.split(":")[0]: ln.split(":") for ln in passwd}
+    u = acc.odd_user
+    assert by_name[u["shell"]][6] == acc.missing_shell and by_name[u["group"]][3] == acc.missing_gid
+    assert len(by_name[u["short"]]) == 4 and not by_name[u["uid"]][2].isdigit()
+    assert u["stale"] in shadow and u["stale"] not in by_name and u["shadow"] not in shadow
+    groups = {ln.split(":")[0] for ln in (tmp_path / "group").read_text().splitlines()}
+    assert acc.odd_group["orphan"] not in groups and acc.odd_group["gid"] in groups
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git")
+def test_the_branches_fork_where_the_history_says(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures import branch_matrices as bm
+    from headroom.eval.corpus.captures._run import git_env, run
+
+    h = bm.plan(random.Random(36))
+    repo = bm.make_repo(tmp_path, h)
+
+    def subject(ref: str) -> str:
+        return run(["git", "log", "-1", "--format=%s", ref], cwd=repo, env=git_env()).stdout.strip()
+
+    for topic in sorted(set(h.own) - {h.child}):
+        base = run(["git", "merge-base", "main", topic], cwd=repo, env=git_env()).stdout.strip()
+        expected = h.own[topic][-1] if topic == h.merged else h.main[h.fork[topic]]
+        assert subject(base) == expected, topic
+    shared = run(["git", "merge-base", h.parent, h.child], cwd=repo, env=git_env()).stdout.strip()
+    assert subject(shared) == h.own[h.parent][h.shared - 1]

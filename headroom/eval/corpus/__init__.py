@@ -153,14 +153,20 @@ def outside_output_text(tool_arguments: dict[str, Any]) -> str:
 # word-level diffs, compressed-container listings) was measured once 2026-11-30 (round 14,
 # benchmarks/results/heldout_issue33_round14.json: 85/94 in view, 0 lost), dev (known gaps)
 # since 2026-11-30 (fourteenth session).
-# The fifteenth round replaces them: each of a kind of tool output no dev source has (stash
-# lists, files merged by position with paste and pr -m, commit notes in git log, linked work-tree
-# listings, HTML table rows from the sqlite3 shell, login history from last), facts from the
-# capture's own record of what it made. Three first picks (od -c dumps, python3 -m sysconfig,
-# git cherry marks) were replaced before any measurement: too close to dev's hexdump/xxd, perl
-# -V and declare -p, and range-diff (docs/decisions.md).
+# The fifteenth round (git_stashes, merged_columns, git_notes, git_worktrees, html_tables,
+# login_history: stash lists, files merged by position with paste and pr -m, commit notes in git
+# log, linked work-tree listings, HTML table rows from the sqlite3 shell, login history from
+# last; three first picks, od -c dumps, python3 -m sysconfig and git cherry marks, were replaced
+# before any measurement as too close to dev) was measured once 2026-11-30 (round 15,
+# benchmarks/results/heldout_issue33_round15.json: 73/102 in view, 0 lost), dev (known gaps)
+# since 2026-11-30 (fifteenth session).
+# The sixteenth round replaces them: each of a kind of tool output no dev source has (bisection
+# transcripts from git bisect run, pytest collection trees and node-id lists, PostgreSQL WAL
+# records from pg_waldump, submodule listings, account-file checks from pwck and grpck, branch
+# membership matrices from git show-branch), facts from the capture's own record of what it made
+# or from SQL on the same cluster (docs/decisions.md).
 HELDOUT_SOURCES = frozenset({
-    "git_stashes", "merged_columns", "git_notes", "git_worktrees", "html_tables", "login_history",
+    "git_bisects", "pytest_collections", "wal_records", "git_submodules", "account_checks", "branch_matrices",
 })
 
 
@@ -181,12 +187,14 @@ HELDOUT_SOURCES = frozenset({
 # joined at 70/101 in view (its one held-out measurement, 2026-11-30, twelfth session, dev since
 # the thirteenth); round 13 joined at 81/97 in view (its one held-out measurement, 2026-11-30,
 # thirteenth session, dev since the same session); round 14 joined at 85/94 in view (its one
-# held-out measurement, 2026-11-30, fourteenth session, dev since the same session).
+# held-out measurement, 2026-11-30, fourteenth session, dev since the same session); round 15
+# joined at 73/102 in view (its one held-out measurement, 2026-11-30, fifteenth session, dev
+# since the same session).
 # In the twelfth session the split as a whole reached the dev floor (rounds 4-10: 735/768 in
 # view); every source at or above it (95 %) left the set and joined the pools: 32 sources,
 # 570/574 in view (docs/decisions.md, "Sources at the dev floor leave the gaps"). What stays
 # is each source still below it, rounds 4-11; rounds 12 and 13 joined it in the thirteenth
-# session, round 14 in the fourteenth.
+# session, round 14 in the fourteenth, round 15 in the fifteenth.
 GAP_SOURCES = frozenset({
     "valgrind_memcheck", "git_blame", "make_database", "ssh_config_dump", "tls_handshake",
     "stat_files", "coverage_report", "vm_series",
@@ -196,6 +204,7 @@ GAP_SOURCES = frozenset({
     "merge_conflicts", "range_diffs", "commit_graphs", "sqlite_plans", "pydoc_pages", "trace_counts",
     "set_comparisons", "git_config_origins", "shell_declarations", "doctest_runs", "word_diffs",
     "compression_listings",
+    "git_stashes", "merged_columns", "git_notes", "git_worktrees", "html_tables", "login_history",
 })
 GAPS_SPLIT = "gaps"
 

@@ -67,8 +67,11 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             # issue 33's fourteenth round, measured once (2026-11-30, round 14), dev (known gaps) since
             "set_comparisons", "git_config_origins", "shell_declarations", "doctest_runs", "word_diffs",
             "compression_listings",
-            # held out (issue 33's fifteenth round): kinds no dev source has; measured once, at the end
-            "git_stashes", "merged_columns", "git_notes", "git_worktrees", "html_tables", "login_history")
+            # issue 33's fifteenth round, measured once (2026-11-30, round 15), dev (known gaps) since
+            "git_stashes", "merged_columns", "git_notes", "git_worktrees", "html_tables", "login_history",
+            # held out (issue 33's sixteenth round): kinds no dev source has; measured once, at the end
+            "git_bisects", "pytest_collections", "wal_records", "git_submodules", "account_checks",
+            "branch_matrices")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 
