@@ -6,6 +6,8 @@ command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 # nginx in front of three proxies (tests/deploy/test_replicas_nginx.py); Debian puts it in /usr/sbin.
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+# The sqlite3 shell: its -column, -line and -html outputs in tests/compressors.
+command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
 # Real Rust and Go source files for the code compressor's language tests
 # (tests/compressors/test_code_languages.py reads /usr/share/cargo and /usr/share/gocode).
 for pkg in librust-memchr-dev golang-github-pkg-errors-dev; do

@@ -40,6 +40,10 @@ _SUMMARY = re.compile(r"^ (create|delete) mode \d+ (.+)$|^ (rename|copy) (.+) \(
 # import can create hundreds of files, and the first few say what kind of change it was.
 _PATHS_PER_COMMIT = 8
 _MIN_COMMITS = 2
+# "Notes:" or "Notes (review):": the lines after it, indented, are the commit's notes, not
+# its message.
+_NOTES = re.compile(r"^Notes(?: \([^()]+\))?:$")
+_NOTE_LINES = 3  # a commit's notes shown in full up to this many lines
 _SHORT_HASH = 7
 
 
@@ -53,6 +57,7 @@ class Commit:
     totals: str = ""
     summary: list[tuple[str, str, str]] = field(default_factory=list)  # (kind, path, line)
     other: list[str] = field(default_factory=list)  # lines of no known shape, kept
+    notes: list[str] = field(default_factory=list)  # `git log --notes`: "Notes:" and its lines
 
     @property
     def subject(self) -> str:
@@ -75,6 +80,12 @@ def parse_git_log(text: str) -> tuple[list[str], list[Commit]]:
             preamble.append(line)
             continue
         if not line.strip():
+            continue
+        if cur.notes and line.startswith("    "):
+            cur.notes.append(line)
+            continue
+        if _NOTES.match(line):
+            cur.notes.append(line)
             continue
         h = _HEADER.match(line)
         if h and not cur.message and not cur.stats:
@@ -224,7 +235,9 @@ def render_commit(c: Commit, short: str, day: str, *, show_author: bool, anchors
         files = len(c.stats) + len(c.summary)
         head += f" | {files} file{'s' if files != 1 else ''}"
     out = [head]
-    rest = [m for m in body[1:] if anchors.matches(m)]
+    # A commit the question names by its subject ("the commit 'fix the cache, step 12'")
+    # shows its whole message; others the lines the question names.
+    rest = body[1:] if body and anchors.matches(body[0]) else [m for m in body[1:] if anchors.matches(m)]
     out.extend(f"    {m}" for m in rest)
     if len(body) - 1 > len(rest):
         out.append(f"    (+{len(body) - 1 - len(rest)} more message lines)")
@@ -243,6 +256,11 @@ def render_commit(c: Commit, short: str, day: str, *, show_author: bool, anchors
         label = {"create": "created", "delete": "deleted", "rename": "renamed", "copy": "copied"}.get(kind, kind)
         out.append(_paths_line(label, paths, anchored))
     out.extend(c.other)
+    # Notes are what a reviewer or a deploy attached to this commit alone: in view, as
+    # git prints them, up to a few lines each.
+    out.extend(c.notes[:_NOTE_LINES + 1])
+    if len(c.notes) > _NOTE_LINES + 1:
+        out.append(f"    (+{len(c.notes) - _NOTE_LINES - 1} more note lines)")
     return out
 
 

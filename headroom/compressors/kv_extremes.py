@@ -66,11 +66,15 @@ def extreme_lines(lines: Sequence[str], query: str, looked_at: Callable[[int], b
 _MIN_FIELD_ROWS = 12  # lines of one width: fewer is no table
 _FIELDS = (3, 12)  # fields a line: fewer is a listing (its own compressor), more is prose
 _HEX_CELL = re.compile(r"(?:0x)?[0-9a-fA-F]{4,}")
+_PREFIXED_HEX = re.compile(r"0x[0-9a-fA-F]+")
+_PREFIXED_SHARE = 0.8
 
 
 def _column_values(cells: list[str]) -> list[float] | None:
     """The numbers of a column: decimal when every cell is one, else hex when every cell is
-    a hex number of one width; None otherwise."""
+    a hex number of one width, else ``0x`` numbers of any width in most cells (a link map's
+    section sizes, 0x8 to 0x8ca0, beside the odd row of another shape: those read as -1,
+    below every size); None otherwise."""
     try:
         return [float(c) for c in cells]
     except ValueError:
@@ -78,6 +82,9 @@ def _column_values(cells: list[str]) -> list[float] | None:
     width = len(cells[0])
     if all(len(c) == width and _HEX_CELL.fullmatch(c) for c in cells):
         return [float(int(c, 16)) for c in cells]
+    prefixed = [float(int(c, 16)) if _PREFIXED_HEX.fullmatch(c) else None for c in cells]
+    if sum(v is not None for v in prefixed) >= _PREFIXED_SHARE * len(cells):
+        return [-1.0 if v is None else v for v in prefixed]
     return None
 
 

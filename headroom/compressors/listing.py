@@ -22,6 +22,7 @@ from .hexdump import compress_hex_dump, looks_like_dump
 from .tables.quantities import quantity
 from .tables.repeats import empty_content_rows, repeated_key_rows
 from .tables.select import asked_directions, rare_value_rows
+from .text_records import record_mates
 from .text_tree import compress_text_tree, is_text_tree
 
 _RULER = re.compile(r"^[-=\s|+]+$")
@@ -129,6 +130,18 @@ def _smallest(rows: list[Row], col: int) -> set[int]:
     return {k for _, k in sorted(valued)[:_TOP]}
 
 
+def _stanza_mates(rows: list[Row], lines: list[str], kept: set[int]) -> set[int]:
+    """The rows of the blank-line separated records (``git worktree list --porcelain``: a
+    worktree, its HEAD, its branch) that hold the ``kept`` rows: a named worktree brings its
+    branch, a rare ``detached`` line its worktree. None when the text is not made of such
+    records."""
+    if not kept:
+        return set()
+    at_line = {r.index: k for k, r in enumerate(rows)}
+    mates = record_mates(lines, {rows[k].index for k in kept})
+    return {at_line[i] for i in mates if i in at_line}
+
+
 class ListingCompressor:
     name = "listing"
 
@@ -172,6 +185,7 @@ class ListingCompressor:
                 keep |= _smallest(rows, col)
             if said:  # "the client that made just a single request": a count of 1, if rare
                 keep.update(rows_holding([quantity(r.cells[col]) for r in rows], said, max(4, len(rows) // 50)))
+        keep |= _stanza_mates(rows, lines, keep - {0, len(rows) - 1})
         if len(keep) >= 0.8 * len(rows):
             return None
         out = [ln for ln in lines[:head_end] if ln.strip()]

@@ -41,6 +41,7 @@ from .text_records import (
     depth_ancestors,
     graph_heads,
     id_mates,
+    indent_heads,
     record_bodies,
     record_heads,
     record_mates,
@@ -660,9 +661,22 @@ def _lines_naming_content_words(lowered: _Lowered, query: str, n: int) -> set[in
     return out
 
 
+# A span of time written as one: ``last``'s "(04:12)" and "(1+02:53)" (days+hours:minutes),
+# ps's "2-03:04:05" (days-hours:minutes:seconds). A bare clock time is not one.
+_DURATION = re.compile(r"\((?:(\d+)\+)?(\d+):(\d\d)(?::(\d\d))?\)$|(\d+)-(\d\d):(\d\d):(\d\d)$")
+
+
+def _seconds(m: re.Match) -> float:
+    if m[5] is not None:  # days-hh:mm:ss
+        return ((int(m[5]) * 24 + int(m[6])) * 60 + int(m[7])) * 60 + int(m[8])
+    if m[4] is not None:  # (hh:mm:ss)
+        return (int(m[1] or 0) * 24 + int(m[2])) * 3600 + int(m[3]) * 60 + int(m[4])
+    return ((int(m[1] or 0) * 24 + int(m[2])) * 60 + int(m[3])) * 60  # ([days+]hh:mm)
+
+
 def _top_value_lines(raw: list[str], in_trace) -> set[int]:
     """For "largest/slowest" questions: among lines of one token count (at least 20),
-    each position holding a plain number in most of them ranks its lines; the top
+    each position holding a plain number (or a duration) in most of them ranks its lines; the top
     ``_TOP_K`` and the bottom 3 are kept (``du`` output: the 20 biggest entries). At most
     two positions per token count; timestamps and ids with letters are not numbers."""
     by_len: dict[int, list[tuple[int, list[str]]]] = {}
@@ -678,12 +692,16 @@ def _top_value_lines(raw: list[str], in_trace) -> set[int]:
         ntok = len(rows[0][1])
         used = 0
         need = 0.8 * len(rows)  # rows holding a number at a position that ranks them
-        for pos in range(ntok):
+        # A column of durations first: "the longest" asks how long, not which day of the month.
+        first = rows[len(rows) // 2][1]
+        for pos in sorted(range(ntok), key=lambda k: _DURATION.match(first[k]) is None):
             vals: list[tuple[float, int]] = []
             could = len(rows)  # rows that may still hold a number here
             for i, p in rows:
                 if _PLAIN_NUMBER.match(p[pos]):
                     vals.append((float(p[pos]), i))
+                elif (d := _DURATION.match(p[pos])) is not None:
+                    vals.append((_seconds(d), i))
                 else:
                     could -= 1
                     if could < need:
@@ -807,7 +825,7 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
                              rank=(lambda: rank_one_offs(stats, raw)) if vital > 1 else None)
     # A kept line of a headed record brings the head that names the record (after the fit:
     # a head is a line per record kept, on top of the budget).
-    if heads := record_heads(raw, chosen):
+    if heads := record_heads(raw, chosen) | indent_heads(raw, chosen):
         chosen = sorted({*chosen, *heads})
     # A kept node of a tree drawn with depth marks brings its ancestors: what includes it.
     if ancestors := depth_ancestors(raw, chosen):

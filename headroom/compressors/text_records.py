@@ -153,6 +153,32 @@ def record_heads(raw: list[str], kept: list[int]) -> set[int]:
     return out - kept_set
 
 
+_ANNOTATION_SHARE = 0.1
+
+
+def indent_heads(raw: list[str], kept: list[int]) -> set[int]:
+    """For each kept indented line, the unindented line it hangs under (at most
+    ``RECORD_LINES`` above, no blank line between): ``git worktree list -v``'s
+    ``\tprunable: …`` says what is wrong, the worktree line above it says with which. Lines
+    above any unindented one head nothing. Only where indented lines are few (at most
+    ``_ANNOTATION_SHARE`` of the lines), notes on their heads: where they are the body
+    (code under ``git blame``'s hashes, a packet's fields) a head per kept line costs
+    as much again."""
+    indented = sum(1 for ln in raw if ln[:1] in (" ", "\t") and ln.strip())
+    if not indented or indented > _ANNOTATION_SHARE * len(raw):
+        return set()
+    out: set[int] = set()
+    for i in kept:
+        if raw[i][:1] not in (" ", "\t") or not raw[i].strip():
+            continue
+        a = i - 1
+        while a >= 0 and i - a < RECORD_LINES and raw[a][:1] in (" ", "\t") and raw[a].strip():
+            a -= 1
+        if a >= 0 and raw[a][:1] not in ("", " ", "\t"):
+            out.add(a)
+    return out - set(kept)
+
+
 # A depth marker: a run of one mark and a blank, one mark per level (``gcc -H``'s include
 # tree: ". a.h", ".. b.h" under it).
 _DEPTH_MARK = re.compile(r"([.*>])\1* (?=\S)")

@@ -31,6 +31,7 @@ from ..formats.model import Conversation, content_hash
 from ..providers import context_window
 from ..query.anchors import extract_anchors
 from ..query.bounded import bound_question
+from ..query.code_words import with_code_words
 from ..toin import hooks as toin_hooks
 from ..token_accounting import remember_hash
 from ..tokens import QUICK_EXACT_CHARS, LazyTokens, exact
@@ -454,8 +455,8 @@ def block_query(ctx: TransformContext, block) -> str:
     said when it made the call (an agent's tool results usually follow a task stated many
     turns earlier; "let me see how defaults are parsed" names what this output is for)."""
     if not block.tool_intent:
-        return ctx.query
-    return bound_question(f"{ctx.query}\n{block.tool_intent}")
+        return with_code_words(ctx.query)
+    return with_code_words(bound_question(f"{ctx.query}\n{block.tool_intent}"))
 
 
 def kept_nearly_all(out: str, text: str, min_savings: float) -> bool:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from ...query.counts import counted_extreme
+from ...query.when import asks_when, dated_lines
 from ..base import Compressed, CompressInput
 from ..detect import ContentType, Detected
 from ..hexdump import looks_like_dump
@@ -113,6 +114,7 @@ class StructuredCompressor:
         # after the last candidate failed: a kept selection that parses needs no parse of
         # the (longer) input (issue 34: a pyproject's named lines cut an array, and
         # tomllib read the 16 kB input for nothing).
+        fullest = None
         for keep in candidates:
             if all(keep):
                 return None
@@ -120,8 +122,13 @@ class StructuredCompressor:
             ok = parses(out + "\n" + comment_line(fmt, "", _PROBE))
             if ok:
                 break
-        if not ok and parses(text):
-            return f"structured: the {fmt.name} output would not parse as {fmt.name}; passed through unchanged"
+            fullest = fullest or (keep, out, runs, dropped)
+        if not ok:
+            if parses(text):
+                return f"structured: the {fmt.name} output would not parse as {fmt.name}; passed through unchanged"
+            # The input does not parse either (sqlite3 -html's rows have no root element), so
+            # parsing cannot choose: the first candidate, which holds the named lines.
+            keep, out, runs, dropped = fullest
         items_after = (sum(1 for b in bl if keep[b.start]) if fmt is MARKDOWN
                        else sum(1 for nd in nodes if keep[nd.start]))
         return Compressed(
@@ -150,6 +157,9 @@ def _always_kept(lines: list[str], nodes, fmt: Format, query: str, text: str) ->
         out.update(extreme_lines(lines, query) if query else ())
         # A side-by-side diff's marked lines are the difference itself.
         out.update(gutter_lines(lines, text))
+        # "When does it expire?": the few lines holding a date.
+        if asks_when(query):
+            out.update(dated_lines(lines))
     if fmt.name == "lines":
         # "Which object depends on the most headers?" over make's dependency rules: the
         # entry listing the most (fewest) parts, whole.

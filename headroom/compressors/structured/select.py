@@ -215,6 +215,7 @@ def named_lines(lines: list[str], offsets: list[int], terms) -> set[int]:
     low = _lowered(lines)
     skip = len(low) == offsets[-1] + len(lines[-1])  # lower case kept every offset
     limit = max(3, len(lines) // 100)
+    paired = max(_PAIRED_HITS, len(lines) // 25)
     out: set[int] = set()
     common: list[set[int]] = []  # the lines of words too common alone, when few enough to pair
     for term in terms:
@@ -224,16 +225,17 @@ def named_lines(lines: list[str], offsets: list[int], terms) -> set[int]:
             line = bisect_right(offsets, pos) - 1
             if not hits or hits[-1] != line:
                 hits.append(line)
-            if len(hits) > _PAIRED_HITS and hits[-1] - hits[0] >= RECORD_LINES:
+            if len(hits) > paired and hits[-1] - hits[0] >= RECORD_LINES:
                 break  # a common word: no need to find the rest
             nxt = offsets[line + 1] if skip and line + 1 < len(offsets) else pos + 1
             pos = low.find(term, nxt)
         if _few(hits, limit):
             out.update(hits)
-        elif len(hits) <= _PAIRED_HITS:
+        elif len(hits) <= paired:
             common.append(set(hits))
     # Two words each too common alone may name one line together ("edge" and "ratelimit" in
-    # `diff -r old/edge/ratelimit.conf …`, among four ratelimit files and six edge ones).
+    # `diff -r old/edge/ratelimit.conf …`, among four ratelimit files and six edge ones;
+    # "South Cedar Croft" among farms named by the same words).
     for k, a in enumerate(common):
         for b in common[k + 1:]:
             both = a & b

@@ -350,6 +350,10 @@ def _indent_nodes(lines: list[str], spans: list[tuple[int, int]], fmt: Format, c
     # indent_of of each head, inline (a call per line costs more than the arithmetic)
     indents: list[float] = [w + h.count("\t", 0, w) * 7 if (w := len(h) - len(h.lstrip(" \t"))) else 0
                             for h in heads]
+    if fmt.name == "xml" and not any(indents):
+        # Unindented markup (sqlite3 -html's rows: ``<TR><TD>1</TD>`` then a ``<TD>`` line per
+        # cell, then ``</TR>``): indentation says nothing, so the open elements do.
+        indents = _tag_depths(lines, spans)
     if comment:
         # A comment belongs with what follows it: it nests at the indentation of the next
         # unit that is not a comment (one pass from the end, not a search per comment).
@@ -411,6 +415,26 @@ def _indent_nodes(lines: list[str], spans: list[tuple[int, int]], fmt: Format, c
         else:
             stack_ind.append(ind)
     return nodes
+
+
+_OPEN_TAG = re.compile(r"<[A-Za-z_][^<>]*?(/?)>")
+_CLOSE_TAG = re.compile(r"</[A-Za-z_]")
+# HTML elements that never take a closing tag: they open nothing.
+_VOID = re.compile(r"<(?:area|base|br|col|embed|hr|img|input|link|meta|source|track|wbr)\b", re.IGNORECASE)
+
+
+def _tag_depths(lines: list[str], spans: list[tuple[int, int]]) -> list[float]:
+    """The number of elements open before each unit (a closing tag's line one fewer: it
+    sits where its opener sits), never below 0."""
+    out: list[float] = []
+    depth = 0
+    for a, b in spans:
+        chunk = lines[a] if b == a + 1 else "\n".join(lines[a:b])
+        closes = len(_CLOSE_TAG.findall(chunk))
+        opens = sum(1 for m in _OPEN_TAG.finditer(chunk) if not m.group(1)) - len(_VOID.findall(chunk))
+        out.append(max(0, depth - 1) if chunk.lstrip().startswith("</") else depth)
+        depth = max(0, depth + opens - closes)
+    return out
 
 
 def _template_nodes(lines: list[str], spans: list[tuple[int, int]], fmt: Format) -> list[Node]:
