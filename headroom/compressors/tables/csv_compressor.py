@@ -19,7 +19,7 @@ import csv
 from collections import Counter
 from dataclasses import replace
 
-from ..base import Compressed, CompressInput
+from ..base import NO_HINT, Compressed, CompressInput
 from ..bm25_fast import relevance_scores
 from .aligned import (
     MIN_TABLE_ROWS,
@@ -266,7 +266,9 @@ def _outside(part: list[str], inp: CompressInput) -> list[str]:
     table of their own when they are one, else their first and last lines."""
     if len(part) <= _HEAD_LINES:
         return part
-    got = TableCompressor().compress(replace(inp, text="\n".join(part), hint=None, parsed=None, tokens=None))
+    # NO_HINT: this compressor's own readings decide whether the part is a table; asking the
+    # general detector (what a hint-less direct call does) cost a fifth of a pydoc page's call.
+    got = TableCompressor().compress(replace(inp, text="\n".join(part), hint=NO_HINT, parsed=None, tokens=None))
     if got is not None:
         return got.text.split("\n")
     half = _HEAD_LINES // 2
