@@ -37,3 +37,21 @@ def test_memo_stays_bounded():
     for i in range(3 * languages._GUESSED_MAX):
         languages.guess_language(f"{PY}\n# {i}")
     assert len(languages._GUESSED) <= languages._GUESSED_MAX
+
+
+_LINE_KINDS = ("_PY_LINES", "_BRACE_LINES", "_SHELL_LINES", "_YAML_LINES")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["\n", " ", "\t", "  ", "- ", "def f(", "class A:", "import os", "fi", "done", "{", "}",
+                                 ";", "key:", "if x:", "echo ", "---", "from a import ", "@dec", "#include", "x", "=",
+                                 "func ", "set -e", "for i in", "a_b", "'q'"]), max_size=60))
+def test_possessive_indents_count_what_backtracking_ones_count(parts):
+    import re
+
+    text = "\n" + "".join(parts) + "\n"
+    for name in _LINE_KINDS:
+        fast = getattr(languages, name)
+        slow = re.compile(fast.pattern.replace("[ \\t]*+", "[ \\t]*"), fast.flags)
+        assert fast.pattern != slow.pattern
+        assert fast.findall(text) == slow.findall(text), name
