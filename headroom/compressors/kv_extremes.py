@@ -70,11 +70,11 @@ _PREFIXED_HEX = re.compile(r"0x[0-9a-fA-F]+")
 _PREFIXED_SHARE = 0.8
 
 
-def _column_values(cells: list[str]) -> list[float] | None:
+def _column_values(cells: list[str]) -> list[float | None] | None:
     """The numbers of a column: decimal when every cell is one, else hex when every cell is
     a hex number of one width, else ``0x`` numbers of any width in most cells (a link map's
-    section sizes, 0x8 to 0x8ca0, beside the odd row of another shape: those read as -1,
-    below every size); None otherwise."""
+    section sizes, 0x8 to 0x8ca0, beside the odd row of another shape: those read as None,
+    neither the largest nor the smallest); None otherwise."""
     try:
         return [float(c) for c in cells]
     except ValueError:
@@ -84,7 +84,7 @@ def _column_values(cells: list[str]) -> list[float] | None:
         return [float(int(c, 16)) for c in cells]
     prefixed = [float(int(c, 16)) if _PREFIXED_HEX.fullmatch(c) else None for c in cells]
     if sum(v is not None for v in prefixed) >= _PREFIXED_SHARE * len(cells):
-        return [-1.0 if v is None else v for v in prefixed]
+        return prefixed
     return None
 
 
@@ -105,12 +105,13 @@ def _field_extremes(lines: Sequence[str], want_max: bool, want_min: bool,
         taken = 0
         for j in range(width):
             values = _column_values([cells[j] for _, cells in rows])
-            if values is None or min(values) == max(values):
+            present = [(v, k) for k, v in enumerate(values or ()) if v is not None]
+            if not present or min(present)[0] == max(present)[0]:
                 continue
-            if want_max:
-                out.add(rows[values.index(max(values))][0])
+            if want_max:  # the first row of the largest value, as list.index finds it
+                out.add(rows[max(present, key=lambda p: (p[0], -p[1]))[1]][0])
             if want_min:
-                out.add(rows[values.index(min(values))][0])
+                out.add(rows[min(present)[1]][0])
             taken += 1
             if taken >= _MAX_KEYS:
                 break

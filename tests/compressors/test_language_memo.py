@@ -4,6 +4,9 @@ second ask runs no regex pass."""
 
 from __future__ import annotations
 
+import sys
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -42,6 +45,7 @@ def test_memo_stays_bounded():
 _LINE_KINDS = ("_PY_LINES", "_BRACE_LINES", "_SHELL_LINES", "_YAML_LINES")
 
 
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="3.10 reads no possessive quantifier: the patterns backtrack there")
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(["\n", " ", "\t", "  ", "- ", "def f(", "class A:", "import os", "fi", "done", "{", "}",
                                  ";", "key:", "if x:", "echo ", "---", "from a import ", "@dec", "#include", "x", "=",

@@ -252,3 +252,15 @@ def test_field_starts_by_one_match_equal_a_scan_of_fields(text):
         if len(expected) == 4:
             break
     assert _starts(text) == expected
+
+
+def test_a_row_of_another_shape_is_neither_the_largest_nor_the_smallest():
+    from headroom.compressors.kv_extremes import extreme_lines
+
+    sizes = [0x40, 0x1c8, 0x8, 0x2f0, 0x90, 0x1000, 0x38, 0x610, 0x70, 0x20, 0x5a8, 0x18, 0x300, 0x44]
+    lines = [f" .rodata        0x{0x4000 + 64 * k:016x}     {hex(n)} obj{k}.o" for k, n in enumerate(sizes)]
+    lines[5:5] = [" LOAD  startup  crtend.o  rest", " *fill* pad here zero"]  # 4 fields, no 0x size
+    kept = {lines[i] for i in extreme_lines(lines, "Which object has the smallest section?")}
+    assert any(" 0x8 obj2.o" in ln for ln in kept) and not any("LOAD" in ln or "*fill*" in ln for ln in kept), kept
+    kept = {lines[i] for i in extreme_lines(lines, "Which object has the largest section?")}
+    assert any(" 0x1000 obj5.o" in ln for ln in kept), kept

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -97,17 +98,20 @@ _SHEBANG_LANG = {"python": PYTHON, "python3": PYTHON, "python2": PYTHON, "node":
 # giving blanks back could never let one match, and not trying it makes the passes 1.5-3x
 # faster (detection asks this of every text output;
 # tests/compressors/test_language_memo.py checks the counts against the backtracking forms).
-_PY_LINES = re.compile(r"\n[ \t]*+(?:(?:async[ \t]+)?def[ \t]+\w+[ \t]*\(|class[ \t]+\w+[\w.,() \t]*:|"
+# Python 3.10 (still supported) reads no possessive quantifier: there the same patterns
+# backtrack, with the same matches.
+_INDENT = r"[ \t]*+" if sys.version_info >= (3, 11) else r"[ \t]*"
+_PY_LINES = re.compile(r"\n" + _INDENT + r"(?:(?:async[ \t]+)?def[ \t]+\w+[ \t]*\(|class[ \t]+\w+[\w.,() \t]*:|"
                        r"from[ \t]+[\w.]+[ \t]+import[ \t]|import[ \t]+\w+[\w., \t]*(?=\n)|@\w[\w.]*|"
                        r"(?:if|elif|else|for|while|with|try|except|finally)\b[^\n;{]*:[ \t]*(?=\n)|if[ \t]+__name__)")
-_BRACE_LINES = re.compile(r"[{;][ \t]*+(?=\n)|\n[ \t]*+(?:[{}]|#include|#define|#if|package[ \t]+\w|"
+_BRACE_LINES = re.compile(r"[{;]" + _INDENT + r"(?=\n)|\n" + _INDENT + r"(?:[{}]|#include|#define|#if|package[ \t]+\w|"
                           r"func[ \t]|fn[ \t]|pub[ \t]|impl\b|use[ \t]+\w+::|import[ \t]+(?:[{*\"']|[\w$]+[ \t]+from\b)|export[ \t]|"
                           r"const[ \t]+\w|let[ \t]+\w|var[ \t]+\w|function\b|public[ \t]|private[ \t]|namespace\b|"
                           r"template[ \t]*<)")
-_SHELL_LINES = re.compile(r"\n[ \t]*+(?:fi|done|esac|then|do|elif\b[^\n]*;[ \t]*then|local[ \t]|export[ \t]+\w+=|"
+_SHELL_LINES = re.compile(r"\n" + _INDENT + r"(?:fi|done|esac|then|do|elif\b[^\n]*;[ \t]*then|local[ \t]|export[ \t]+\w+=|"
                           r"\w+\(\)[ \t]*\{|if[ \t]+\[|for[ \t]+\w+[ \t]+in\b|case[ \t][^\n]*[ \t]in(?=\n)|echo[ \t]|"
                           r"set[ \t]+-)")
-_YAML_LINES = re.compile(r"\n[ \t]*+(?:- )?[\w.\"'/-]+:(?:[ \t]|(?=\n))|\n[ \t]*+- \S|\n---(?=\n)")
+_YAML_LINES = re.compile(r"\n" + _INDENT + r"(?:- )?[\w.\"'/-]+:(?:[ \t]|(?=\n))|\n" + _INDENT + r"- \S|\n---(?=\n)")
 _TOML_LINES = re.compile(r"\n(?:\[\[?[\w.\"'-]+\]\]?[ \t]*(?=\n)|[\w.\"-]+[ \t]*=[ \t]*\S)")
 _SAMPLE = 24_000
 
