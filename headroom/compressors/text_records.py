@@ -164,13 +164,14 @@ def indent_heads(raw: list[str], kept: list[int]) -> set[int]:
     ``_ANNOTATION_SHARE`` of the lines), notes on their heads: where they are the body
     (code under ``git blame``'s hashes, a packet's fields) a head per kept line costs
     as much again."""
+    asked = [i for i in kept if raw[i][:1] in (" ", "\t") and raw[i].strip()]
+    if not asked:
+        return set()  # most logs: no kept line is indented, and the text is not read
     indented = sum(1 for ln in raw if ln[:1] in (" ", "\t") and ln.strip())
-    if not indented or indented > _ANNOTATION_SHARE * len(raw):
+    if indented > _ANNOTATION_SHARE * len(raw):
         return set()
     out: set[int] = set()
-    for i in kept:
-        if raw[i][:1] not in (" ", "\t") or not raw[i].strip():
-            continue
+    for i in asked:
         a = i - 1
         while a >= 0 and i - a < RECORD_LINES and raw[a][:1] in (" ", "\t") and raw[a].strip():
             a -= 1

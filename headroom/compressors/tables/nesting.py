@@ -76,9 +76,9 @@ def worded_rows(texts: list[str], question: str) -> list[int]:
     ones written as one ("charged back": ``'chargeback'``), where at most ``_WORD_ROWS`` rows
     hold it: in a nested dump the asked record's key or value is written once, and later
     records point back at it."""
-    words = [w for w in _QUESTION_WORD.findall(question.lower())]
-    wanted = {w for w in content_lemmas(question) if len(w) >= 4}
+    words = _QUESTION_WORD.findall(question.lower())
     said = content_lemmas(question)
+    wanted = {w for w in said if len(w) >= 4}
     wanted |= {f + b for a, b in pairwise(words) if {a, b} <= said for f in content_lemmas(a)}
     if not wanted:
         return []
