@@ -109,3 +109,22 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def stream_in_background(url: str, chunks: int, delay_ms: int = 100) -> tuple[Any, dict[str, Any]]:
+    """A streamed chat through the proxy at ``url`` from the fake provider (``chunks``
+    chunks, ``delay_ms`` apart), read in a started thread; the dict gets its status and body."""
+    import httpx
+
+    got: dict[str, Any] = {}
+
+    def stream() -> None:
+        with httpx.stream("POST", f"{url}/v1/chat/completions", timeout=60, json={
+                "model": "gpt-4o", "stream": True, "messages": [{"role": "user", "content": "stream me"}]},
+                headers={"x-fake-chunks": str(chunks), "x-fake-delay-ms": str(delay_ms)}) as r:
+            got["status"] = r.status_code
+            got["body"] = b"".join(r.iter_bytes()).decode()
+
+    t = threading.Thread(target=stream)
+    t.start()
+    return t, got

@@ -22,6 +22,8 @@ import shutil
 import tempfile
 from typing import Any
 
+from uvicorn.supervisors.multiprocess import Multiprocess
+
 ENV = "HEADROOM_PROXY_WORKER_CONFIG"
 
 
@@ -46,6 +48,21 @@ def worker_app() -> Any:
     return create_app(proxy, HeadroomConfig.model_validate(data["headroom"]))
 
 
+class Supervisor(Multiprocess):
+    """uvicorn's supervisor, which lets go of the listening socket once it has told its
+    workers to stop. It kept its copy open until it exited: after the workers had stopped
+    accepting, the kernel still completed connections to the port, and they waited,
+    unanswered, until the supervisor exited (in-flight streams get ``drain_timeout_s``) and
+    were reset, with the balancer's POST in them. Without its copy, the socket closes with
+    the last worker's (which first accepts what is queued: proxy/drain.py), and a later
+    connection is refused, which a balancer resends to another replica."""
+
+    def terminate_all(self) -> None:
+        super().terminate_all()  # only on the way out: nothing is restarted after it
+        for sock in self.sockets:
+            sock.close()
+
+
 def serve_workers(proxy: Any, headroom: Any, uvicorn_options: dict[str, Any]) -> None:
     import uvicorn
 
@@ -55,7 +72,8 @@ def serve_workers(proxy: Any, headroom: Any, uvicorn_options: dict[str, Any]) ->
     os.environ[ENV] = json.dumps({"proxy": proxy.model_dump(mode="json"),
                                   "headroom": headroom.model_dump(mode="json")})
     try:
-        uvicorn.run(f"{__name__}:worker_app", factory=True, workers=proxy.workers, **uvicorn_options)
+        config = uvicorn.Config(f"{__name__}:worker_app", factory=True, workers=proxy.workers, **uvicorn_options)
+        Supervisor(config, sockets=[config.bind_socket()]).run()
     finally:
         os.environ.pop(ENV, None)
         if ours:

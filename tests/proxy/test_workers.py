@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import threading
 import time
 
 import httpx
@@ -18,7 +17,7 @@ import pytest
 from headroom.cli import build_parser
 from headroom.cli.cmd_proxy import build_configs
 from headroom.proxy.startup import banner
-from tests.servers import ProxyProcess
+from tests.servers import ProxyProcess, stream_in_background
 
 
 @pytest.fixture
@@ -94,17 +93,7 @@ def test_stats_right_after_a_burst_counts_every_request(two_workers):
 
 def test_sigterm_drains_an_in_flight_stream(two_workers):
     url, proc, _ = two_workers
-    got: dict = {}
-
-    def stream() -> None:
-        with httpx.stream("POST", f"{url}/v1/chat/completions", timeout=60, json={
-                "model": "gpt-4o", "stream": True, "messages": [{"role": "user", "content": "drain me"}]},
-                headers={"x-fake-chunks": "20", "x-fake-delay-ms": "100"}) as r:
-            got["status"] = r.status_code
-            got["body"] = b"".join(r.iter_bytes()).decode()
-
-    t = threading.Thread(target=stream)
-    t.start()
+    t, got = stream_in_background(url, chunks=20)
     time.sleep(0.6)  # the stream is under way
     proc.send_signal(signal.SIGTERM)
     t.join(30)
