@@ -41,7 +41,9 @@ from .text_records import (
     depth_ancestors,
     graph_heads,
     id_mates,
+    indent_family,
     indent_heads,
+    mark_run_ends,
     record_bodies,
     record_heads,
     record_mates,
@@ -775,6 +777,10 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
         sel.mark(i, 0.5)
     for i in (*_rare_lead_lines(raw), *_rare_tab_column_lines(raw)):
         sel.mark(i, 0.5)
+    # Where a matrix's pattern of marks changes is its content (git show-branch: where a
+    # branch starts, forks, merges), kept as the errors are.
+    for i in mark_run_ends(raw):
+        sel.mark(i, 0)
     for i, prio in (must or {}).items():
         sel.mark(i, prio)
     head, tail = (_INTENT_EDGE if "first" in intents else _HEAD), (_INTENT_EDGE if "last" in intents else _TAIL)
@@ -827,6 +833,10 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
     # a head is a line per record kept, on top of the budget).
     if heads := record_heads(raw, chosen) | indent_heads(raw, chosen):
         chosen = sorted({*chosen, *heads})
+    # A named node of an indented tree brings its ancestors and children (what holds it,
+    # what it holds), on top of the budget as a record's head is.
+    if family := indent_family(raw, anchored.intersection(chosen)) | indent_family(raw, named.intersection(chosen)):
+        chosen = sorted({*chosen, *family})
     # A kept node of a tree drawn with depth marks brings its ancestors: what includes it.
     if ancestors := depth_ancestors(raw, chosen):
         chosen = sorted({*chosen, *ancestors})

@@ -180,6 +180,98 @@ def indent_heads(raw: list[str], kept: list[int]) -> set[int]:
     return out - set(kept)
 
 
+_FAMILY_NAMED_MAX = 4  # named lines whose family is read; more: the question names no one node
+_FAMILY_CHILDREN_MAX = 32  # a node's children kept at most; more: its outline costs too much
+_FAMILY_REACH = 2_000  # lines walked up or down from a named line, at most
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def indent_family(raw: list[str], named: set[int] | list[int]) -> set[int]:
+    """In a tree drawn by indentation, the ancestors of each line the question names (each
+    nearest line above with less indentation) and its children (the lines one level deeper
+    below it, up to the next line at its own level or above): ``pytest --collect-only``'s
+    ``<Function test_x>`` says nothing of the ``<Class …>`` that holds it, and a named
+    ``<Module …>``'s own functions are its children. For at most ``_FAMILY_NAMED_MAX`` named
+    lines (a word on every line names no node); children only where at most
+    ``_FAMILY_CHILDREN_MAX``."""
+    if not named or len(named) > _FAMILY_NAMED_MAX:
+        return set()
+    out: set[int] = set()
+    n = len(raw)
+    for i in named:
+        depth = _indent(raw[i])
+        a = i - 1
+        while depth > 0 and a >= 0 and i - a <= _FAMILY_REACH:  # ancestors
+            if raw[a].strip() and (d := _indent(raw[a])) < depth:
+                out.add(a)
+                depth = d
+            a -= 1
+        own = _indent(raw[i])
+        children: list[int] = []
+        level = None
+        for b in range(i + 1, min(n, i + _FAMILY_REACH)):
+            if not raw[b].strip():
+                continue
+            d = _indent(raw[b])
+            if d <= own:
+                break
+            level = d if level is None else level
+            if d == level:
+                children.append(b)
+                if len(children) > _FAMILY_CHILDREN_MAX:
+                    break
+        if len(children) <= _FAMILY_CHILDREN_MAX:
+            out.update(children)
+    return out - set(named)
+
+
+# A row's marks: the signs and blanks before its first other character (``git
+# show-branch``'s "*  + +  ++   [main~13] …": one column per branch).
+_MARKS = re.compile(r"[ *+!-]*")
+_MARK_ROWS_SHARE = 0.6  # of the sampled nonblank lines that must open with marks
+_MARK_COLUMNS_MIN = 3  # columns marks fill across the rows: fewer is a list's bullet, not a matrix
+_MARK_RUNS_MAX = 64  # runs whose ends are kept at most; more: the pattern changes every few rows
+
+
+def mark_run_ends(raw: list[str]) -> set[int]:
+    """In a matrix of marks (a column per branch, a row per commit), the first and last row
+    of each run of rows marked alike: where a pattern of marks begins and ends is where a
+    branch starts, forks off or is merged (the oldest commit of a topic is the last row of
+    its run; a fork point the first row of a new pattern). Empty unless most sampled lines
+    open with marks spread over ``_MARK_COLUMNS_MIN`` columns or more."""
+    sample = [ln for ln in raw[:_DEPTH_SAMPLE] if ln.strip()]
+    marked = [m.group(0).rstrip() for m in map(_MARKS.match, sample)]
+    marked = [p for p in marked if p.strip()]
+    if len(marked) < max(_MIN_RECORDS, _MARK_ROWS_SHARE * len(sample)):
+        return set()
+    columns = {k for p in marked for k, ch in enumerate(p) if ch != " "}
+    if len(columns) < _MARK_COLUMNS_MIN:
+        return set()
+    out: set[int] = set()
+    runs = 0
+    prev = None
+    last = -1
+    for i, ln in enumerate(raw):
+        if not ln.strip():
+            continue
+        pattern = _MARKS.match(ln).group(0).rstrip()
+        if pattern != prev:
+            if last >= 0:
+                out.add(last)
+            out.add(i)
+            runs += 1
+            if runs > _MARK_RUNS_MAX:
+                return set()
+            prev = pattern
+        last = i
+    if last >= 0:
+        out.add(last)
+    return out
+
+
 # A depth marker: a run of one mark and a blank, one mark per level (``gcc -H``'s include
 # tree: ". a.h", ".. b.h" under it).
 _DEPTH_MARK = re.compile(r"([.*>])\1* (?=\S)")

@@ -23,7 +23,7 @@ from ..detect import ContentType, Detected
 from ..hexdump import looks_like_dump
 from ..kv_extremes import extreme_lines
 from ..side_by_side import gutter_lines
-from ..text_records import all_openers, record_openers, run_ends
+from ..text_records import all_openers, mark_run_ends, record_openers, run_ends
 from .detect import detect_format, is_prose
 from .formats import FORMATS, Format, comment_line
 from .markdown import MARKDOWN, blocks, fences_balanced, select_blocks
@@ -168,7 +168,8 @@ def _always_kept(lines: list[str], nodes, fmt: Format, query: str, text: str) ->
             out.update(_most_parts(lines, nodes, counted == "max"))
         # A few records' openers all stay; lines opening with rising integers (byte
         # offsets) keep each run's ends.
-        return out, all_openers(lines) | run_ends(lines)
+        # ... and where a matrix's pattern of marks changes (git show-branch), each run's ends.
+        return out, all_openers(lines) | run_ends(lines) | mark_run_ends(lines)
     return out, set()
 
 

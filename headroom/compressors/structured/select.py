@@ -17,7 +17,9 @@ and an outline; elided runs become one comment line each.
 from __future__ import annotations
 
 import re
+import string
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Callable, Iterator
 from functools import lru_cache, partial
 from itertools import accumulate, groupby
@@ -127,9 +129,11 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
     for i in (_rare_siblings(lines, nodes, children, fmt, line_keys)
               + _odd_in_families(lines, nodes, children, fmt, line_keys)):
         take_with_ancestors(i)
+    rare = rare_shape_lines(lines)
     if fmt.name == "lines":
-        for i in _nodes_starting_on(starts, rare_assigned_values(lines) | rare_marks(lines)):
-            take_with_ancestors(i)
+        rare |= rare_assigned_values(lines) | rare_marks(lines)
+    for i in _nodes_starting_on(starts, rare):
+        take_with_ancestors(i)
     fill_short_runs(lines, keep)
     return keep
 
@@ -205,7 +209,7 @@ def _children_of(nodes: list[Node]) -> dict[int, list[int]]:
 _PAIRED_HITS = 32  # lines a common word may hold and still be paired with another
 
 
-def named_lines(lines: list[str], offsets: list[int], terms) -> set[int]:
+def named_lines(lines: list[str], offsets: list[int], terms, limit: int | None = None) -> set[int]:
     """Lines holding a selective word or anchor of the question: one that names a record,
     not a field every record has (in at most one line of 100, or three, or in lines that all
     fall within one record's reach: a package's name in its own URLs). One lower-cased copy
@@ -214,7 +218,7 @@ def named_lines(lines: list[str], offsets: list[int], terms) -> set[int]:
         return set()
     low = _lowered(lines)
     skip = len(low) == offsets[-1] + len(lines[-1])  # lower case kept every offset
-    limit = max(3, len(lines) // 100)
+    limit = limit or max(3, len(lines) // 100)
     paired = max(_PAIRED_HITS, len(lines) // 25)
     out: set[int] = set()
     common: list[set[int]] = []  # the lines of words too common alone, when few enough to pair
@@ -241,6 +245,23 @@ def named_lines(lines: list[str], offsets: list[int], terms) -> set[int]:
             both = a & b
             if 0 < len(both) <= limit:
                 out.update(both)
+    return out
+
+
+def worded_lines(lines: list[str], query: str, limit: int) -> set[int]:
+    """Lines holding a word of the question, or the root of its past-tense word, as a whole
+    word ("locked" is pg_waldump's ``LOCK``; "time" is no part of "datetime"), where at most
+    ``limit`` lines hold it."""
+    terms = question_terms(query)
+    if not terms or not lines:
+        return set()
+    low, offsets = _lowered(lines), _line_offsets(lines)
+    out: set[int] = set()
+    for word in terms | _past_tense_roots(terms):
+        hits = {bisect_right(offsets, m.start()) - 1
+                for m in re.finditer(rf"(?<![a-z0-9_]){re.escape(word)}(?![a-z0-9_])", low)}
+        if len(hits) <= limit:  # counted plainly: rows of a table are records already
+            out |= hits
     return out
 
 
@@ -274,13 +295,13 @@ def _not_found_terms(query: str | None) -> set[str]:
     return {"notfound", "not found", "not_found", "not-found"}
 
 
-def _root_lines(lines: list[str], offsets: list[int], roots: set[str]) -> set[int]:
+def _root_lines(lines: list[str], offsets: list[int], roots: set[str], limit: int | None = None) -> set[int]:
     """The lines holding a root as a whole word ("open" is no part of "openssh"), when few
     lines do (``named_lines``'s rule)."""
     if not roots:
         return set()
     low = _lowered(lines)
-    limit = max(3, len(lines) // 100)
+    limit = limit or max(3, len(lines) // 100)
     out: set[int] = set()
     for root in roots:
         hits = sorted({bisect_right(offsets, m.start()) - 1
@@ -841,6 +862,70 @@ def rare_assigned_values(lines: list[str]) -> set[int]:
 def _rarest(counted: list[tuple[int, int]]) -> set[int]:
     """The lines of (count, line) pairs, those seen once first, at most ``_RARE_KEPT``."""
     return {i for _, i in sorted(counted)[:_RARE_KEPT]}
+
+
+# A line's skeleton: each run of letters, digits and "_" one "w", each run of blanks one
+# blank; the signs that remain are its shape ("user 'w': w '/w/w' w w w").
+_SKELETON_OF = str.maketrans(dict.fromkeys(string.ascii_letters + string.digits + "_", "a"))
+_SKELETON_WORDS = re.compile("a+")
+_SKELETON_BLANKS = re.compile("[ \t]+")
+_SKELETON_SHARE = 0.8  # of the nonblank lines one skeleton must hold for the others to be rare
+_SKELETON_RARE = 5  # lines a skeleton may hold and still be rare (issue 33: "at most 5 times")
+
+
+def _skeletons(lines: list[str]) -> list[str]:
+    """Each line's skeleton (one join, one translation, two substitutions, one split)."""
+    joined = "\n".join(lines).translate(_SKELETON_OF)
+    return _SKELETON_BLANKS.sub(" ", _SKELETON_WORDS.sub("w", joined)).split("\n")
+
+
+def rare_shape_lines(lines: list[str]) -> set[int]:
+    """Lines of a rare shape among lines of one dominant shape, whatever their words: among
+    three hundred ``user 'x': directory '/home/x' does not exist`` lines of ``pwck``, the
+    one whose program is missing, the entry that is invalid, the user without a shadow line.
+    A shape is rare on at most ``_SKELETON_RARE`` lines where one shape holds
+    ``_SKELETON_SHARE`` of the nonblank lines (at least ``_RARE_SIBLINGS_MIN``); at most
+    ``_RARE_KEPT`` lines, those of the rarest shapes first. Read on the first lines before
+    the whole text: most texts have no dominant shape."""
+    head = [k for k in _skeletons(lines[:_HEAD_SAMPLE]) if k.strip()]
+    if not head or Counter(head).most_common(1)[0][1] < _SKELETON_SHARE * len(head):
+        return set()
+    shapes = _skeletons(lines)
+    counts = Counter(k for k in shapes if k.strip())
+    common, top = counts.most_common(1)[0]
+    if top < _RARE_SIBLINGS_MIN or top < _SKELETON_SHARE * sum(counts.values()):
+        return set()
+    odd = _odd_words(lines, [i for i, k in enumerate(shapes) if k == common])
+    if odd is None:
+        return set()
+    rare = [(counts[k], i) for i, k in enumerate(shapes) if k.strip() and counts[k] <= _SKELETON_RARE]
+    return _rarest(rare + odd)
+
+
+_FIXED_SHARE = 0.9  # of a shape's lines one word must hold at a place for it to be the shape's own
+
+
+def _odd_words(lines: list[str], members: list[int]) -> list[tuple[int, int]] | None:
+    """(count, line) for the lines of one shape that put another word where nearly all of
+    them put the same one: ``program`` where three hundred ``pwck`` lines say ``directory``.
+    A word seen at most ``_SKELETON_RARE`` times there is rare. None when no place holds
+    one word on nearly all the lines: then the shape is no message's template (``key
+    value`` lines of a settings dump share a shape, not words), and nothing is rare by it."""
+    split = [lines[i].split() for i in members]
+    width = len(split[0])
+    if any(len(words) != width for words in split):
+        return None  # a shape's words line up only when the blanks did
+    out: list[tuple[int, int]] = []
+    fixed = False
+    for place in range(width):
+        words = Counter(words[place] for words in split)
+        usual, held = words.most_common(1)[0]
+        if held < _FIXED_SHARE * len(split):
+            continue
+        fixed = True
+        out += [(words[w[place]], i) for i, w in zip(members, split, strict=True)
+                if w[place] != usual and words[w[place]] <= _SKELETON_RARE]
+    return out if fixed else None
 
 
 _HEAD_SAMPLE = 200  # first lines read to decide whether a whole text is worth reading

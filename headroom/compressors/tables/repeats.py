@@ -72,20 +72,53 @@ _DIGIT_RUNS = re.compile("9+")
 _SEP = "\x1f"  # between cells while their shapes are made in one pass
 _SHAPE_SHARE = 0.97  # of a column's cells one shape must hold for the others to be odd
 _SHAPE_ODD = 2  # cells a shape may hold and still be odd
+_SHAPE_OTHERS = 2  # cells of other shapes a column may always have
 _SHAPE_SAMPLE = 200
 _SHAPE_ROWS = 8  # rows kept for odd shapes, at most
 
 
-def _shapes(cells) -> list[str] | None:
-    """Each cell's shape, or None when a cell is no string or holds the separator (all in C:
-    a join, a translation, two substitutions, a split)."""
+# The coarse shape: each run of letters and digits one "w". Hashes and versions mix both
+# ("f5f4e5e0…", "base32"), so their fine shapes differ cell to cell and nothing is odd by them;
+# coarse, a 40-hex column shares "w" and the one "+8a99…" (git submodule status's drifted
+# module) or "vendor/a/deps/b" among "vendor/a" stands out.
+_WORD_RUNS = re.compile("[a9]+")
+
+
+def _shapes(cells, coarse: bool = False) -> list[str] | None:
+    """Each cell's shape (``coarse``: letters and digits as one class), or None when a cell
+    is no string or holds the separator (all in C: a join, a translation, substitutions, a
+    split)."""
     try:
         joined = _SEP.join(cells)
     except TypeError:
         return None
     if joined.count(_SEP) != len(cells) - 1:
         return None
-    return _DIGIT_RUNS.sub("9", _LETTER_RUNS.sub("a", joined.translate(_SHAPE_OF))).split(_SEP)
+    masked = joined.translate(_SHAPE_OF)
+    if coarse:
+        return _WORD_RUNS.sub("w", masked).split(_SEP)
+    return _DIGIT_RUNS.sub("9", _LETTER_RUNS.sub("a", masked)).split(_SEP)
+
+
+def _column_shapes(cells, n: int) -> list[str] | None:
+    """The shapes that make the column's odd cells stand out: the fine ones when one holds
+    ``_SHAPE_SHARE`` of its first cells, else the coarse ones when one of those does; None
+    when neither (free text), and then the column is not read whole."""
+    head = cells[:_SHAPE_SAMPLE]
+    for coarse in (False, True):
+        sample = _shapes(head, coarse)
+        if sample is not None and _dominant(sample):
+            shapes = _shapes(cells, coarse)
+            return shapes if shapes is not None and _dominant(shapes) else None
+    return None
+
+
+def _dominant(shapes: list[str]) -> bool:
+    """Whether one shape holds the column: ``_SHAPE_SHARE`` of its cells, or all but
+    ``_SHAPE_OTHERS`` (in a short column 3 % is not even two cells: 65 submodules, one
+    drifted and one not checked out)."""
+    top = Counter(shapes).most_common(1)[0][1]
+    return top >= min(_SHAPE_SHARE * len(shapes), len(shapes) - _SHAPE_OTHERS)
 
 
 def odd_shape_rows(columns: list[tuple[Any, ...]], n: int, distinct_at_least: int) -> list[int]:
@@ -97,18 +130,12 @@ def odd_shape_rows(columns: list[tuple[Any, ...]], n: int, distinct_at_least: in
         return []
     held: dict[int, int] = {}
     for cells in columns:
-        head = cells[:_SHAPE_SAMPLE]
-        if len(set(head)) <= distinct_at_least:
+        if len(set(cells[:_SHAPE_SAMPLE])) <= distinct_at_least:
             continue
-        sample = _shapes(head)
-        if sample is None or Counter(sample).most_common(1)[0][1] < _SHAPE_SHARE * len(head):
-            continue
-        shapes = _shapes(cells)
+        shapes = _column_shapes(cells, n)
         if shapes is None:
             continue
         counts = Counter(shapes)
-        if counts.most_common(1)[0][1] < _SHAPE_SHARE * n:
-            continue
         odd = {shape: k for shape, k in counts.items() if k <= _SHAPE_ODD}
         if odd:  # most columns have none: no pass over their rows
             for i, shape in enumerate(shapes):

@@ -874,6 +874,18 @@ def _take_named(table: Table, cols: list[_Column], query: str, qlow: str, anchor
         looked_up = _rows_named_by_parts(cols, query)
     for i in looked_up:
         take(i, "named by the question")
+    # A word of the question inside a cell ("which relation had a row locked" over
+    # pg_waldump's "desc: LOCK off 1: …"), where few rows hold it; with each such row the
+    # rows sharing one of its rare ids (the INSERT of the transaction whose ABORT is named).
+    if qlow and table.texts is not None and not looked_up:
+        # Imported here: the structured package imports the detector, which imports this module.
+        from ..structured.select import worded_lines
+
+        worded = sorted(worded_lines(list(table.texts), query, max(4, n // 50)))
+        for i in worded:
+            take(i, "named by the question")
+        for i in _id_mates(cols, worded):
+            take(i, "shares an id with a named row")
     anchored = _anchored_rows(table, anchors, limit, named_limit)
     for i in anchored:
         take(i, "named by the question")
@@ -895,6 +907,31 @@ def _take_named(table: Table, cols: list[_Column], query: str, qlow: str, anchor
         for i in rows_holding(c.values, said, limit) if c.numeric else ():
             take(i, "named by the question")
     return looked_up
+
+
+_ID_SHARE = 4  # rows per distinct value at most, on average, for a column to hold ids
+_ID_MATES = 3  # rows a value may hold and still tie them together
+
+
+def _id_mates(cols: list[_Column], rows: list[int]) -> list[int]:
+    """Rows sharing a value of an id column (each value on a few rows: a transaction id,
+    a process id) with one of ``rows``, where at most ``_ID_MATES`` rows hold that value."""
+    if not rows or len(rows) > _ID_MATES * 4:
+        return []
+    out: set[int] = set()
+    for c in cols:
+        cells = c.cells
+        if len(set(cells)) * _ID_SHARE < len(cells):
+            continue
+        wanted = {cells[i] for i in rows if cells[i] is not None}
+        held: dict[Any, list[int]] = {}
+        for k, v in enumerate(cells):
+            if v in wanted:
+                held.setdefault(v, []).append(k)
+        for ks in held.values():
+            if 1 < len(ks) <= _ID_MATES:
+                out.update(ks)
+    return sorted(out - set(rows))
 
 
 def _extremes_no_column_names(cols: list[_Column], query: str, qlow: str, looked_up: bool, want_max: bool,
