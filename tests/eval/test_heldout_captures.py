@@ -1253,3 +1253,88 @@ def test_the_branches_fork_where_the_history_says(tmp_path):
         assert subject(base) == expected, topic
     shared = run(["git", "merge-base", h.parent, h.child], cwd=repo, env=git_env()).stdout.strip()
     assert subject(shared) == h.own[h.parent][h.shared - 1]
+
+
+def test_each_broken_order_fails_the_schema_where_the_record_says():
+    import random
+
+    import jsonschema
+
+    from headroom.eval.corpus.captures import schema_errors as se
+
+    validator = jsonschema.Draft202012Validator(se.SCHEMA["items"])
+    for how in se.BREAKS:
+        o = se.order(random.Random(37), "ord-12345")
+        assert not list(validator.iter_errors(o)), how  # a routine order passes
+        se.break_order(o, how)
+        errors = list(validator.iter_errors(o))
+        assert len(errors) == 1, how
+        if se.BREAKS[how] is not None:  # a field's error sits at that field's path
+            key = se.BREAKS[how][0]
+            assert list(errors[0].path) == [key] and se.spot(3, key) == f"instance[3]['{key}']"
+
+
+def test_the_font_maps_and_sizes_each_glyph_as_recorded(tmp_path):
+    import random
+
+    pytest.importorskip("fontTools")
+    from fontTools.ttLib import TTFont
+
+    from headroom.eval.corpus.captures import font_tables as ft
+
+    record = ft.build_font(tmp_path / "f.ttf", random.Random(38))
+    font = TTFont(tmp_path / "f.ttf")
+    assert font.getBestCmap() == record.glyph
+    assert [t.platformID for t in font["cmap"].tables] == [3]
+    assert {n: w for n, (w, _) in font["hmtx"].metrics.items() if n != ".notdef"} == record.width
+    assert ft.glyph_name(0x20AC) == "Euro" and ft.glyph_name(0x20BD) == "uni20BD"
+
+
+def test_orphans_are_the_rows_a_join_finds_without_a_parent(tmp_path):
+    import sqlite3
+
+    from headroom.eval.corpus.captures import fk_checks as fk
+
+    db = sqlite3.connect(tmp_path / "t.db")
+    db.executescript("CREATE TABLE carriers (id INTEGER PRIMARY KEY);"
+                     "CREATE TABLE deliveries (id INTEGER PRIMARY KEY, carrier_id INTEGER REFERENCES carriers(id));"
+                     "INSERT INTO carriers VALUES (1), (2);"
+                     "INSERT INTO deliveries VALUES (10, 1), (11, 7), (12, NULL), (13, 2);")
+    db.commit()
+    db.close()
+    assert fk.orphans(tmp_path / "t.db", "deliveries", "carrier_id", "carriers") == [11]
+
+
+def test_each_odd_rule_is_on_the_line_the_record_names(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures import ignore_rules as ig
+
+    (tmp_path / ".git" / "info").mkdir(parents=True)
+    rules = ig.write_rules(tmp_path, random.Random(39))
+    assert set(rules) == {path for _, _, path, _ in ig.ODD}
+    for rule in rules.values():
+        where, line, pattern = rule.split(":", 2)
+        assert (tmp_path / where).read_text().splitlines()[int(line) - 1] == pattern
+    paths = ig.listed_paths(random.Random(39))
+    assert len(paths) == len(set(paths)) and all(p in paths for p in rules)
+
+
+def test_redis_stores_an_acl_password_as_its_sha256():
+    from headroom.eval.corpus.captures import acl_users as au
+
+    assert au.stored_hash("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
+
+@pytest.mark.skipif(shutil.which("ninja") is None, reason="ninja")
+def test_the_build_is_disturbed_as_recorded(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures import ninja_explain as nx
+
+    record = nx.write_build(tmp_path, random.Random(40))
+    nx.settle_and_disturb(tmp_path, record)
+    built = int(nx.mtime_ns(tmp_path, "bin/shopd"))
+    assert all(int(nx.mtime_ns(tmp_path, s)) > built for s in [*record.edited, record.private_header])
+    assert all(not (tmp_path / o).exists() for o in record.deleted)
+    assert len({nx.mtime_ns(tmp_path, s) for s in record.edited}) == len(record.edited)

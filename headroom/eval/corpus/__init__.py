@@ -160,13 +160,19 @@ def outside_output_text(tool_arguments: dict[str, Any]) -> str:
 # before any measurement as too close to dev) was measured once 2026-11-30 (round 15,
 # benchmarks/results/heldout_issue33_round15.json: 73/102 in view, 0 lost), dev (known gaps)
 # since 2026-11-30 (fifteenth session).
-# The sixteenth round replaces them: each of a kind of tool output no dev source has (bisection
-# transcripts from git bisect run, pytest collection trees and node-id lists, PostgreSQL WAL
-# records from pg_waldump, submodule listings, account-file checks from pwck and grpck, branch
-# membership matrices from git show-branch), facts from the capture's own record of what it made
-# or from SQL on the same cluster (docs/decisions.md).
+# The sixteenth round (git_bisects, pytest_collections, wal_records, git_submodules,
+# account_checks, branch_matrices: bisection transcripts from git bisect run, pytest collection
+# trees and node-id lists, PostgreSQL WAL records from pg_waldump, submodule listings,
+# account-file checks from pwck and grpck, branch membership matrices from git show-branch) was
+# measured once 2026-11-30 (round 16, benchmarks/results/heldout_issue33_round16.json: 76/96 in
+# view, 0 lost), dev (known gaps) since 2026-11-30 (sixteenth session).
+# The seventeenth round replaces them: each of a kind of tool output no dev source has (JSON
+# Schema validation reports, a font's metric and character-map tables from ttx, SQLite's
+# foreign-key check, git's ignore-rule report from check-ignore, redis access-control lists and
+# denial logs, ninja's rebuild explanations and target list), facts from the capture's own record
+# of what it made, os.stat, or a join by Python's sqlite3 on the same file (docs/decisions.md).
 HELDOUT_SOURCES = frozenset({
-    "git_bisects", "pytest_collections", "wal_records", "git_submodules", "account_checks", "branch_matrices",
+    "schema_errors", "font_tables", "fk_checks", "ignore_rules", "acl_users", "ninja_explain",
 })
 
 
@@ -189,7 +195,8 @@ HELDOUT_SOURCES = frozenset({
 # thirteenth session, dev since the same session); round 14 joined at 85/94 in view (its one
 # held-out measurement, 2026-11-30, fourteenth session, dev since the same session); round 15
 # joined at 73/102 in view (its one held-out measurement, 2026-11-30, fifteenth session, dev
-# since the same session).
+# since the same session); round 16 joined at 76/96 in view (its one held-out measurement,
+# 2026-11-30, at the end of the fifteenth session, dev since the sixteenth).
 # In the twelfth session the split as a whole reached the dev floor (rounds 4-10: 735/768 in
 # view); every source at or above it (95 %) left the set and joined the pools: 32 sources,
 # 570/574 in view (docs/decisions.md, "Sources at the dev floor leave the gaps"). What stays
@@ -201,12 +208,14 @@ HELDOUT_SOURCES = frozenset({
 # compiler_params, patch_reports, git_reflogs, merge_conflicts, range_diffs, sqlite_plans,
 # set_comparisons, git_config_origins, doctest_runs, word_diffs, compression_listings and all of
 # round 15); the 16 below it stay (docs/decisions.md, "The gaps reach the dev floor again").
+# Round 16 joined the set in the sixteenth session.
 GAP_SOURCES = frozenset({
     "valgrind_memcheck", "make_database", "ssh_config_dump", "coverage_report",
     "source_tags", "perl_config", "locale_dumps", "terminfo_dumps",
     "syntax_trees", "link_maps", "shell_traces", "pickle_disassembly",
     "commit_graphs", "pydoc_pages", "trace_counts",
     "shell_declarations",
+    "git_bisects", "pytest_collections", "wal_records", "git_submodules", "account_checks", "branch_matrices",
 })
 GAPS_SPLIT = "gaps"
 
