@@ -258,9 +258,14 @@ def worded_lines(lines: list[str], query: str, limit: int) -> set[int]:
     low, offsets = _lowered(lines), _line_offsets(lines)
     out: set[int] = set()
     for word in terms | _past_tense_roots(terms):
-        hits = {bisect_right(offsets, m.start()) - 1
-                for m in re.finditer(rf"(?<![a-z0-9_]){re.escape(word)}(?![a-z0-9_])", low)}
-        if len(hits) <= limit:  # counted plainly: rows of a table are records already
+        if word not in low:
+            continue  # most question words are in no row: one substring test, no regex
+        hits: set[int] = set()
+        for m in re.finditer(rf"(?<![a-z0-9_]){re.escape(word)}(?![a-z0-9_])", low):
+            hits.add(bisect_right(offsets, m.start()) - 1)
+            if len(hits) > limit:
+                break  # a common word: counted plainly (rows of a table are records already)
+        else:
             out |= hits
     return out
 
