@@ -140,6 +140,8 @@ async def stop_accepting(server: Any, settle_s: float) -> None:
     loop = asyncio.get_running_loop()
     handed = [asyncio.ensure_future(loop.connect_accepted_socket(factory, conn))
               for factory, conn in close_listeners(server)]
+    for future in handed:  # a peer gone meanwhile fails its hand-over: nothing to report
+        future.add_done_callback(lambda f: f.cancelled() or f.exception())
     if handed:
         await asyncio.wait(handed, timeout=settle_s)
     deadline = loop.time() + settle_s

@@ -209,7 +209,7 @@ def _children_of(nodes: list[Node]) -> dict[int, list[int]]:
 _PAIRED_HITS = 32  # lines a common word may hold and still be paired with another
 
 
-def named_lines(lines: list[str], offsets: list[int], terms, limit: int | None = None) -> set[int]:
+def named_lines(lines: list[str], offsets: list[int], terms) -> set[int]:
     """Lines holding a selective word or anchor of the question: one that names a record,
     not a field every record has (in at most one line of 100, or three, or in lines that all
     fall within one record's reach: a package's name in its own URLs). One lower-cased copy
@@ -218,7 +218,7 @@ def named_lines(lines: list[str], offsets: list[int], terms, limit: int | None =
         return set()
     low = _lowered(lines)
     skip = len(low) == offsets[-1] + len(lines[-1])  # lower case kept every offset
-    limit = limit or max(3, len(lines) // 100)
+    limit = max(3, len(lines) // 100)
     paired = max(_PAIRED_HITS, len(lines) // 25)
     out: set[int] = set()
     common: list[set[int]] = []  # the lines of words too common alone, when few enough to pair
@@ -300,13 +300,13 @@ def _not_found_terms(query: str | None) -> set[str]:
     return {"notfound", "not found", "not_found", "not-found"}
 
 
-def _root_lines(lines: list[str], offsets: list[int], roots: set[str], limit: int | None = None) -> set[int]:
+def _root_lines(lines: list[str], offsets: list[int], roots: set[str]) -> set[int]:
     """The lines holding a root as a whole word ("open" is no part of "openssh"), when few
     lines do (``named_lines``'s rule)."""
     if not roots:
         return set()
     low = _lowered(lines)
-    limit = limit or max(3, len(lines) // 100)
+    limit = max(3, len(lines) // 100)
     out: set[int] = set()
     for root in roots:
         hits = sorted({bisect_right(offsets, m.start()) - 1

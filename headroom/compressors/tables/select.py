@@ -911,17 +911,21 @@ def _take_named(table: Table, cols: list[_Column], query: str, qlow: str, anchor
 
 _ID_SHARE = 4  # rows per distinct value at most, on average, for a column to hold ids
 _ID_MATES = 3  # rows a value may hold and still tie them together
+_ID_NAMED_MAX = 12  # named rows whose ids are followed at most; more: the words named no few rows
 
 
 def _id_mates(cols: list[_Column], rows: list[int]) -> list[int]:
     """Rows sharing a value of an id column (each value on a few rows: a transaction id,
     a process id) with one of ``rows``, where at most ``_ID_MATES`` rows hold that value."""
-    if not rows or len(rows) > _ID_MATES * 4:
+    if not rows or len(rows) > _ID_NAMED_MAX:
         return []
     out: set[int] = set()
     for c in cols:
         cells = c.cells
-        if len(set(cells)) * _ID_SHARE < len(cells):
+        try:
+            if len(set(cells)) * _ID_SHARE < len(cells):
+                continue
+        except TypeError:  # a cell that is no string (a nested value): no ids there
             continue
         wanted = {cells[i] for i in rows if cells[i] is not None}
         held: dict[Any, list[int]] = {}
