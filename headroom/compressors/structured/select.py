@@ -25,6 +25,10 @@ from functools import lru_cache, partial
 from itertools import accumulate, groupby
 
 from ...query.names import letters_in_order
+from ...query.terms import STOP_WORDS as _STOP
+from ...query.terms import past_tense_roots as _past_tense_roots
+from ...query.terms import question_terms
+from ...query.terms import stem as _stem
 from ..flat_paths import flat_path_lines
 from ..odd_members import odd_members
 from ..text_records import RECORD_LINES, graph_heads, record_bodies, record_mates, record_starts
@@ -33,41 +37,8 @@ from .tree import LineKeys, Node, key_of
 
 MIN_RUN = 3  # an elision comment costs about a line: shorter runs are kept
 WHOLE_MAX_LINES = 40  # a matched node this small is kept whole
-_TERM = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEY_WORD = re.compile(r"[A-Za-z0-9]+")
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-_STOP = frozenset((
-    "a", "an", "and", "any", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from",
-    "get", "give", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my",
-    "of", "on", "or", "set", "show", "tell", "that", "the", "their", "them", "then", "there",
-    "these", "this", "to", "under", "value", "values", "what", "when", "where", "which", "who",
-    "why", "will", "with", "within", "you", "your", "file", "config", "configuration", "setting",
-    "settings", "option", "options", "key", "keys", "line", "lines", "please", "find", "look",
-    "see", "used", "use", "using", "current", "currently", "did", "should", "would", "could",
-))
-
-
-def _stem(word: str) -> str:
-    """Plural and singular alike ("tests" asks for "test", "vulnerabilities" for "vulnerability")."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
-
-
-@lru_cache(maxsize=256)  # one question, asked of every structured output of a call and twice in each
-def question_terms(query: str) -> frozenset[str]:
-    """Lower-case words and identifier parts of the question (stop words dropped), stemmed."""
-    out: set[str] = set()
-    for m in _TERM.finditer(query[:2000]):
-        w = m.group(0).lower()
-        if len(w) >= 3 and w not in _STOP:
-            out.add(_stem(w))
-            if len(w) >= 8 and w.endswith(("ction", "ssion")):
-                out.add(w[:-3])  # the verb inside a key: "connection" in ssh's connecttimeout
-        for part in w.split("_"):
-            if len(part) >= 3 and part not in _STOP:
-                out.add(_stem(part))
-    return frozenset(out)
 
 
 @lru_cache(maxsize=8192)  # keys repeat (``type:`` on 200 lines of a schema)
@@ -248,45 +219,10 @@ def named_lines(lines: list[str], offsets: list[int], terms) -> set[int]:
     return out
 
 
-def worded_lines(lines: list[str], query: str, limit: int) -> set[int]:
-    """Lines holding a word of the question, or the root of its past-tense word, as a whole
-    word ("locked" is pg_waldump's ``LOCK``; "time" is no part of "datetime"), where at most
-    ``limit`` lines hold it."""
-    terms = question_terms(query)
-    if not terms or not lines:
-        return set()
-    low, offsets = _lowered(lines), _line_offsets(lines)
-    out: set[int] = set()
-    for word in terms | _past_tense_roots(terms):
-        if word not in low:
-            continue  # most question words are in no row: one substring test, no regex
-        hits: set[int] = set()
-        for m in re.finditer(rf"(?<![a-z0-9_]){re.escape(word)}(?![a-z0-9_])", low):
-            hits.add(bisect_right(offsets, m.start()) - 1)
-            if len(hits) > limit:
-                break  # a common word: counted plainly (rows of a table are records already)
-        else:
-            out |= hits
-    return out
-
-
 def _few(hits: list[int], limit: int) -> bool:
     """Whether ascending line ``hits`` are selective: at most ``limit`` lines, or all within
     one record's reach (a package's name in its own URLs)."""
     return len(hits) <= limit or hits[-1] - hits[0] < RECORD_LINES
-
-
-def _past_tense_roots(terms) -> set[str]:
-    """The roots of the question's past-tense words: "the amended commit" is git reflog's
-    "commit (amend)", "which job failed" a "FAIL". Roots under four letters would find
-    too much."""
-    out = set()
-    for t in terms:
-        if t.endswith("ied") and len(t) >= 6:
-            out.add(t[:-3] + "y")
-        elif t.endswith("ed") and len(t) >= 6:
-            out.add(t[:-2])
-    return out
 
 
 _NOT_FOUND = re.compile(r"\b(?:not|never|n't|cannot)\s+(?:be\s+)?(?:find|found|locate|located)\b")

@@ -33,6 +33,7 @@ from ...query.file_kinds import suffixes_asked
 from ...query.intent import content_lemmas, intents_of, names_content_word
 from ...query.names import letters_in_order, name_parts, named_by_parts, question_words
 from ...query.said_numbers import rows_holding, said_numbers
+from ...query.terms import worded_lines
 from ..odd_members import odd_members
 from .nesting import nesting_blocks, nesting_field, worded_rows
 from .quantities import has_unit, quantity
@@ -878,9 +879,6 @@ def _take_named(table: Table, cols: list[_Column], query: str, qlow: str, anchor
     # pg_waldump's "desc: LOCK off 1: …"), where few rows hold it; with each such row the
     # rows sharing one of its rare ids (the INSERT of the transaction whose ABORT is named).
     if qlow and table.texts is not None and not looked_up:
-        # Imported here: the structured package imports the detector, which imports this module.
-        from ..structured.select import worded_lines
-
         worded = sorted(worded_lines(list(table.texts), query, max(4, n // 50)))
         for i in worded:
             take(i, "named by the question")
