@@ -828,10 +828,11 @@ def rare_shape_lines(lines: list[str]) -> set[int]:
     ``_SKELETON_SHARE`` of the nonblank lines (at least ``_RARE_SIBLINGS_MIN``); at most
     ``_RARE_KEPT`` lines, those of the rarest shapes first. Read on the first lines before
     the whole text: most texts have no dominant shape."""
-    head = [k for k in _skeletons(lines[:_HEAD_SAMPLE]) if k.strip()]
+    shapes = _skeletons(lines[:_HEAD_SAMPLE])
+    head = [k for k in shapes if k.strip()]
     if not head or Counter(head).most_common(1)[0][1] < _SKELETON_SHARE * len(head):
         return set()
-    shapes = _skeletons(lines)
+    shapes += _skeletons(lines[_HEAD_SAMPLE:]) if len(lines) > _HEAD_SAMPLE else []
     counts = Counter(k for k in shapes if k.strip())
     common, top = counts.most_common(1)[0]
     if top < _RARE_SIBLINGS_MIN or top < _SKELETON_SHARE * sum(counts.values()):

@@ -14,11 +14,11 @@ and left in steps of one indent (not only one way, as right-aligned numbers do).
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Iterable
-from itertools import accumulate, pairwise
+from itertools import pairwise
 
 from ...query.intent import content_lemmas
+from ...query.terms import rows_naming
 
 _FIELDS = 4  # leading fields whose start may be the indented one
 _LEAD = re.compile(r"\s*(\S+)(?:\s+(\S+))?(?:\s+(\S+))?(?:\s+(\S+))?")  # the first _FIELDS fields
@@ -82,19 +82,7 @@ def worded_rows(texts: list[str], question: str) -> list[int]:
     wanted |= {f + b for a, b in pairwise(words) if {a, b} <= said for f in content_lemmas(a)}
     if not wanted:
         return []
-    low = "\n".join(texts).lower()
-    ends = list(accumulate(len(t) + 1 for t in texts))
-    # One pass over the text for all the words (a search per word read a 200 kB dump once
-    # each); the longest first, so a word is matched whole where a shorter one starts it.
-    either = "|".join(re.escape(w) for w in sorted(wanted, key=len, reverse=True))
-    rows_of: dict[str, set[int]] = {}
-    for m in re.finditer(rf"(?<![a-z])(?:{either})(?![a-z])", low):
-        rows_of.setdefault(m.group(0), set()).add(bisect_right(ends, m.start()))
-    out: set[int] = set()
-    for rows in rows_of.values():
-        if len(rows) <= _WORD_ROWS:
-            out |= rows
-    return sorted(out)
+    return sorted(rows_naming(texts, wanted, _WORD_ROWS, edge="a-z"))
 
 
 def nesting_blocks(texts: list[str], named: Iterable[int], field: int | None = None) -> list[int]:
