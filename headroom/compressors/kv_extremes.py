@@ -17,9 +17,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from .tables.select import asked_directions
+from .tables.select import asked_directions, asks_nonzero
 
-_PAIR = re.compile(r"([A-Za-z_][\w.-]*)=(-?\d+(?:\.\d+)?)(?![\w.])")
+# A value may be quoted: an XML element's attributes (``ttx``'s ``<mtx name="A" width="640"/>``).
+_PAIR = re.compile(r"""([A-Za-z_][\w.-]*)=(["']?)(-?\d+(?:\.\d+)?)\2(?![\w.])""")
 _MIN_LINES = 5  # lines sharing a key set: fewer is no table
 _MAX_KEYS = 8  # numeric keys whose extremes are kept, per key set
 _MAX_LINE = 400  # longer lines are no rows of such a table
@@ -38,9 +39,10 @@ def extreme_lines(lines: Sequence[str], query: str, looked_at: Callable[[int], b
         pairs = _PAIR.findall(ln)
         if not pairs:
             continue
-        values = {k: float(v) for k, v in pairs}
-        groups.setdefault(tuple(k for k, _ in pairs), []).append((i, values))
-    out = _field_extremes(lines, want_max, want_min, looked_at)
+        values = {k: float(v) for k, _, v in pairs}
+        groups.setdefault(tuple(k for k, _, _ in pairs), []).append((i, values))
+    nonzero = asks_nonzero(query.lower())
+    out = _field_extremes(lines, want_max, want_min, looked_at, nonzero)
     for keys, rows in groups.items():
         if len(rows) < _MIN_LINES:
             continue
@@ -53,7 +55,7 @@ def extreme_lines(lines: Sequence[str], query: str, looked_at: Callable[[int], b
             if want_max:
                 out.add(hi[1])
             if want_min:
-                out.add(lo[1])
+                out.add(_least(col, nonzero)[1])
             taken += 1
             if taken >= _MAX_KEYS:
                 break
@@ -88,8 +90,17 @@ def _column_values(cells: list[str]) -> list[float | None] | None:
     return None
 
 
+def _least(pairs: list[tuple[float, int]], nonzero: bool) -> tuple[float, int]:
+    """The (value, index) pair of the smallest value, the first of ties; of the smallest
+    other than zero when the question says so ("the smallest non-zero width"), unless
+    every value is zero."""
+    if nonzero:
+        pairs = [p for p in pairs if p[0] != 0] or pairs
+    return min(pairs)
+
+
 def _field_extremes(lines: Sequence[str], want_max: bool, want_min: bool,
-                    looked_at: Callable[[int], bool] | None) -> set[int]:
+                    looked_at: Callable[[int], bool] | None, nonzero: bool = False) -> set[int]:
     by_width: dict[int, list[tuple[int, list[str]]]] = {}
     lo_w, hi_w = _FIELDS
     for i, ln in enumerate(lines):
@@ -111,7 +122,7 @@ def _field_extremes(lines: Sequence[str], want_max: bool, want_min: bool,
             if want_max:  # the first row of the largest value, as list.index finds it
                 out.add(rows[max(present, key=lambda p: (p[0], -p[1]))[1]][0])
             if want_min:
-                out.add(rows[min(present)[1]][0])
+                out.add(rows[_least(present, nonzero)[1]][0])
             taken += 1
             if taken >= _MAX_KEYS:
                 break

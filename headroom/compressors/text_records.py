@@ -9,7 +9,10 @@ selectors keep the named line, and this module says which lines share its record
 from __future__ import annotations
 
 import re
+import string
 from bisect import bisect_right
+from collections import Counter
+from itertools import pairwise
 
 RECORD_LINES = 40  # a blank-line separated block this short is one record (a dpkg stanza: 10-30)
 _MIN_RECORDS = 3
@@ -318,9 +321,11 @@ def _marked_depth(line: str, mark: str) -> int:
 # A record's opening field: its name and colon, as the text's first line has it
 # ("\tCommand being timed:", "Name:"); or its opening mark, a run of one sign and a blank
 # ("== fi_FI.UTF-8" over each locale's ``locale -k`` fields; two signs at least, as one
-# "#" or "-" opens a comment or an item, not a record).
+# "#" or "-" opens a comment or an item, not a record); or a run of three signs or more
+# against the next sign ("===[ValidationError]===(stores/a.json)===" over each error of
+# ``jsonschema``'s pretty output).
 _OPENING_FIELD = re.compile(r"\s*[^\s:][^:]{0,60}:")
-_OPENING_MARK = re.compile(r"\s*([^\w\s])\1+ (?=\S)")
+_OPENING_MARK = re.compile(r"\s*([^\w\s])\1+ (?=\S)|\s*([^\w\s])\2{2,}(?!\2)(?=\S)")
 _OPENING_WORDS = re.compile(r"[a-z][\w.-]* -{1,2}[\w-]+ (?=\S)")  # a command and an option
 # Or a phrase of two to four words before the line's one last word ("checking file
 # src/audit.py" over each file's hunks in ``patch``'s report).
@@ -554,3 +559,41 @@ def graph_heads(raw: list[str], named: set[int]) -> set[int]:
                 if "*" in raw[k][:40]:
                     break
     return out - named
+
+
+# A line's skeleton: each run of letters, digits and "_" one "w", each run of blanks one
+# blank; the signs that remain are its shape ("user 'w': w '/w/w' w w w").
+_SKELETON_OF = str.maketrans(dict.fromkeys(string.ascii_letters + string.digits + "_", "a"))
+_SKELETON_WORDS = re.compile("a+")
+_SKELETON_BLANKS = re.compile("[ \t]+")
+
+
+def skeletons(lines: list[str]) -> list[str]:
+    """Each line's skeleton (one join, one translation, two substitutions, one split)."""
+    joined = "\n".join(lines).translate(_SKELETON_OF)
+    return _SKELETON_BLANKS.sub(" ", _SKELETON_WORDS.sub("w", joined)).split("\n")
+
+
+_HEADLINE_RECORDS = 20  # records needed before their headlines say what is common
+_HEADLINE_SHARE = 0.5  # of the records one headline shape must hold for the others to be rare
+_HEADLINE_RARE = 5  # records a headline shape may hold and still be rare
+
+
+def rare_headlines(raw: list[str], terms) -> set[int]:
+    """The headlines (first lines after the opening line) of records of a rare kind that
+    hold a word of the question: among sixty ``jsonschema`` errors, forty-seven say "0 is
+    less than the minimum of 1" and one says "'sku' is a required property"; "which order
+    is missing its SKU" names that record, whose instance (further down, after the schema)
+    holds the order id. The caller brings the records' bodies (``record_bodies``)."""
+    opens = record_starts(raw)
+    if len(opens) < _HEADLINE_RECORDS or not terms:
+        return set()
+    bounds = [*opens, len(raw)]
+    heads = [next((j for j in range(a + 1, b) if raw[j].strip()), None) for a, b in pairwise(bounds)]
+    shapes = skeletons([raw[j] if j is not None else "" for j in heads])
+    counts = Counter(k for k in shapes if k.strip())
+    if not counts or counts.most_common(1)[0][1] < _HEADLINE_SHARE * len(opens):
+        return set()
+    words = re.compile(r"(?<![a-z0-9])(?:" + "|".join(map(re.escape, sorted(terms))) + r")(?![a-z0-9])")
+    return {j for j, k in zip(heads, shapes) if j is not None and k.strip() and counts[k] <= _HEADLINE_RARE
+            and words.search(raw[j].lower())}

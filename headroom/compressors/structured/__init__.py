@@ -151,6 +151,10 @@ def _always_kept(lines: list[str], nodes, fmt: Format, query: str, text: str) ->
     whose records' opening lines come with them, and those kept as they are. (``text``: the
     lines joined by newlines.)"""
     out: set[int] = set()
+    if fmt.name == "xml" and query:
+        # An element's attributes are key="value" pairs: over ttx's <mtx name="A"
+        # width="640"/> rows, "which glyph is the widest" asks for one element.
+        out.update(extreme_lines(lines, query))
     if fmt.nesting == "flat" or fmt.name == "lines":
         # Lines of key=value numbers holding the extreme the question asks for (a stats
         # dump read as properties: redis INFO's cmdstat_* lines).

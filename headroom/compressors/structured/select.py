@@ -17,7 +17,6 @@ and an outline; elided runs become one comment line each.
 from __future__ import annotations
 
 import re
-import string
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -31,7 +30,15 @@ from ...query.terms import question_terms
 from ...query.terms import stem as _stem
 from ..flat_paths import flat_path_lines
 from ..odd_members import odd_members
-from ..text_records import RECORD_LINES, graph_heads, record_bodies, record_mates, record_starts
+from ..text_records import (
+    RECORD_LINES,
+    graph_heads,
+    rare_headlines,
+    record_bodies,
+    record_mates,
+    record_starts,
+)
+from ..text_records import skeletons as _skeletons
 from .formats import Format, comment_line
 from .tree import LineKeys, Node, key_of
 
@@ -100,7 +107,9 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
     for i in (_rare_siblings(lines, nodes, children, fmt, line_keys)
               + _odd_in_families(lines, nodes, children, fmt, line_keys)):
         take_with_ancestors(i)
-    rare = rare_shape_lines(lines)
+    # Plain lines may interleave a few messages; a keyed format's headers and brackets are
+    # of rare shapes by nature, so there only one dominant shape makes the others rare.
+    rare = rare_shape_lines(lines, _COMMON_SHAPES if fmt.name == "lines" else 1)
     if fmt.name == "lines":
         rare |= rare_assigned_values(lines) | rare_marks(lines)
     for i in _nodes_starting_on(starts, rare):
@@ -122,7 +131,9 @@ def with_named_lines(lines: list[str], nodes: list[Node], keep: list[bool], quer
         terms = terms | anchors.terms
     offsets = _line_offsets(lines)
     named = named_lines(lines, offsets, terms | _not_found_terms(query)) \
-        | _root_lines(lines, offsets, _past_tense_roots(terms))
+        | _root_lines(lines, offsets, _past_tense_roots(terms)) | rare_forms(lines, offsets, terms)
+    if fmt.name == "lines":
+        named |= rare_headlines(lines, terms | _two_letter_words(query or ""))
     mates = record_mates(lines, named) | record_bodies(lines, named, terms) | graph_heads(lines, named) \
         if fmt.name == "lines" else set()
     if fmt.name in ("lines", "properties"):  # gron's and jq's `a.b.3.c = v` listings
@@ -217,6 +228,58 @@ def named_lines(lines: list[str], offsets: list[int], terms) -> set[int]:
             if 0 < len(both) <= limit:
                 out.update(both)
     return out
+
+
+_FORM_SHARE = 0.8  # of the lines holding a word one form of it must hold for the others to be rare
+_FORM_LINES_MIN = 20  # lines that must hold a word before one of its forms is its usual one
+_FORM_HITS_MAX = 5_000  # lines holding a word that are looked at (a word on every line of a long text)
+
+
+def rare_forms(lines: list[str], offsets: list[int], terms) -> set[int]:
+    """The lines where a question word too common to name lines by itself comes in a rare
+    form: the blank-separated token holding it differs from the one nearly every other line
+    holds it in. Among 75 ``ACL LIST`` users that carry ``flushdb``, 74 deny it
+    (``-flushdb``) and one allows it (``+flushdb``): "which account may run FLUSHDB" asks
+    for that one. A form is rare on at most ``_SKELETON_RARE`` lines where one form holds
+    ``_FORM_SHARE`` of the word's lines."""
+    if not terms or not lines:
+        return set()
+    low = _lowered(lines)
+    out: set[int] = set()
+    for term in terms:
+        if len(term) < 3:
+            continue
+        if low.count(term) < _FORM_LINES_MIN:
+            continue  # few lines hold it: named_lines keeps them, or their forms say nothing
+        form_of: dict[int, str] = {}  # line -> the token holding the word there (its first)
+        pos = low.find(term)
+        while pos >= 0 and len(form_of) <= _FORM_HITS_MAX:
+            line = bisect_right(offsets, pos) - 1
+            if line not in form_of:
+                form_of[line] = _token_at(low, pos, pos + len(term))
+            pos = low.find(term, pos + len(term))
+        if len(form_of) < _FORM_LINES_MIN:
+            continue  # few lines hold it: named_lines keeps them, or their forms say nothing
+        forms = Counter(form_of.values())
+        usual, held = forms.most_common(1)[0]
+        if held < _FORM_SHARE * len(form_of):
+            continue
+        out.update(i for i, f in form_of.items() if f != usual and forms[f] <= _SKELETON_RARE)
+    return out
+
+
+_TOKEN_REACH = 80  # characters looked at on each side of a word for its token's ends
+
+
+def _token_at(low: str, start: int, end: int) -> str:
+    """The blank-separated token holding ``low[start:end]``, at most ``_TOKEN_REACH``
+    characters on each side (a minified line is one token: its ends say nothing)."""
+    lo = max(0, start - _TOKEN_REACH)
+    a = max(low.rfind(" ", lo, start), low.rfind("\n", lo, start), low.rfind("\t", lo, start))
+    a = a + 1 if a >= 0 else lo
+    hi = min(len(low), end + _TOKEN_REACH)
+    ends = [e for e in (low.find(" ", end, hi), low.find("\n", end, hi), low.find("\t", end, hi)) if e >= 0]
+    return low[a:min(ends) if ends else hi]
 
 
 def _few(hits: list[int], limit: int) -> bool:
@@ -805,43 +868,60 @@ def _rarest(counted: list[tuple[int, int]]) -> set[int]:
     return {i for _, i in sorted(counted)[:_RARE_KEPT]}
 
 
-# A line's skeleton: each run of letters, digits and "_" one "w", each run of blanks one
-# blank; the signs that remain are its shape ("user 'w': w '/w/w' w w w").
-_SKELETON_OF = str.maketrans(dict.fromkeys(string.ascii_letters + string.digits + "_", "a"))
-_SKELETON_WORDS = re.compile("a+")
-_SKELETON_BLANKS = re.compile("[ \t]+")
 _SKELETON_SHARE = 0.8  # of the nonblank lines one skeleton must hold for the others to be rare
 _SKELETON_RARE = 5  # lines a skeleton may hold and still be rare (issue 33: "at most 5 times")
 
 
-def _skeletons(lines: list[str]) -> list[str]:
-    """Each line's skeleton (one join, one translation, two substitutions, one split)."""
-    joined = "\n".join(lines).translate(_SKELETON_OF)
-    return _SKELETON_BLANKS.sub(" ", _SKELETON_WORDS.sub("w", joined)).split("\n")
+_COMMON_SHARE = 0.05  # of the nonblank lines a shape must hold to be one of the text's own
+_COMMON_SHAPES = 8  # more, and the text has no few shapes of its own
 
 
-def rare_shape_lines(lines: list[str]) -> set[int]:
-    """Lines of a rare shape among lines of one dominant shape, whatever their words: among
+def rare_shape_lines(lines: list[str], max_common: int = _COMMON_SHAPES) -> set[int]:
+    """Lines of a rare shape among lines of a few common shapes, whatever their words: among
     three hundred ``user 'x': directory '/home/x' does not exist`` lines of ``pwck``, the
-    one whose program is missing, the entry that is invalid, the user without a shadow line.
-    A shape is rare on at most ``_SKELETON_RARE`` lines where one shape holds
-    ``_SKELETON_SHARE`` of the nonblank lines (at least ``_RARE_SIBLINGS_MIN``); at most
-    ``_RARE_KEPT`` lines, those of the rarest shapes first. Read on the first lines before
-    the whole text: most texts have no dominant shape."""
+    one whose program is missing, the entry that is invalid, the user without a shadow line;
+    among ``ninja -d explain``'s three interleaved messages, the object whose input is a
+    source file, not the shared header. A shape is common on at least ``_RARE_SIBLINGS_MIN``
+    lines and ``_COMMON_SHARE`` of the nonblank ones; at most ``max_common`` common shapes
+    must hold ``_SKELETON_SHARE`` of the nonblank lines for a shape of at most
+    ``_SKELETON_RARE`` lines to be rare. At most ``_RARE_KEPT`` lines, those of the rarest
+    shapes first. Read on the first lines before the whole text: most texts have no few
+    common shapes."""
     shapes = _skeletons(lines[:_HEAD_SAMPLE])
-    head = [k for k in shapes if k.strip()]
-    if not head or Counter(head).most_common(1)[0][1] < _SKELETON_SHARE * len(head):
+    head = Counter(k for k in shapes if k.strip())
+    if not head or not _common_shapes(head, max_common):
         return set()
     shapes += _skeletons(lines[_HEAD_SAMPLE:]) if len(lines) > _HEAD_SAMPLE else []
     counts = Counter(k for k in shapes if k.strip())
-    common, top = counts.most_common(1)[0]
-    if top < _RARE_SIBLINGS_MIN or top < _SKELETON_SHARE * sum(counts.values()):
+    common = _common_shapes(counts, max_common)
+    if not common:
         return set()
-    odd = _odd_words(lines, [i for i, k in enumerate(shapes) if k == common])
-    if odd is None:
+    members: dict[str, list[int]] = {k: [] for k in common}
+    for i, k in enumerate(shapes):
+        if k in members:
+            members[k].append(i)
+    odd: list[tuple[int, int]] = []
+    fixed = False
+    for shape in common:
+        found = _odd_words(lines, members[shape])
+        if found is not None:
+            fixed = True
+            odd += found
+    if not fixed:
         return set()
     rare = [(counts[k], i) for i, k in enumerate(shapes) if k.strip() and counts[k] <= _SKELETON_RARE]
     return _rarest(rare + odd)
+
+
+def _common_shapes(counts: Counter, max_common: int) -> list[str]:
+    """The few shapes that hold most of the nonblank lines (see ``rare_shape_lines``); none
+    when more than ``max_common`` would be needed or they hold too few lines."""
+    total = sum(counts.values())
+    floor = max(_COMMON_SHARE * total, _RARE_SIBLINGS_MIN)
+    common = [k for k, v in counts.most_common(max_common) if v >= floor]
+    if sum(counts[k] for k in common) < _SKELETON_SHARE * total:
+        return []
+    return common
 
 
 _FIXED_SHARE = 0.9  # of a shape's lines one word must hold at a place for it to be the shape's own

@@ -743,6 +743,16 @@ def _outliers(col: _Column) -> list[int]:
     return [col.values.index(v) for v in dict.fromkeys(far[:_OUTLIERS_PER_COLUMN])]
 
 
+_NONZERO = re.compile(r"\bnon[- ]?zero\b|\b(?:other than|not|above|more than|greater than) (?:zero|0)\b"
+                      r"|\b(?:excluding|ignoring|besides|apart from) (?:the )?zero(?:e?s)?\b")
+
+
+def asks_nonzero(qlow: str) -> bool:
+    """Whether the (lower-cased) question leaves zero out of its smallest value ("the
+    smallest non-zero advance width": glyphs that do not advance are not the thinnest)."""
+    return _NONZERO.search(qlow) is not None
+
+
 def asked_directions(qlow: str) -> tuple[bool, bool]:
     """Whether the (lower-cased) question asks for a maximum, and for a minimum, in words
     ("the largest", "the fewest")."""
