@@ -1,6 +1,6 @@
 """Debugging information as binutils prints it: ``readelf --debug-dump=info`` and ``objdump
 --dwarf=info`` (the DWARF 5 tree of debugging entries: one ``<depth><offset>: Abbrev Number``
-line a DIE, its attributes indented under it; ~3,000 lines), of an object file the capture
+line a DIE, its attributes indented under it; ~4,000 lines), of an object file the capture
 generates in C and compiles with ``gcc -g -O0`` (the build folder mapped to ``.``, so no
 temporary path is printed).
 

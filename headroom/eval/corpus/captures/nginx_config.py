@@ -1,6 +1,6 @@
 """A web server's whole configuration as it assembled it: ``nginx -T`` (it tests the
 configuration, then prints every file it read, each under a ``# configuration file <path>:``
-header, includes in the order it followed them; ~1,900 lines), of a configuration tree the
+header, includes in the order it followed them; ~850 lines), of a configuration tree the
 capture writes for a shop's front proxy: ``nginx.conf`` including ``conf.d/*.conf`` (the
 upstream pools, rate-limit zones) and ``sites/*.conf`` (~45 virtual hosts, one file each),
 under a prefix given as ``./`` so no temporary path is printed.

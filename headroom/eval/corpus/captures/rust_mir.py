@@ -1,6 +1,6 @@
 """A compiler's mid-level intermediate representation as ``rustc --emit=mir`` prints it (each
 function as ``fn name(_1: T) -> U {``, its ``debug`` bindings and locals, then basic blocks
-``bb0: { ... }`` of statements and terminators; ~4,000 lines), of a library crate the capture
+``bb0: { ... }`` of statements and terminators; ~7,300 lines), of a library crate the capture
 generates: ~190 small fee functions in eight modules, at ``-C opt-level=0`` and again at
 ``-C opt-level=1`` (the same program after MIR's own optimisations), written to stdout (``-o -``).
 

@@ -2,7 +2,7 @@
 class: kind, class id, parent, priority, rate, ceiling, bursts) and ``tc -s -d class show dev
 lo`` (the same with the quantum, overhead and each class's counters under it), of an HTB
 shaping tree the capture builds on the loopback link of a fresh network namespace (``unshare
--n``: nothing of the host is touched): a root class, twelve tenant classes and ~230 leaves.
+-n``: nothing of the host is touched): a root class, twelve tenant classes and ~220 leaves.
 
 Most leaves are alike (a rate and a ceiling from a few values, priorities 0-3); a few in the
 middle differ in one way each: one has priority 7, one a ceiling far above every other, one a
