@@ -1,6 +1,6 @@
 """A flight recording as the JDK's ``jfr`` tool prints it: ``jfr print --events 'shop.*'
 --stack-depth 1`` (one ``shop.Checkout { ... }`` block an event: start time, the fields, the
-thread, a one-frame stack; ~4,100 lines) and ``jfr summary`` (the recording's chunks and one row a
+thread, a one-frame stack; ~4,100 lines) and ``jfr summary`` (the recording's chunks and one row an
 event type with its count and size), of a recording a small Java program makes of its own
 events (OpenJDK 17, run from source with ``java Shop.java``; the program's values are the
 capture's, compiled into it).
