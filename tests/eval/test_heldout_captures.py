@@ -1338,3 +1338,80 @@ def test_the_build_is_disturbed_as_recorded(tmp_path):
     assert all(int(nx.mtime_ns(tmp_path, s)) > built for s in [*record.edited, record.private_header])
     assert all(not (tmp_path / o).exists() for o in record.deleted)
     assert len({nx.mtime_ns(tmp_path, s) for s in record.edited}) == len(record.edited)
+
+
+def test_tc_classes_record_each_odd_leaf_once_in_hexadecimal():
+    import random
+
+    from headroom.eval.corpus.captures import tc_classes as tc
+
+    assert tc.classid(0x1a07) == "1:1a07" and tc.classid(16) == "1:10"
+    tree = tc.plan(random.Random(41))
+    assert set(tree.odd) == set(tc.ODD) and len(set(tree.odd.values())) == len(tc.ODD)
+    for what, cid in tree.odd.items():
+        (line,) = [ln for ln in tree.lines if f" classid {cid} " in ln]
+        assert line.endswith(tc.ODD[what])
+    assert tc.script(tree).count("tc class add") == len(tree.lines)
+
+
+def test_pip_tags_rank_this_interpreter_and_a_target_by_packaging():
+    from packaging import tags
+
+    from headroom.eval.corpus.captures import pip_tags as pt
+
+    here = pt.ranked_tags(None)
+    assert here[0] == str(next(iter(tags.sys_tags()))) and len(here) == len(set(here))
+    target = pt.ranked_tags((3, 12))
+    assert target[0].startswith("cp312-cp312-") and target[-1] == "py30-none-any"
+
+
+def test_dwarf_dies_record_what_the_c_file_declares(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures import dwarf_dies as dd
+
+    decls = dd.write_source(tmp_path / "shop.c", random.Random(42))
+    text = (tmp_path / "shop.c").read_text()
+    assert decls.values and all(f"{name} = {v}," in text or f"{name} = {v} " in text
+                                for name, v in decls.values.items())
+    assert all(f"unsigned {m} : {w};" in text for m, (_, w) in decls.bitfields.items())
+    assert all(f"long {fn}({', '.join(f'long {p}' for p in ps)})" in text for fn, ps in decls.params.items())
+
+
+def test_rust_mir_records_the_constants_and_names_the_crate_holds(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures import rust_mir as rm
+
+    crate = rm.write_crate(tmp_path / "fees.rs", random.Random(43))
+    text = (tmp_path / "fees.rs").read_text()
+    assert all(f"wrapping_add({v}_u32)" in text for v in crate.adds.values())
+    assert all(f"wrapping_mul({v})" in text for v in crate.multipliers.values())
+    assert len(set(crate.multipliers.values())) == len(crate.multipliers)
+    assert all(f"{p}: u32" in text for p in crate.params.values())
+
+
+def test_jfr_events_name_each_odd_order_in_one_event():
+    import random
+
+    from headroom.eval.corpus.captures import jfr_events as je
+
+    p = je.plan(random.Random(44))
+    checked_out = {f["order"] for kind, f in p.events if kind == "Checkout"}
+    assert p.refunds and not set(p.refunds) & checked_out and p.hold[0] not in checked_out
+    assert p.big in checked_out and sum(p.counts().values()) == len(p.events)
+    assert je.java_source(p).count("e.commit();") == len(p.events)
+
+
+def test_nginx_config_writes_each_odd_directive_into_the_recorded_site_file(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures import nginx_config as nc
+
+    tree = nc.plan(random.Random(45))
+    nc.write_tree(tmp_path, tree)
+    for what, site in tree.odd.items():
+        text = (tmp_path / nc.site_file(tree, site)).read_text()
+        assert nc.ODD[what] in text and f"server_name {site.name};" in text
+    files = "".join(p.read_text() for p in (tmp_path / "conf" / "sites").iterdir())
+    assert f"server {tree.backup} backup;" in files and f"server {tree.drained} down;" in files

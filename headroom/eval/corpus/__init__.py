@@ -166,13 +166,20 @@ def outside_output_text(tool_arguments: dict[str, Any]) -> str:
 # account-file checks from pwck and grpck, branch membership matrices from git show-branch) was
 # measured once 2026-11-30 (round 16, benchmarks/results/heldout_issue33_round16.json: 76/96 in
 # view, 0 lost), dev (known gaps) since 2026-11-30 (sixteenth session).
-# The seventeenth round replaces them: each of a kind of tool output no dev source has (JSON
-# Schema validation reports, a font's metric and character-map tables from ttx, SQLite's
-# foreign-key check, git's ignore-rule report from check-ignore, redis access-control lists and
-# denial logs, ninja's rebuild explanations and target list), facts from the capture's own record
-# of what it made, os.stat, or a join by Python's sqlite3 on the same file (docs/decisions.md).
+# The seventeenth round (schema_errors, font_tables, fk_checks, ignore_rules, acl_users,
+# ninja_explain: JSON Schema validation reports, a font's metric and character-map tables from
+# ttx, SQLite's foreign-key check, git's ignore-rule report from check-ignore, redis
+# access-control lists and denial logs, ninja's rebuild explanations and target list) was
+# measured once 2026-11-30 (round 17, benchmarks/results/heldout_issue33_round17.json: 84/97 in
+# view, 0 lost), dev (known gaps) since 2026-11-30 (seventeenth session).
+# The eighteenth round replaces them: each of a kind of tool output no dev source has (an HTB
+# traffic-control tree from tc, pip's ranked compatible wheel tags, DWARF debugging-entry trees
+# from readelf and objdump, Rust's mid-level IR from rustc --emit=mir, a JDK flight recording
+# printed and summarised by jfr, a web server's configuration assembled over its includes by
+# nginx -T), facts from the capture's own record of what it made or from packaging.tags
+# (docs/decisions.md).
 HELDOUT_SOURCES = frozenset({
-    "schema_errors", "font_tables", "fk_checks", "ignore_rules", "acl_users", "ninja_explain",
+    "tc_classes", "pip_tags", "dwarf_dies", "rust_mir", "jfr_events", "nginx_config",
 })
 
 
@@ -196,7 +203,9 @@ HELDOUT_SOURCES = frozenset({
 # held-out measurement, 2026-11-30, fourteenth session, dev since the same session); round 15
 # joined at 73/102 in view (its one held-out measurement, 2026-11-30, fifteenth session, dev
 # since the same session); round 16 joined at 76/96 in view (its one held-out measurement,
-# 2026-11-30, at the end of the fifteenth session, dev since the sixteenth).
+# 2026-11-30, at the end of the fifteenth session, dev since the sixteenth); round 17 joined at
+# 84/97 in view (its one held-out measurement, 2026-11-30, at the end of the sixteenth session,
+# dev since the seventeenth).
 # In the twelfth session the split as a whole reached the dev floor (rounds 4-10: 735/768 in
 # view); every source at or above it (95 %) left the set and joined the pools: 32 sources,
 # 570/574 in view (docs/decisions.md, "Sources at the dev floor leave the gaps"). What stays
@@ -208,7 +217,7 @@ HELDOUT_SOURCES = frozenset({
 # compiler_params, patch_reports, git_reflogs, merge_conflicts, range_diffs, sqlite_plans,
 # set_comparisons, git_config_origins, doctest_runs, word_diffs, compression_listings and all of
 # round 15); the 16 below it stay (docs/decisions.md, "The gaps reach the dev floor again").
-# Round 16 joined the set in the sixteenth session.
+# Round 16 joined the set in the sixteenth session, round 17 in the seventeenth.
 GAP_SOURCES = frozenset({
     "valgrind_memcheck", "make_database", "ssh_config_dump", "coverage_report",
     "source_tags", "perl_config", "locale_dumps", "terminfo_dumps",
@@ -216,6 +225,7 @@ GAP_SOURCES = frozenset({
     "commit_graphs", "pydoc_pages", "trace_counts",
     "shell_declarations",
     "git_bisects", "pytest_collections", "wal_records", "git_submodules", "account_checks", "branch_matrices",
+    "schema_errors", "font_tables", "fk_checks", "ignore_rules", "acl_users", "ninja_explain",
 })
 GAPS_SPLIT = "gaps"
 

@@ -72,8 +72,10 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             # issue 33's sixteenth round, measured once (2026-11-30, round 16), dev (known gaps) since
             "git_bisects", "pytest_collections", "wal_records", "git_submodules", "account_checks",
             "branch_matrices",
-            # held out (issue 33's seventeenth round): kinds no dev source has; measured once, at the end
-            "schema_errors", "font_tables", "fk_checks", "ignore_rules", "acl_users", "ninja_explain")
+            # issue 33's seventeenth round, measured once (2026-11-30, round 17), dev (known gaps) since
+            "schema_errors", "font_tables", "fk_checks", "ignore_rules", "acl_users", "ninja_explain",
+            # held out (issue 33's eighteenth round): kinds no dev source has; measured once, at the end
+            "tc_classes", "pip_tags", "dwarf_dies", "rust_mir", "jfr_events", "nginx_config")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 
