@@ -574,9 +574,11 @@ def skeletons(lines: list[str]) -> list[str]:
     return _SKELETON_BLANKS.sub(" ", _SKELETON_WORDS.sub("w", joined)).split("\n")
 
 
+# Lines (or records) a shape may hold and still be rare (issue 33: "at most 5 times"); the
+# structured selector's rare shapes and forms read the same figure.
+SHAPE_RARE = 5
 _HEADLINE_RECORDS = 20  # records needed before their headlines say what is common
 _HEADLINE_SHARE = 0.5  # of the records one headline shape must hold for the others to be rare
-_HEADLINE_RARE = 5  # records a headline shape may hold and still be rare
 
 
 def rare_headlines(raw: list[str], terms) -> set[int]:
@@ -595,5 +597,5 @@ def rare_headlines(raw: list[str], terms) -> set[int]:
     if not counts or counts.most_common(1)[0][1] < _HEADLINE_SHARE * len(opens):
         return set()
     words = re.compile(r"(?<![a-z0-9])(?:" + "|".join(map(re.escape, sorted(terms))) + r")(?![a-z0-9])")
-    return {j for j, k in zip(heads, shapes) if j is not None and k.strip() and counts[k] <= _HEADLINE_RARE
+    return {j for j, k in zip(heads, shapes) if j is not None and k.strip() and counts[k] <= SHAPE_RARE
             and words.search(raw[j].lower())}

@@ -38,6 +38,7 @@ from ..text_records import (
     record_mates,
     record_starts,
 )
+from ..text_records import SHAPE_RARE as _SKELETON_RARE
 from ..text_records import skeletons as _skeletons
 from .formats import Format, comment_line
 from .tree import LineKeys, Node, key_of
@@ -869,7 +870,6 @@ def _rarest(counted: list[tuple[int, int]]) -> set[int]:
 
 
 _SKELETON_SHARE = 0.8  # of the nonblank lines one skeleton must hold for the others to be rare
-_SKELETON_RARE = 5  # lines a skeleton may hold and still be rare (issue 33: "at most 5 times")
 
 
 _COMMON_SHARE = 0.05  # of the nonblank lines a shape must hold to be one of the text's own
