@@ -93,7 +93,7 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
     for r in _records_of(anchored, nodes, children, lines, fmt):
         whole.add(r)
         wanted.append(r)
-    wanted += _prefix_mates(lines, nodes, wanted, fmt)
+    wanted += _prefix_mates(nodes, wanted, fmt, line_keys)
     for i in wanted:
         take_with_ancestors(i)
         if i in whole:
@@ -246,6 +246,7 @@ def rare_forms(lines: list[str], offsets: list[int], terms) -> set[int]:
     if not terms or not lines:
         return set()
     low = _lowered(lines)
+    skip = len(low) == offsets[-1] + len(lines[-1])  # lower case kept every offset
     out: set[int] = set()
     for term in terms:
         if len(term) < 3:
@@ -258,7 +259,9 @@ def rare_forms(lines: list[str], offsets: list[int], terms) -> set[int]:
             line = bisect_right(offsets, pos) - 1
             if line not in form_of:
                 form_of[line] = _token_at(low, pos, pos + len(term))
-            pos = low.find(term, pos + len(term))
+            # On to the next line: a word repeated a million times on one line is one find.
+            nxt = offsets[line + 1] if skip and line + 1 < len(offsets) else pos + len(term)
+            pos = low.find(term, max(nxt, pos + 1))
         if len(form_of) < _FORM_LINES_MIN:
             continue  # few lines hold it: named_lines keeps them, or their forms say nothing
         forms = Counter(form_of.values())
@@ -420,7 +423,7 @@ def _rare_siblings(lines: list[str], nodes: list[Node], children: dict[int, list
 _MATES_MAX = 6  # neighbours sharing a named key's stem kept at most, each way
 
 
-def _prefix_mates(lines: list[str], nodes: list[Node], wanted: list[int], fmt: Format) -> list[int]:
+def _prefix_mates(nodes: list[Node], wanted: list[int], fmt: Format, line_keys: LineKeys) -> list[int]:
     """Next to each named one-line key, its neighbours sharing its stem (the key but for
     its last ``_`` or ``.`` part): the question "how long before TCP sends keep-alive
     probes" names ``tcp_keepalive_probes`` best, and the answer is ``tcp_keepalive_time``.
@@ -433,7 +436,7 @@ def _prefix_mates(lines: list[str], nodes: list[Node], wanted: list[int], fmt: F
         nd = nodes[i]
         if nd.end - nd.start != 1:
             continue
-        key = key_of(fmt, lines[nd.start])
+        key = line_keys[nd.start]
         cut = max(key.rfind("_"), key.rfind("."))
         if cut <= 0:
             continue
@@ -442,7 +445,7 @@ def _prefix_mates(lines: list[str], nodes: list[Node], wanted: list[int], fmt: F
             j = i + step
             for _ in range(_MATES_MAX):
                 if not 0 <= j < len(nodes) or nodes[j].parent != nd.parent or nodes[j].end - nodes[j].start != 1 \
-                        or not key_of(fmt, lines[nodes[j].start]).startswith(stem):
+                        or not line_keys[nodes[j].start].startswith(stem):
                     break
                 if j not in seen:
                     seen.add(j)
