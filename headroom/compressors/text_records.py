@@ -14,6 +14,8 @@ from bisect import bisect_right
 from collections import Counter
 from itertools import pairwise
 
+from ..query.terms import rows_naming
+
 RECORD_LINES = 40  # a blank-line separated block this short is one record (a dpkg stanza: 10-30)
 _MIN_RECORDS = 3
 _RECORD_CHARS = 2_000  # nor one this long (a stanza carrying a line of build ids)
@@ -596,6 +598,6 @@ def rare_headlines(raw: list[str], terms) -> set[int]:
     counts = Counter(k for k in shapes if k.strip())
     if not counts or counts.most_common(1)[0][1] < _HEADLINE_SHARE * len(opens):
         return set()
-    words = re.compile(r"(?<![a-z0-9])(?:" + "|".join(map(re.escape, sorted(terms))) + r")(?![a-z0-9])")
-    return {j for j, k in zip(heads, shapes) if j is not None and k.strip() and counts[k] <= SHAPE_RARE
-            and words.search(raw[j].lower())}
+    rare = [j for j, k in zip(heads, shapes) if j is not None and k.strip() and counts[k] <= SHAPE_RARE]
+    # A question word as a whole word ("_" may touch it: "gift" in "gift_wrap"), however many hold it.
+    return {rare[i] for i in rows_naming([raw[j] for j in rare], terms, len(rare), edge="a-z0-9")}

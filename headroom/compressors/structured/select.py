@@ -192,6 +192,22 @@ def _children_of(nodes: list[Node]) -> dict[int, list[int]]:
 _PAIRED_HITS = 32  # lines a common word may hold and still be paired with another
 
 
+def _first_hits(low: str, offsets: list[int], term: str, skip: bool) -> Iterator[tuple[int, int]]:
+    """(line, position) of ``term``'s first hit on each line of ``low`` (the lines joined
+    and lowered; ``offsets`` their starts), in order. With ``skip`` (lower case kept every
+    offset) the next find starts on the next line: a word repeated a million times on one
+    line is one find."""
+    pos = low.find(term)
+    last = -1
+    while pos >= 0:
+        line = bisect_right(offsets, pos) - 1
+        if line != last:
+            yield line, pos
+            last = line
+        nxt = offsets[line + 1] if skip and line + 1 < len(offsets) else pos + 1
+        pos = low.find(term, nxt)
+
+
 def named_lines(lines: list[str], offsets: list[int], terms) -> set[int]:
     """Lines holding a selective word or anchor of the question: one that names a record,
     not a field every record has (in at most one line of 100, or three, or in lines that all
@@ -207,15 +223,10 @@ def named_lines(lines: list[str], offsets: list[int], terms) -> set[int]:
     common: list[set[int]] = []  # the lines of words too common alone, when few enough to pair
     for term in terms:
         hits: list[int] = []
-        pos = low.find(term)
-        while pos >= 0:
-            line = bisect_right(offsets, pos) - 1
-            if not hits or hits[-1] != line:
-                hits.append(line)
+        for line, _ in _first_hits(low, offsets, term, skip):
+            hits.append(line)
             if len(hits) > paired and hits[-1] - hits[0] >= RECORD_LINES:
                 break  # a common word: no need to find the rest
-            nxt = offsets[line + 1] if skip and line + 1 < len(offsets) else pos + 1
-            pos = low.find(term, nxt)
         if _few(hits, limit):
             out.update(hits)
         elif len(hits) <= paired:
@@ -254,14 +265,10 @@ def rare_forms(lines: list[str], offsets: list[int], terms) -> set[int]:
         if low.count(term) < _FORM_LINES_MIN:
             continue  # few lines hold it: named_lines keeps them, or their forms say nothing
         form_of: dict[int, str] = {}  # line -> the token holding the word there (its first)
-        pos = low.find(term)
-        while pos >= 0 and len(form_of) <= _FORM_HITS_MAX:
-            line = bisect_right(offsets, pos) - 1
-            if line not in form_of:
-                form_of[line] = _token_at(low, pos, pos + len(term))
-            # On to the next line: a word repeated a million times on one line is one find.
-            nxt = offsets[line + 1] if skip and line + 1 < len(offsets) else pos + len(term)
-            pos = low.find(term, max(nxt, pos + 1))
+        for line, pos in _first_hits(low, offsets, term, skip):
+            form_of[line] = _token_at(low, pos, pos + len(term))
+            if len(form_of) > _FORM_HITS_MAX:
+                break
         if len(form_of) < _FORM_LINES_MIN:
             continue  # few lines hold it: named_lines keeps them, or their forms say nothing
         forms = Counter(form_of.values())
