@@ -48,11 +48,13 @@ class HealthProbe:
         self.latencies: list[float] = []
         self.failures: list[str] = []
         self._stop = threading.Event()
+        self._ready = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
         with httpx.Client(timeout=10) as client:
-            while not self._stop.is_set():
+            self._ready.set()
+            while True:  # at least one probe, however soon the hostile call ends
                 t0 = time.perf_counter()
                 try:
                     r = client.get(f"{self.url}/health")
@@ -61,10 +63,14 @@ class HealthProbe:
                 except httpx.HTTPError as exc:
                     self.failures.append(type(exc).__name__)
                 self.latencies.append(time.perf_counter() - t0)
-                time.sleep(self.interval_s)
+                if self._stop.wait(self.interval_s):
+                    break
 
     def __enter__(self) -> Self:
+        # Probing before the hostile call starts: on a loaded machine the client took longer
+        # to make than a quick hostile call, and the probe stopped before its first request.
         self._thread.start()
+        self._ready.wait(timeout=10)
         return self
 
     def __exit__(self, *exc: object) -> None:
