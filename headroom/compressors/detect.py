@@ -357,7 +357,11 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
             found["fields"] = fields
         return ContentType.TABLE
     if _repetitive_lines(nonblank):
-        return ContentType.LOG
+        # Lines opening on a few words may be the named fields of records nested in an
+        # outline (a debugger's entry tree: each entry a head over its indented
+        # ``name : value`` attributes): read as a log, the one record a question names
+        # comes without its other fields.
+        return _outline_table(text, found, fielded=True) or ContentType.LOG
     # A log whose lines start with something other than their timestamp (a dash, an alert
     # category, a long host and node id) has its marks past where _has_log_mark looks.
     if (log := _log_by_templates(nonblank, found)) is not None:
@@ -388,12 +392,34 @@ def _late_table(text: str, fields_with_tail: Callable[[], Any], found: dict | No
         if found is not None:
             found["fields"] = fields
         return ContentType.TABLE
-    outline = infer_outline(text.split("\n"))
-    if outline is not None:
-        if found is not None:
-            found["outline"] = outline
-        return ContentType.TABLE
-    return None
+    return _outline_table(text, found)
+
+
+def _outline_table(text: str, found: dict | None, fielded: bool = False) -> ContentType | None:
+    """TABLE when the whole text is records nested in an outline (:mod:`.tables.outline`);
+    ``fielded``: only when most lines under the records' heads are ``name : value`` fields."""
+    lines = text.split("\n")
+    outline = infer_outline(lines)
+    if outline is None or (fielded and not _named_fields(lines, outline)):
+        return None
+    if found is not None:
+        found["outline"] = outline
+    return ContentType.TABLE
+
+
+# A field line under a record's head: an optional offset in brackets, a name of up to three
+# words, blanks, a colon ("    <19af>   DW_AT_name        : coup_quorum", "  Size: 4096").
+_NAMED_FIELD = re.compile(r"\s*(?:[<\[][^>\]\s]{1,16}[>\]]\s+)?[A-Za-z_][\w.-]*(?: [\w.-]+){0,2}\s*:(?:\s|$)")
+_NAMED_FIELDS_SHARE = 0.6
+_NAMED_FIELDS_SAMPLE = 400
+
+
+def _named_fields(lines: list[str], outline) -> bool:
+    """Whether most lines under the outline's record heads are named fields."""
+    heads = set(outline.heads)
+    body = [i for i in range(outline.heads[0], outline.end) if i not in heads and outline.depths[i] >= 0]
+    sample = body[::max(1, len(body) // _NAMED_FIELDS_SAMPLE)]
+    return bool(sample) and sum(1 for i in sample if _NAMED_FIELD.match(lines[i])) >= _NAMED_FIELDS_SHARE * len(sample)
 
 
 # -- Source code ---------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ from .fields import infer as infer_fields
 from .framed import Framed
 from .framed import infer as infer_framed
 from .framed import parse as parse_framed
-from .outline import Outline
+from .outline import Outline, head_depths, subtree
 from .outline import infer as infer_outline
 from .outline import parse as parse_outline
 from .select import Selection, Table, select_rows
@@ -234,13 +234,17 @@ def _outline_records(lines: list[str], outline, inp: CompressInput) -> Compresse
     budget = len(inp.text) * target_ratio(inp.aggressiveness)
     sel = select_rows(table, query=inp.query, anchors=inp.anchors, budget=budget,
                       score=lambda items: relevance_scores(inp, items))
-    if len(sel.kept) >= len(records.rows):
+    named = set(sel.named)
+    nested = set(_nested_under(lines, outline, records, named)) - set(sel.kept)
+    if nested:
+        sel.reasons["nested under a named record"] += len(nested)
+    kept = sorted(set(sel.kept) | nested)
+    if len(kept) >= len(records.rows):
         return None
     first, last = records.spans[0][0], records.spans[-1][1]
     out = _outside(lines[:first], inp)
     prev = -1
-    named = set(sel.named)
-    for i in sel.kept:
+    for i in kept:
         if i != prev + 1:
             out.append(_GAP)
         part, cut = shown[i]
@@ -257,8 +261,28 @@ def _outline_records(lines: list[str], outline, inp: CompressInput) -> Compresse
         out.append(_GAP)
     out.extend(_outside(lines[last:], inp))
     out.append(f"# {len(records.rows)} records x {len(records.names)} fields; field ranges: {sel.columns}")
-    return Compressed(text="\n".join(out), items_before=len(records.rows), items_after=len(sel.kept),
+    return Compressed(text="\n".join(out), items_before=len(records.rows), items_after=len(kept),
                       strategy="table_outline", lossy=True, summary=sel.summary())
+
+
+_NAMED_SUBTREES = 4  # named records whose nested records come with them, at most
+
+
+def _nested_under(lines: list[str], outline, records, named: set[int]) -> list[int]:
+    """The records nested under each record the question names, where the heads number
+    their depth (:func:`.outline.head_depths`): a function's entry names it, and its
+    parameters are the entries below it. Only short subtrees, and a few."""
+    if not named or len(named) > _NAMED_SUBTREES:
+        return []
+    depths = head_depths(lines, outline.heads)
+    if depths is None:
+        return []
+    out: list[int] = []
+    for i in named:
+        below = subtree(depths, i)
+        if below and records.spans[below[-1]][1] - records.spans[i][1] <= _NAMED_RECORD_LINES:
+            out.extend(below)
+    return out
 
 
 def _outside(part: list[str], inp: CompressInput) -> list[str]:

@@ -34,7 +34,7 @@ import operator
 import re
 from collections import Counter
 from dataclasses import dataclass
-from itertools import compress, repeat
+from itertools import compress, pairwise, repeat
 
 from .aligned import column_header
 
@@ -129,6 +129,40 @@ def _depths(lines: list[str]) -> tuple[list[int], list[int]]:
     for i in nonblank:
         depths[i] = len(lines[i][:leads[i]].expandtabs(8))
     return depths, nonblank
+
+
+# A record's depth written at the start of its head, as a small number in brackets
+# (" <2><199f>: Abbrev Number: 1 (DW_TAG_formal_parameter)" in a DWARF entry tree): the
+# records are flat in the indentation, nested by that number.
+_HEAD_DEPTH = re.compile(r"\s*[<\[(](\d{1,2})[>\])]")
+_HEAD_DEPTH_SHARE = 0.9  # of the heads that must carry it (a unit's own head line may not)
+
+
+def head_depths(lines: list[str], heads: list[int]) -> list[int] | None:
+    """Each record's depth (-1 where its head carries none) when the heads open on a bracketed
+    small number that behaves as a depth: least on the first that has one, one step up at a
+    time, falling back; else None."""
+    found = [m.group(1) if (m := _HEAD_DEPTH.match(lines[h])) else None for h in heads]
+    depths = [int(v) if v is not None else -1 for v in found]
+    marked = [d for d in depths if d >= 0]
+    if len(marked) < _HEAD_DEPTH_SHARE * len(heads):
+        return None
+    steps = list(pairwise(marked))
+    if min(marked) < marked[0] or any(b > a + _MAX_DEPTH_STEP for a, b in steps) \
+            or not any(b < a for a, b in steps):
+        return None
+    return depths
+
+
+def subtree(depths: list[int], i: int) -> range:
+    """The records nested under record ``i``: those after it that are deeper, up to the
+    first one that is not (or that carries no depth)."""
+    d, j = depths[i], i + 1
+    if d < 0:
+        return range(j, j)
+    while j < len(depths) and depths[j] > d:
+        j += 1
+    return range(i + 1, j)
 
 
 def _tree(depths: list[int], nonblank: list[int]) -> tuple[dict[int, int], dict[int, int]]:
