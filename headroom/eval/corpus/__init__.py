@@ -179,7 +179,16 @@ def outside_output_text(tool_arguments: dict[str, Any]) -> str:
 # includes by nginx -T) was measured once 2026-12-01 (round 18,
 # benchmarks/results/heldout_issue33_round18.json: 86/105 in view, 0 lost), dev (known gaps)
 # since 2026-12-01 (eighteenth session).
-HELDOUT_SOURCES: frozenset[str] = frozenset()  # the nineteenth round is being built
+# The nineteenth round replaces them: each of a kind of tool output no dev source has (a redis
+# stream's consumer groups from XINFO STREAM FULL and XPENDING, a database backup's table of
+# contents from pg_restore -l, the undefined-behaviour sanitizer's runtime reports, a bundler's
+# size analysis from esbuild --analyze, Meson's configure checks from meson setup, code metrics
+# from radon cc and radon raw), facts from the capture's own record of what it made or from
+# another reader of the same state: SQL on the same database, ctypes, pkg-config, shutil.which,
+# os.path.exists (docs/decisions.md).
+HELDOUT_SOURCES = frozenset({
+    "redis_streams", "pg_restore_toc", "ubsan_reports", "esbuild_analyze", "meson_setup", "radon_metrics",
+})
 
 
 
