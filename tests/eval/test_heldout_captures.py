@@ -1415,3 +1415,105 @@ def test_nginx_config_writes_each_odd_directive_into_the_recorded_site_file(tmp_
         assert nc.ODD[what] in text and f"server_name {site.name};" in text
     files = "".join(p.read_text() for p in (tmp_path / "conf" / "sites").iterdir())
     assert f"server {tree.backup} backup;" in files and f"server {tree.drained} down;" in files
+
+
+def test_redis_streams_plan_keeps_each_odd_entry_pending_in_billing_alone():
+    import random
+
+    from headroom.eval.corpus.captures import redis_streams as rs
+
+    p = rs.plan(random.Random(46))
+    ids = [e.id for e in p.entries]
+    assert len(set(ids)) == len(ids) and all(i.endswith("-0") and len(i) == 15 for i in ids)
+    assert len({e.amount for e in p.entries}) == len(p.entries)
+    anywhere = set().union(*p.pending.values())
+    assert not set(p.deleted) & anywhere and len(p.deleted) == 2
+    for eid in p.odd.values():
+        assert eid in p.pending["billing"] and eid not in p.pending["shipping"] | p.pending["audit"]
+    assert len(set(p.odd.values())) == 3 and sum(e.region == "is-reykjavik" for e in p.entries) == 1
+    for group, batches in p.reads.items():
+        assert sum(size for _, size in batches) == len(ids)
+        assert {c for c, _ in batches} == set(rs.GROUPS[group])
+
+
+def test_pg_restore_toc_writes_every_object_it_asks_the_catalogue_about():
+    import random
+
+    from headroom.eval.corpus.captures import pg_restore_toc as pr
+
+    rnd = random.Random(47)
+    tables = pr.plan(rnd)
+    asked = pr.pick(tables, rnd)
+    ddl = pr.ddl(tables, "fulfil.fulfil_summary", "ledger.ledger_touch")
+    for how, name in asked.values():
+        bare = name.split(".")[-1]
+        if how == "con":
+            schema, table = name.split(".")[0], bare.removesuffix("_parent_id_fkey")
+            assert f"CREATE TABLE {schema}.{table} (" in ddl and "parent_id bigint REFERENCES" in ddl
+        else:
+            assert f" {name} " in ddl or f" {bare} " in ddl or f" {name}(" in ddl, name
+    sql = pr.oid_sql(asked)
+    assert sql.count("SELECT '") == len(asked) and "OWNER TO analyst" in ddl and "OWNER TO etl" in ddl
+
+
+def test_ubsan_reports_record_each_odd_body_on_its_line():
+    import random
+
+    from headroom.eval.corpus.captures import ubsan_reports as ub
+
+    prog = ub.write_program(random.Random(48))
+    lines = prog.text.splitlines()
+    for what, f in prog.odd.items():
+        assert lines[prog.line[f] - 1] == f"int {f}(int x) {{ {ub.ODD[what][0]} }}"
+    for f, ops in prog.overflow.items():
+        x, op, c = ops.split()
+        value = {"+": int(x) + int(c), "-": int(x) - int(c), "*": int(x) * int(c)}[op]
+        assert not -2**31 <= value < 2**31, (f, ops)
+        assert f"    s ^= (unsigned){f}({x});" in lines
+
+
+def test_esbuild_analyze_plan_imports_each_private_leaf_once():
+    import random
+
+    from headroom.eval.corpus.captures import esbuild_analyze as ea
+
+    site = ea.plan(random.Random(49))
+    imported = [d for deps in site.imports.values() for d in deps if d.startswith("src/parts/")]
+    assert len(imported) == len(set(imported)) == ea.PRIVATE * len(ea.PAGES)
+    for page, big in site.big.items():
+        assert big.removeprefix("src/parts/").removesuffix(".js") in site.private[page][ea.PRIVATE // 2:]
+        assert big not in site.imports and "const TABLE" in ea.module_text(site, big, random.Random(1))
+
+
+def test_meson_setup_header_and_build_file_agree_with_the_record():
+    import ctypes
+    import random
+
+    from headroom.eval.corpus.captures import meson_setup as ms
+
+    rnd = random.Random(50)
+    head = ms.plan(rnd)
+    text = head.text()
+    for name, members in head.structs.items():
+        assert f"struct {name} {{" in text
+        size, align = head.layout(name)
+        assert size % align == 0 and size >= sum(ctypes.sizeof(ms.CTYPES[t]) * n for t, _, n in members)
+    build, absent = ms.meson_build(head, rnd)
+    assert f"has_member('struct {absent['struct']}', '{absent['member']}'" in build
+    assert absent["member"] not in {m for _, m, _ in head.structs[absent["struct"]]}
+
+
+def test_radon_metrics_write_the_if_counts_they_record():
+    import random
+
+    from headroom.eval.corpus.captures import radon_metrics as rm
+
+    rnd = random.Random(51)
+    pkg = rm.plan(rnd)
+    names = [f for fs in pkg.modules.values() for f, _ in fs]
+    assert len(names) == len(set(names)) and len(pkg.odd) == len(rm.ODD_IFS)
+    for path, functions in pkg.modules.items():
+        blocks = pkg.text(path, rnd).split("\n\ndef ")[1:]
+        assert [(b.split("(")[0], b.count("    if x > ")) for b in blocks] == functions
+    assert max(len(fs) for fs in pkg.modules.values()) == len(pkg.modules[pkg.longest])
+    assert max(pkg.comments.values()) == pkg.comments[pkg.wordy]

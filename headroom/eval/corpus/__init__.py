@@ -172,14 +172,22 @@ def outside_output_text(tool_arguments: dict[str, Any]) -> str:
 # access-control lists and denial logs, ninja's rebuild explanations and target list) was
 # measured once 2026-11-30 (round 17, benchmarks/results/heldout_issue33_round17.json: 84/97 in
 # view, 0 lost), dev (known gaps) since 2026-11-30 (seventeenth session).
-# The eighteenth round replaces them: each of a kind of tool output no dev source has (an HTB
-# traffic-control tree from tc, pip's ranked compatible wheel tags, DWARF debugging-entry trees
-# from readelf and objdump, Rust's mid-level IR from rustc --emit=mir, a JDK flight recording
-# printed and summarised by jfr, a web server's configuration assembled over its includes by
-# nginx -T), facts from the capture's own record of what it made or from packaging.tags
-# (docs/decisions.md).
+# The eighteenth round (tc_classes, pip_tags, dwarf_dies, rust_mir, jfr_events, nginx_config: an
+# HTB traffic-control tree from tc, pip's ranked compatible wheel tags, DWARF debugging-entry
+# trees from readelf and objdump, Rust's mid-level IR from rustc --emit=mir, a JDK flight
+# recording printed and summarised by jfr, a web server's configuration assembled over its
+# includes by nginx -T) was measured once 2026-12-01 (round 18,
+# benchmarks/results/heldout_issue33_round18.json: 86/105 in view, 0 lost), dev (known gaps)
+# since 2026-12-01 (eighteenth session).
+# The nineteenth round replaces them: each of a kind of tool output no dev source has (a redis
+# stream's consumer groups from XINFO STREAM FULL and XPENDING, a database backup's table of
+# contents from pg_restore -l, the undefined-behaviour sanitizer's runtime reports, a bundler's
+# size analysis from esbuild --analyze, Meson's configure checks from meson setup, code metrics
+# from radon cc and radon raw), facts from the capture's own record of what it made or from
+# another reader of the same state: SQL on the same database, ctypes, pkg-config, shutil.which,
+# os.path.exists (docs/decisions.md).
 HELDOUT_SOURCES = frozenset({
-    "tc_classes", "pip_tags", "dwarf_dies", "rust_mir", "jfr_events", "nginx_config",
+    "redis_streams", "pg_restore_toc", "ubsan_reports", "esbuild_analyze", "meson_setup", "radon_metrics",
 })
 
 
@@ -205,7 +213,8 @@ HELDOUT_SOURCES = frozenset({
 # since the same session); round 16 joined at 76/96 in view (its one held-out measurement,
 # 2026-11-30, at the end of the fifteenth session, dev since the sixteenth); round 17 joined at
 # 84/97 in view (its one held-out measurement, 2026-11-30, at the end of the sixteenth session,
-# dev since the seventeenth).
+# dev since the seventeenth); round 18 joined at 86/105 in view (its one held-out measurement,
+# 2026-12-01, at the end of the seventeenth session, dev since the eighteenth).
 # In the twelfth session the split as a whole reached the dev floor (rounds 4-10: 735/768 in
 # view); every source at or above it (95 %) left the set and joined the pools: 32 sources,
 # 570/574 in view (docs/decisions.md, "Sources at the dev floor leave the gaps"). What stays
@@ -217,7 +226,8 @@ HELDOUT_SOURCES = frozenset({
 # compiler_params, patch_reports, git_reflogs, merge_conflicts, range_diffs, sqlite_plans,
 # set_comparisons, git_config_origins, doctest_runs, word_diffs, compression_listings and all of
 # round 15); the 16 below it stay (docs/decisions.md, "The gaps reach the dev floor again").
-# Round 16 joined the set in the sixteenth session, round 17 in the seventeenth.
+# Round 16 joined the set in the sixteenth session, round 17 in the seventeenth, round 18 in the
+# eighteenth.
 GAP_SOURCES = frozenset({
     "valgrind_memcheck", "make_database", "ssh_config_dump", "coverage_report",
     "source_tags", "perl_config", "locale_dumps", "terminfo_dumps",
@@ -226,6 +236,7 @@ GAP_SOURCES = frozenset({
     "shell_declarations",
     "git_bisects", "pytest_collections", "wal_records", "git_submodules", "account_checks", "branch_matrices",
     "schema_errors", "font_tables", "fk_checks", "ignore_rules", "acl_users", "ninja_explain",
+    "tc_classes", "pip_tags", "dwarf_dies", "rust_mir", "jfr_events", "nginx_config",
 })
 GAPS_SPLIT = "gaps"
 
