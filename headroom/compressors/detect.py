@@ -361,6 +361,8 @@ def _detect_text(text: str, found: dict[str, Any] | None = None) -> ContentType:
         # outline (a debugger's entry tree: each entry a head over its indented
         # ``name : value`` attributes): read as a log, the one record a question names
         # comes without its other fields.
+        if not _at_least(nonblank, _NAMED_FIELD.match, _NAMED_FIELDS_SHARE * n):
+            return ContentType.LOG  # few named fields in the sample: no need to read the outline
         return _outline_table(text, found, fielded=True) or ContentType.LOG
     # A log whose lines start with something other than their timestamp (a dash, an alert
     # category, a long host and node id) has its marks past where _has_log_mark looks.
