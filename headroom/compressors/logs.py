@@ -23,6 +23,7 @@ from itertools import repeat
 from operator import itemgetter
 
 from ..query.intent import content_lemmas, intents_of, names_content_word
+from ..query.order import asks_neighbour, neighbours, pointed_lines
 from ..toin import steer as toin_steer
 from .base import Compressed, CompressInput
 from .flat_paths import flat_path_lines
@@ -813,6 +814,11 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
     # the extreme leaf the question asks for.
     for i in flat_path_lines(raw, named | anchored, inp.query or ""):
         sel.mark(i, 0.5)
+    # "What happened right after X": the line X names and the lines next to it.
+    if inp.anchors and asks_neighbour(inp.query):
+        pointed = pointed_lines(lowered.text, lowered.starts, inp.anchors.terms)
+        for i in (*pointed, *neighbours(raw, pointed)):
+            sel.mark(i, _ANCHORED)
     if "extreme" in intents:
         for i in _top_value_lines(raw, trace_of.keys()):
             sel.mark(i, 0.5)

@@ -13,6 +13,7 @@ the test's own record of what it made.
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import subprocess
@@ -52,6 +53,51 @@ def test_a_sorted_listing_keeps_the_neighbours_of_the_entry_the_question_names()
             out = tool_round(f"dpkg-query -W -f '{fmt}'", text, question)
             assert len(out) < 0.7 * len(text)
             assert want in out.splitlines(), question
+
+
+@pytest.mark.skipif(shutil.which("dpkg") is None, reason="needs dpkg")
+def test_a_table_keeps_the_rows_next_to_the_row_the_question_names():
+    text = subprocess.run(["dpkg", "-l"], capture_output=True, text=True, check=True,
+                          env={**os.environ, "COLUMNS": "160"}).stdout
+    rows = text.splitlines()
+    body = [i for i, r in enumerate(rows) if r.startswith("ii ")]
+    assert len(body) >= 200
+    rng = random.Random(19)
+    asked = 0
+    for i in rng.sample(body[len(body) // 4: 3 * len(body) // 4], 8):
+        name = rows[i].split()[1]
+        if sum(f" {name} " in r for r in rows) != 1:
+            continue
+        for question, want in ((f"Which package comes right after {name} in this list?", rows[i + 1]),
+                               (f"What is listed just before {name}?", rows[i - 1])):
+            out = tool_round("dpkg -l", text, question)
+            assert len(out) < 0.5 * len(text)
+            assert want in out, question
+            asked += 1
+    assert asked >= 8
+
+
+_DPKG_LOG = "/var/log/dpkg.log"
+
+
+@pytest.mark.skipif(not os.path.exists(_DPKG_LOG), reason="needs the image's dpkg log")
+def test_a_log_keeps_the_lines_next_to_the_line_the_question_names():
+    from pathlib import Path
+
+    text = Path(_DPKG_LOG).read_text(encoding="utf-8", errors="replace")
+    rows = text.splitlines()
+    # A package installed once, named whole (its name is an anchor: a digit or a dash in it).
+    installed = [i for i in range(len(rows) // 4, 3 * len(rows) // 4) if " status installed " in rows[i]]
+    picked = [i for i in installed if any(c in rows[i].split()[4].split(":")[0] for c in "-0123456789")
+              and sum(f" {rows[i].split()[4]} " in r for r in rows) <= 12]
+    assert len(rows) >= 1000 and len(picked) >= 6
+    for i in random.Random(20).sample(picked, 6):
+        pkg, when = rows[i].split()[4], rows[i].split()[1]
+        for question, want in ((f"What did dpkg log right after {pkg} was marked installed at {when}?", rows[i + 1]),
+                               (f"And the line just before {pkg} status installed at {when}?", rows[i - 1])):
+            out = tool_round(f"cat {_DPKG_LOG}", text, question)
+            assert len(out) < 0.5 * len(text)
+            assert want in out, question
 
 
 def _debug_info(tmp_path, tool: list[str]) -> tuple[str, dict[str, list[str]], dict[str, int]]:

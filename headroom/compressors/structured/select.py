@@ -24,7 +24,7 @@ from functools import lru_cache, partial
 from itertools import accumulate, groupby
 
 from ...query.names import letters_in_order
-from ...query.order import asks_neighbour
+from ...query.order import asks_neighbour, neighbours, pointed_lines
 from ...query.terms import STOP_WORDS as _STOP
 from ...query.terms import past_tense_roots as _past_tense_roots
 from ...query.terms import question_terms
@@ -81,7 +81,7 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
     whole = {i for i in wanted if nodes[i].end - nodes[i].start <= WHOLE_MAX_LINES}
     anchored: list[int] = []  # nodes starting on a line that holds an anchor
     if anchors:
-        for i in _nodes_starting_on(starts, _anchor_lines(lines, offsets, anchors.terms)):
+        for i in _nodes_starting_on(starts, _anchor_lines(lines, offsets, anchors)):
             if len(wanted) >= 64:
                 break
             wanted.append(i)
@@ -145,7 +145,7 @@ def with_named_lines(lines: list[str], nodes: list[Node], keep: list[bool], quer
         # field's name must open a line of every record, which few such words do.
         named |= asked_field_lines(lines, offsets, terms | _two_letter_words(query))
     if anchors and asks_neighbour(query):
-        named |= _neighbours(lines, _few_anchor_lines(lines, offsets, anchors, _NEIGHBOURED))
+        named |= neighbours(lines, pointed_lines(_lowered(lines), offsets, anchors.terms))
     named = [i for i in named if not keep[i]]
     mates = [i for i in mates if not keep[i]]
     if not named and not mates:
@@ -601,18 +601,18 @@ def _best_named(lines: list[str], nodes: list[Node], own: list[set[str]], named:
     return tied[:_WANTED]
 
 
-def _anchor_lines(lines: list[str], offsets: list[int], terms, most: int = 256) -> set[int]:
-    """Which lines hold one of ``terms``, the question's anchors (at most ``most``): one
-    lower-cased copy of the text, one find per term."""
+def _anchor_lines(lines: list[str], offsets: list[int], anchors) -> set[int]:
+    """Which lines hold an anchor of the question (at most 256): one lower-cased copy of the
+    text, one find per term."""
     low = _lowered(lines)
     n = len(lines)
     # Further hits on a line add nothing: the next find starts on the next line (when
     # the lower case kept every offset; else hit by hit, as the offsets say).
     skip = len(low) == offsets[-1] + len(lines[-1])
     hit_lines: set[int] = set()
-    for term in terms:
+    for term in anchors.terms:
         pos = low.find(term)
-        while pos >= 0 and len(hit_lines) < most:
+        while pos >= 0 and len(hit_lines) < 256:
             line = bisect_right(offsets, pos) - 1
             hit_lines.add(line)
             if skip:
@@ -620,36 +620,6 @@ def _anchor_lines(lines: list[str], offsets: list[int], terms, most: int = 256) 
             else:
                 pos = low.find(term, pos + 1)
     return hit_lines
-
-
-_NEIGHBOURED = 4  # lines an anchor may hold and still name the thing whose neighbours are asked
-
-
-def _few_anchor_lines(lines: list[str], offsets: list[int], anchors, limit: int) -> set[int]:
-    """The lines holding an anchor that at most ``limit`` lines hold (``libicu-dev`` of
-    "libicu-dev:amd64", not ``amd64``)."""
-    out: set[int] = set()
-    for term in anchors.terms:
-        hits = _anchor_lines(lines, offsets, (term,), limit + 1)
-        if len(hits) <= limit:
-            out |= hits
-    return out
-
-
-def _neighbours(lines: list[str], at: set[int]) -> set[int]:
-    """The nearest nonblank line above and below each of ``at``, when they are few ("which
-    tag comes right after X": the line next to X's)."""
-    if not at or len(at) > _NEIGHBOURED:
-        return set()
-    out = set()
-    for i in at:
-        for step in (-1, 1):
-            j = i + step
-            while 0 <= j < len(lines) and not lines[j].strip():
-                j += step
-            if 0 <= j < len(lines):
-                out.add(j)
-    return out
 
 
 _BASE64_LINE = re.compile(r"[A-Za-z0-9+/]{40,}={0,2}")

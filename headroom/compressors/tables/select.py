@@ -32,6 +32,7 @@ from ...query.counts import counted_extreme, list_items
 from ...query.file_kinds import suffixes_asked
 from ...query.intent import content_lemmas, intents_of, names_content_word
 from ...query.names import letters_in_order, name_parts, named_by_parts, question_words
+from ...query.order import asks_neighbour
 from ...query.said_numbers import rows_holding, said_numbers
 from ...query.terms import worded_lines
 from ..odd_members import odd_members
@@ -897,6 +898,15 @@ def _take_named(table: Table, cols: list[_Column], query: str, qlow: str, anchor
     anchored = _anchored_rows(table, anchors, limit, named_limit)
     for i in anchored:
         take(i, "named by the question")
+    # "Which entry comes right after X": the row next to X's holds none of the question's
+    # words (a sorted or ranked table); both sides, as "after" in time is "above" in a
+    # newest-first listing.
+    named_rows = sorted({*looked_up, *anchored})
+    if named_rows and len(named_rows) <= _NEIGHBOURED and asks_neighbour(query):
+        for i in named_rows:
+            for j in (i - 1, i + 1):
+                if 0 <= j < n:
+                    take(j, "next to a named row")
     # A named row inside a tree indented down one column (pickletools' records): its block;
     # there, a question word written once names the record it opens (later ones point back).
     field = nesting_field(table.texts) if table.texts and qlow else None
@@ -917,6 +927,7 @@ def _take_named(table: Table, cols: list[_Column], query: str, qlow: str, anchor
     return looked_up
 
 
+_NEIGHBOURED = 4  # named rows whose neighbours an order question brings, at most
 _ID_SHARE = 4  # rows per distinct value at most, on average, for a column to hold ids
 _ID_MATES = 3  # rows a value may hold and still tie them together
 _ID_NAMED_MAX = 12  # named rows whose ids are followed at most; more: the words named no few rows
