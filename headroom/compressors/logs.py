@@ -27,6 +27,7 @@ from ..query.order import asks_neighbour, neighbours, pointed_lines
 from ..toin import steer as toin_steer
 from .base import Compressed, CompressInput
 from .flat_paths import flat_path_lines
+from .odd_members import odd_members
 from .tables.select import rare_value_rows
 from .templates import (
     WILDCARD,
@@ -664,6 +665,38 @@ def _lines_naming_content_words(lowered: _Lowered, query: str, n: int) -> set[in
     return out
 
 
+_FAMILY_FIELDS = 3  # leading blank-separated fields a family's members are compared on
+_FAMILY_MIN = 8  # members a family needs for one to be odd
+_FAMILY_USUAL = 0.8  # of the members the usual value holds, for the others to be odd
+_FAMILY_ODD = 4  # odd members kept per question word, at most
+_FAMILY_MAX_SHARE = 0.9  # a word on more of the lines is the log's own vocabulary, no family
+
+
+def _odd_in_word_families(raw: list[str], lowered: _Lowered, query: str | None, n: int) -> list[int]:
+    """Lines that differ in a leading field from the other lines holding a question word,
+    where too many lines hold it to name one (``declare -x SHOP_NOTIFY_POOL`` among a
+    hundred ``declare -- SHOP_…``): at most ``_FAMILY_ODD`` a word, where the usual value
+    holds ``_FAMILY_USUAL`` of the family."""
+    if not query:
+        return []
+    lead_limit = max(_WORD_HIT_MIN, round(_WORD_HIT_SHARE * n))
+    most = int(_FAMILY_MAX_SHARE * n)
+    out: list[int] = []
+    for w in sorted(content_lemmas(query)):
+        if len(w) < 4:
+            continue
+        hits = _lines_naming(lowered.text, lowered.starts, (w,), limit=most, word_start=True)
+        if not max(lead_limit, _FAMILY_MIN - 1) < len(hits) <= most:
+            continue
+        families: list[dict[str, list[int]]] = [{} for _ in range(_FAMILY_FIELDS)]
+        for i in sorted(hits):
+            for k, value in enumerate(raw[i].split(None, _FAMILY_FIELDS)[:_FAMILY_FIELDS]):
+                families[k].setdefault(value, []).append(i)
+        dominated = [f for f in families if max(map(len, f.values()), default=0) >= _FAMILY_USUAL * len(hits)]
+        out += odd_members(dominated, _FAMILY_ODD, _FAMILY_MIN)
+    return out
+
+
 # A span of time written as one: ``last``'s "(04:12)" and "(1+02:53)" (days+hours:minutes),
 # ps's "2-03:04:05" (days-hours:minutes:seconds). A bare clock time is not one.
 _DURATION = re.compile(r"\((?:(\d+)\+)?(\d+):(\d\d)(?::(\d\d))?\)$|(\d+)-(\d\d):(\d\d):(\d\d)$")
@@ -814,6 +847,10 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
     # the extreme leaf the question asks for.
     for i in flat_path_lines(raw, named | anchored, inp.query or ""):
         sel.mark(i, 0.5)
+    # A question word many lines hold names a family ("which of the SHOP settings is
+    # exported"): the member that differs from the rest in a leading field is the lead.
+    for i in _odd_in_word_families(raw, lowered, inp.query, n):
+        sel.mark(i, _ANCHORED)
     # "What happened right after X": the line X names and the lines next to it.
     if inp.anchors and asks_neighbour(inp.query):
         pointed = pointed_lines(lowered.text, lowered.starts, inp.anchors.terms)

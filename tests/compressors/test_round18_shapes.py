@@ -9,6 +9,8 @@ the test's own record of what it made.
   outline (a debugger's entry tree) are records, not a log; when the records' heads number
   their depth (``<2>``), a named record brings the records nested under it (a function's
   entry, then its parameters' entries).
+- A question word too many lines hold to name one names a family; the member that differs
+  from the rest in a leading field stays (the one exported variable among a hundred).
 """
 
 from __future__ import annotations
@@ -165,3 +167,33 @@ def test_records_of_unnamed_fields_that_open_on_a_few_words_stay_a_log(tmp_path)
         git("commit", "-q", "-m", f"values by {who}", who=who)
     text = git("blame", "--porcelain", "table.py")
     assert detect(text).type is not ContentType.TABLE
+
+
+def test_the_odd_member_of_a_family_a_question_word_names_stays():
+    # bash's declare -p: a hundred DEPOT_* variables, one exported, one read-only, one an
+    # integer, among exported variables of another family that sort before them (so the
+    # exported one is not the first of its shape either).
+    rng = random.Random(21)
+    groups = ["ALPHA", "BRAVO", "DELTA", "ECHO", "FOXTROT", "GOLF", "HOTEL", "INDIA", "JULIET", "KILO", "LIMA",
+              "MIKE", "NOVEMBER", "OSCAR", "PAPA", "QUEBEC", "ROMEO", "SIERRA", "TANGO", "UNIFORM", "VICTOR",
+              "WHISKEY", "XRAY", "YANKEE"]
+    kinds = ["HOST", "PORT", "POOL", "QUEUE", "RETRY", "WINDOW", "LIMIT", "DEPTH", "SPAN", "RATE", "SEED", "SIZE"]
+    names = [f"DEPOT_{g}_{k}" for g in groups for k in kinds]
+    exported, readonly, integer = rng.sample(names, 3)
+    flag = {exported: "export ", readonly: "readonly ", integer: "declare -i "}
+    script = [f'{flag.get(name, "")}{name}="{rng.randrange(10**5)}"' for name in names]
+    script += [f"declare -a {g}_LIST=({' '.join(str(rng.randrange(10**4)) for _ in range(6))})" for g in groups]
+    script += [f"declare -l {g.lower()}_mode=Mixed{g}" for g in groups[:12]]
+    script.append("declare -p")
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp",
+           **{f"CFG_{g}_{j}": str(rng.randrange(10**6)) for g in groups for j in ("URL", "TOKEN", "MODE")}}
+    text = subprocess.run(["bash", "--norc", "--noprofile", "-c", "\n".join(script)], capture_output=True, text=True,
+                          check=True, env=env).stdout
+    assert text.count("declare -x CFG_") == 72 and f"declare -x {exported}=" in text
+    for question, want in (("Which of the DEPOT settings is exported to child processes?", exported),
+                           ("Is any DEPOT setting passed on to subprocesses?", exported),
+                           ("Which DEPOT variable can no longer be changed?", readonly),
+                           ("Which DEPOT value is declared as an integer?", integer)):
+        out = tool_round("declare -p", text, question)
+        assert len(out) < 0.3 * len(text)
+        assert want in out, question
