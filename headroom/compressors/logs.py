@@ -670,6 +670,7 @@ _FAMILY_MIN = 8  # members a family needs for one to be odd
 _FAMILY_USUAL = 0.8  # of the members the usual value holds, for the others to be odd
 _FAMILY_ODD = 4  # odd members kept per question word, at most
 _FAMILY_MAX_SHARE = 0.9  # a word on more of the lines is the log's own vocabulary, no family
+_FAMILY_MAX_LINES = 4000  # a larger family is read no further (a split a line, on a long log)
 
 
 def _odd_in_word_families(raw: list[str], lowered: _Lowered, query: str | None, n: int) -> list[int]:
@@ -680,7 +681,7 @@ def _odd_in_word_families(raw: list[str], lowered: _Lowered, query: str | None, 
     if not query:
         return []
     lead_limit = max(_WORD_HIT_MIN, round(_WORD_HIT_SHARE * n))
-    most = int(_FAMILY_MAX_SHARE * n)
+    most = min(int(_FAMILY_MAX_SHARE * n), _FAMILY_MAX_LINES)
     out: list[int] = []
     for w in sorted(content_lemmas(query)):
         if len(w) < 4:

@@ -901,9 +901,9 @@ def _take_named(table: Table, cols: list[_Column], query: str, qlow: str, anchor
     # "Which entry comes right after X": the row next to X's holds none of the question's
     # words (a sorted or ranked table); both sides, as "after" in time is "above" in a
     # newest-first listing.
-    named_rows = sorted({*looked_up, *anchored})
-    if named_rows and len(named_rows) <= _NEIGHBOURED and asks_neighbour(query):
-        for i in named_rows:
+    pointed = sorted({*looked_up, *anchored})
+    if pointed and len(pointed) <= _NEIGHBOURED and asks_neighbour(query):
+        for i in pointed:
             for j in (i - 1, i + 1):
                 if 0 <= j < n:
                     take(j, "next to a named row")
