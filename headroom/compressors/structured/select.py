@@ -265,16 +265,23 @@ def rare_forms(lines: list[str], offsets: list[int], terms) -> set[int]:
     for term in terms:
         if len(term) < 3:
             continue
-        if low.count(term) < _FORM_LINES_MIN:
+        most_lines = low.count(term)  # at least the lines holding it
+        if most_lines < _FORM_LINES_MIN:
             continue  # few lines hold it: named_lines keeps them, or their forms say nothing
+        # Once more lines hold it in other forms than the commonest so far than the share
+        # allows of all the lines that can hold it, no form can be usual: stop reading.
+        others_allowed = (1 - _FORM_SHARE) * most_lines
         form_of: dict[int, str] = {}  # line -> the token holding the word there (its first)
+        forms: Counter[str] = Counter()
+        top = 0
         for line, pos in _first_hits(low, offsets, term, skip):
-            form_of[line] = _token_at(low, pos, pos + len(term))
-            if len(form_of) > _FORM_HITS_MAX:
+            form = form_of[line] = _token_at(low, pos, pos + len(term))
+            forms[form] += 1
+            top = max(top, forms[form])
+            if len(form_of) - top > others_allowed or len(form_of) > _FORM_HITS_MAX:
                 break
-        if len(form_of) < _FORM_LINES_MIN:
-            continue  # few lines hold it: named_lines keeps them, or their forms say nothing
-        forms = Counter(form_of.values())
+        if len(form_of) < _FORM_LINES_MIN or len(form_of) - top > others_allowed:
+            continue  # few lines hold it, or in no usual form
         usual, held = forms.most_common(1)[0]
         if held < _FORM_SHARE * len(form_of):
             continue
@@ -414,10 +421,11 @@ def _rare_siblings(lines: list[str], nodes: list[Node], children: dict[int, list
             key = (line.split(None, 1) or [""])[0] if plain else line_keys[nd.start]
             if not key:
                 continue
-            at = line.find(key)
-            values.setdefault(line[at + len(key):].strip(" \t:=\"',") if at >= 0 else line, []).append(i)
+            if not plain:  # (a plain line's rest is no value: only its first word is read)
+                at = line.find(key)
+                values.setdefault(line[at + len(key):].strip(" \t:=\"',") if at >= 0 else line, []).append(i)
             keys.setdefault(key, []).append(i)
-        leaves = sum(map(len, values.values()))
+        leaves = sum(map(len, keys.values()))
         if leaves < _RARE_SIBLINGS_MIN:
             continue
         # Values mostly repeated (file's descriptions), or keys (git status's "modified:"
