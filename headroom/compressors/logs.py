@@ -17,13 +17,14 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import itemgetter
 
 from ..query.intent import content_lemmas, intents_of, names_content_word
 from ..query.order import asks_neighbour, neighbours, pointed_lines
+from ..query.said_numbers import rows_holding, said_numbers, written_numbers
 from ..toin import steer as toin_steer
 from .base import Compressed, CompressInput
 from .flat_paths import flat_path_lines
@@ -62,7 +63,9 @@ _FEW_KEYS = 4  # a cluster of at most this many frequent keys shows each key's f
 _WORD_HIT_MIN, _WORD_HIT_SHARE = 10, 0.02  # a question word in at most this many lines is a lead
 _DESCRIBE_ROWS = 600  # rows a "what varies" summary reads (first, last and a spread)
 _TOP_K = 20  # lines kept per numeric column for "largest/slowest" questions
-_PLAIN_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
+# A number alone in its token, or in parentheses of its own (radon's "- B (7)"); not in
+# brackets, which hold a log's process ids ("[12345]"), no quantity to rank.
+_PLAIN_NUMBER = re.compile(r"^(?P<open>\()?-?\d+(?:\.\d+)?(?(open)\))$")
 _ASKED_MAX_SHARE = 0.2  # a cluster the question names, up to this share of the log
 _GAP_COST = 4  # tokens of the "… N lines omitted" line a kept line may bring along
 # The token ceiling of the kept lines: this share of the log, at least the floor, at most
@@ -711,18 +714,16 @@ def _seconds(m: re.Match) -> float:
     return ((int(m[1] or 0) * 24 + int(m[2])) * 60 + int(m[3])) * 60  # ([days+]hh:mm)
 
 
-def _top_value_lines(raw: list[str], in_trace) -> set[int]:
-    """For "largest/slowest" questions: among lines of one token count (at least 20),
-    each position holding a plain number (or a duration) in most of them ranks its lines; the top
-    ``_TOP_K`` and the bottom 3 are kept (``du`` output: the 20 biggest entries). At most
-    two positions per token count; timestamps and ids with letters are not numbers."""
+def _number_columns(raw: list[str], in_trace) -> Iterator[list[tuple[float, int]]]:
+    """Among lines of one token count (at least 20), each position holding a plain number (or
+    a duration) in most of them: its (value, line) pairs, a duration's position first. At
+    most two positions per token count; timestamps and ids with letters are not numbers."""
     by_len: dict[int, list[tuple[int, list[str]]]] = {}
     for i, t in enumerate(raw):
         if i not in in_trace:
             parts = t.split()
             if 1 < len(parts) <= 40:
                 by_len.setdefault(len(parts), []).append((i, parts))
-    out: set[int] = set()
     for rows in by_len.values():
         if len(rows) < 20:
             continue
@@ -736,7 +737,7 @@ def _top_value_lines(raw: list[str], in_trace) -> set[int]:
             could = len(rows)  # rows that may still hold a number here
             for i, p in rows:
                 if _PLAIN_NUMBER.match(p[pos]):
-                    vals.append((float(p[pos]), i))
+                    vals.append((float(p[pos].strip("()")), i))
                 elif (d := _DURATION.match(p[pos])) is not None:
                     vals.append((_seconds(d), i))
                 else:
@@ -745,12 +746,33 @@ def _top_value_lines(raw: list[str], in_trace) -> set[int]:
                         break  # too few numbers already (git blame's code lines, word by word)
             if could < need or len({v for v, _ in vals}) < 3:
                 continue
-            vals.sort()
-            out.update(i for _, i in vals[-_TOP_K:])
-            out.update(i for _, i in vals[:3])
+            yield vals
             used += 1
             if used == 2:
                 break
+
+
+def _top_value_lines(raw: list[str], in_trace) -> set[int]:
+    """For "largest/slowest" questions: each column of numbers (:func:`_number_columns`)
+    ranks its lines; the top ``_TOP_K`` and the bottom 3 are kept (``du`` output: the 20
+    biggest entries)."""
+    out: set[int] = set()
+    for vals in _number_columns(raw, in_trace):
+        vals.sort()
+        out.update(i for _, i in vals[-_TOP_K:])
+        out.update(i for _, i in vals[:3])
+    return out
+
+
+_SAID_ROWS = 4  # lines a number the question says may hold in a column and still name them
+
+
+def _said_value_lines(raw: list[str], in_trace, said: list[float]) -> set[int]:
+    """Lines whose number in a column of numbers equals one the question says ("which
+    function has a complexity of 9"), where at most ``_SAID_ROWS`` lines of the column do."""
+    out: set[int] = set()
+    for vals in _number_columns(raw, in_trace) if said else ():
+        out.update(vals[k][1] for k in rows_holding([v for v, _ in vals], said, _SAID_ROWS))
     return out
 
 
@@ -860,6 +882,11 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
     if "extreme" in intents:
         for i in _top_value_lines(raw, trace_of.keys()):
             sel.mark(i, 0.5)
+    # A number the question says ("a complexity of 9", "the zero-byte one") names the lines
+    # holding it in a column of numbers, where it is rare.
+    if inp.query and (said := said_numbers(inp.query.lower()) + written_numbers(inp.query)):
+        for i in _said_value_lines(raw, trace_of.keys(), said):
+            sel.mark(i, _ANCHORED)
 
     if costs is None:
         cost_of = lambda i: _line_cost(raw[i])

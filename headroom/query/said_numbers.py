@@ -17,6 +17,16 @@ def said_numbers(qlow: str) -> list[float]:
     return [v for pattern, v in _SAID if pattern.search(qlow)] if qlow else []
 
 
+# A number written alone in the question: not part of a name, a path, a time or a version
+# ("a complexity of 9", "scores at 7."; not "fees.c:405", "8-element", "v1.2").
+_WRITTEN = re.compile(r"(?<![\w.:/-])\d+(?:\.\d+)?(?![\w:/-])(?!\.\d)")
+
+
+def written_numbers(question: str) -> list[float]:
+    """The numbers the question writes in digits, standing alone, in order."""
+    return [float(m.group(0)) for m in _WRITTEN.finditer(question)] if question else []
+
+
 def rows_holding(values, said: list[float], limit: int) -> list[int]:
     """Indices of the ``values`` (numbers or None) equal to a said number, for each said
     number held by 1 to ``limit`` of them (more: the number is no rare one here)."""

@@ -139,7 +139,7 @@ def test_anchored_hits_are_the_anchored_lines(terms: set[str], lines: list[tuple
     anchors = Anchors(frozenset(terms))
     matches = [Hit(path, k + 1, text) for k, (path, text) in enumerate(lines)]
     assert anchored_hits(anchors, matches, limit) == \
-        anchored_indices(anchors, [f"{h.path}:{h.text}" for h in matches], limit)
+        anchored_indices(anchors, [f"{h.path}:{h.line}:{h.text}" for h in matches], limit)
 
 
 @settings(max_examples=150, deadline=None)

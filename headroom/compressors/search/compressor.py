@@ -24,6 +24,7 @@ from __future__ import annotations
 from ...query.anchors import Anchors
 from ...toin import steer as toin_steer
 from ..base import Compressed, CompressInput
+from ..structured.select import rare_shape_lines
 from ..text import anchored_indices
 from .definitions import STRONG, DefinitionFinder, family_of
 from .parse import FileHits, Hit, parse_search
@@ -39,6 +40,7 @@ _MAX_DIR_LINES = 20
 # definition or for an anchor, never as a representative hit: it would cost more than the
 # rest of the output together.
 _MAX_FILLER_CHARS = 400
+_COMMON_HIT_SHAPES = 8  # common shapes of hit lines among which a shape of a few hits is rare
 
 
 def _with_context(hits: list[Hit], chosen: set[int]) -> list[Hit]:
@@ -100,10 +102,11 @@ def definition_indices(matches: list[Hit], symbols: list[str], spans: list[range
 
 
 def anchored_hits(anchors: Anchors, matches: list[Hit], limit: int) -> set[int]:
-    """:func:`..text.anchored_indices` of the matches' ``path:text`` lines, the same set:
-    the lines are lower-cased in one call and each anchor is looked for in all of them in
-    one pass, instead of every anchor in every line one line at a time."""
-    lines = [f"{h.path}:{h.text}" for h in matches]
+    """:func:`..text.anchored_indices` of the matches' ``path:line:text`` lines, the same
+    set: the lines are lower-cased in one call and each anchor is looked for in all of them
+    in one pass, instead of every anchor in every line one line at a time. The line number
+    is part of a hit's name: "what overflowed at fees.c:405" names the hit on line 405."""
+    lines = [f"{h.path}:{h.line}:{h.text}" if h.line is not None else f"{h.path}:{h.text}" for h in matches]
     lowered = "\n".join(lines).lower().split("\n")
     if len(lowered) != len(lines):  # a line holding a line break: the plain way
         return anchored_indices(anchors, lines, limit)
@@ -220,8 +223,11 @@ class SearchCompressor:
         # matches overall, within both caps.
         # Definitions also take the place of filler: with many of them (a struct defined
         # per platform) the representative hits would only repeat what they show.
-        chosen: set[int] = anchored | set(defs)
-        filled = len(anchored) + len(defs)
+        # Hits of a rare shape among hits of a few common ones (a sanitizer's one negation among
+        # a hundred and sixty overflows, all "path:line:col: runtime error: …") stay too.
+        odd = rare_shape_lines(texts, _COMMON_HIT_SHAPES) - anchored - set(defs)
+        chosen: set[int] = anchored | set(defs) | odd
+        filled = len(anchored) + len(defs) + len(odd)
         per_count = [sum(1 for e in hs if e[4] in chosen) for hs in ranked] if chosen else [0] * len(ranked)
         best = [min(hs) if hs else None for hs in ranked]
         file_order = sorted(b[:2] + (i,) for i, b in enumerate(best) if b is not None)

@@ -16,6 +16,7 @@ tokens), never counted row by row.
 from __future__ import annotations
 
 import csv
+import re
 from collections import Counter
 from dataclasses import replace
 
@@ -137,7 +138,7 @@ class TableCompressor:
                 return None
             head, header, body_spans, body = _aligned_rows(lines, layout)
             strategy = "table_aligned"
-            titles = _title_rows(layout, body_spans)
+            titles = _title_rows(layout, lines, body_spans)
         budget = len(inp.text) * target_ratio(inp.aggressiveness)
         got = _select(lines, head, header, body_spans, body, foot, unit, inp, budget, titles)
         if got is None:
@@ -173,10 +174,22 @@ def _aligned_rows(lines: list[str], layout) -> tuple[tuple[int, int], list[str],
     return (0, layout.body), names, body_spans, body
 
 
-def _title_rows(layout, body_spans: list[tuple[int, int]]) -> list[int]:
-    """Body rows that title a group of rows (found when the layout was inferred), ascending."""
+def _title_rows(layout, lines: list[str], body_spans: list[tuple[int, int]]) -> list[int]:
+    """Body rows that title a group of rows, ascending: those found when the layout was
+    inferred (a header repeated under each title), and the rows over a run of rows drawn as
+    its branches (``esbuild --analyze``: a bundle's row over its ``├ src/…`` inputs)."""
     titles = layout.titles
-    return [k for k, (a, _) in enumerate(body_spans) if a in titles] if titles else []
+    found = {k for k, (a, _) in enumerate(body_spans) if a in titles} if titles else set()
+    branch = [_BRANCH_ROW.match(lines[a]) is not None for a, _ in body_spans]
+    if sum(branch) >= _BRANCH_SHARE * len(branch):
+        found.update(k for k in range(len(branch) - 1) if not branch[k] and branch[k + 1])
+    return sorted(found)
+
+
+# A row drawn as a branch of the row above: box-drawing or ASCII tree glyphs before its
+# first cell ("├ src/a.js", "└── b", "|-- c", "`-- d").
+_BRANCH_ROW = re.compile(r"\s*(?:[├└│┣┗┃╰]|[|`+]--)")
+_BRANCH_SHARE = 0.5  # of the rows that must be branches for the others to title them
 
 
 def _select(lines: list[str], head: tuple[int, int], header: list[str], body_spans: list[tuple[int, int]],
