@@ -186,7 +186,15 @@ def outside_output_text(tool_arguments: dict[str, Any]) -> str:
 # configure checks from meson setup, code metrics from radon cc and radon raw) was measured once
 # 2026-12-01 (round 19, benchmarks/results/heldout_issue33_round19.json: 85/103 in view, 0 lost),
 # dev (known gaps) since 2026-12-01 (eighteenth session).
-HELDOUT_SOURCES: frozenset[str] = frozenset()  # the twentieth round is being built
+# The twentieth round replaces them: each of a kind of tool output no dev source has (a CSV
+# profiler's per-column statistics from csvstat, a configuration-management inventory's group
+# tree and merged variables from ansible-inventory, a GPT partition table from partx, a JDK
+# deprecation scan from jdeprscan, the namespaces lsns lists, tmux's key-binding table), facts
+# from the capture's own record of what it made or from another reader of the same state: the
+# rows it wrote read by max, min and Counter, os.stat of /proc/PID/ns (docs/decisions.md).
+HELDOUT_SOURCES = frozenset({
+    "csv_stats", "ansible_inventory", "gpt_partitions", "deprecated_apis", "namespace_listing", "tmux_bindings",
+})
 
 
 
