@@ -3,7 +3,7 @@
 value}`` leaves; ~790 lines, ~32 kB) and ``--list`` (the same inventory as JSON: each group's hosts
 and children, then every host's merged variables under ``_meta.hostvars``; ~1,250 lines, ~44 kB), of an
 inventory the capture writes (an INI file with ``:children`` and ``:vars`` sections): four
-regions, each with six role groups of a few hosts, ~190 hosts. ansible-core 2.17.7 runs from a
+regions, each with six role groups of a few hosts, ~180 hosts. ansible-core 2.17.7 runs from a
 throwaway venv (PyPI at build time), offline.
 
 Every host sits in one role group and every group under one parent, so a host and a group stand
