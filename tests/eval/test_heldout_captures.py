@@ -1517,3 +1517,104 @@ def test_radon_metrics_write_the_if_counts_they_record():
         assert [(b.split("(")[0], b.count("    if x > ")) for b in blocks] == functions
     assert max(len(fs) for fs in pkg.modules.values()) == len(pkg.modules[pkg.longest])
     assert max(pkg.comments.values()) == pkg.comments[pkg.wordy]
+
+
+def test_csv_stats_record_finds_each_planted_value_and_the_one_blank_column():
+    import random
+
+    from headroom.eval.corpus.captures import csv_stats as cs
+
+    cols, rows, record = cs.plan(random.Random(52))
+    found = cs.facts(cols, rows)
+    assert found["blank"] == ["hold_reason"] and len(record["odd_max"]) == 6
+    for col, value in record["odd_max"].items():
+        # The planted value is the column's maximum by the reader, far above the rest.
+        assert found["max"][col] == value
+        assert float(value) > 5 * max(float(r[col]) for r in rows if r[col] != value)
+    assert cs._plain("5380.10") == "5380.1" and cs._plain("12.00") == "12" and cs._plain("45") == "45"
+
+
+def test_ansible_inventory_places_each_host_in_one_group_and_writes_the_odd_vars():
+    import random
+
+    from headroom.eval.corpus.captures import ansible_inventory as ai
+
+    inv = ai.plan(random.Random(53))
+    hosts = [h for hs in inv.hosts.values() for h in hs]
+    assert len(hosts) == len(set(hosts)) and len(inv.hosts[inv.odd["lone"]]) == 1
+    ini = inv.ini()
+    assert f"{inv.odd['port']} ansible_host=" in ini and "ansible_port=2222" in ini
+    assert ini.count("ansible_user=breakglass") == 1 and ini.count("backup_window=03:45") == 1
+    # The tree's "|--" may precede a name; a longer name holding it must not pass.
+    assert ai.once_in_tree("  |  |--api-ap-116\n", "api-ap-116")
+    assert not ai.once_in_tree("  |--api-ap-1160\n", "api-ap-116")
+
+
+def test_gpt_partitions_pack_entries_that_read_back_with_struct(tmp_path):
+    import random
+    import struct
+    import uuid
+    import zlib
+
+    from headroom.eval.corpus.captures import gpt_partitions as gp
+
+    parts, odd = gp.plan(random.Random(54))
+    disk = uuid.UUID(int=7, version=4)
+    gp.write_image(tmp_path / "d.img", parts, disk)
+    with (tmp_path / "d.img").open("rb") as fh:
+        fh.seek(gp.SECTOR)
+        head = fh.read(92)
+        fh.seek(2 * gp.SECTOR)
+        array = fh.read(gp.ENTRIES * 128)
+    assert head[:8] == b"EFI PART" and struct.unpack_from("<I", head, 88)[0] == zlib.crc32(array)
+    crc = struct.unpack_from("<I", head, 16)[0]
+    assert crc == zlib.crc32(head[:16] + b"\0\0\0\0" + head[20:])
+    first = array[:128]
+    assert uuid.UUID(bytes_le=first[16:32]) == parts[0].guid
+    assert struct.unpack_from("<QQ", first, 32) == (parts[0].first, parts[0].last)
+    sizes = {p.name: p.last - p.first + 1 for p in parts}
+    assert max(sizes, key=sizes.get) == odd["large"] and min(sizes, key=sizes.get) == odd["small"]
+
+
+def test_deprecated_apis_give_each_rare_api_to_one_class():
+    import random
+
+    from headroom.eval.corpus.captures import deprecated_apis as da
+
+    calls = da.plan(random.Random(55))
+    rare = [c for c, uses in calls.items() if uses[0] < 0]
+    assert len(rare) == len(da.RARE) and len({calls[c][0] for c in rare}) == len(da.RARE)
+    for c in rare:
+        expr = da.RARE[-1 - calls[c][0]][0]
+        assert expr in da.source(c, calls[c])
+        assert all(expr not in da.source(o, u) for o, u in calls.items() if o != c)
+
+
+def test_namespace_listing_plans_one_crowd_and_one_mount_namespace(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures import namespace_listing as nl
+
+    groups, odd = nl.plan(random.Random(56))
+    names = [m for _, ms in groups for m in ms]
+    assert len(names) == len(set(names))
+    sizes = {ms[0]: len(ms) for f, ms in groups if f == "-n"}
+    assert max(sizes, key=sizes.get) == odd["crowd"] and sorted(sizes.values())[-2] < 5
+    assert [ms for f, ms in groups if "-m" in f] == [[odd["mount"]]]
+    text = nl.script(groups, tmp_path / "bin", tmp_path / "out")
+    # The group's first worker is exec'd last, so it keeps the lowest PID of its namespace.
+    crowd = next(line for line in text.splitlines() if f"exec ./{odd['crowd']} 600" in line)
+    assert crowd.startswith("unshare -n -- sh -c '") and crowd.count(" 600 & ") == 4
+
+
+def test_tmux_bindings_write_one_binding_a_key_with_its_note():
+    import random
+
+    from headroom.eval.corpus.captures import tmux_bindings as tb
+
+    bindings = tb.plan(random.Random(57))
+    keys = [k for k, _, _ in bindings]
+    assert len(keys) == len(set(keys)) == 48 and len({s for _, s, _ in bindings}) == 48
+    conf = tb.config(bindings)
+    key, script, note = bindings[10]
+    assert f'bind-key -N "{note}" -T prefix {key} run-shell "~/ops/{script}.sh"' in conf.splitlines()

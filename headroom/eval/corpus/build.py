@@ -76,8 +76,11 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             "schema_errors", "font_tables", "fk_checks", "ignore_rules", "acl_users", "ninja_explain",
             # issue 33's eighteenth round, measured once (2026-12-01, round 18), dev (known gaps) since
             "tc_classes", "pip_tags", "dwarf_dies", "rust_mir", "jfr_events", "nginx_config",
-            # held out (issue 33's nineteenth round): kinds no dev source has; measured once, at the end
-            "redis_streams", "pg_restore_toc", "ubsan_reports", "esbuild_analyze", "meson_setup", "radon_metrics")
+            # issue 33's nineteenth round, measured once (2026-12-01, round 19), dev (known gaps) since
+            "redis_streams", "pg_restore_toc", "ubsan_reports", "esbuild_analyze", "meson_setup", "radon_metrics",
+            # held out (issue 33's twentieth round): kinds no dev source has; measured once, at the end
+            "csv_stats", "ansible_inventory", "gpt_partitions", "deprecated_apis", "namespace_listing",
+            "tmux_bindings")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 
