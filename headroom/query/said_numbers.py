@@ -1,7 +1,8 @@
 """Numbers a question says in words: "a zero-byte file", "an empty one", "the client that
-made just a single request". A table's or a listing's rows holding such a number in a
-column where it is rare answer the question (the one empty file among sizes in kB, not the
-zeros of a uid column); the compressors decide what is rare.
+made just a single request"; and numbers it writes in digits, standing alone ("a complexity
+of 9"). A table's or a listing's rows holding such a number in a column where it is rare
+answer the question (the one empty file among sizes in kB, not the zeros of a uid column);
+the compressors decide what is rare.
 """
 
 from __future__ import annotations
