@@ -60,6 +60,13 @@ def _as_postgres(cmd: list[str], **kw) -> subprocess.CompletedProcess:
     return run(["runuser", "-u", "postgres", "--", *cmd], **kw)
 
 
+def query(conn: list[str], db: str, text: str) -> str:
+    """``text`` (SQL) run by psql on ``db`` as postgres, stopping at the first error: its
+    rows unaligned, tuples only (``a|b`` a line), stripped."""
+    cmd = [str(BIN / "psql"), *conn, "-U", "postgres", "-d", db, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"]
+    return _as_postgres(cmd, input=text).stdout.strip()
+
+
 def capture(work: Path, conf: str, workload: Callable[[Callable[..., Any], list[str]], None]) -> Path:
     """A fresh cluster with ``BASE_CONF`` + ``conf``, ``workload(psql, conn)`` against it, a
     fast shutdown; the server's log directory."""

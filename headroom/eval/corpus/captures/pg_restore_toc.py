@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ._asked import Ask, shell_cases
-from ._pg_runs import BIN, _as_postgres, capture
+from ._pg_runs import BIN, _as_postgres, capture, query
 
 SOURCE = "pg_restore_toc"
 SCHEMAS = ("billing", "catalog", "fulfil", "ledger", "returns", "stock")
@@ -98,10 +99,7 @@ def pick(tables: dict[str, list[str]], rnd: random.Random) -> dict[str, tuple[st
 def workload(tables: dict[str, list[str]], odd: dict[str, str], asked: dict[str, tuple[str, str]],
              dumps: Path, found: dict[str, str]) -> Callable[..., None]:
     def go(psql: Callable[..., Any], conn: list[str]) -> None:
-        def sql(text: str) -> str:
-            cmd = [str(BIN / "psql"), *conn, "-U", "postgres", "-d", "shop", "-X", "-q", "-A", "-t", "-v",
-                   "ON_ERROR_STOP=1"]
-            return _as_postgres(cmd, input=text).stdout.strip()
+        sql = partial(query, conn, "shop")
 
         psql("CREATE DATABASE shop", db="postgres")
         sql(ddl(tables, odd["view"], odd["function"]))

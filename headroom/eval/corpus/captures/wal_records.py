@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ._asked import Ask, shell_cases
-from ._pg_runs import BIN, _as_postgres, capture
+from ._pg_runs import BIN, capture, query
 
 SOURCE = "wal_records"
 AREAS = ("ledger", "checkout", "search", "catalog", "billing", "profile", "media", "reports", "stock", "audit")
@@ -84,10 +85,7 @@ def workload(names: list[str], odd: dict[str, str], found: dict[str, Any]) -> Ca
     setup, work = scripts(names, odd)
 
     def go(psql: Callable[..., Any], conn: list[str]) -> None:
-        def sql(text: str) -> str:
-            cmd = [str(BIN / "psql"), *conn, "-U", "postgres", "-d", "shop", "-X", "-q", "-A", "-t", "-v",
-                   "ON_ERROR_STOP=1"]
-            return _as_postgres(cmd, input=text).stdout.strip()
+        sql = partial(query, conn, "shop")
 
         psql("CREATE DATABASE shop", db="postgres")
         sql(setup)
