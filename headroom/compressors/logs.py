@@ -29,7 +29,7 @@ from ..toin import steer as toin_steer
 from .base import Compressed, CompressInput
 from .flat_paths import flat_path_lines
 from .odd_members import odd_members
-from .tables.select import rare_value_rows
+from .tables.select import RARE_MAX_DISTINCT, RARE_MIN_ROWS, code_numbers, rare_value_rows
 from .templates import (
     WILDCARD,
     TemplateMiner,
@@ -309,10 +309,17 @@ class _Lowered:
         """Lines naming a selective anchor (one in at most ``limit`` lines), like
         ``text.anchored_indices`` but one str.find scan per term, not a lower() per line."""
         out: set[int] = set()
-        for term in sorted(anchors.terms) if anchors else ():
+        found: list[str] = []
+        # Longest first: a part of a term that names lines ("16" of "wal-16") names nothing
+        # more exactly than the whole, and as a substring it is in half the lines.
+        for term in sorted(anchors.terms, key=lambda t: (-len(t), t)) if anchors else ():
+            if any(term in longer for longer in found):
+                continue
             hits = set(_lines_naming(self.text, self.starts, (term,), limit=limit))
             if len(hits) <= limit:
                 out |= hits
+            if hits:
+                found.append(term)
         return out
 
 
@@ -582,12 +589,52 @@ def _select_templates(lines: list[_Line], in_trace, text_counts: Counter[str], s
         if "extreme" in intents:
             for k in extreme_rows(c.tokens, [lines[i].text for i in rows]):
                 sel.mark(rows[k], 1)
+        # A rare value of a position of few values (FLAGS="0x4" once among 107 "0x0", the one
+        # EFI type among Linux data partitions) is a rare event however the rest repeats: it
+        # stays beside the one-offs instead of being counted in the note (issue 33).
+        for k in _rare_slot_rows(c.tokens, [lines[i].text for i in rows]):
+            sel.mark(rows[k], 1)
+            stats.key_of_one_off.setdefault(rows[k], lines[rows[k]].template)
         stats.summarised += 1
         stats.folded_lines += len(rows)
         sel.members[first] = rows
         sel.notes[first] = _template_note(c.tokens, [lines[i].text for i in _spread_rows(rows)], rows,
                                           text_counts, lines[first].text)
     return stats
+
+
+_SLOT_SAMPLE = 200  # rows read to tell a position of few values from one of many
+
+
+def _rare_slot_rows(tokens: list[str], texts: list[str]) -> list[int]:
+    """Rows of a frequent template holding a rare value of a wildcard position whose values
+    are few (a flag, a type, a status: found by their distribution, whatever the field is
+    called). Positions are first told apart on a sample of rows, so a template whose every
+    position varies freely (times, ids) costs one split of the sample."""
+    slots = [i for i, t in enumerate(tokens) if t == WILDCARD or "#" in t]
+    if not slots or len(texts) < RARE_MIN_ROWS:
+        return []
+    width = len(tokens)
+    sample = [p for p in map(str.split, texts[:_SLOT_SAMPLE]) if len(p) == width]
+    few = [i for i in slots if len({p[i] for p in sample}) <= RARE_MAX_DISTINCT]
+    if not few:
+        return []
+    split = [p if len(p) == width else None for p in map(str.split, texts)]
+    at = [k for k, p in enumerate(split) if p is not None]
+    columns = [tuple(split[k][i] for k in at) for i in few]
+    return [at[j] for j in rare_value_rows([c for c in columns if not _measures(c)], len(at))]
+
+
+_VALUE_OF = re.compile(r"^(?:[\w.-]+=)?[\"'(]?(.*?)[\"'),;]*$")  # "omem=20504", "(30)," -> the value
+
+
+def _measures(column: tuple[str, ...]) -> bool:
+    """A position whose values are numbers that measure (a duration, a size, a count), not
+    codes: its rare values are a tail, not events (``code_numbers`` tells them apart)."""
+    values = [_VALUE_OF.match(v).group(1) for v in column]
+    if not all(map(_PLAIN_NUMBER.match, values)):
+        return False
+    return not code_numbers(tuple(values))
 
 
 def rank_one_offs(stats: _TemplateStats, raw: list[str]) -> dict[int, tuple]:

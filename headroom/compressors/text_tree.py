@@ -45,6 +45,10 @@ _SAMPLE = 200
 # A named node shows all its children up to this many (a root named like the tool,
 # "yarn list v1", is not a dependency whose requirements were asked for).
 _NAMED_KIDS = 40
+_LABEL_WORD = re.compile(r"[\w@./:+-]+")  # a label's words, times ("03:45") and addresses whole
+_TRIM = ".,;:?!()'\"`"
+_LABEL_WORD_MIN = 12
+_LABEL_WORD_SHARE = 0.02
 _MAX_DEEPEST = 10  # deepest nodes kept (the first ones; in a uniform tree every leaf is deepest)
 
 
@@ -149,7 +153,10 @@ def _salient(nodes: list[_Node], query: str) -> tuple[set[int], set[int]]:
     out, named = set(), set()
     n_deep = 0
     problems = _problem_nodes([n.label for n in nodes])
+    by_word = _labels_naming_words(nodes, query)
     for i, (n, nm) in enumerate(zip(nodes, names)):
+        if i in by_word:
+            out.add(i)
         if nm in words or ("/" in nm and len(nm.rsplit("/", 1)[-1]) > 3 and nm.rsplit("/", 1)[-1] in words):
             named.add(i)
         deep = n.depth == deepest and n_deep < _MAX_DEEPEST
@@ -157,6 +164,31 @@ def _salient(nodes: list[_Node], query: str) -> tuple[set[int], set[int]]:
         if i in problems or deep or nm in multi or i in named:
             out.add(i)
     return out, named
+
+
+def _labels_naming_words(nodes: list[_Node], query: str) -> set[int]:
+    """Nodes whose label holds a word of the question anywhere, not only as its name: a
+    value ("{ansible_port = 2222}" for "which host has SSH on port 2222?"), a setting's
+    name ("ansible_user"). A word of four letters or more, or one with a digit, held by
+    few labels (``_LABEL_WORD_SHARE`` of the nodes, at least ``_LABEL_WORD_MIN``): a word
+    most labels hold is the tree's own vocabulary and names nothing."""
+    wanted = {w.strip(_TRIM) for w in _LABEL_WORD.findall((query or "").lower())}
+    wanted = {w for w in wanted if len(w) >= 4 or any(ch.isdigit() for ch in w)}
+    if not wanted:
+        return set()
+    labels = [n.label.lower() for n in nodes]
+    joined = "\n".join(labels)
+    wanted = {w for w in wanted if w in joined}  # one scan drops the words no label holds
+    if not wanted:
+        return set()
+    hits: dict[str, list[int]] = {w: [] for w in wanted}
+    for i, label in enumerate(labels):
+        if any(w in label for w in wanted):
+            for tok in _LABEL_WORD.findall(label):
+                if (at := hits.get(tok.strip(_TRIM))) is not None and (not at or at[-1] != i):
+                    at.append(i)
+    limit = max(_LABEL_WORD_MIN, round(_LABEL_WORD_SHARE * len(nodes)))
+    return {i for at in hits.values() if len(at) <= limit for i in at}
 
 
 def _problem_nodes(labels: list[str]) -> set[int]:

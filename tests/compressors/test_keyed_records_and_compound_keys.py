@@ -125,8 +125,10 @@ def test_a_compound_key_is_named_by_its_parts(parts, seed):
     lines = [f"{k} {rng.choice(['yes', 'no', str(rng.randint(1, 99))])}" for k in keys]
     asked = rng.choice(keys)
     first, second = next((a, b) for a in parts for b in parts if a + b == asked)
-    if sum(1 for k in keys if first in k and second in k) > 6:
-        return  # the question names more keys than one
+    if first == second or sum(1 for k in keys if first in k and second in k) > 6:
+        # The question names more keys than one ("the abas abas" is one word, held by every
+        # key made with it: a word naming several keys alike names none in particular).
+        return
     kept = _lines_select(lines, f"What is the {first} {second} here?")
     assert lines[keys.index(asked)] in kept
 

@@ -55,11 +55,11 @@ _NAMED_ROWS = 32  # at most this many rows sharing the cells the question names 
 _UNIX_TIMES = (1.0e9, 2.2e9)  # a number column all inside this range is seconds since 1970
 _UNNAMED_EXTREME_COLUMNS = 8  # numeric columns whose extreme is kept when the question names none
 _MAX_SUMMARY_COLUMNS = 40
-# Rare values of a categorical column stay in view: a column of at most _RARE_MAX_DISTINCT
+# Rare values of a categorical column stay in view: a column of at most RARE_MAX_DISTINCT
 # values, one of them held by at least half the rows, and a value held by at most
 # _RARE_AT_MOST rows (ps's one stopped process, the one row of another user, dpkg's "rc").
-_RARE_MIN_ROWS = 20
-_RARE_MAX_DISTINCT = 16
+RARE_MIN_ROWS = 20
+RARE_MAX_DISTINCT = 16
 _RARE_AT_MOST = 5
 _RARE_NUMBERS = 3  # distinct values a number column may hold and still have rare ones
 _RARE_ROWS = 16  # at most this many rows kept for rare values, whatever the table
@@ -279,21 +279,21 @@ def _measures(cells: tuple[Any, ...]) -> list[float | None] | None:
 
 def _rare_value_rows(cols: list[_Column], n: int) -> list[int]:
     """Rows holding a rare value of a column of few distinct values (see
-    _RARE_MAX_DISTINCT), numbers too: one segment attached (1) among idle ones (0), one
+    RARE_MAX_DISTINCT), numbers too: one segment attached (1) among idle ones (0), one
     mode 600 among 644s; a number column only when it holds at most ``_RARE_NUMBERS``
     values, or numbers all of one width (a flag, a mode or a code, not a measure: ``ps``'s
     %CPU is mostly 0.0 with a tail; ``git ls-tree``'s modes are six digits each)."""
-    return rare_value_rows([c.cells for c in cols if not c.numeric or _codes(c.cells[:200])], n)
+    return rare_value_rows([c.cells for c in cols if not c.numeric or code_numbers(c.cells[:200])], n)
 
 
-def _codes(cells: tuple[Any, ...]) -> bool:
-    """Few distinct numbers (``_RARE_NUMBERS``), or up to ``_RARE_MAX_DISTINCT`` whole
+def code_numbers(cells: tuple[Any, ...]) -> bool:
+    """Few distinct numbers (``_RARE_NUMBERS``), or up to ``RARE_MAX_DISTINCT`` whole
     numbers all written with the same number of digits, three or more (modes: 100644,
     100755, 120000; not 0.0 and 3.2, which measure)."""
     distinct = set(cells)
     if len(distinct) <= _RARE_NUMBERS:
         return True
-    if len(distinct) > _RARE_MAX_DISTINCT or not all(isinstance(x, str) and x.isdigit() for x in distinct):
+    if len(distinct) > RARE_MAX_DISTINCT or not all(isinstance(x, str) and x.isdigit() for x in distinct):
         return False
     return len({len(x) for x in distinct}) == 1 and len(next(iter(distinct))) >= 3
 
@@ -302,14 +302,14 @@ def rare_value_rows(columns: list[tuple[Any, ...]], n: int) -> list[int]:
     """Rows holding a rare value of a categorical column, given each column's cells (a
     listing's status column too: ``git status -s``'s one conflicted path among a hundred
     modified ones)."""
-    if n < _RARE_MIN_ROWS:
+    if n < RARE_MIN_ROWS:
         return []
     held: dict[int, int] = {}  # row -> the fewest rows any of its rare values is held by
     for cells in columns:
-        if len(set(cells[:200])) > _RARE_MAX_DISTINCT:
+        if len(set(cells[:200])) > RARE_MAX_DISTINCT:
             continue  # most columns: told apart by their first cells, without counting all
         counts = Counter(cells)
-        if not 2 <= len(counts) <= _RARE_MAX_DISTINCT:
+        if not 2 <= len(counts) <= RARE_MAX_DISTINCT:
             continue
         top = counts.most_common(1)[0][1]
         if top * 2 >= n:  # one usual value: the others are rare up to _RARE_AT_MOST rows
@@ -1031,7 +1031,7 @@ def _rows_set_apart(cols: list[_Column], n: int) -> list[tuple[int, str]]:
     return ([(i, "a key repeated") for i in repeated_key_rows([c.cells for c in cols], n)]
             + [(i, "digest of empty content") for i in empty_content_rows([c.cells for c in cols if not c.numeric])]
             + [(i, "a value unlike its column's") for i in odd_shape_rows([c.cells for c in cols if not c.numeric], n,
-                                                                         _RARE_MAX_DISTINCT)]
+                                                                         RARE_MAX_DISTINCT)]
             + [(i, "ends of runs of offsets") for i in _run_end_rows(cols)])
 
 
