@@ -193,7 +193,17 @@ def outside_output_text(tool_arguments: dict[str, Any]) -> str:
 # lists, tmux's key-binding table) was measured once 2026-12-01 (round 20,
 # benchmarks/results/heldout_issue33_round20.json: 107/118 in view, 0 lost), dev (known gaps)
 # since 2026-12-01 (nineteenth session).
-HELDOUT_SOURCES: frozenset[str] = frozenset()  # the twenty-first round is being built
+# The twenty-first round replaces them: each of a kind of tool output no dev source has (commit
+# signatures as git log --show-signature checks them through gpg, a database's logical change
+# stream from pg_recvlogical and test_decoding, pathnames followed through their links by namei,
+# a redis cluster's topology from CLUSTER NODES and CLUSTER SHARDS, file capabilities from
+# getcap, per-statement statistics from pg_stat_statements), facts from the capture's own record
+# of what it made or from another reader of the same state: git rev-parse and gpg --with-colons,
+# os.readlink, os.stat and pwd, CLUSTER MYID, os.getxattr (docs/decisions.md).
+HELDOUT_SOURCES = frozenset({
+    "commit_signatures", "logical_decoding", "path_resolution", "redis_cluster", "file_capabilities",
+    "query_statistics",
+})
 
 
 
