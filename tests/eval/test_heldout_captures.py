@@ -1686,8 +1686,11 @@ def test_file_capabilities_unpack_the_kernel_layout_and_give_each_odd_set_once()
     # VFS_CAP_REVISION_2 with the effective flag; setuid (7) and setgid (6) permitted, net_raw inheritable
     raw = struct.pack("<5I", 0x02000001, 1 << 7 | 1 << 6, 1 << 13, 0, 0)
     assert fc.unpack_caps(raw) == (0xC0, 1 << 13)
-    paths, caps = fc.plan(random.Random(65))
+    paths = fc.plan(random.Random(65))
     assert len(paths) == len(set(paths)) and not any(a != b and b.startswith(a) for a in paths for b in paths)
+    caps = fc.assign(random.Random(66), paths)
+    third = len(paths) // 3
+    assert all(third <= paths.index(p) < 2 * third for p, text in caps.items() if text not in fc.COMMON)
     values = list(caps.values())
     assert all(values.count(text) == 1 for text, _ in fc.ODD.values()) and values.count(fc.INHERITABLE_ONLY) == 1
 

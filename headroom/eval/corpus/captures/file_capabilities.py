@@ -49,21 +49,26 @@ TOOLS = ("probe", "relay", "agent", "meter", "watch", "sync", "proxy", "ping", "
          "bridge", "sniff", "pulse")
 
 
-def plan(rnd: random.Random) -> tuple[list[str], dict[str, str]]:
-    """Every program's path, and the capability string setcap gives each capped one."""
+def plan(rnd: random.Random) -> list[str]:
+    """Every program's path."""
     paths = []
     for v in VENDORS:
         for t in rnd.sample(TOOLS, 9):
             # no name is the start of another (a bare "acme-ping" would be part of "acme-ping-ctl")
             for suffix in rnd.sample(("-cli", "-ctl", "-daemon", "-helper"), rnd.randint(3, 4)):
                 paths.append(f"opt/{v}/{t}/bin/{v}-{t}{suffix}")
-    caps = {p: rnd.choice(COMMON) for p in rnd.sample(paths, 130)}
-    middle = [p for p in paths[len(paths) // 3: 2 * len(paths) // 3]]
-    odd = rnd.sample(middle, len(ODD) + 1)
+    return paths
+
+
+def assign(rnd: random.Random, order: list[str]) -> dict[str, str]:
+    """The capability string setcap gives each capped program; ``order`` is the order getcap
+    will walk them in (the directory order on disk), so the odd ones go to its middle third."""
+    caps = {p: rnd.choice(COMMON) for p in rnd.sample(order, 130)}
+    odd = rnd.sample(order[len(order) // 3: 2 * len(order) // 3], len(ODD) + 1)
     for p, (text, _) in zip(odd, ODD.values(), strict=False):
         caps[p] = text
     caps[odd[-1]] = INHERITABLE_ONLY
-    return paths, caps
+    return caps
 
 
 def unpack_caps(raw: bytes) -> tuple[int, int]:
@@ -108,13 +113,16 @@ def _asks(root: Path, paths: list[str]) -> list[Ask]:
 
 def build(work: Path) -> list[dict[str, Any]]:
     rnd = random.Random(2105)
-    paths, caps = plan(rnd)
+    paths = plan(rnd)
     root = work / "vendor"
     for p in paths:
         f = root / p
         f.parent.mkdir(parents=True, exist_ok=True)
         f.write_text("#!/bin/sh\nexit 0\n")
         f.chmod(0o755)
+    # getcap -r walks depth first in directory order, as os.walk does here (files sit in leaf folders only)
+    order = [str((Path(d) / f).relative_to(root)) for d, _, fs in os.walk(root / "opt") for f in fs]
+    caps = assign(rnd, order)
     for p, text in caps.items():
         run(["setcap", text, str(root / p)])
     env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"}
