@@ -1618,3 +1618,91 @@ def test_tmux_bindings_write_one_binding_a_key_with_its_note():
     conf = tb.config(bindings)
     key, script, note = bindings[10]
     assert f'bind-key -N "{note}" -T prefix {key} run-shell "~/ops/{script}.sh"' in conf.splitlines()
+
+
+def test_commit_signatures_plan_one_commit_for_each_odd_signer():
+    import random
+
+    from headroom.eval.corpus.captures import commit_signatures as cs
+
+    hist = cs.plan(random.Random(61))
+    subjects = [s for s, _ in hist.commits]
+    assert len(subjects) == len(set(subjects)) == 120
+    signers = [who for _, who in hist.commits]
+    # each odd signer (and the one unsigned commit) appears once, in the middle third
+    assert signers.count("") == 1 and all(signers.count(n) == 1 for n in cs.ODD_SIGNERS.values())
+    assert all(40 <= i < 80 for i in hist.odd.values())
+    assert hist.commits[hist.odd["revoked"]][1] == cs.ODD_SIGNERS["revoked"]
+    assert cs._email("Omar Haddad") == "omar@shop.example"
+
+
+def test_logical_decoding_changes_each_loaded_order_at_most_once():
+    import random
+
+    from headroom.eval.corpus.captures import logical_decoding as ld
+
+    wl = ld.plan(random.Random(62))
+    touched = [s.split("'")[-2] for t in wl.transactions for s in t if "WHERE code" in s]
+    touched += list(wl.refunds)
+    assert len(touched) == len(set(touched)) and set(touched) <= set(wl.loaded)
+    assert wl.held in touched and wl.deleted in touched and not set(wl.created) & set(wl.loaded)
+    amounts = [*wl.loaded.values(), *wl.created.values(), *wl.refunds.values()]
+    assert len(amounts) == len(set(amounts)) and all(a.count(".") == 1 and len(a.split(".")[1]) == 2 for a in amounts)
+    assert ld._amount(100705) == "1007.05"
+
+
+def test_path_resolution_plan_keeps_targets_whole_and_odd_services_apart():
+    import random
+
+    from headroom.eval.corpus.captures import path_resolution as pr
+
+    tree = pr.plan(random.Random(63))
+    rels = list(tree.releases.values())
+    assert len(rels) == len(set(rels)) == len(pr.SERVICES)
+    assert not any(a != b and a in b for a in rels for b in rels)
+    odd = [tree.dangling, *tree.odd_mode.values(), *tree.odd_owner.values(), *tree.bin_links]
+    assert len(odd) == len(set(odd)) and all(s in pr.SERVICES[10:30] for s in odd)
+    assert tree.path("geo") == "srv/geo/current/bin/geod"
+
+
+def test_redis_cluster_hands_out_every_slot_once():
+    import random
+
+    from headroom.eval.corpus.captures import redis_cluster as rc
+
+    lay = rc.plan(random.Random(64))
+    slots = sorted(s for rs in lay.ranges.values() for lo, hi in rs for s in range(lo, hi + 1))
+    assert slots == list(range(rc.SLOTS))
+    assert lay.ranges[lay.empty] == [] and all(rs for h, rs in lay.ranges.items() if h != lay.empty)
+    assert lay.stopped != lay.empty and not any(a != b and a in b for a in rc.HOSTS for b in rc.HOSTS)
+
+
+def test_file_capabilities_unpack_the_kernel_layout_and_give_each_odd_set_once():
+    import random
+    import struct
+
+    from headroom.eval.corpus.captures import file_capabilities as fc
+
+    # VFS_CAP_REVISION_2 with the effective flag; setuid (7) and setgid (6) permitted, net_raw inheritable
+    raw = struct.pack("<5I", 0x02000001, 1 << 7 | 1 << 6, 1 << 13, 0, 0)
+    assert fc.unpack_caps(raw) == (0xC0, 1 << 13)
+    paths = fc.plan(random.Random(65))
+    assert len(paths) == len(set(paths)) and not any(a != b and b.startswith(a) for a in paths for b in paths)
+    caps = fc.assign(random.Random(66), paths)
+    third = len(paths) // 3
+    assert all(third <= paths.index(p) < 2 * third for p, text in caps.items() if text not in fc.COMMON)
+    values = list(caps.values())
+    assert all(values.count(text) == 1 for text, _ in fc.ODD.values()) and values.count(fc.INHERITABLE_ONLY) == 1
+
+
+def test_query_statistics_runs_each_statement_its_own_number_of_times():
+    import random
+
+    from headroom.eval.corpus.captures import query_statistics as qs
+
+    calls = qs.plan(random.Random(66))
+    assert len(set(calls.values())) == len(calls) == len(qs.TABLES) * len(qs.SHAPES)
+    assert not any(a != b and a in b for a in calls for b in calls)
+    assert not any(ch.isdigit() or ch == "'" for s in calls for ch in s)  # no literal for the extension to replace
+    lines = qs.script(calls, random.Random(1)).splitlines()
+    assert all(lines.count(f"{s};") == n for s, n in calls.items())
