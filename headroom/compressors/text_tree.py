@@ -2,23 +2,23 @@
 
 Each line is a node: a drawing prefix (``│ ├─┬ ``, ``|-- ``) whose width is the depth,
 then a label (``uri-js 4.4.1``, ``ajv@^6.12.4``). The same folding as JSON trees
-(``smart_crusher/tree.py``), on lines:
+(``smart_crusher/tree.py``), by whole lines: a line shown is the tool's line verbatim,
+and each run of lines left out is one marker line (``… 9 lines omitted``), so the tree
+stays the drawing the tool printed (issue 33: lines are kept or elided, never joined or
+rewritten).
 
 1. **Repeated subtrees once**: a node whose subtree (its label and every line below)
-   was already shown keeps its own line, marked ``[same as above: N lines]``, and loses
-   the lines below it.
-2. **Leaf siblings on one line**: the children of a node that are all leaves are
-   written after it, ``parent: a 1.0, b 2.1, c 0.3``, so the drawing prefix is not
-   paid per line. Labels stay verbatim.
-3. **When that is still long** (more than a third of the original), the children of
-   nodes below the top level are counted instead of listed (``[+9 below]``), and if
-   that is still long, the top level's too — except for salient nodes, which always stay with their ancestors: names the question mentions,
-   the deepest nodes, every node of a name that occurs in several versions, and lines
-   saying something is wrong (``UNMET``, ``invalid``, ``missing``, ``extraneous``,
-   ``ERR``).
+   was already shown keeps its own line; the lines below it become a marker saying they
+   are a subtree shown above.
+2. **When the whole is long** (more than a third of the original), the children of
+   nodes below the top level are left out, and if that is still long, the top level's
+   too — except for salient nodes, which always stay with their ancestors: names the
+   question mentions (or a word a few labels hold), the deepest nodes, every node of a
+   name that occurs in several versions, and lines saying something is wrong (``UNMET``,
+   ``invalid``, ``missing``, ``extraneous``, ``ERR``).
 
 Lines that are not part of the drawing (headers, legends) stay. The result is lossy
-(the router keeps the original in CCR); the first line says what was folded.
+(the router keeps the original in CCR); the first line says what was left out.
 """
 
 from __future__ import annotations
@@ -213,6 +213,9 @@ def _problem_nodes(labels: list[str]) -> set[int]:
 
 def _render(lines: list[str], nodes: list[_Node], at: dict[int, int], salient: set[int], named: set[int],
             fold: int, stats: dict[str, int]) -> list[str]:
+    """The lines shown, each verbatim (drawing and label as printed), with one marker line
+    for each run of lines left out: the tree stays the tool's own drawing, so a reader (or
+    a parser) sees the lines it printed, never a rewriting of them (issue 33)."""
     holds = [False] * len(nodes)
     for i in sorted(salient, reverse=True):
         j: int | None = i
@@ -220,47 +223,49 @@ def _render(lines: list[str], nodes: list[_Node], at: dict[int, int], salient: s
             holds[j] = True
             j = nodes[j].parent
     seen: set[int] = set()
-    out: list[str] = []
     hidden: set[int] = set()  # nodes inside a folded subtree
-    for k, ln in enumerate(lines):
-        i = at.get(k)
-        if i is None:
-            out.append(ln)
+    repeated: set[int] = set()  # nodes hidden as a subtree shown above
+    for n_i, n in enumerate(nodes):
+        if n_i in hidden or not n.children:
             continue
-        if i in hidden:
-            continue
-        n = nodes[i]
-        line = ("  " * n.level + "- " if n.prefix else "") + n.label
-        kids = n.children
-        if not kids:
-            out.append(line)
-            continue
-        if n.shape in seen and not holds[i] and n.size - 1 >= _MIN_REF:
-            out.append(f"{line} [same as above: {n.size - 1} lines]")
+        if n.shape in seen and not holds[n_i] and n.size - 1 >= _MIN_REF:
             stats["refs"] += 1
             stats["ref_lines"] += n.size - 1
-            _hide(nodes, kids, hidden)
+            _hide(nodes, n.children, repeated)
+            _hide(nodes, n.children, hidden)
             continue
         seen.add(n.shape)
         # Folding (1: below the top level, 2: everywhere): only children on a salient path
-        # (all children of a named node) are shown; the rest are counted.
-        keep_all = fold == 0 or (fold == 1 and n.depth < 0) or (i in named and len(kids) <= _NAMED_KIDS)
-        if keep_all:
-            shown, more = kids, 0
-        else:  # (a child is shown when it holds a salient node: no list look-up per child)
-            shown = [c for c in kids if holds[c]]
-            folded = [c for c in kids if not holds[c]]
-            more = sum([nodes[c].size for c in folded])
+        # (all children of a named node) are shown; the rest are left out.
+        keep_all = fold == 0 or (fold == 1 and n.depth < 0) or (n_i in named and len(n.children) <= _NAMED_KIDS)
+        if not keep_all:
+            folded = [c for c in n.children if not holds[c]]
+            stats["folded"] += sum([nodes[c].size for c in folded])
             _hide(nodes, folded, hidden)
-        tail = f" [+{more} below]" if more else ""
-        stats["folded"] += more
-        if shown and all(not nodes[c].children for c in shown) and len(shown) >= 2:
-            out.append(f"{line}: {', '.join(nodes[c].label for c in shown)}{tail}")
-            stats["inlined"] += len(shown)
-            _hide(nodes, shown, hidden)
+    out: list[str] = []
+    run: list[int] = []  # the nodes of the current run of left-out lines
+
+    def close_run() -> None:
+        if run:
+            first = nodes[run[0]]
+            same = all(i in repeated for i in run)
+            lead = " " * len(first.prefix)
+            out.append(f"{lead}… {_lines(len(run))} omitted" + (" (a subtree shown above)" if same else ""))
+            run.clear()
+
+    for k, ln in enumerate(lines):
+        i = at.get(k)
+        if i is not None and i in hidden:
+            run.append(i)
             continue
-        out.append(line + tail)
+        close_run()
+        out.append(ln)
+    close_run()
     return out
+
+
+def _lines(n: int) -> str:
+    return f"{n} line" if n == 1 else f"{n} lines"
 
 
 def _hide(nodes: list[_Node], tops: list[int], hidden: set[int]) -> None:
@@ -287,16 +292,14 @@ def compress_text_tree(inp: CompressInput) -> Compressed | None:
     density = tokens / max(1, len(inp.text))
     best = None
     for fold in (0, 1, 2):
-        stats = {"refs": 0, "ref_lines": 0, "inlined": 0, "folded": 0}
+        stats = {"refs": 0, "ref_lines": 0, "folded": 0}
         body = _render(lines, nodes, at, salient, named, fold, stats)
         parts = [f"tree of {len(nodes)} nodes"]
         if stats["refs"]:
             parts.append(f"{stats['refs']} repeated subtrees ({stats['ref_lines']} lines) shown once")
-        if stats["inlined"]:
-            parts.append("leaf children listed after their parent")
         if stats["folded"]:
             where = "below the top level " if fold == 1 else ""
-            parts.append(f"{stats['folded']} nodes {where}counted, not listed "
+            parts.append(f"{stats['folded']} nodes {where}left out "
                          "(kept: names the question mentions, deepest, several versions, problems)")
         text = f"[{'; '.join(parts)}]\n" + "\n".join(body)
         best = (text, len(body), "; ".join(parts))
