@@ -34,30 +34,6 @@ def gcc_text() -> str:
     return _content("gcc_warnings/text_one_off")
 
 
-def unfold(text: str) -> str:
-    """The compressed report with folded runs written back as input lines: a ``path:``
-    line followed by ``  <rest>`` lines stands for ``path:<rest>`` each (notes excepted).
-    Where the header counts one severity ("(57 warning)"), folded lines leave its word out;
-    it is put back after the location."""
-    out: list[str] = []
-    path = None
-    one = re.search(r" rules \((\d+) (error|warning)\);", text)
-    for ln in text.splitlines():
-        if ln.startswith("  … "):
-            out.append(ln)
-        elif path is not None and ln.startswith("  "):
-            rest = ln[2:]
-            if one and not re.match(r"\d+(?::\d+)?: (?:[A-Z]{1,4}\d{2,5}\b|(?:error|warning|note)\b)", rest):
-                rest = re.sub(r"^(\d+(?::\d+)?: )", rf"\g<1>{one[2]}: ", rest, count=1)
-            out.append(path + rest)
-        elif re.fullmatch(r"\S+:", ln):
-            path = ln
-        else:
-            path = None
-            out.append(ln)
-    return "\n".join(out)
-
-
 def compress(text: str, query: str = ""):
     return DiagnosticsCompressor().compress(
         CompressInput(text=text, config=HeadroomConfig(), counter=counter_for("gpt-4o"), query=query,
@@ -129,11 +105,11 @@ def test_every_rule_reported_once_stays_verbatim_and_frequent_rules_are_counted(
     rules = Counter(d.rule for d in report.diagnostics)
     for d in report.diagnostics:
         if rules[d.rule] == 1:
-            assert report.lines[d.head] in unfold(result.text)
+            assert report.lines[d.head] in result.text
     # Frequent rules are named with their counts, shown or not.
     frequent = [r for r, n in rules.items() if n > 5]
     assert frequent and all(r in result.text or any(
-        report.lines[d.head] in unfold(result.text) for d in report.diagnostics if d.rule == r) for r in frequent)
+        report.lines[d.head] in result.text for d in report.diagnostics if d.rule == r) for r in frequent)
     assert "Your code has been rated" in result.text  # the closing score
     assert len(result.text) < 0.3 * len(pylint_text)
 
@@ -153,7 +129,7 @@ def test_warning_excerpts_are_dropped_and_every_distinct_warning_message_shown(g
     report = parse_report(gcc_text)
     for key in {d.message_key for d in report.diagnostics}:
         d = next(d for d in report.diagnostics if d.message_key == key)
-        assert any(report.lines[x.head] in unfold(result.text) for x in report.diagnostics if x.message_key == key), d
+        assert any(report.lines[x.head] in result.text for x in report.diagnostics if x.message_key == key), d
 
 
 def test_errors_keep_their_context_excerpt_and_caret(gcc_text: str) -> None:
@@ -216,35 +192,11 @@ def test_kept_lines_are_input_lines(data) -> None:
     if result is None:
         return
     inputs = set(text.splitlines())
-    for ln in unfold(result.text).splitlines()[1:]:  # the header is ours
+    for ln in result.text.splitlines()[1:]:  # the header is ours
         assert ln in inputs or ln.startswith(("  … ", "[not shown: ")), ln
 
 
 _POOL = _content("pylint_report/text_one_off").splitlines()[:150] + _content("gcc_warnings/text_one_off").splitlines()[:150]
-
-
-def test_lines_of_one_file_are_folded_under_its_path_and_unfold_to_the_input(gcc_text: str) -> None:
-    text = "\n".join([
-        "src/app.py:3:1: W0611: Unused import os (unused-import)",
-        "src/app.py:9:4: W0612: Unused variable 'n' (unused-variable)",
-        "src/app.py:20:0: C0114: Missing module docstring (missing-module-docstring)",
-        "src/lib/util.py:5:0: W0611: Unused import sys (unused-import)",
-        *[f"src/lib/m{i}.py:1:0: C0103: Constant name \"x{i}\" doesn't conform (invalid-name)" for i in range(20)],
-    ])
-    result = compress(text)
-    assert result is not None
-    lines = result.text.splitlines()
-    assert "src/app.py:" in lines
-    i = lines.index("src/app.py:")
-    assert lines[i + 1] == "  3:1: W0611: Unused import os (unused-import)"
-    assert lines[i + 2] == "  9:4: W0612: Unused variable 'n' (unused-variable)"
-    # A file with one shown line keeps its line as it was.
-    assert "src/lib/util.py:5:0: W0611: Unused import sys (unused-import)" in lines
-    # Every line shown unfolds to an input line; the path is written once per run.
-    inputs = set(text.splitlines())
-    assert all(ln in inputs or ln.startswith(("  … ", "[not shown: ")) for ln in unfold(result.text).splitlines()[1:])
-    folded = compress(gcc_text).text
-    assert folded.count("psutil-6.1.0/psutil/_psutil_posix.c:") < unfold(folded).count("psutil-6.1.0/psutil/_psutil_posix.c:")
 
 
 def test_notes_name_files_by_their_shortest_unambiguous_suffix() -> None:
@@ -256,29 +208,6 @@ def test_notes_name_files_by_their_shortest_unambiguous_suffix() -> None:
     assert _short_paths(diags) == {
         "pkg/tz/__init__.py": "tz/__init__.py", "pkg/parser/__init__.py": "parser/__init__.py",
         "pkg/tz/tz.py": "pkg/tz/tz.py", "other/tz/tz.py": "other/tz/tz.py", "pkg/rrule.py": "rrule.py"}
-
-
-@pytest.mark.parametrize("case_id", ["pylint_report/text_errors", "gcc_warnings/text_one_off", "mypy_report/text_errors"])
-def test_real_reports_fold_paths_without_losing_a_shown_line(case_id: str) -> None:
-    # Folding only rewrites where the path is written: the lines shown, written back,
-    # are the same lines (and facts) as without folding, and the text is shorter.
-    from headroom.compressors.diagnostics import compressor as mod
-
-    text = _content(case_id)
-    folded = compress(text).text
-    saved = mod._FOLD_RUN
-    mod._FOLD_RUN = 10**9
-    try:
-        plain = compress(text).text
-    finally:
-        mod._FOLD_RUN = saved
-    assert unfold(folded).replace("\n", "") != folded.replace("\n", "")
-    body = [ln for ln in unfold(folded).splitlines()[1:] if not ln.startswith("  … ")]
-    plain_body = [ln for ln in plain.splitlines()[1:] if not ln.startswith("  … ")]
-    assert body == plain_body
-    assert len(folded) < 0.93 * len(plain)
-    for fact in next(c for c in load_cases("dev") if c.id == case_id).facts:
-        assert (fact.text in folded) == (fact.text in plain), fact.text
 
 
 def test_verbose_test_run_folds_passing_lines_and_keeps_the_rest() -> None:
@@ -301,39 +230,20 @@ def test_verbose_test_run_folds_passing_lines_and_keeps_the_rest() -> None:
     assert re.search(r"… \d{3} similar lines", result.text)
 
 
-def test_one_severity_is_named_once_in_the_header_not_on_every_folded_line(gcc_text: str) -> None:
-    # gcc's report holds warnings only: the header says "(57 warning)", so folded lines
-    # read "152:32: conversion …", not "152:32: warning: conversion …".
-    result = compress(gcc_text)
-    header, *body = result.text.splitlines()
-    assert re.search(r"rules \(\d+ warning\)", header)
-    folded = [ln for ln in body if re.match(r"  \d+:\d+: ", ln)]
-    assert folded and not any(": warning: " in ln for ln in folded)
-    # Unfolded lines stay input lines, severity and all.
-    assert all(": warning: " in ln for ln in body if re.match(r"\S+:\d+:\d+: ", ln))
-
-
-def test_mixed_severities_keep_their_word_on_folded_lines() -> None:
-    text = "\n".join([
-        *[f"src/a.c:{i}:1: warning: unused variable 'v{i}' [-Wunused-variable]" for i in range(1, 12)],
-        "src/a.c:40:2: error: 'x' undeclared (first use in this function)",
-        "src/a.c:41:2: error: expected ';' before '}' token",
-        *[f"src/b.c:{i}:1: warning: unused parameter 'p{i}' [-Wunused-parameter]" for i in range(1, 12)],
-    ])
+@pytest.mark.parametrize("case_id", ["pylint_report/text_errors", "gcc_warnings/text_one_off", "mypy_report/text_errors"])
+def test_real_reports_show_input_lines_verbatim_in_input_order(case_id: str) -> None:
+    """Lines are kept or elided, never rewritten (issue 33): after the header, every line
+    is an input line, byte for byte and in its input order, or a note the compressor adds
+    (a rule's "… +N more", the rules not shown)."""
+    text = _content(case_id)
     result = compress(text)
     assert result is not None
-    assert "  40:2: error: 'x' undeclared" in result.text
-    assert all(ln in text.splitlines() for ln in unfold(result.text).splitlines()[1:] if not ln.startswith("  … "))
-
-
-def test_a_run_followed_by_an_indented_line_is_not_folded() -> None:
-    # "  167 | code" (a compiler's excerpt) right after a folded run would read as one more
-    # folded line of that file; the run stays as its input lines.
-    from headroom.compressors.diagnostics.compressor import _fold_paths
-
-    pieces = [(0, ["a.py:1:0: C0114: doc (missing-module-docstring)"], "a.py"),
-              (1, ["a.py:2:0: C0301: long (line-too-long)"], "a.py"),
-              (2, ["  167 | psutil_set_debug(PyObject *self) {"], None)]
-    assert _fold_paths(pieces) == [p[1][0] for p in pieces]
-    folded = _fold_paths(pieces[:2] + [(2, ["b.py:3:0: C0301: long (line-too-long)"], "b.py")])
-    assert folded[0] == "a.py:"
+    lines = text.splitlines()
+    at = {ln: i for i, ln in reversed(list(enumerate(lines)))}
+    last = -1
+    for ln in result.text.splitlines()[1:]:
+        if ln.startswith(("  … +", "[not shown: ")):
+            continue
+        assert ln in at, ln
+        i = lines.index(ln, last + 1)
+        last = i

@@ -19,7 +19,6 @@ Kept lines are byte-identical to the input; the original goes to CCR (lossy resu
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 from ..base import Compressed, CompressInput
@@ -38,12 +37,7 @@ _VITAL_SHARE, _CEILING_SHARE, _CEILING_FLOOR = 0.16, 0.02, 150
 _HEAD_FREE, _TAIL_FREE = 3, 6  # free lines kept before the first and after the last diagnostic
 _WHERE_NUMBERS, _WHERE_FILES = 2, 2  # line numbers and files a rule's note lists
 _FILES_LISTED = 5  # files the header counts by name
-_FOLD_RUN = 2  # consecutive lines of one file folded under one path line
 _ANCHOR_LIMIT = 20  # an anchor named by more diagnostics than this is the topic, not a lead
-
-
-# "12:5: warning: " -> "12:5: ": the severity word after a folded line's location.
-_SAME_SEVERITY = {sev: re.compile(rf"^(\d+(?::\d+)?:\s+){sev}:\s+") for sev in (ERROR, WARNING)}
 
 
 def _cost(line: str) -> int:
@@ -196,12 +190,15 @@ def _kept_free(report: Report) -> list[int]:
 
 def _render(report: Report, chosen: set[int], whole: set[int], by_rule: dict[str, list[int]],
             free: list[int]) -> str:
+    """The header, then the kept lines in input order, each byte-identical to its input
+    line (issue 33: lines are kept or elided, never rewritten: no path written once over a
+    run of a file's lines, no severity word left out), with a note after each rule's first
+    kept line counting the rest."""
     raw, diags = report.lines, report.diagnostics
     rule_of = {k: rule for rule, members in by_rule.items() for k in members}
     short = _short_paths(diags)
     noted: set[str] = set()
-    # (position, lines, path when the piece is a lone diagnostic line that may be folded)
-    pieces: list[tuple[float, list[str], str | None]] = [(i, [raw[i]], None) for i in free]
+    pieces: list[tuple[float, list[str]]] = [(i, [raw[i]]) for i in free]
     for k in sorted(chosen):
         d = diags[k]
         out = raw[d.start:d.end] if k in whole else [raw[d.head]]
@@ -211,50 +208,14 @@ def _render(report: Report, chosen: set[int], whole: set[int], by_rule: dict[str
             hidden = [diags[j] for j in by_rule[rule] if j not in chosen]
             if hidden:
                 out = [*out, f"  … +{len(hidden)} more: {_where(hidden, short)}"]
-        # A lone diagnostic line (an error with no excerpt too) may be folded under its path.
-        foldable = out[0] == raw[d.head] and (k not in whole or d.end - d.start == 1) and raw[d.head].startswith(d.path + ":")
-        pieces.append((d.start, out, d.path if foldable else None))
+        pieces.append((d.start, out))
     # Rules with nothing shown: name and count only, on one line after the diagnostics
     # (the header counts them per file already).
     unseen = [f"{rule} ×{len(members)}" for rule, members in by_rule.items() if rule not in noted]
     if unseen:
-        pieces.append((diags[-1].end - 0.5, [f"[not shown: {', '.join(unseen)}]"], None))
+        pieces.append((diags[-1].end - 0.5, [f"[not shown: {', '.join(unseen)}]"]))
     pieces.sort(key=lambda p: p[0])
-    severities = {d.severity for d in diags}
-    # One severity for the whole report: the header says it once ("832 error"), so folded
-    # lines leave out their "error: " / "warning: " word (mypy: ~7 % of what is shown).
-    same = _SAME_SEVERITY.get(next(iter(severities))) if len(severities) == 1 else None
-    return "\n".join([_header(report, len(chosen), by_rule), *_fold_paths(pieces, same)])
-
-
-def _fold_paths(pieces: list[tuple[float, list[str], str | None]], same: re.Pattern[str] | None = None) -> list[str]:
-    """Consecutive diagnostic lines of one file under one ``path:`` line, each shown as
-    ``  <rest>`` where ``path:<rest>`` is the input line (eslint's "stylish" layout): the
-    path is written once per run instead of on every line. A run of one stays as it was.
-    ``same`` matches the severity word every diagnostic of the report shares; it is left
-    out of folded lines (the header names it)."""
-    body: list[str] = []
-    j = 0
-    while j < len(pieces):
-        path = pieces[j][2]
-        end = j + 1
-        while path is not None and end < len(pieces) and pieces[end][2] == path:
-            end += 1
-        # An indented line right after a run (a compiler's source excerpt, "  167 | code")
-        # would read as one more folded line of its file: such a run stays unfolded.
-        after = pieces[end][1][0][:1] if end < len(pieces) else ""
-        if end - j < _FOLD_RUN or after in (" ", "\t"):
-            body.extend(pieces[j][1])
-            j += 1
-            continue
-        body.append(f"{path}:")
-        cut = len(path) + 1
-        for _, lines, _ in pieces[j:end]:
-            rest = lines[0][cut:]
-            body.append("  " + (same.sub(r"\1", rest, count=1) if same is not None else rest))
-            body.extend(lines[1:])
-        j = end
-    return body
+    return "\n".join([_header(report, len(chosen), by_rule), *(ln for _, lines in pieces for ln in lines)])
 
 
 def _short_paths(diags: list[Diagnostic]) -> dict[str, str]:
