@@ -29,6 +29,7 @@ from .base import Compressed, CompressInput, Compressor, hint_of
 from .detect import ContentType, Detected, detect, first_visible_char
 
 MIN_LINES = 20  # a block this long is detected on its own
+SUMMARY_LINES = 8  # short blocks after a part's large ones up to this many lines are its summary
 MAX_PARTS = 8  # more parts than this: a document with many sections, left to its compressor
 HOSTS = (ContentType.TEXT, ContentType.TABLE)  # whole-text types whose texts may hold parts
 _BLANK = re.compile(r"\n[ \t]*\n")
@@ -138,6 +139,31 @@ def _head(text: str, a: int, b: int) -> str:
     return text[a:_head_end(text, a, b)]
 
 
+def _after_last_large(text: str, start: int, end: int) -> int:
+    """Where the last block of at least ``MIN_LINES`` lines within ``text[start:end]`` ends,
+    when what follows it is a summary (at most ``SUMMARY_LINES`` lines); else ``end``."""
+    for a, b in reversed(_blocks(text[start:end])):
+        if text.count("\n", start + a, start + b) + 1 >= MIN_LINES:
+            summary = sum(1 for ln in text[start + b:end].split("\n") if ln.strip()) <= SUMMARY_LINES
+            return start + b if summary else end
+    return end
+
+
+def _refined(piece: str, detected: Detected | None) -> Detected | None:
+    """A part's detection as the router would refine a whole text's: plain text that is not
+    prose (a "Program Headers:" table under a title, a profile's summary lines) has its
+    lines selected whole, never joined by the prose compressor (issue 33)."""
+    if detected is None or detected.type is not ContentType.TEXT:
+        return detected
+    from .structured import refine  # (structured imports this module's planner lazily too)
+
+    return refine(piece, detected, plan=_no_parts)
+
+
+def _no_parts(_text: str) -> None:
+    return None  # a part is not cut again
+
+
 class SectionsCompressor:
     name = "sections"
 
@@ -157,19 +183,27 @@ class SectionsCompressor:
         summaries: list[str] = []
         for p in parts:
             out.append(text[pos:p.start])  # the blank lines between parts, as they were
-            piece = text[p.start:p.end]
+            # The short blocks after a part's last large one (a profile's "N function calls"
+            # and "Ordered by:" lines after pip's table) are a summary between parts: they
+            # stay as they are, outside what the part's compressor may leave out.
+            end = _after_last_large(text, p.start, p.end)
+            piece, tail = text[p.start:end], text[end:p.end]
             result = None
-            compressor = self.compressors.get(p.detected.type) if p.detected is not None else None
+            detected = _refined(piece, p.detected)
+            compressor = self.compressors.get(detected.type) if detected is not None else None
             if compressor is not None and not inp.expired():
-                sub = replace(inp, text=piece, parsed=p.detected.parsed, hint=hint_of(p.detected), tokens=None, toin=None)
+                sub = replace(inp, text=piece, parsed=detected.parsed, hint=hint_of(detected), tokens=None, toin=None)
                 got = compressor.compress(sub)
                 result = got if isinstance(got, Compressed) else None
+            if tail:
+                n = tail.count("\n")
+                before, after = before + n, after + n
             if result is None:
-                out.append(piece)
+                out.append(piece + tail)
                 n = piece.count("\n") + 1
                 before, after = before + n, after + n
             else:
-                out.append(result.text)
+                out.append(result.text + tail)
                 before, after = before + result.items_before, after + result.items_after
                 lossy = lossy or result.lossy
                 changed = True

@@ -131,13 +131,15 @@ def _is_prose_the_long_way(sample: list[str]) -> bool:
         chars += len(s)
         structural += len(d._STRUCTURAL.findall(s))
     n = len(nonblank)
-    return wordy >= 0.6 * n and ends >= 0.25 * n and structural <= 0.03 * chars
+    indented = sum(1 for ln in nonblank if ln[:2].isspace())  # a layout, not prose
+    return wordy >= 0.6 * n and ends >= 0.25 * n and structural <= 0.03 * chars and indented <= 0.5 * n
 
 
 _PROSE_LINE = st.sampled_from([
     "The quick brown fox jumps over the lazy dog.", "It was the best of times, it was the worst", "short line",
     "Then it ended. And another began", "x = {a: [1, 2]};", "", "   ", "Words words words words words words",
-    "See the manual (page 3).", "<tag> $VAR @x # c", "A list item: which ends here:", "one two three four five six"])
+    "See the manual (page 3).", "<tag> $VAR @x # c", "A list item: which ends here:", "one two three four five six",
+    "       Indented like a manual page's paragraph, and ends a sentence.", "\tTabbed words of a laid out text here."])
 
 
 @settings(max_examples=300, deadline=None)

@@ -158,7 +158,12 @@ def _always_kept(lines: list[str], nodes, fmt: Format, query: str, text: str) ->
     if fmt.nesting == "flat" or fmt.name == "lines":
         # Lines of key=value numbers holding the extreme the question asks for (a stats
         # dump read as properties: redis INFO's cmdstat_* lines).
-        out.update(extreme_lines(lines, query) if query else ())
+        extremes = extreme_lines(lines, query) if query else set()
+        out.update(extremes)
+        if extremes and fmt.name == "lines":
+            # ... with the few lines nested under each (a linker map's input section, then
+            # the symbol it defines on the next, deeper line): the record the extreme opens.
+            out.update(_small_bodies(nodes, extremes))
         # A side-by-side diff's marked lines are the difference itself.
         out.update(gutter_lines(lines, text))
         # "When does it expire?": the few lines holding a date.
@@ -175,6 +180,18 @@ def _always_kept(lines: list[str], nodes, fmt: Format, query: str, text: str) ->
         # ... and where a matrix's pattern of marks changes (git show-branch), each run's ends.
         return out, all_openers(lines) | run_ends(lines) | mark_run_ends(lines)
     return out, set()
+
+
+_SMALL_BODY = 4  # lines of a record (its opening line included) kept whole with its opening line
+
+
+def _small_bodies(nodes, at: set[int]) -> set[int]:
+    """The lines of the nodes opening on ``at`` that span at most ``_SMALL_BODY`` lines."""
+    out: set[int] = set()
+    for nd in nodes:
+        if nd.start in at and nd.end - nd.start <= _SMALL_BODY:
+            out.update(range(nd.start, nd.end))
+    return out
 
 
 def _fix_up(lines: list[str], keep: list[bool], nodes, fmt: Format, always: tuple[set[int], set[int]]) -> None:

@@ -109,6 +109,11 @@ def detect_format(text: str, sample: list[str]) -> str | None:
             return "jsonc"
     if first.startswith("<"):
         template = _template_kind(nonblank)
+        if template is None and not _HTML_ROOT.match(first) and _is_markdown(nonblank):
+            # A README that opens on HTML (a centred logo, badges) and goes on in Markdown
+            # (headings, fenced code): Markdown, whose blocks are kept whole; read as an HTML
+            # page its code fences were flattened into text (issue 33).
+            return "markdown"
         if template is not None or _HTML_ROOT.match(first) or not _XML_START.match(first):
             return template  # plain HTML pages stay with the HTML compressor
         return "xml" if _xml_share(nonblank) >= 0.5 else None
@@ -464,12 +469,20 @@ def _is_markdown(nonblank: list[str]) -> bool:
     return structure >= 2 or (fences >= 2 and headings >= 1)
 
 
+_INDENTED_SHARE = 0.5  # of the nonblank lines, indented two blanks or more: a layout, not prose
+
+
 def is_prose(sample: list[str]) -> bool:
     """Paragraphs of sentences: most lines carry many words, lines (or paragraphs) end
     sentences, and structural characters are rare."""
     stripped = [s for ln in sample if (s := ln.strip())]
     n = len(stripped)
     if not n:
+        return False
+    # Paragraphs of prose run flush left; a text whose lines are mostly indented is laid
+    # out (a manual page's sections and option entries, a help screen): its lines carry
+    # the layout and are selected whole, not joined (issue 33).
+    if sum(1 for ln in sample if ln[:2].isspace() and not ln.isspace()) > _INDENTED_SHARE * n:
         return False
     # Three tests, cheapest first, each may answer no alone. Structural characters are
     # single characters: counted over the lines joined, in C. Most texts that are not

@@ -24,6 +24,7 @@ from functools import lru_cache, partial
 from itertools import accumulate, groupby
 
 from ...query.names import letters_in_order
+from ...query.options import asked_options, defining_lines
 from ...query.order import asks_neighbour, neighbours, pointed_lines
 from ...query.terms import STOP_WORDS as _STOP
 from ...query.terms import past_tense_roots as _past_tense_roots
@@ -78,6 +79,10 @@ def select(lines: list[str], nodes: list[Node], query: str, anchors, budget_line
     wanted = _best_named(lines, nodes, own, named, terms, fmt) if terms else []
     if query and "." in query:
         wanted += [i for i in _qualified_nodes(lines, nodes, query) if i not in wanted]
+    # An option the question names ("what is -s for?"): the line defining it, with its
+    # description (a help text's or manual page's entry, nested under it by indentation).
+    if query and (options := asked_options(query)):
+        wanted += [i for i in _nodes_starting_on(starts, set(defining_lines(lines, options))) if i not in wanted]
     whole = {i for i in wanted if nodes[i].end - nodes[i].start <= WHOLE_MAX_LINES}
     anchored: list[int] = []  # nodes starting on a line that holds an anchor
     if anchors:

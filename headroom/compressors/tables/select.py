@@ -754,10 +754,17 @@ def asks_nonzero(qlow: str) -> bool:
     return _NONZERO.search(qlow) is not None
 
 
+# "The big one" among many is the biggest: a plain adjective after "the" singles out the
+# extreme as the superlative does ("which symbol is the big zero-filled buffer?").
+_THE_BIG = re.compile(r"\bthe (?:big|huge|large|giant|massive|enormous)\b")
+_THE_SMALL = re.compile(r"\bthe (?:tiny|small|little)\b")
+
+
 def asked_directions(qlow: str) -> tuple[bool, bool]:
     """Whether the (lower-cased) question asks for a maximum, and for a minimum, in words
-    ("the largest", "the fewest")."""
-    return bool(_MAX_WORDS.search(qlow)), bool(_MIN_WORDS.search(qlow))
+    ("the largest", "the fewest", "the big one")."""
+    return (bool(_MAX_WORDS.search(qlow) or _THE_BIG.search(qlow)),
+            bool(_MIN_WORDS.search(qlow) or _THE_SMALL.search(qlow)))
 
 
 def select_rows(table: Table, *, query: str, anchors, budget: float, fmt=str, score=None) -> Selection:
