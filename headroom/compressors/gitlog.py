@@ -2,17 +2,20 @@
 
 A commit is read by its structure — the ``commit <hash>`` line, ``Author:``/``Date:``
 (and ``Merge:``) headers, the indented message, the per-file ``--stat`` lines, the totals
-line and the ``--summary`` lines (create/delete mode, rename, mode change). What stays in
-view for every commit: an abbreviated hash (still unique in this log), its date, the
-subject line verbatim, the totals (as counts; verbatim, with the whole hash, for a commit
-whose path the question names or whose size it asks the extreme of), every created/deleted/renamed path
-(capped per commit, the rest counted) and the largest file it touched. An author shared
-by every commit is said once. Per-file stat lines beyond the largest, message bodies and
-the ``+++---`` bars are summarised (counts), except lines naming something the question
-names. The exact original goes to CCR, so nothing is lost.
+line and the ``--summary`` lines (create/delete mode, rename, mode change) — and shown by
+its own lines, verbatim (issue 33: lines are kept or elided, never joined or rewritten):
+for every commit its ``commit`` line (the whole hash, decorations included), ``Merge:``
+lines, its ``Date:`` line where the day changes (every one when the question asks when;
+the header gives the span), its ``Author:`` line unless one author wrote every commit
+(the header then names them once), the subject line, the totals line, its created, deleted
+and renamed paths' lines (capped per commit, the ones the question names first) and any
+line of no known shape (a signature check's ``gpg:`` lines). Per-file stat lines (but
+the ones the question names, and the largest when it asks for an extreme), message
+bodies (but the lines the question names) and modified paths are left out, each run of
+them one marker line. The exact original goes to CCR, so nothing is lost.
 
 ``--name-status`` and ``--name-only`` lines are read the same way: added, deleted and
-renamed paths join the created/deleted/renamed lists, modified ones are counted.
+renamed paths are kept like ``--summary`` lines, modified ones are left out.
 
 ``git log -p`` (patches) is a diff and goes to the diff compressor instead.
 """
@@ -20,11 +23,14 @@ renamed paths join the created/deleted/renamed lists, modified ones are counted.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..query.intent import intents_of
+from ..query.when import asks_when
 from .base import Compressed, CompressInput
+from .templates import key_of
 
 COMMIT_LINE = re.compile(r"^commit ([0-9a-f]{7,64})\b(.*)$")
 _HEADER = re.compile(r"^(Author|Date|Merge|Commit|AuthorDate|CommitDate):\s+(.*)$")
@@ -58,6 +64,15 @@ class Commit:
     summary: list[tuple[str, str, str]] = field(default_factory=list)  # (kind, path, line)
     other: list[str] = field(default_factory=list)  # lines of no known shape, kept
     notes: list[str] = field(default_factory=list)  # `git log --notes`: "Notes:" and its lines
+    # Where each of the above stands in the input (line indices), in the same order.
+    line: int = -1
+    header_at: dict[str, int] = field(default_factory=dict)
+    message_at: list[int] = field(default_factory=list)
+    stats_at: list[int] = field(default_factory=list)
+    totals_at: int = -1
+    summary_at: list[int] = field(default_factory=list)
+    other_at: list[int] = field(default_factory=list)
+    notes_at: list[int] = field(default_factory=list)
 
     @property
     def subject(self) -> str:
@@ -66,14 +81,14 @@ class Commit:
 
 def parse_git_log(text: str) -> tuple[list[str], list[Commit]]:
     """Lines before the first commit, and the commits (None of their lines is dropped:
-    each lands in exactly one field)."""
+    each lands in exactly one field, with its line index beside it)."""
     preamble: list[str] = []
     commits: list[Commit] = []
     cur: Commit | None = None
-    for line in text.splitlines():
+    for i, line in enumerate(text.splitlines()):
         m = COMMIT_LINE.match(line)
         if m:
-            cur = Commit(m[1], m[2])
+            cur = Commit(m[1], m[2], line=i)
             commits.append(cur)
             continue
         if cur is None:
@@ -81,34 +96,39 @@ def parse_git_log(text: str) -> tuple[list[str], list[Commit]]:
             continue
         if not line.strip():
             continue
-        if cur.notes and line.startswith("    "):
+        if (cur.notes and line.startswith("    ")) or _NOTES.match(line):
             cur.notes.append(line)
-            continue
-        if _NOTES.match(line):
-            cur.notes.append(line)
+            cur.notes_at.append(i)
             continue
         h = _HEADER.match(line)
         if h and not cur.message and not cur.stats:
             cur.headers[h[1]] = h[2]
+            cur.header_at[h[1]] = i
         elif line.startswith("    "):
             cur.message.append(line[4:])
+            cur.message_at.append(i)
         elif (s := _STAT.match(line)) is not None:
             cur.stats.append((s[1] or s[3], int(s[2] or 0), line))
+            cur.stats_at.append(i)
         elif _TOTALS.match(line):
             cur.totals = line.strip()
+            cur.totals_at = i
         elif (s := _SUMMARY.match(line)) is not None:
             kind = s[1] or s[3] or "mode change"
             cur.summary.append((kind, s[2] or s[4] or s[5], line))
+            cur.summary_at.append(i)
         elif (s := _NAME_STATUS.match(line)) is not None:
-            _name_status(cur, s, line)
+            _name_status(cur, s, line, i)
         elif cur.message and _NAME_ONLY.match(line):
             cur.stats.append((line, -1, line))  # --name-only: a path, size unknown
+            cur.stats_at.append(i)
         else:
             cur.other.append(line)
+            cur.other_at.append(i)
     return preamble, commits
 
 
-def _name_status(c: Commit, m: re.Match, line: str) -> None:
+def _name_status(c: Commit, m: re.Match, line: str, at: int) -> None:
     status, path, new = m[1], m[3], m[4]
     if status == "A":
         c.summary.append(("create", path, line))
@@ -118,46 +138,9 @@ def _name_status(c: Commit, m: re.Match, line: str) -> None:
         c.summary.append(("rename" if status == "R" else "copy", f"{path} => {new}", line))
     else:
         c.stats.append((path, -1, line))  # modified: size unknown
-
-
-def _short_hashes(commits: list[Commit]) -> list[str]:
-    """Hashes cut to 7 hex digits (git's own default abbreviation; git accepts any
-    unique prefix), longer where two commits of this log would share one."""
-    n = _SHORT_HASH
-    while n < 64 and len({c.hash[:n] for c in commits}) < len({c.hash for c in commits}):
-        n += 2
-    return [c.hash[:n] for c in commits]
-
-
-def _paths_line(kind: str, paths: list[str], anchored: set[str]) -> str:
-    shown = [p for p in paths if p in anchored]
-    shown += [p for p in paths if p not in anchored][: max(0, _PATHS_PER_COMMIT - len(shown))]
-    order = {p: i for i, p in enumerate(paths)}
-    shown.sort(key=order.__getitem__)
-    more = len(paths) - len(shown)
-    return f" {kind}: {', '.join(fold_dirs(shown, anchored))}" + (f" (+{more} more)" if more else "")
-
-
-def fold_dirs(paths: list[str], keep: set[str] = frozenset()) -> list[str]:
-    """Consecutive paths in one directory written once, the shell's brace form:
-    "lib/{argument.js,command.js}" for "lib/argument.js, lib/command.js". Paths in
-    ``keep`` (named by the question) and rename lines ("{a => b}") stay whole."""
-    out: list[str] = []
-    j = 0
-    while j < len(paths):
-        p = paths[j]
-        head, sep, _ = p.rpartition("/")
-        end = j + 1
-        if sep and p not in keep and "{" not in p:
-            while (end < len(paths) and paths[end] not in keep and "{" not in paths[end]
-                   and paths[end].rpartition("/")[0] == head and "/" in paths[end]):
-                end += 1
-        if end - j < 2:
-            out.append(p)
-        else:
-            out.append(f"{head}/{{{','.join(q[len(head) + 1:] for q in paths[j:end])}}}")
-        j = end
-    return out
+        c.stats_at.append(at)
+        return
+    c.summary_at.append(at)
 
 
 def short_date(date: str) -> str:
@@ -184,13 +167,6 @@ def _day(date: str) -> str:
     return date.split(" ", 1)[0] if _ISO_DAY.match(date) else date
 
 
-def _totals(c: Commit) -> str:
-    m = _TOTAL_NUMBERS.match(c.totals)
-    if not m:
-        return c.totals
-    return f"{m[1]} file{'s' if m[1] != '1' else ''} +{m[2] or 0} -{m[3] or 0}"
-
-
 def commit_date(c: Commit) -> str:
     return short_date(c.headers.get("Date") or c.headers.get("AuthorDate") or "")
 
@@ -200,6 +176,83 @@ def _asked(c: Commit, anchors) -> bool:
     if not anchors:
         return False
     return (any(anchors.matches(p) for _, p, _ in c.summary) or any(anchors.matches(p) for p, _, _ in c.stats))
+
+
+_DATE_HEADERS = ("Date", "AuthorDate", "CommitDate")
+
+
+def _kept_lines(c: Commit, *, one_author: bool, anchors, largest: bool, dated: bool) -> set[int]:
+    """The input lines of commit ``c`` that stay in view (see the module's docstring).
+    ``dated``: its date lines stay (the question asks when, the day changes here, or an
+    anchor is on them); otherwise the header's span says when."""
+    keep = {c.line}
+    if "Merge" in c.header_at:
+        keep.add(c.header_at["Merge"])
+    for name in _DATE_HEADERS:
+        if name in c.header_at and (dated or anchors.matches(c.headers[name])):
+            keep.add(c.header_at[name])
+    if not one_author and "Author" in c.header_at:
+        keep.add(c.header_at["Author"])
+    body = [(i, m) for i, m in zip(c.message_at, c.message) if m.strip()]
+    if body:
+        keep.add(body[0][0])  # the subject
+        # A commit the question names by its subject shows its whole message; others the
+        # lines the question names.
+        whole = anchors.matches(body[0][1])
+        keep.update(i for i, m in body[1:] if whole or anchors.matches(m))
+    if c.totals_at >= 0:
+        keep.add(c.totals_at)
+    shown = [k for k, st in enumerate(c.stats) if anchors.matches(st[0])]
+    if largest and c.stats and max(n for _, n, _ in c.stats) >= 0:
+        shown.append(max(range(len(c.stats)), key=lambda k: (c.stats[k][1], -k)))
+    keep.update(c.stats_at[k] for k in shown)
+    named = [k for k, (_, p, _) in enumerate(c.summary) if anchors.matches(p)]
+    rest = [k for k in range(len(c.summary)) if k not in named]
+    keep.update(c.summary_at[k] for k in named + rest[:max(0, _PATHS_PER_COMMIT - len(named))])
+    keep.update(c.other_at)
+    keep.update(c.notes_at[:_NOTE_LINES + 1])  # what a reviewer or a deploy attached, as git prints it
+    return keep
+
+
+_FOLD_MIN_COMMITS = 30  # a log of at most this many commits shows every one
+_FOLD_SHARE = 0.3  # of the log's characters its commits' kept lines may take before whole commits go
+_ENDS = 3  # newest and oldest commits always shown
+_RARE_COMMITS = 2  # a commit whose unknown lines' shapes at most this many commits share is rare
+
+
+def _shown_commits(commits: list[Commit], kept_of: list[set[int]], lines: list[str], inp: CompressInput,
+                   largest: bool) -> set[int]:
+    """Which commits show their lines. All in a log of at most ``_FOLD_MIN_COMMITS``, or
+    while their kept lines take at most ``_FOLD_SHARE`` of the log; else the ones a reader asks for or cannot see otherwise — a
+    line the question names, notes, a rare shape of unknown lines (a signature check that
+    failed among good ones, or none where every other commit has one), the largest when
+    the question asks for extremes, the newest and oldest — and the newest of the rest while
+    the share lasts. The others are left out whole, one marker a run."""
+    n = len(commits)
+    if n <= _FOLD_MIN_COMMITS:
+        return set(range(n))
+    cost = [sum(len(lines[i]) + 1 for i in kept) for kept in kept_of]
+    room = _FOLD_SHARE * len(inp.text)
+    if sum(cost) <= room:
+        return set(range(n))
+    must = set(range(min(_ENDS, n))) | set(range(max(0, n - _ENDS), n))
+    shapes = [frozenset(key_of(line) for line in c.other) for c in commits]
+    held = Counter(shapes)
+    anchors = inp.anchors
+    for k, c in enumerate(commits):
+        if c.notes or held[shapes[k]] <= _RARE_COMMITS or (
+                anchors and any(anchors.matches(lines[i]) for i in kept_of[k] if i != c.line)):
+            must.add(k)
+    if largest:
+        must |= _extreme_commits(commits)
+    spent = sum(cost[k] for k in must)
+    for k in range(n):  # then the newest while the share lasts: one run of left-out commits, one marker
+        if k not in must:
+            if spent + cost[k] > room:
+                break
+            must.add(k)
+            spent += cost[k]
+    return must
 
 
 def _extreme_commits(commits: list[Commit]) -> set[int]:
@@ -213,54 +266,44 @@ def _extreme_commits(commits: list[Commit]) -> set[int]:
     return out
 
 
-def render_commit(c: Commit, short: str, day: str, *, show_author: bool, anchors, largest: bool,
-                  full: bool = False) -> list[str]:
-    """One line per commit (hash, day, subject, totals) and the lines that say which
-    paths it created, deleted or renamed. ``day`` is empty when it repeats the previous
-    commit's (the header gives the exact first and last times). A ``full`` commit (one the
-    question names or asks the extreme of) keeps its whole hash and its totals line as git
-    wrote it: the answer is quoted from it, and a prefix or a rewrite is not a quote."""
-    head = f"{c.hash if full else short}{c.decoration}"
-    if "Merge" in c.headers:
-        head += f" (merge of {c.headers['Merge']})"
-    if day:
-        head += f" {day}"
-    if show_author and "Author" in c.headers:
-        head += f" <{c.headers['Author'].split(' <')[0]}>"
-    body = [m for m in c.message if m.strip()]
-    head += f" {body[0].strip()}" if body else ""
-    if c.totals:
-        head += f" | {c.totals.strip() if full else _totals(c)}"
-    elif c.stats or c.summary:  # --name-status / --name-only: no totals line, count the files
-        files = len(c.stats) + len(c.summary)
-        head += f" | {files} file{'s' if files != 1 else ''}"
-    out = [head]
-    # A commit the question names by its subject ("the commit 'fix the cache, step 12'")
-    # shows its whole message; others the lines the question names.
-    rest = body[1:] if body and anchors.matches(body[0]) else [m for m in body[1:] if anchors.matches(m)]
-    out.extend(f"    {m}" for m in rest)
-    if len(body) - 1 > len(rest):
-        out.append(f"    (+{len(body) - 1 - len(rest)} more message lines)")
-    # The largest file when the question asks for extremes, and any file it names.
-    shown = [k for k, s in enumerate(c.stats) if anchors.matches(s[0])]
-    if largest and c.stats and max(n for _, n, _ in c.stats) >= 0:
-        shown.append(max(range(len(c.stats)), key=lambda k: (c.stats[k][1], -k)))
-    for k in sorted(set(shown)):
-        path, n, line = c.stats[k]
-        out.append(f" {path} | {n}" if n >= 0 else line)
-    by_kind: dict[str, list[str]] = {}
-    for kind, path, _ in c.summary:
-        by_kind.setdefault(kind, []).append(path)
-    anchored = {p for _, p, _ in c.summary if anchors.matches(p)}
-    for kind, paths in by_kind.items():
-        label = {"create": "created", "delete": "deleted", "rename": "renamed", "copy": "copied"}.get(kind, kind)
-        out.append(_paths_line(label, paths, anchored))
-    out.extend(c.other)
-    # Notes are what a reviewer or a deploy attached to this commit alone: in view, as
-    # git prints them, up to a few lines each.
-    out.extend(c.notes[:_NOTE_LINES + 1])
-    if len(c.notes) > _NOTE_LINES + 1:
-        out.append(f"    (+{len(c.notes) - _NOTE_LINES - 1} more note lines)")
+def _render(lines: list[str], first: int, keep: set[int], said: set[int],
+            omitted: list[tuple[int, int]] = ()) -> list[str]:
+    """Lines ``first`` onwards: the kept ones verbatim, each run of left-out nonblank lines
+    as one marker at the run's indentation, each run of left-out commits (``omitted``: their
+    line spans) as one marker counting them; blank lines and the lines the header says
+    (``said``: the one author's ``Author:`` lines) are left out and not counted."""
+    out: list[str] = []
+    run, lead = 0, ""
+    dropped: dict[int, int] = {a: b for a, b in omitted}
+    i, commits_run = first, 0
+    while i < len(lines):
+        if i in dropped:
+            if run:
+                out.append(f"{lead}… {run} line{'s' if run != 1 else ''} omitted")
+                run = 0
+            commits_run += 1
+            i = dropped[i]
+            continue
+        if commits_run:
+            out.append(f"… {commits_run} commit{'s' if commits_run != 1 else ''} omitted")
+            commits_run = 0
+        ln = lines[i]
+        i += 1
+        if i - 1 in said:
+            continue
+        if i - 1 in keep:
+            if run:
+                out.append(f"{lead}… {run} line{'s' if run != 1 else ''} omitted")
+                run = 0
+            out.append(ln)
+        elif ln.strip():
+            if not run:
+                lead = ln[:len(ln) - len(ln.lstrip())]
+            run += 1
+    if run:
+        out.append(f"{lead}… {run} line{'s' if run != 1 else ''} omitted")
+    if commits_run:
+        out.append(f"… {commits_run} commit{'s' if commits_run != 1 else ''} omitted")
     return out
 
 
@@ -282,21 +325,31 @@ class GitLogCompressor:
             head += f" by {next(iter(authors))}"
         if dates[0] and dates[-1]:
             head += f", {time_span(dates[-1], dates[0])}"
-        out = [ln for ln in preamble if ln.strip()] + [head + "]"]
         largest = "extreme" in intents_of(inp.query)
-        extremes = _extreme_commits(commits) if largest else set()
+        when = asks_when(inp.query)
+        lines = inp.text.splitlines()
+        kept_of: list[set[int]] = []
         prev_day = None
-        for k, (c, short, date) in enumerate(zip(commits, _short_hashes(commits), dates)):
+        for c, date in zip(commits, dates):
             day = _day(date)
-            out.extend(render_commit(c, short, day if day != prev_day else "", show_author=not one_author,
-                                     anchors=inp.anchors, largest=largest,
-                                     full=k in extremes or _asked(c, inp.anchors)))
+            kept_of.append(_kept_lines(c, one_author=one_author, anchors=inp.anchors, largest=largest,
+                                       dated=when or day != prev_day))
             prev_day = day
+        shown = _shown_commits(commits, kept_of, lines, inp, largest)
+        keep = set().union(*(kept_of[k] for k in shown))
+        # Lines the header says, left out without a marker: the one author's, and the date
+        # lines of commits made on the day of the commit above (the header gives the span;
+        # a commit's own time stays when the question asks when).
+        said = {c.header_at["Author"] for c in commits if "Author" in c.header_at} if one_author else set()
+        said |= {c.header_at[h] for c in commits for h in _DATE_HEADERS if h in c.header_at} - keep
+        bounds = [c.line for c in commits] + [len(lines)]
+        omitted = [(bounds[k], bounds[k + 1]) for k in range(len(commits)) if k not in shown]
+        out = [ln for ln in preamble if ln.strip()] + [head + "]"] + _render(lines, commits[0].line, keep, said, omitted)
         return Compressed(
             text="\n".join(out),
             items_before=len(commits),
-            items_after=len(commits),
+            items_after=len(shown),
             strategy="git_log_commits",
             lossy=True,
-            summary=" Per-file stats and message bodies summarised.",
+            summary=" Per-file stats and message bodies left out.",
         )

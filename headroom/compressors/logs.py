@@ -47,6 +47,7 @@ from .text_records import (
     indent_family,
     indent_heads,
     mark_run_ends,
+    numbered_mates,
     record_bodies,
     record_heads,
     record_mates,
@@ -906,8 +907,11 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
     # stanzas; or records that open alike: patch's "checking file X" over its hunks) brings
     # its record: the asked value is another field of the same row.
     # Or its block's id opens other lines (git blame --porcelain: a commit's later lines).
-    for i in (record_mates(raw, named | anchored) | record_bodies(raw, named, content_lemmas(inp.query))
-              | id_mates(raw, named)):
+    # Or a named item of a nested numbered list (a redis reply) brings its list's other items.
+    # An anchor names a record as a word does (namei's "f: srv/reports/current/…" names the
+    # path's record, whose lines say what each step is).
+    for i in (record_mates(raw, named | anchored) | record_bodies(raw, named | anchored, content_lemmas(inp.query))
+              | id_mates(raw, named) | numbered_mates(raw, named | anchored)):
         sel.mark(i, 0.5)
     # In a drawn commit graph, a named merge brings the head of the lane it merges, at the
     # named line's own priority (it is the answer the merge line only points to).

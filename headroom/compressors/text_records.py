@@ -51,6 +51,43 @@ def record_mates(raw: list[str], named: set[int]) -> set[int]:
     return out - named
 
 
+# The item numbers a line opens with (redis-cli's nested replies: "    4) 1)  1) \"id\""):
+# the last is the line's own, and where its ")" stands is the level of its list.
+_ITEM_NUMBERS = re.compile(r"(?:[ \t]*\d{1,6}\))+")
+_ITEM_NUMBER = re.compile(r"(\d{1,6})\)$")
+
+
+def _item(line: str) -> tuple[int, int] | None:
+    """(the line's own item number, the column after its ")"), or None."""
+    m = _ITEM_NUMBERS.match(line)
+    if m is None:
+        return None
+    own = _ITEM_NUMBER.search(m.group(0))
+    return (int(own.group(1)), m.end()) if own else None
+
+
+def numbered_mates(raw: list[str], named: set[int]) -> set[int]:
+    """The other items of the short numbered list holding each ``named`` line: the run of
+    lines numbered 1, 2, 3 … at that line's level (a nested reply's record: "1) id",
+    "2) <the id>", … "10) <the host name>"), when the run is at most ``RECORD_LINES``."""
+    out: set[int] = set()
+    for i in sorted(named):
+        if i in out or (here := _item(raw[i])) is None:
+            continue
+        number, col = here
+        a, k = i, number
+        while k > 1 and a > 0 and (up := _item(raw[a - 1])) is not None and up == (k - 1, col):
+            a, k = a - 1, k - 1
+        if k != 1:
+            continue  # the run's first item is not in view: no record to bring
+        b, k = i + 1, number
+        while b < len(raw) and b - a < RECORD_LINES and (down := _item(raw[b])) is not None and down == (k + 1, col):
+            b, k = b + 1, k + 1
+        if b - a <= RECORD_LINES:
+            out.update(range(a, b))
+    return out - named
+
+
 _RULE = re.compile(r"\s*([-=*_~])\1{2,}\s*")  # "---", "=====": a rule between records
 
 

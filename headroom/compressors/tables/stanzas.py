@@ -44,6 +44,9 @@ class Stanzas:
     indent: int
     column: int  # where the opening field's separator stands (right-aligned names share it)
     titled: bool = False  # each record may have a title line above it (head's "==> f <==")
+    # The shape of a ruled title that opens each record without a blank line before it
+    # (psql's expanded "-[ RECORD 12 ]--+----"), "" when records are set apart by blanks.
+    rule: str = ""
 
 
 def _indent(line: str) -> int:
@@ -125,7 +128,8 @@ def infer(lines: list[str]) -> Stanzas | None:
         head = head[1:]
     if got is None:
         return None
-    layout = Stanzas(got[1], got[0], _indent(head[0]), got[3], titled)
+    layout = Stanzas(got[1], got[0], _indent(head[0]), got[3], titled,
+                     _rule_shape(first_title) if titled and (first_title := _first_nonblank(lines)) else "")
     blocks, fields, fresh, title = 0, 0, True, False
     quoted = layout.separator == " "
     others = 0  # blocks a catalogue opens with another field (msgctxt before msgid)
@@ -134,6 +138,10 @@ def infer(lines: list[str]) -> Stanzas | None:
         if f is _COMMENT:
             continue
         if f is None and _is_title(ln, fresh, title, layout):
+            if not fresh:  # a ruled title right under a record's fields: that record ends here
+                if fields < MIN_FIELDS:
+                    return None
+                blocks, fresh, fields = blocks + 1, True, 0
             title = True
             continue
         title = False
@@ -164,10 +172,32 @@ def infer(lines: list[str]) -> Stanzas | None:
 _MAX_TITLE = 200  # characters of a record's title line
 
 
+def _first_nonblank(lines: list[str]) -> str:
+    return next((ln for ln in lines[:_SAMPLE_LINES] if ln.strip() and ln.lstrip()[:1] != "#"), "")
+
+
 def _is_title(line: str, fresh: bool, after_title: bool, layout: Stanzas) -> bool:
     """Whether ``line`` (no field of the layout) is a record's title: where a record may
-    start, in a text whose records have titles, the first such line there."""
+    start, in a text whose records have titles, the first such line there; or, in a text
+    whose titles are rules, a line of the rule's shape wherever it stands."""
+    if layout.rule and not after_title and _rule_shape(line) == layout.rule:
+        return True
     return layout.titled and fresh and not after_title and 0 < len(line.strip()) <= _MAX_TITLE
+
+
+_RULE = re.compile(r"([-=*+_~#])\1\1")  # a run of three drawing characters
+_DIGITS = re.compile(r"\d+")
+_RUNS = re.compile(r"(.)\1+")
+
+
+def _rule_shape(line: str) -> str:
+    """A ruled title's shape: numbers masked and runs of one character as one, so record
+    9's "-[ RECORD 9 ]---+--" and record 10's "-[ RECORD 10 ]--+--" read alike; "" when
+    the line draws no rule."""
+    s = line.strip()
+    if len(s) > _MAX_TITLE or not _RULE.search(s):
+        return ""
+    return _RUNS.sub(r"\1", _DIGITS.sub("#", s))
 
 
 def _reopens(f: tuple[str, str, str, int], layout: Stanzas) -> bool:
@@ -224,7 +254,7 @@ def parse(lines: list[str], layout: Stanzas) -> Records | None:
                 title = i
             continue
         if f is None and _is_title(ln, fresh, title >= 0, layout):
-            title = i
+            title, fresh = i, True
             continue
         if f is _BLANK:
             fresh, title = True, -1
