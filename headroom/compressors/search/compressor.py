@@ -24,7 +24,7 @@ from __future__ import annotations
 from ...query.anchors import Anchors
 from ...toin import steer as toin_steer
 from ..base import Compressed, CompressInput
-from ..structured.select import rare_shape_lines
+from ..line_shapes import rare_shape_lines
 from ..text import anchored_indices
 from .definitions import STRONG, DefinitionFinder, family_of
 from .parse import FileHits, Hit, parse_search
