@@ -201,7 +201,16 @@ def outside_output_text(tool_arguments: dict[str, Any]) -> str:
 # pg_stat_statements) was measured once 2026-12-01 (round 21,
 # benchmarks/results/heldout_issue33_round21.json: 104/127 in view, 0 lost), dev (known gaps)
 # since 2026-12-01 (nineteenth session).
-HELDOUT_SOURCES: frozenset[str] = frozenset()  # the twenty-second round is being built
+# The twenty-second round replaces them: each of a kind of tool output no dev source has (a failed
+# link's undefined and duplicate symbols from GNU ld and gold, a migration framework's applied and
+# pending migrations from Django's showmigrations, a redis server's registry of Lua functions from
+# FUNCTION LIST, a Parquet file's footer from parquet-tools inspect, a file-system checker's
+# findings from e2fsck -n, an fstab checked by findmnt --verify), facts from the capture's own
+# record of what it made or from another reader of the same state: sqlite3 on django_migrations,
+# redis-py, pyarrow, debugfs, os.path.exists and /proc/filesystems (docs/decisions.md).
+HELDOUT_SOURCES = frozenset({
+    "link_errors", "django_migrations", "redis_functions", "parquet_inspect", "fsck_report", "fstab_verify",
+})
 
 
 
