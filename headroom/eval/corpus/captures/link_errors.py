@@ -4,7 +4,7 @@ function an ``in function `name':`` heading, then one ``file.c:LINE: undefined r
 ~220 lines, ~16 kB) and the same link with ``-fuse-ld=gold`` (one ``file.c:LINE: error:
 undefined reference to 'symbol'`` line a missing call, no function named; ~130 lines, ~9 kB),
 of a C settlement service the capture writes and compiles with ``-g`` from relative paths: 28
-modules of small functions calling one another and, ~110 times, a vendor FX library's
+modules of small functions calling, ~120 times, a vendor FX library's
 functions that the link line leaves out.
 
 Each missing symbol is called from one line of one function; in the middle, one function calls
