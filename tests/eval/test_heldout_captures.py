@@ -1706,3 +1706,121 @@ def test_query_statistics_runs_each_statement_its_own_number_of_times():
     assert not any(ch.isdigit() or ch == "'" for s in calls for ch in s)  # no literal for the extension to replace
     lines = qs.script(calls, random.Random(1)).splitlines()
     assert all(lines.count(f"{s};") == n for s, n in calls.items())
+
+
+def test_link_errors_call_each_missing_symbol_once_on_its_recorded_line():
+    import random
+
+    from headroom.eval.corpus.captures import link_errors as le
+
+    prog = le.plan(random.Random(71))
+    calls = [s for fs in prog.modules.values() for f in fs for s in f.calls]
+    assert len(calls) == len(set(calls)) and all(s.startswith("fx_") for s in calls)
+    texts = {p: le.source_text(prog, p).splitlines() for p in prog.modules}
+    for path, fs in prog.modules.items():
+        for f in fs:
+            assert all(texts[path][f.lines[s] - 1] == f"    total += {s}(total);" for s in f.calls)
+    # the hub calls far more missing symbols than any other function
+    others = [len(f.calls) for fs in prog.modules.values() for f in fs if f.name != prog.hub]
+    assert max(others) < le.HUB_CALLS
+    # each duplicate is written in two modules, its first one on the line the record names
+    for name, (first, later) in prog.dups.items():
+        assert texts[first][prog.first_line[name] - 1] == f"long {name}(long x) {{"
+        assert sum(line.startswith(f"long {name}(") for line in texts[later]) == 1
+
+
+def test_django_migrations_plan_keeps_partial_targets_past_every_dependency(tmp_path):
+    import random
+    import sqlite3
+
+    from headroom.eval.corpus.captures import django_migrations as dm
+
+    pr = dm.plan(random.Random(72))
+    assert max(pr.migrations.values(), key=len) == pr.migrations[pr.longest]
+    needed = {}
+    for app, name in pr.depends.values():
+        needed[app] = max(needed.get(app, 0), pr.migrations[app].index(name))
+    assert pr.untouched not in needed  # nothing pulls the untouched app's migrations in
+    for app in pr.partial:  # no dependency reaches past a partial app's target
+        assert needed.get(app, 0) < pr.migrations[app].index(pr.targets[app]) < len(pr.migrations[app]) - 1
+    names = [n for ms in pr.migrations.values() for n in ms if n != "0001_initial"]
+    assert len(names) == len(set(names))
+    assert "dependencies = [('carts', '0001_initial')" in dm.migration_text(pr, "carts", 1)
+    with sqlite3.connect(tmp_path / "db") as conn:
+        conn.execute("CREATE TABLE django_migrations (id INTEGER PRIMARY KEY, app TEXT, name TEXT, applied TEXT)")
+        conn.executemany("INSERT INTO django_migrations (app, name, applied) VALUES (?, ?, '')",
+                         [("carts", "0001_initial"), ("pricing", "0001_initial"), ("carts", "0002_x")])
+    assert dm.applied(tmp_path / "db") == {"carts": ["0001_initial", "0002_x"], "pricing": ["0001_initial"]}
+
+
+def test_redis_functions_give_each_odd_flag_to_one_function_and_no_library_name_to_a_description():
+    import random
+
+    from headroom.eval.corpus.captures import redis_functions as rf
+
+    reg = rf.plan(random.Random(73))
+    fns = [f for lib in reg.libs.values() for f in lib]
+    assert len({f.name for f in fns}) == len(fns)
+    assert all(sum(flag in f.flags for f in fns) == 1 for flag in rf.ODD_FLAGS)
+    assert [f.name for f in fns if f.description is None] == [reg.silent]
+    assert all(lib not in (f.description or "") and lib not in f.name for lib in rf.LIBS for f in fns)
+    sizes = sorted(len(v) for v in reg.libs.values())
+    assert len(reg.libs[reg.busiest]) == sizes[-1] > sizes[-2]
+    code = reg.code(reg.busiest)
+    assert code.startswith(f"#!lua name={reg.busiest}\n") and code.count("redis.register_function") == rf.BUSIEST
+    assert rf._pairs([b"name", b"x", b"flags", []]) == {"name": b"x", "flags": []}
+
+
+def test_parquet_inspect_plan_gives_each_odd_codec_and_type_to_one_column():
+    import random
+
+    from headroom.eval.corpus.captures import parquet_inspect as pi
+
+    t = pi.plan(random.Random(74))
+    codecs, kinds = list(t.codecs.values()), list(t.kinds.values())
+    assert all(codecs.count(c) == 1 for c in pi.ODD_CODECS) and all(kinds.count(k) == 1 for k in pi.ODD_TYPES)
+    assert all(len(v) == pi.ROWS for v in t.values.values())
+    assert {n: v.count(None) for n, v in t.values.items() if None in v} == t.nullable
+    # no code stands in two columns: each string column's values carry a prefix of its own
+    prefixes = {n: {v.split("-")[0] for v in vals if v is not None} for n, vals in t.values.items()
+                if t.kinds[n] == "string"}
+    assert all(len(p) == 1 for p in prefixes.values())
+    assert len({next(iter(p)) for p in prefixes.values()}) == len(prefixes)
+
+
+def test_fsck_report_damages_the_odd_messages_once_in_the_middle(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures import fsck_report as fr
+
+    paths = fr.layout(random.Random(75), tmp_path)
+    assert len(paths) == fr.QUEUES * (fr.PER_QUEUE + 1)
+    assert (tmp_path / paths[0].lstrip("/")).stat().st_mtime == fr.MTIME
+    inodes = {p: 20 + i for i, p in enumerate(paths)}  # as debugfs would number them
+    d = fr.plan(random.Random(76), paths, inodes)
+    odd = [d.zero_mode, d.dtime, d.unlinked, *(p for p, n in d.links.items() if n in fr.ODD_LINKS)]
+    assert len(set(odd)) == len(odd) == len(fr.ODD_LINKS) + 3
+    messages = sorted((p for p in paths if p.endswith(".eml")), key=inodes.__getitem__)
+    third = len(messages) // 3
+    assert all(third <= messages.index(p) < 2 * third for p in odd)
+    assert sorted(n for n in d.links.values() if n > 6) == sorted(fr.ODD_LINKS)
+    assert not set(d.cleared) & set(d.links) and d.bad_link.endswith("/archive")
+    cmds = d.commands()
+    assert f"unlink {d.unlinked}" in cmds and f"sif {d.zero_mode} mode 0" in cmds and len(cmds) == len(d.links) + 24
+
+
+def test_fstab_verify_plan_gives_each_odd_type_and_option_to_one_entry():
+    import random
+
+    from headroom.eval.corpus.captures import fstab_verify as fv
+
+    t = fv.plan(random.Random(77))
+    targets = [e.target for e in t.entries]
+    assert len(targets) == len(set(targets)) and all(t.startswith(fv.ROOT + "/") for t in targets)
+    assert all(sum(e.fstype == x for e in t.entries) == 1 for x in fv.ODD_TYPES)
+    for option in [*fv.ODD_USER, *fv.ODD_VFS]:
+        assert sum(option in e.options for e in t.entries) == 1
+    lines = [ln for ln in t.text().splitlines() if not ln.startswith("#")]
+    assert len(lines) == len(t.entries) and all(len(ln.split()) == 6 for ln in lines)
+    assert len(t.labelled) == 4 and all(not e.source.startswith("UUID=") for e in t.labelled)
+    assert "ext4" in fv.kernel_types() or "proc" in fv.kernel_types()

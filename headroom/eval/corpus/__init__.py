@@ -193,16 +193,23 @@ def outside_output_text(tool_arguments: dict[str, Any]) -> str:
 # lists, tmux's key-binding table) was measured once 2026-12-01 (round 20,
 # benchmarks/results/heldout_issue33_round20.json: 107/118 in view, 0 lost), dev (known gaps)
 # since 2026-12-01 (nineteenth session).
-# The twenty-first round replaces them: each of a kind of tool output no dev source has (commit
-# signatures as git log --show-signature checks them through gpg, a database's logical change
-# stream from pg_recvlogical and test_decoding, pathnames followed through their links by namei,
-# a redis cluster's topology from CLUSTER NODES and CLUSTER SHARDS, file capabilities from
-# getcap, per-statement statistics from pg_stat_statements), facts from the capture's own record
-# of what it made or from another reader of the same state: git rev-parse and gpg --with-colons,
-# os.readlink, os.stat and pwd, CLUSTER MYID, os.getxattr (docs/decisions.md).
+# The twenty-first round (commit_signatures, logical_decoding, path_resolution, redis_cluster,
+# file_capabilities, query_statistics: commit signatures as git log --show-signature checks them
+# through gpg, a database's logical change stream from pg_recvlogical and test_decoding,
+# pathnames followed through their links by namei, a redis cluster's topology from CLUSTER NODES
+# and CLUSTER SHARDS, file capabilities from getcap, per-statement statistics from
+# pg_stat_statements) was measured once 2026-12-01 (round 21,
+# benchmarks/results/heldout_issue33_round21.json: 104/127 in view, 0 lost), dev (known gaps)
+# since 2026-12-01 (nineteenth session).
+# The twenty-second round replaces them: each of a kind of tool output no dev source has (a failed
+# link's undefined and duplicate symbols from GNU ld and gold, a migration framework's applied and
+# pending migrations from Django's showmigrations, a redis server's registry of Lua functions from
+# FUNCTION LIST, a Parquet file's footer from parquet-tools inspect, a file-system checker's
+# findings from e2fsck -n, an fstab checked by findmnt --verify), facts from the capture's own
+# record of what it made or from another reader of the same state: sqlite3 on django_migrations,
+# redis-py, pyarrow, debugfs, os.path.exists and /proc/filesystems (docs/decisions.md).
 HELDOUT_SOURCES = frozenset({
-    "commit_signatures", "logical_decoding", "path_resolution", "redis_cluster", "file_capabilities",
-    "query_statistics",
+    "link_errors", "django_migrations", "redis_functions", "parquet_inspect", "fsck_report", "fstab_verify",
 })
 
 
@@ -232,7 +239,9 @@ HELDOUT_SOURCES = frozenset({
 # 2026-12-01, at the end of the seventeenth session, dev since the eighteenth); round 19 joined at
 # 85/103 in view (its one held-out measurement, 2026-12-01, at the end of the eighteenth session's
 # first part, dev since the same session); round 20 joined at 107/118 in view (its one held-out
-# measurement, 2026-12-01, at the end of the eighteenth session, dev since the nineteenth session).
+# measurement, 2026-12-01, at the end of the eighteenth session, dev since the nineteenth session);
+# round 21 joined at 104/127 in view (its one held-out measurement, 2026-12-01, in the nineteenth
+# session, dev since the same session).
 # In the twelfth session the split as a whole reached the dev floor (rounds 4-10: 735/768 in
 # view); every source at or above it (95 %) left the set and joined the pools: 32 sources,
 # 570/574 in view (docs/decisions.md, "Sources at the dev floor leave the gaps"). What stays
@@ -245,7 +254,7 @@ HELDOUT_SOURCES = frozenset({
 # set_comparisons, git_config_origins, doctest_runs, word_diffs, compression_listings and all of
 # round 15); the 16 below it stay (docs/decisions.md, "The gaps reach the dev floor again").
 # Round 16 joined the set in the sixteenth session, round 17 in the seventeenth, round 18 in the
-# eighteenth, round 19 in the eighteenth too, round 20 in the nineteenth.
+# eighteenth, round 19 in the eighteenth too, round 20 in the nineteenth, round 21 in the nineteenth too.
 GAP_SOURCES = frozenset({
     "valgrind_memcheck", "make_database", "ssh_config_dump", "coverage_report",
     "source_tags", "perl_config", "locale_dumps", "terminfo_dumps",
@@ -257,6 +266,8 @@ GAP_SOURCES = frozenset({
     "tc_classes", "pip_tags", "dwarf_dies", "rust_mir", "jfr_events", "nginx_config",
     "redis_streams", "pg_restore_toc", "ubsan_reports", "esbuild_analyze", "meson_setup", "radon_metrics",
     "csv_stats", "ansible_inventory", "gpt_partitions", "deprecated_apis", "namespace_listing", "tmux_bindings",
+    "commit_signatures", "logical_decoding", "path_resolution", "redis_cluster", "file_capabilities",
+    "query_statistics",
 })
 GAPS_SPLIT = "gaps"
 

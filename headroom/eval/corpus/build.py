@@ -81,9 +81,12 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             # issue 33's twentieth round, measured once (2026-12-01, round 20), dev (known gaps) since
             "csv_stats", "ansible_inventory", "gpt_partitions", "deprecated_apis", "namespace_listing",
             "tmux_bindings",
-            # held out (issue 33's twenty-first round): kinds no dev source has; measured once, at the end
+            # issue 33's twenty-first round, measured once (2026-12-01, round 21), dev (known gaps) since
             "commit_signatures", "logical_decoding", "path_resolution", "redis_cluster", "file_capabilities",
-            "query_statistics")
+            "query_statistics",
+            # held out (issue 33's twenty-second round): kinds no dev source has; measured once, at the end
+            "link_errors", "django_migrations", "redis_functions", "parquet_inspect", "fsck_report",
+            "fstab_verify")
 DEFAULT_OUT = Path(__file__).parent / "data"
 
 
