@@ -620,9 +620,13 @@ def _rare_slot_rows(tokens: list[str], texts: list[str]) -> list[int]:
     few = [i for i in slots if len({p[i] for p in sample}) <= RARE_MAX_DISTINCT]
     if not few:
         return []
-    split = [p if len(p) == width else None for p in map(str.split, texts)]
-    at = [k for k, p in enumerate(split) if p is not None]
-    columns = [tuple(split[k][i] for k in at) for i in few]
+    split = list(map(str.split, texts))
+    at = [k for k, p in enumerate(split) if len(p) == width]
+    if len(at) != len(split):
+        split = [split[k] for k in at]
+    # The few positions' cells of every row, picked and transposed in C.
+    picked = list(map(itemgetter(*few), split))
+    columns = list(zip(*picked)) if len(few) > 1 else [tuple(picked)]
     return [at[j] for j in rare_value_rows([c for c in columns if not _measures(c)], len(at))]
 
 
@@ -632,10 +636,12 @@ _VALUE_OF = re.compile(r"^(?:[\w.-]+=)?[\"'(]?(.*?)[\"'),;]*$")  # "omem=20504",
 def _measures(column: tuple[str, ...]) -> bool:
     """A position whose values are numbers that measure (a duration, a size, a count), not
     codes: its rare values are a tail, not events (``code_numbers`` tells them apart)."""
-    values = [_VALUE_OF.match(v).group(1) for v in column]
+    # Read on the distinct values: whether each is a number, and how many there are, is all
+    # that decides (a column of ten thousand cells holds a few dozen values at most here).
+    values = tuple({_VALUE_OF.match(v).group(1) for v in set(column)})
     if not all(map(_PLAIN_NUMBER.match, values)):
         return False
-    return not code_numbers(tuple(values))
+    return not code_numbers(values)
 
 
 def rank_one_offs(stats: _TemplateStats, raw: list[str]) -> dict[int, tuple]:
