@@ -40,7 +40,7 @@ NAMES = ("order_id", "line_count", "gross_cents", "net_cents", "tax_cents", "fee
          "shelf_code", "retry_count", "hold_count", "scan_count", "touch_count", "distance_km", "dwell_min",
          "priority_code", "batch_code", "wave_code", "dock_code")
 # the columns of a logical type of their own (ODD_TYPES), set among the middle ones
-TYPED = {"unit_price": "decimal", "ship_date": "date", "packed_at": "timestamp", "cutoff_time": "time",
+TYPED = {"unit_price": "decimal", "ship_day": "date", "packed_at": "timestamp", "cutoff_time": "time",
          "priority_level": "int8", "scan_seq": "uint32"}
 # codec -> how parquet-tools names it
 ODD_CODECS = {"zstd": "ZSTD", "gzip": "GZIP", "brotli": "BROTLI", "lz4": "LZ4", "none": "UNCOMPRESSED"}
