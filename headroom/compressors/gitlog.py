@@ -223,11 +223,12 @@ _RARE_COMMITS = 2  # a commit whose unknown lines' shapes at most this many comm
 def _shown_commits(commits: list[Commit], kept_of: list[set[int]], lines: list[str], inp: CompressInput,
                    largest: bool) -> set[int]:
     """Which commits show their lines. All in a log of at most ``_FOLD_MIN_COMMITS``, or
-    while their kept lines take at most ``_FOLD_SHARE`` of the log; else the ones a reader asks for or cannot see otherwise — a
-    line the question names, notes, a rare shape of unknown lines (a signature check that
-    failed among good ones, or none where every other commit has one), the largest when
-    the question asks for extremes, the newest and oldest — and the newest of the rest while
-    the share lasts. The others are left out whole, one marker a run."""
+    while their kept lines take at most ``_FOLD_SHARE`` of the log; else the ones a reader
+    asks for or cannot see otherwise — a line the question names, notes, a rare shape of
+    unknown lines (a signature check that failed among good ones, or none where every other
+    commit has one), the largest when the question asks for extremes, the newest and oldest
+    — and the newest of the rest while the share lasts. The others are left out whole, one
+    marker a run."""
     n = len(commits)
     if n <= _FOLD_MIN_COMMITS:
         return set(range(n))

@@ -630,7 +630,16 @@ def _rare_slot_rows(tokens: list[str], texts: list[str]) -> list[int]:
     return [at[j] for j in rare_value_rows([c for c in columns if not _measures(c)], len(at))]
 
 
-_VALUE_OF = re.compile(r"^(?:[\w.-]+=)?[\"'(]?(.*?)[\"'),;]*$")  # "omem=20504", "(30)," -> the value
+_KEY_OF_VALUE = re.compile(r"[\w.-]+")
+
+
+def _value_of(cell: str) -> str:
+    """A cell's value: ``omem=20504`` -> ``20504``, ``(30),`` -> ``30`` (string methods and a
+    full match only: linear on any cell)."""
+    key, eq, rest = cell.partition("=")
+    if eq and _KEY_OF_VALUE.fullmatch(key):
+        cell = rest
+    return cell.strip("\"'(),;")
 
 
 def _measures(column: tuple[str, ...]) -> bool:
@@ -638,7 +647,7 @@ def _measures(column: tuple[str, ...]) -> bool:
     codes: its rare values are a tail, not events (``code_numbers`` tells them apart)."""
     # Read on the distinct values: whether each is a number, and how many there are, is all
     # that decides (a column of ten thousand cells holds a few dozen values at most here).
-    values = tuple({_VALUE_OF.match(v).group(1) for v in set(column)})
+    values = tuple({_value_of(v) for v in set(column)})
     if not all(map(_PLAIN_NUMBER.match, values)):
         return False
     return not code_numbers(values)

@@ -148,3 +148,13 @@ def test_a_drawn_tree_keeps_the_nodes_whose_labels_hold_a_word_the_question_name
             out = tool_round("fleet show --tree", text, question)
             assert len(out) < 0.5 * len(text)
             assert answers[key] in out, question
+
+
+def test_a_cells_value_is_read_without_its_key_quotes_or_brackets():
+    from headroom.compressors.logs import _measures, _value_of
+
+    assert [_value_of(c) for c in ("omem=20504", "(30),", 'FLAGS="0x4"', "plain")] == ["20504", "30", "0x4", "plain"]
+    assert _value_of("'" * 50_000 + "x") == "x"  # string methods only: no regex to backtrack on a long run
+    assert _measures(tuple(f"took={n}ms" for n in range(40))) is False  # "40ms" is no plain number
+    assert _measures(tuple(f"size={n}" for n in range(40))) is True  # forty sizes measure
+    assert _measures(("mode=100644",) * 30 + ("mode=100755",)) is False  # two codes of one width
