@@ -23,6 +23,7 @@ of it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from .base import Compressed, CompressInput, Compressor, hint_of
@@ -149,17 +150,6 @@ def _after_last_large(text: str, start: int, end: int) -> int:
     return end
 
 
-def _refined(piece: str, detected: Detected | None) -> Detected | None:
-    """A part's detection as the router would refine a whole text's: plain text that is not
-    prose (a "Program Headers:" table under a title, a profile's summary lines) has its
-    lines selected whole, never joined by the prose compressor (issue 33)."""
-    if detected is None or detected.type is not ContentType.TEXT:
-        return detected
-    from .structured import refine  # (structured imports this module's planner lazily too)
-
-    return refine(piece, detected, plan=_no_parts)
-
-
 def _no_parts(_text: str) -> None:
     return None  # a part is not cut again
 
@@ -167,8 +157,15 @@ def _no_parts(_text: str) -> None:
 class SectionsCompressor:
     name = "sections"
 
-    def __init__(self, compressors: dict[ContentType, Compressor]):
+    def __init__(self, compressors: dict[ContentType, Compressor],
+                 refine: Callable[..., Detected] | None = None):
         self.compressors = compressors
+        # How the router refines a whole text's detection (``structured.refine``: plain
+        # text that is no prose has its lines selected whole), applied to each part read as
+        # text, so a part is never joined by the prose compressor where a whole text of its
+        # kind would not be (issue 33). Passed in: this module is what refine itself plans
+        # with, and importing it here would close a circle.
+        self.refine = refine
 
     def compress(self, inp: CompressInput, parts: list[Part] | None = None) -> Compressed | None:
         text = inp.text
@@ -189,7 +186,9 @@ class SectionsCompressor:
             end = _after_last_large(text, p.start, p.end)
             piece, tail = text[p.start:end], text[end:p.end]
             result = None
-            detected = _refined(piece, p.detected)
+            detected = p.detected
+            if self.refine is not None and detected is not None and detected.type is ContentType.TEXT:
+                detected = self.refine(piece, detected, _no_parts)
             compressor = self.compressors.get(detected.type) if detected is not None else None
             if compressor is not None and not inp.expired():
                 sub = replace(inp, text=piece, parsed=detected.parsed, hint=hint_of(detected), tokens=None, toin=None)

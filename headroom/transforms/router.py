@@ -170,7 +170,7 @@ class ContentRouter:
             self.second_try = {t: text_compressor_override for t in SECOND_TRY_TYPES}
         # Outputs made of parts of different kinds (a command's table, then a report):
         # each part goes to its own type's compressor (compressors/sections.py).
-        self.sections = SectionsCompressor(self.compressors)
+        self.sections = SectionsCompressor(self.compressors, refine=refine_structured)
 
     def apply(self, conv: Conversation, ctx: TransformContext) -> Conversation:
         cfg = ctx.config
@@ -180,7 +180,7 @@ class ContentRouter:
         # Tool outputs, and earlier user turns whose body is one (transforms/observations.py).
         for i, j, found in [*conv.tool_results(), *observation_blocks(conv, ctx)]:
             block, frame = routed(found)  # an observation's output without the agent's framing
-            where = dict(message_index=i, block_index=j, tool_name=block.tool_name)
+            where = {"message_index": i, "block_index": j, "tool_name": block.tool_name}
             reason = protection_reason(conv, i, block, cfg)
             if reason:
                 ctx.decide(NAME, "skipped", reason, **where)
