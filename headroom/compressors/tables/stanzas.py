@@ -122,14 +122,13 @@ def infer(lines: list[str]) -> Stanzas | None:
         # A title line over each record (``head`` over several files: "==> f <=="): the
         # record's first field is on the line after it. Its name is a name: a number
         # there is a line number under a path (ripgrep's heading mode), no field.
-        got, titled = _field(head[1]), True
+        got, titled, title_line = _field(head[1]), True, head[0]
         if got is not None and got[0].isdigit():
             got = None
         head = head[1:]
     if got is None:
         return None
-    layout = Stanzas(got[1], got[0], _indent(head[0]), got[3], titled,
-                     _rule_shape(first_title) if titled and (first_title := _first_nonblank(lines)) else "")
+    layout = Stanzas(got[1], got[0], _indent(head[0]), got[3], titled, _rule_shape(title_line) if titled else "")
     blocks, fields, fresh, title = 0, 0, True, False
     quoted = layout.separator == " "
     others = 0  # blocks a catalogue opens with another field (msgctxt before msgid)
@@ -171,9 +170,6 @@ def infer(lines: list[str]) -> Stanzas | None:
 
 _MAX_TITLE = 200  # characters of a record's title line
 
-
-def _first_nonblank(lines: list[str]) -> str:
-    return next((ln for ln in lines[:_SAMPLE_LINES] if ln.strip() and ln.lstrip()[:1] != "#"), "")
 
 
 def _is_title(line: str, fresh: bool, after_title: bool, layout: Stanzas) -> bool:

@@ -47,3 +47,20 @@ def wait_for(ready: Callable[[], bool], timeout: float = 20.0) -> None:
                 return
         time.sleep(0.1)
     raise TimeoutError("service did not become ready")
+
+
+@contextlib.contextmanager
+def redis_server(work: Path, *options: str):
+    """A throwaway loopback redis-server (no persistence, ``options`` appended), ready when
+    entered: yields its port and the ``redis-cli`` command for it; shut down on leaving."""
+    port = free_port()
+    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no", "--dir", str(work), *options],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cli = ["redis-cli", "-p", str(port)]
+    try:
+        wait_for(lambda: run([*cli, "PING"], check=False).stdout.strip() == "PONG")
+        yield port, cli
+    finally:
+        run([*cli, "SHUTDOWN", "NOSAVE"], check=False)
+        proc.wait(timeout=20)

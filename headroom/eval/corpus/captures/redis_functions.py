@@ -18,13 +18,12 @@ streams and cluster topology, but no registry of server-side code.
 from __future__ import annotations
 
 import random
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ._asked import Ask, Output, asked_cases
-from ._run import free_port, run, wait_for
+from ._run import redis_server, run
 
 SOURCE = "redis_functions"
 LIBS = ("accounts", "aging", "allocation", "audit", "basket", "billing", "carrier", "catalogue", "claims",
@@ -134,13 +133,7 @@ def build(work: Path) -> list[dict[str, Any]]:
 
     rnd = random.Random(2203)
     reg = plan(rnd)
-    port = free_port()
-    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                             "--appendonly", "no", "--dir", str(work)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    cli = ["redis-cli", "-p", str(port)]
-    try:
-        wait_for(lambda: run([*cli, "PING"], check=False).stdout.strip() == "PONG")
+    with redis_server(work) as (port, cli):
         client = redis.Redis(port=port)
         for lib in rnd.sample(list(LIBS), len(LIBS)):  # loaded in no particular order
             client.function_load(reg.code(lib))
@@ -148,9 +141,6 @@ def build(work: Path) -> list[dict[str, Any]]:
         outputs = {name: Output({"command": f"redis-cli {opt} {cmd}"}, "json" if name == "json" else "text",
                                 run([*cli, opt, *cmd.split()]).stdout)
                    for name, (opt, cmd) in COMMANDS.items()}
-    finally:
-        run([*cli, "SHUTDOWN", "NOSAVE"], check=False)
-        proc.wait(timeout=20)
     out = asked_cases(SOURCE, outputs, _asks(reg, rnd))
     assert len(out) >= 12, f"too few {SOURCE} cases: {len(out)}"
     return out

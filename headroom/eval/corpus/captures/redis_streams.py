@@ -21,13 +21,12 @@ lists, but no stream or consumer-group state.
 from __future__ import annotations
 
 import random
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ._asked import Ask, Output, asked_cases
-from ._run import free_port, run, wait_for
+from ._run import redis_server, run
 
 SOURCE = "redis_streams"
 COUNT = 260
@@ -169,20 +168,11 @@ def build(work: Path) -> list[dict[str, Any]]:
 
     rnd = random.Random(1901)
     p = plan(rnd)
-    port = free_port()
-    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                             "--appendonly", "no", "--dir", str(work)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    cli = ["redis-cli", "-p", str(port)]
-    try:
-        wait_for(lambda: run([*cli, "PING"], check=False).stdout.strip() == "PONG")
+    with redis_server(work) as (port, cli):
         drive(redis.Redis(port=port), p)
         outputs = {name: Output({"command": f"redis-cli --no-raw {cmd}"}, "text",
                                 run([*cli, "--no-raw", *cmd.split()]).stdout)
                    for name, cmd in COMMANDS.items()}
-    finally:
-        run([*cli, "SHUTDOWN", "NOSAVE"], check=False)
-        proc.wait(timeout=20)
     out = asked_cases(SOURCE, outputs, _asks(p, rnd))
     assert len(out) >= 12, f"too few {SOURCE} cases: {len(out)}"
     return out
