@@ -6,9 +6,11 @@ among repeats is what a reader asks about, whatever the lines' words are.
 - ``rare_assigned_values``: a name assigned a rare value on a line of its own (a shell
   trace's one ``state=E_TIMEOUT`` among twenty ``state=ok``);
 - ``rare_marks``: a rare short mark in one of a line's first fields (``git range-diff``'s
-  ``<`` and ``>`` among its ``=`` and ``!``).
+  ``<`` and ``>`` among its ``=`` and ``!``);
+- ``mark_turns``: where a family of lines' leading mark turns from one value to the next
+  (the last applied and the first pending of an app's ``[X]``/``[ ]`` migrations).
 
-Used by the structured line selection and the search-hit compressor.
+Used by the structured line selection, the log selection and the search-hit compressor.
 """
 
 from __future__ import annotations
@@ -180,3 +182,41 @@ def _mark_counts(rows: list[list[str]], pos: int, least: int) -> dict[str, int]:
     if marked < max(least, _MARKED_SHARE * len(rows)) or max(counts.values()) < _MARK_SHARE * marked:
         return {}
     return counts
+
+
+_TURN_MIN = 4  # members a family needs before its marks' runs say anything
+_TURN_VALUES = 3  # a leading field of more values is no status mark
+_TURN_RUNS = 4  # runs of one mark, at most: more, and the mark says nothing of a progress
+_TURN_MARK_CHARS = 6  # a mark is short ("[X]", "ok", "+"); a longer leading field is a name
+
+
+def mark_turns(lines: list[str], members: list[int]) -> set[int]:
+    """The ends of each run of one leading mark along a family of lines (in their order):
+    where ``[X]`` turns to ``[ ]`` is how far a list of steps has got, the last done and
+    the first still to do. Only where the family's first fields are short marks of two or
+    three values, in at most ``_TURN_RUNS`` runs."""
+    if len(members) < _TURN_MIN:
+        return set()
+    marks = [_lead(lines[i]) for i in members]
+    if not 2 <= len(set(marks)) <= _TURN_VALUES or max(map(len, marks)) > _TURN_MARK_CHARS:
+        return set()
+    out: set[int] = set()
+    runs = 0
+    for k, mark in enumerate(marks):
+        if k == 0 or mark != marks[k - 1]:
+            runs += 1
+            if runs > _TURN_RUNS:
+                return set()
+            out.add(members[k])
+            if k:
+                out.add(members[k - 1])
+    out.add(members[-1])
+    return out
+
+
+def _lead(line: str) -> str:
+    """A line's first blank-separated field, with a bracketed mark whole ("[ ]" not "[")."""
+    text = line.lstrip()
+    if text.startswith("[") and (end := text.find("]", 0, _TURN_MARK_CHARS)) > 0:
+        return text[:end + 1]
+    return text.split(None, 1)[0] if text else ""

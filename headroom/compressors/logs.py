@@ -28,6 +28,7 @@ from ..query.said_numbers import rows_holding, said_numbers, written_numbers
 from ..toin import steer as toin_steer
 from .base import Compressed, CompressInput
 from .flat_paths import flat_path_lines
+from .line_shapes import mark_turns, rare_shape_lines
 from .odd_members import odd_members
 from .tables.select import RARE_MAX_DISTINCT, RARE_MIN_ROWS, code_numbers, rare_value_rows
 from .templates import (
@@ -41,6 +42,7 @@ from .templates import (
     keys_of,
 )
 from .text_records import (
+    colon_heads,
     depth_ancestors,
     graph_heads,
     id_mates,
@@ -51,6 +53,7 @@ from .text_records import (
     record_bodies,
     record_heads,
     record_mates,
+    subtree_words,
 )
 
 _MIN_LINES = 12  # shorter logs are cheaper to send whole
@@ -764,6 +767,34 @@ def _odd_in_word_families(raw: list[str], lowered: _Lowered, query: str | None, 
     return out
 
 
+_CHILDREN_READ = 400  # lines under a named head read for its children's marks, at most
+
+
+def _family_turns(raw: list[str], lowered: _Lowered, query: str | None, named: set[int], n: int) -> set[int]:
+    """Where the leading mark turns along the lines a question word names (``[X]
+    checkout.0010_…`` then ``[ ] checkout.0011_…``), or along the lines indented under a
+    named head (``invoicing`` over its `` [X] 0001_…`` lines): "how far has checkout got"
+    is the last line of one mark and the first of the next (``line_shapes.mark_turns``)."""
+    if not query:
+        return set()
+    most = min(int(_FAMILY_MAX_SHARE * n), _FAMILY_MAX_LINES)
+    out: set[int] = set()
+    for w in sorted(content_lemmas(query)):
+        if len(w) >= 4:
+            hits = _lines_naming(lowered.text, lowered.starts, (w,), limit=most, word_start=True)
+            if len(hits) <= most:
+                out |= mark_turns(raw, sorted(hits))
+    for i in named:
+        own = len(raw[i]) - len(raw[i].lstrip())
+        children = []
+        for b in range(i + 1, min(n, i + _CHILDREN_READ)):
+            if len(raw[b]) - len(raw[b].lstrip()) <= own:
+                break
+            children.append(b)
+        out |= mark_turns(raw, children)
+    return out
+
+
 # A span of time written as one: ``last``'s "(04:12)" and "(1+02:53)" (days+hours:minutes),
 # ps's "2-03:04:05" (days-hours:minutes:seconds). A bare clock time is not one.
 _DURATION = re.compile(r"\((?:(\d+)\+)?(\d+):(\d\d)(?::(\d\d))?\)$|(\d+)-(\d\d):(\d\d):(\d\d)$")
@@ -897,6 +928,11 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
         sel.mark(i, 0.5)
     for i in (*_rare_lead_lines(raw), *_rare_tab_column_lines(raw)):
         sel.mark(i, 0.5)
+    # A line of a rare shape among a few common ones (a nested reply's one "(nil)" among two
+    # hundred descriptions), with the items of its numbered list (the function it is of).
+    rare_shaped = rare_shape_lines(raw)
+    for i in (*rare_shaped, *numbered_mates(raw, rare_shaped)):
+        sel.mark(i, 0.5)
     # Where a matrix's pattern of marks changes is its content (git show-branch: where a
     # branch starts, forks, merges), kept as the errors are.
     for i in mark_run_ends(raw):
@@ -940,6 +976,9 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
     # exported"): the member that differs from the rest in a leading field is the lead.
     for i in _odd_in_word_families(raw, lowered, inp.query, n):
         sel.mark(i, _ANCHORED)
+    # Where a named family's status mark turns ("how far has checkout been migrated").
+    for i in _family_turns(raw, lowered, inp.query, named, n):
+        sel.mark(i, _ANCHORED)
     # "What happened right after X": the line X names and the lines next to it.
     if inp.anchors and asks_neighbour(inp.query):
         pointed = pointed_lines(lowered.text, lowered.starts, inp.anchors.terms)
@@ -966,17 +1005,7 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
     extra = max(0, min(round(_ONE_OFF_SHARE * total), _ONE_OFF_CAP) - vital * ceiling) if vital > 1 else 0
     chosen = _fit_to_ceiling(sel.keep, cost_of, ceiling, vital, extra=extra,
                              rank=(lambda: rank_one_offs(stats, raw)) if vital > 1 else None)
-    # A kept line of a headed record brings the head that names the record (after the fit:
-    # a head is a line per record kept, on top of the budget).
-    if heads := record_heads(raw, chosen) | indent_heads(raw, chosen):
-        chosen = sorted({*chosen, *heads})
-    # A named node of an indented tree brings its ancestors and children (what holds it,
-    # what it holds), on top of the budget as a record's head is.
-    if family := indent_family(raw, anchored.intersection(chosen)) | indent_family(raw, named.intersection(chosen)):
-        chosen = sorted({*chosen, *family})
-    # A kept node of a tree drawn with depth marks brings its ancestors: what includes it.
-    if ancestors := depth_ancestors(raw, chosen):
-        chosen = sorted({*chosen, *ancestors})
+    chosen = _with_context(raw, chosen, named, anchored, inp.query)
     if len(chosen) >= n:
         return None
     # A note whose line was cut would describe nothing.
@@ -992,6 +1021,27 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
         summary=(f"{kept_one_offs} of {len(stats.one_offs)} one-off lines kept"
                  + (f" ({left_out} left out, ranked by severity, rarity, novelty)" if left_out and vital > 1 else "")
                  + f", {stats.summarised} frequent templates shown once with counts"))
+
+
+def _with_context(raw: list[str], chosen: list[int], named: set[int], anchored: set[int],
+                  query: str | None) -> list[int]:
+    """``chosen`` with the lines that say where its lines stand, on top of the budget (after
+    the fit: a head is a line per record kept)."""
+    # A kept line of a headed record brings the head that names the record; a kept line
+    # under a head ending in a colon (ld's "in function `f':") brings that head.
+    if heads := record_heads(raw, chosen) | indent_heads(raw, chosen) | colon_heads(raw, chosen):
+        chosen = sorted({*chosen, *heads})
+    # A named node of an indented tree brings its ancestors and children (what holds it,
+    # what it holds), and a question word too common to name a line names one inside the
+    # named line's record.
+    asked = (named | anchored).intersection(chosen)
+    if family := (indent_family(raw, anchored.intersection(chosen)) | indent_family(raw, named.intersection(chosen))
+                  | subtree_words(raw, asked, query)):
+        chosen = sorted({*chosen, *family})
+    # A kept node of a tree drawn with depth marks brings its ancestors: what includes it.
+    if ancestors := depth_ancestors(raw, chosen):
+        chosen = sorted({*chosen, *ancestors})
+    return chosen
 
 
 class LogCompressor:

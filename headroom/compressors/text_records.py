@@ -14,7 +14,7 @@ from bisect import bisect_right
 from collections import Counter
 from itertools import pairwise
 
-from ..query.terms import rows_naming
+from ..query.terms import question_terms, rows_naming
 
 RECORD_LINES = 40  # a blank-line separated block this short is one record (a dpkg stanza: 10-30)
 _MIN_RECORDS = 3
@@ -66,26 +66,43 @@ def _item(line: str) -> tuple[int, int] | None:
     return (int(own.group(1)), m.end()) if own else None
 
 
+def _levels(line: str) -> list[tuple[int, int]]:
+    """Each item number a line opens with and the column after its ")", innermost first:
+    "6) 1) allow-oom" is item 1 of a list of flags and item 6 of a function's fields."""
+    m = _ITEM_NUMBERS.match(line)
+    if m is None:
+        return []
+    return [(int(x.group(1)), x.end()) for x in reversed(list(_ITEM_AT.finditer(m.group(0))))]
+
+
+_ITEM_AT = re.compile(r"(\d{1,6})\)")
+
+
 def numbered_mates(raw: list[str], named: set[int]) -> set[int]:
-    """The other items of the short numbered list holding each ``named`` line: the run of
-    lines numbered 1, 2, 3 … at that line's level (a nested reply's record: "1) id",
-    "2) <the id>", … "10) <the host name>"), when the run is at most ``RECORD_LINES``."""
+    """The other items of the short numbered lists holding each ``named`` line: the run of
+    lines numbered 1, 2, 3 … at each of that line's levels (a nested reply's record: "1) id",
+    "2) <the id>", … "10) <the host name>"), for each run of at most ``RECORD_LINES``."""
     out: set[int] = set()
     for i in sorted(named):
-        if i in out or (here := _item(raw[i])) is None:
-            continue
-        number, col = here
-        a, k = i, number
-        while k > 1 and a > 0 and (up := _item(raw[a - 1])) is not None and up == (k - 1, col):
-            a, k = a - 1, k - 1
-        if k != 1:
-            continue  # the run's first item is not in view: no record to bring
-        b, k = i + 1, number
-        while b < len(raw) and b - a < RECORD_LINES and (down := _item(raw[b])) is not None and down == (k + 1, col):
-            b, k = b + 1, k + 1
-        if b - a <= RECORD_LINES:
-            out.update(range(a, b))
+        if i not in out:
+            for here in _levels(raw[i]):
+                out |= _item_run(raw, i, here)
     return out - named
+
+
+def _item_run(raw: list[str], i: int, here: tuple[int, int]) -> set[int]:
+    """The lines of the numbered run line ``i`` is item ``here`` of, when at most
+    ``RECORD_LINES`` long and its first item is in the text."""
+    number, col = here
+    a, k = i, number
+    while k > 1 and a > 0 and (up := _item(raw[a - 1])) is not None and up == (k - 1, col):
+        a, k = a - 1, k - 1
+    if k != 1:
+        return set()  # the run's first item is not in view: no record to bring
+    b, k = i + 1, number
+    while b < len(raw) and b - a < RECORD_LINES and (down := _item(raw[b])) is not None and down == (k + 1, col):
+        b, k = b + 1, k + 1
+    return set(range(a, b)) if b - a <= RECORD_LINES else set()
 
 
 _RULE = re.compile(r"\s*([-=*_~])\1{2,}\s*")  # "---", "=====": a rule between records
@@ -195,6 +212,46 @@ def record_heads(raw: list[str], kept: list[int]) -> set[int]:
     return out - kept_set
 
 
+_COLON_HEAD_SHARE = 0.6  # colon heads over more of the lines than this are the content, not heads
+_COLON_HEAD_OWN = 0.6  # of the lines opening on the heads' first field, at least this share are heads
+
+
+def colon_heads(raw: list[str], kept: list[int]) -> set[int]:
+    """For each kept line, the line that introduces it with a trailing colon, in a text
+    without blank lines between its records: GNU ld's ``obj/a.o: in function `f':`` over
+    the undefined references of ``f``, gcc's ``x.c: In function 'main':`` over its
+    warnings. A kept reference says what is missing; its head says who needs it, and the
+    heads, all alike but for their names, are what a template fold takes out of view.
+    Heads are unindented lines ending in a colon that open on one first field (at least
+    ``_MIN_RECORDS`` of them, at most ``_COLON_HEAD_SHARE`` of the lines, and most of the
+    lines opening on that field); a kept line
+    brings the nearest head above it, at most ``RECORD_LINES`` up, with no blank line
+    between."""
+    if not kept:
+        return set()
+    colon = [i for i, ln in enumerate(raw) if ln[:1] not in ("", " ", "\t") and ln.rstrip().endswith(":")
+             and not ln.rstrip().endswith("::")]
+    if len(colon) < _MIN_RECORDS or len(colon) > _COLON_HEAD_SHARE * sum(1 for ln in raw if ln.strip()):
+        return set()
+    firsts = Counter(raw[i].split(None, 1)[0] for i in colon)
+    word, count = firsts.most_common(1)[0]
+    # Most lines opening on the heads' first field are heads: code ending in a colon under
+    # git blame's commit ids (``abc123 (…) def f():``) is one line in many of its commit's.
+    if count < _MIN_RECORDS or count < _COLON_HEAD_OWN * sum(1 for ln in raw if ln.startswith(word)):
+        return set()
+    heads = {i for i in colon if raw[i].split(None, 1)[0] == word}
+    out: set[int] = set()
+    for i in kept:
+        if i in heads or not raw[i].strip():
+            continue
+        a = i - 1
+        while a >= 0 and i - a < RECORD_LINES and raw[a].strip() and a not in heads:
+            a -= 1
+        if a >= 0 and a in heads:
+            out.add(a)
+    return out - set(kept)
+
+
 _ANNOTATION_SHARE = 0.1
 
 
@@ -268,6 +325,62 @@ def indent_family(raw: list[str], named: set[int] | list[int]) -> set[int]:
         if len(children) <= _FAMILY_CHILDREN_MAX:
             out.update(children)
     return out - set(named)
+
+
+_SUBTREE_WORD_LINES = 4  # lines of a named record a question word may name there; more name none
+
+
+def subtree_words(raw: list[str], named: set[int] | list[int], query: str | None) -> set[int]:
+    """In a tree drawn by indentation, the lines of a named line's record that hold another
+    question word, with their children: the record is the largest subtree holding the named
+    line within ``RECORD_LINES`` (``parquet-tools inspect``'s ``ColumnChunk`` whose
+    ``path_in_schema`` names ``bay_code``), and there "statistics", a word of every chunk,
+    names the one ``statistics = Statistics`` whose children hold the asked maximum. For at
+    most ``_FAMILY_NAMED_MAX`` named lines."""
+    if not query or not named or len(named) > _FAMILY_NAMED_MAX:
+        return set()
+    terms = [t for t in question_terms(query) if len(t) >= 4]
+    out: set[int] = set()
+    for i in named:
+        a, b = _record_subtree(raw, i)
+        if b - a <= 1:
+            continue
+        hits = {a + k for k in _word_start_lines(raw[a:b], terms, _SUBTREE_WORD_LINES)} - {i}
+        out |= hits | indent_family(raw, hits)
+    return out - set(named)
+
+
+def _word_start_lines(lines: list[str], terms: list[str], limit: int) -> set[int]:
+    """Lines where a term starts a word ("stat" in "stats = Stats"), for each term at most
+    ``limit`` lines hold."""
+    out: set[int] = set()
+    low = [ln.lower() for ln in lines]
+    for t in terms:
+        pattern = re.compile(rf"(?<![a-z0-9_]){re.escape(t)}")
+        hits = [k for k, ln in enumerate(low) if t in ln and pattern.search(ln)]
+        if len(hits) <= limit:
+            out.update(hits)
+    return out
+
+
+def _record_subtree(raw: list[str], i: int) -> tuple[int, int]:
+    """The span of the largest subtree holding line ``i`` (an ancestor and the lines deeper
+    than it below) that is at most ``RECORD_LINES`` long; ``(i, i + 1)`` when none is."""
+    best = (i, i + 1)
+    depth = _indent(raw[i])
+    a = i
+    while depth > 0 and a > 0 and i - a < RECORD_LINES:
+        a -= 1
+        if not raw[a].strip() or (d := _indent(raw[a])) >= depth:
+            continue
+        depth = d
+        b = a + 1
+        while b < len(raw) and raw[b].strip() and _indent(raw[b]) > d and b - a <= RECORD_LINES:
+            b += 1
+        if b - a > RECORD_LINES:
+            break
+        best = (a, b)
+    return best
 
 
 # A row's marks: the signs and blanks before its first other character (``git

@@ -25,6 +25,7 @@ from ...relevance.bm25 import tokenize
 from ..flat_paths import flat_path_lines, pair_lines
 from ..templates import keys_of, mine
 from .nested_extremes import nested_extremes
+from .nested_rare import nested_rare_items
 from .patterns import FieldRoles, Pattern
 from .rows import RowIndex
 from .signals import (
@@ -341,6 +342,8 @@ def plan_records(items: list[Any], texts: list[str], stats: dict[str, FieldStats
             shifts.update(fs.change_points)
     for i in shifts:
         must[CHANGE_POINTS].update((i - 1, i))
+    # A rare type or value one level down (a function without a description, under its library).
+    must[ANOMALIES] |= nested_rare_items(items, stats, cap=max(max_items // 2, 4))
     intents = intents_of(query)
     template_keys = template_field_keys(items, stats, roles)
     if template_keys is not None:

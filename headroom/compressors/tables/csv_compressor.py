@@ -17,11 +17,16 @@ from __future__ import annotations
 
 import csv
 import re
+from bisect import bisect_right
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import replace
 
+from ...query.terms import worded_lines
 from ..base import NO_HINT, Compressed, CompressInput
 from ..bm25_fast import relevance_scores
+from ..line_shapes import rare_shape_lines
+from ..text_records import numbered_mates
 from .aligned import (
     MIN_TABLE_ROWS,
     LayoutOf,
@@ -241,6 +246,7 @@ def _outline_records(lines: list[str], outline, inp: CompressInput) -> Compresse
     if records is None:
         return None
     shown = [([lines[i] for i in at], cut) for at, cut in records.shown]
+    shown_at = [at for at, _ in records.shown]
     texts = ["\n".join(ls) for ls, _ in shown]
     table = Table(names=records.names, rows=records.rows, costs=[len(t) + 1 for t in texts],
                   texts=texts if inp.query else None, strings=True)
@@ -251,7 +257,20 @@ def _outline_records(lines: list[str], outline, inp: CompressInput) -> Compresse
     nested = set(_nested_under(lines, outline, records, named)) - set(sel.kept)
     if nested:
         sel.reasons["nested under a named record"] += len(nested)
-    kept = sorted(set(sel.kept) | nested)
+    # A line of a rare shape below the levels its record shows (a redis reply's one "(nil)"
+    # description among two hundred) keeps its record, and is shown in it.
+    rare_at = _rare_deep_lines(lines, records, shown_at)
+    rare_rows = set(rare_at) - set(sel.kept) - nested
+    if rare_rows:
+        sel.reasons["rare line below"] += len(rare_rows)
+    # Likewise a line below them that a question word names, where it names few lines in
+    # the whole text (a function's "allow-oom" flag, three levels into a redis reply;
+    # "lzma2" on every record's block line names none).
+    worded = _deep_worded_lines(lines, records, shown_at, inp.query)
+    worded_rows = set(worded) - set(sel.kept) - nested - rare_rows
+    if worded_rows:
+        sel.reasons["named below"] += len(worded_rows)
+    kept = sorted(set(sel.kept) | nested | rare_rows | worded_rows)
     if len(kept) >= len(records.rows):
         return None
     first, last = records.spans[0][0], records.spans[-1][1]
@@ -266,6 +285,11 @@ def _outline_records(lines: list[str], outline, inp: CompressInput) -> Compresse
             # The record the question names, whole: the answer may sit below its first two
             # levels (the exception a named function raises, in `python -m ast`'s dump).
             part, cut = [ln for ln in lines[a:b]], False
+        elif cut and (deep := _deep_lines(lines, a, b, shown_at[i], (*worded.get(i, ()), *rare_at.get(i, ())))):
+            # Too long to show whole: the lines below its first levels that hold a question
+            # word or are of a rare shape, with the items of their numbered list (a redis
+            # reply's "allow-oom" flag, three levels down, with the function's name beside it).
+            part = [lines[k] for k in sorted({*shown_at[i], *deep})]
         out.extend(part)
         if cut:
             out.append(_GAP)
@@ -276,6 +300,42 @@ def _outline_records(lines: list[str], outline, inp: CompressInput) -> Compresse
     out.append(f"# {len(records.rows)} records x {len(records.names)} fields; field ranges: {sel.columns}")
     return Compressed(text="\n".join(out), items_before=len(records.rows), items_after=len(kept),
                       strategy="table_outline", lossy=True, summary=sel.summary())
+
+
+_DEEP_NAMED_MAX = 4  # lines a question word may name below records' shown levels; more name none
+
+
+def _deep_lines(lines: list[str], a: int, b: int, shown: list[int], deep: Iterable[int]) -> set[int]:
+    """The ``deep`` lines of record ``lines[a:b]`` with the other items of their numbered
+    lists, less the lines it shows anyway."""
+    hits = {k - a for k in deep}
+    if not hits:
+        return set()
+    return {a + k for k in hits | numbered_mates(lines[a:b], hits)} - set(shown)
+
+
+def _deep_worded_lines(lines: list[str], records, shown_at: list[list[int]], query: str | None) -> dict[int, list[int]]:
+    """Lines holding a question word that at most ``_DEEP_NAMED_MAX`` lines of the text
+    hold, which their record does not show, by record."""
+    return _by_record(worded_lines(lines, query, _DEEP_NAMED_MAX), records, shown_at) if query else {}
+
+
+def _rare_deep_lines(lines: list[str], records, shown_at: list[list[int]]) -> dict[int, list[int]]:
+    """Lines of a rare shape among the records' lines (:func:`.line_shapes.rare_shape_lines`)
+    that their record does not show, by record."""
+    return _by_record(rare_shape_lines(lines), records, shown_at)
+
+
+def _by_record(found: set[int], records, shown_at: list[list[int]]) -> dict[int, list[int]]:
+    if not found:
+        return {}
+    starts = [a for a, _ in records.spans]
+    out: dict[int, list[int]] = {}
+    for k in sorted(found):
+        r = bisect_right(starts, k) - 1
+        if r >= 0 and k < records.spans[r][1] and k not in shown_at[r]:
+            out.setdefault(r, []).append(k)
+    return out
 
 
 _NAMED_SUBTREES = 4  # named records whose nested records come with them, at most
