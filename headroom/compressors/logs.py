@@ -30,6 +30,7 @@ from .base import Compressed, CompressInput
 from .flat_paths import flat_path_lines
 from .line_shapes import mark_turns, rare_shape_lines
 from .odd_members import odd_members
+from .spread_order import spread_order
 from .tables.select import RARE_MAX_DISTINCT, RARE_MIN_ROWS, code_numbers, rare_value_rows
 from .templates import (
     WILDCARD,
@@ -1107,13 +1108,6 @@ def _ceiling(inp: CompressInput, total: int) -> int:
     return max(round(_CEILING_FLOOR * learned), min(round(total * share * max(1.0, scale)), round(_CEILING_CAP * scale)))
 
 
-def _spread_order(m: int) -> list[int]:
-    """0..m-1 ordered so that every prefix is spread evenly over the range (bit-reversed
-    positions): cutting the list anywhere keeps a fair sample, not the first lines."""
-    bits = max(1, (m - 1).bit_length())
-    return sorted(range(m), key=lambda k: (int(format(k, f"0{bits}b")[::-1], 2), k))
-
-
 def _fit_to_ceiling(keep: dict[int, float], cost_of, ceiling: int, vital: float = _VITAL_CEILING, *,
                     extra: float = 0, rank: Callable[[], dict[int, tuple]] | None = None) -> list[int]:
     """Whole priority classes while they fit, then an even spread of the first class
@@ -1151,7 +1145,7 @@ def _fit_to_ceiling(keep: dict[int, float], cost_of, ceiling: int, vital: float 
             continue
         ranks = rank() if rank is not None and p <= 1 else {}
         order = sorted(members, key=lambda i: (i in ranks, ranks.get(i, ()), i)) \
-            if any(i in ranks for i in members) else [members[k] for k in _spread_order(len(members))]
+            if any(i in ranks for i in members) else [members[k] for k in spread_order(len(members))]
         for i in order:
             c = cost_of(i) + _GAP_COST
             if c <= room:

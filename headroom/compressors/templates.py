@@ -217,11 +217,26 @@ class TemplateMiner:
         best, best_same = None, 0
         # The most recent clusters of a crowded branch only: bounds the work on logs of
         # thousands of unlike lines (each then starts its own cluster).
-        for c in candidates[-_MAX_CANDIDATES:]:
-            # Wildcard positions never equal a key token, so they neither help nor hurt.
-            same = sum(map(str.__eq__, c.tokens, tokens))
-            if same > best_same:
-                best, best_same = c, same
+        window = candidates[-_MAX_CANDIDATES:]
+        # A cluster's tokens never hold a bare "#" (it becomes the wildcard), so only the
+        # key's constant tokens can be shared: ``same`` is at most ``constant``, and the
+        # first cluster that shares them all is the one the scan would keep (a later one
+        # must share more). Issue 34: a line header and one word (pytest's collection
+        # tree, "<Function test_x>" 500 times down one wildcard branch) compared all eight
+        # clusters token by token; one constant token is one string compare per cluster.
+        if constant == 1:
+            j = next(k for k, t in enumerate(tokens) if t != "#")
+            word = tokens[j]
+            best = next((c for c in window if c.tokens[j] == word), None)
+            best_same = 1 if best is not None else 0
+        else:
+            for c in window:
+                # Wildcard positions never equal a key token, so they neither help nor hurt.
+                same = sum(map(str.__eq__, c.tokens, tokens))
+                if same > best_same:
+                    best, best_same = c, same
+                    if same == constant:
+                        break
         return best if best is not None and best_same >= self.similarity * constant else None
 
 

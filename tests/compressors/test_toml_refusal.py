@@ -46,10 +46,22 @@ def test_a_failing_line_after_an_open_string_is_left_to_the_parser():
     assert not surely_not_toml("a = [1,\nb = cubic\n")
 
 
+def test_merge_conflict_markers_are_refused():
+    head = "a = 1\n# c\n[t]\nb = 2\n"
+    for marker in ("<<<<<<< HEAD", "=======", ">>>>>>> release", "||||||| 7338020", "  <<<<<<< HEAD"):
+        text = head + marker + "\nb = 3\n"
+        assert surely_not_toml(text), marker
+        assert not _parses(text)
+    # Inside a multi-line string the marker is text: left to the parser (which accepts it).
+    text = 'a = """\n<<<<<<< HEAD\n"""\n'
+    assert not surely_not_toml(text) and _parses(text)
+
+
 _FRAGMENTS = st.sampled_from([
     "a", "b.c", "d-e", "1", " ", "\t", "=", " = ", "0", "12", "3.5", "true", "false", "inf", "nan", "-", "+",
     "cubic", "#", "# c", '"', "'", '"""', "'''", "[", "]", "[[", "]]", "{", "}", ",", "\r", ":",
     "1979-05-27", "07:32:00", "T", "x", "\\", "\n", "\n", "\n",
+    "<<<<<<< HEAD", "=======", ">>>>>>> b", "|||||||", ".", "~", "@", "}", "é", "_",
 ])
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..base import Compressed, CompressInput
+from ..spread_order import spread_order
 from ..text import anchored_indices
 from .parse import ERROR, WARNING, Diagnostic, Report, parse_report
 
@@ -163,18 +164,13 @@ def _fit(pick: _Pick, diags: list[Diagnostic], raw: list[str], vital_room: int, 
             chosen.update(members)
             spent += sum(costs.values())
             continue
-        for j in _spread_order(len(members)):
+        for j in spread_order(len(members)):
             k = members[j]
             if costs[k] <= room:
                 chosen.add(k)
                 room -= costs[k]
         break
     return chosen
-
-
-def _spread_order(m: int) -> list[int]:
-    bits = max(1, (m - 1).bit_length())
-    return sorted(range(m), key=lambda k: (int(format(k, f"0{bits}b")[::-1], 2), k))
 
 
 def _kept_free(report: Report) -> list[int]:

@@ -18,7 +18,11 @@ table header, or ``key = value``):
    by a character no TOML value starts with (values start with a quote, ``[``, ``{``, a
    digit, ``+``, ``-``, or the ``t``/``f``/``i``/``n`` of true, false, inf, nan), or by a
    run of digits and then, after blanks, anything but a comment (an integer ends there:
-   dates and times hold ``-`` or ``:``).
+   dates and times hold ``-`` or ``:``). So does a line whose first visible character
+   starts no key, table or comment (a key starts with a letter, a digit, ``_``, ``-`` or a
+   quote): a merge conflict's ``<<<<<<< HEAD``, ``=======`` and ``>>>>>>> branch`` lines.
+   Only ASCII punctuation counts there, so a TOML that allows other key characters changes
+   nothing.
 
 One such line right after a run of plain lines from the start (it need not be plain
 itself) proves the text fails. Anything else is left to
@@ -48,14 +52,29 @@ _FAILING_VALUE = re.compile(
 )
 
 
+# A line whose first visible character starts nothing at the top level (see 2 above).
+_FAILING_START = re.compile(r"^[ \t]*[!$%&()*+,./:;<=>?@\\\]^`{|}~]", re.MULTILINE)
+
+
 def surely_not_toml(text: str) -> bool:
     """True only when ``text`` cannot parse as TOML (False: not known, ask the parser)."""
+    # The first failing line of either kind: a parser at the top level fails on it. A merge
+    # conflict's marker line fails the parse the structured compressor runs on its input
+    # and each candidate output (issue 34: three tomllib parses of a 9 kB file, most of
+    # the call); found here by one regex search.
+    bad = _FAILING_START.search(text)
+    first = len(text) + 1 if bad is None else bad.start()
     for m in _FAILING_VALUE.finditer(text):
         eq = m.start()
+        if eq >= first:
+            break  # a failing line starts before this one
         start = text.rfind("\n", 0, eq) + 1
         key = _KEY.match(text, start, eq + 1)
         if key is None or key.end() != eq + 1:
             continue  # not a bare ``key =`` line (a quoted key, an "=" inside a value)
-        # The first failing line: it fails only when the parser reaches it at the top level.
-        return _PLAIN_RUN.match(text, 0, start).end() == start
-    return False
+        first = start
+        break
+    if first > len(text):
+        return False
+    # The first failing line: it fails only when the parser reaches it at the top level.
+    return _PLAIN_RUN.match(text, 0, first).end() == first
