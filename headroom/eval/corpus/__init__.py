@@ -209,7 +209,17 @@ def outside_output_text(tool_arguments: dict[str, Any]) -> str:
 # findmnt --verify) was measured once 2026-12-01 (round 22,
 # benchmarks/results/heldout_issue33_round22.json: 97/123 in view, 0 lost), dev (known gaps)
 # since 2026-12-01 (twentieth session).
-HELDOUT_SOURCES: frozenset[str] = frozenset()  # the twenty-third round is being built
+# The twenty-third round replaces them: each of a kind of tool output no dev source has (a push's
+# per-ref outcome from git push --porcelain and plain, with a server hook's refusals, a
+# classifier's evaluation report from scikit-learn's classification_report, a neural network's
+# module tree and parameter list from PyTorch, file-system signatures over many disk images from
+# blkid -p, a structural JSON Patch between two documents from jsondiff, code addresses
+# symbolized by addr2line), facts from the capture's own record of what it made or from another
+# reader of the same state: git for-each-ref and rev-parse, Counter of the labels it wrote,
+# named_modules(), ext super-blocks read with struct, nm (docs/decisions.md).
+HELDOUT_SOURCES = frozenset({
+    "push_report", "classifier_report", "module_tree", "blkid_probe", "json_patch_diff", "addr_symbolize",
+})
 
 
 
