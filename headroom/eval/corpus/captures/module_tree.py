@@ -1,8 +1,8 @@
 """A neural network's structure as PyTorch prints it: ``python inspect_model.py`` printing the
 model (``print(model)``: the module tree, one ``(name): Layer(arguments)`` line a module, each
-container's children indented under it; ~560 lines, ~30 kB) and ``python inspect_model.py
+container's children indented under it; ~250 lines, ~9 kB) and ``python inspect_model.py
 --params`` (one line a parameter tensor, ``name shape count``, as ``named_parameters()``
-yields them; ~400 lines, ~25 kB), of a multi-head product model the capture's script builds:
+yields them; ~170 lines, ~5.5 kB), of a multi-head product model the capture's script builds:
 a shared trunk and one head per category in a ``ModuleDict``.
 
 Most heads are alike (Linear, ReLU, Dropout, Linear to a few outputs); in the middle, one head

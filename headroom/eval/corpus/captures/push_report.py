@@ -1,7 +1,7 @@
 """A push's per-ref report as git writes it: ``git push --porcelain origin REFSPEC...`` (one
 ``flag<TAB>src:dst<TAB>summary`` line a ref, with the old and new tips of each update, then
-``Done``; ~200 lines, ~14 kB) and a plain ``git push origin REFSPEC...`` (a ``-> `` line a ref
-under ``To ...``, with the ``remote:`` lines the server's hook writes; ~200 lines, ~13 kB),
+``Done``; ~190 lines, ~14 kB) and a plain ``git push origin REFSPEC...`` (a ``-> `` line a ref
+under ``To ...``, with the ``remote:`` lines the server's hook writes; ~190 lines, ~13 kB),
 both with the hook's messages (stderr with stdout), of one push of ~150 refspecs from a
 release team's clone to a bare repository whose ``update`` hook refuses refs frozen by a
 ticket.
