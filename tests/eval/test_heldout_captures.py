@@ -1824,3 +1824,85 @@ def test_fstab_verify_plan_gives_each_odd_type_and_option_to_one_entry():
     assert len(lines) == len(t.entries) and all(len(ln.split()) == 6 for ln in lines)
     assert len(t.labelled) == 4 and all(not e.source.startswith("UUID=") for e in t.labelled)
     assert "ext4" in fv.kernel_types() or "proc" in fv.kernel_types()
+
+
+# Issue 33's twenty-third round: the captures' own records, checked on small inputs.
+
+def test_push_report_check_reads_the_remote_against_the_record():
+    from headroom.eval.corpus.captures import push_report
+
+    p = push_report.Push(frozen={"feature/a-1": "SHOP-1"}, updated={"feature/b-2": "aaaaaaaaaaaa"},
+                         stale=["feature/c-3"], deleted_branch="feature/d-4", deleted_tag="v0.1.4")
+    tips = {"refs/heads/feature/b-2": "bbbbbbbbbbbb", "refs/heads/feature/c-3": "cccccccccccc"}
+    push_report.check(p, tips)
+    # a frozen ref that reached the remote, or an update that did not, breaks the record
+    with pytest.raises(AssertionError):
+        push_report.check(p, {**tips, "refs/heads/feature/a-1": "dddddddddddd"})
+    with pytest.raises(AssertionError):
+        push_report.check(p, {**tips, "refs/heads/feature/b-2": "aaaaaaaaaaaa"})
+
+
+def test_classifier_report_plants_a_perfect_and_an_unpredicted_category():
+    import random
+
+    from headroom.eval.corpus.captures import classifier_report
+
+    assert classifier_report.recalls([("a", "a"), ("a", "b"), ("b", "b")]) == {"a": 0.5, "b": 1.0}
+    rows, best, unseen = classifier_report.plan(random.Random(1))
+    rec = classifier_report.recalls(rows)
+    assert rec[best] == 1.0 and max(v for c, v in rec.items() if c != best) <= 0.96
+    assert unseen not in {p for _, p in rows} and rec[unseen] == 0.0
+
+
+def test_module_tree_plan_has_one_head_of_each_odd_kind():
+    import random
+
+    from headroom.eval.corpus.captures import module_tree
+
+    spec, odd = module_tree.plan(random.Random(1))
+    assert len(set(odd.values())) == 5
+    assert [n for n, h in spec.items() if h["act"] == "gelu"] == [odd["gelu"]]
+    assert [n for n, h in spec.items() if h["norm"]] == [odd["norm"]]
+    assert max(spec, key=lambda n: spec[n]["outputs"]) == odd["wide"]
+    assert len({h["hidden"] for h in spec.values()}) == len(spec)
+
+
+@pytest.mark.skipif(shutil.which("mkfs.ext4") is None and not Path("/sbin/mkfs.ext4").exists(), reason="e2fsprogs")
+def test_blkid_probe_reads_uuid_and_label_from_the_ext_superblock(tmp_path):
+    from headroom.eval.corpus.captures import blkid_probe
+    from headroom.eval.corpus.captures._run import run
+
+    img = tmp_path / "x.img"
+    with img.open("wb") as f:
+        f.truncate(2 << 20)
+    uid = "0f4e2d1c-3b5a-4978-8695-a4b3c2d1e0f9"
+    run(["mkfs.ext4", "-q", "-F", "-L", "amber-birch", "-U", uid, str(img)], env=blkid_probe.ENV)
+    assert blkid_probe.ext_superblock(img) == (uid, "amber-birch")
+
+
+def test_json_patch_diff_record_matches_the_second_export():
+    import random
+
+    from headroom.eval.corpus.captures import json_patch_diff
+
+    rnd = random.Random(1)
+    old = json_patch_diff.catalogue(rnd)
+    new, rec = json_patch_diff.edit(rnd, old)
+    for sku, (before, after) in rec["price"].items():
+        assert old["products"][sku]["price"] == before and new["products"][sku]["price"] == after
+    assert rec["gone"] not in new["products"] and rec["added"] not in old["products"]
+    assert old["products"][rec["flagged"]]["discontinued"] and "discontinued" not in new["products"][rec["flagged"]]
+    assert new["products"][rec["tagged"]]["tags"][-1] == "clearance"
+
+
+def test_addr_symbolize_records_each_functions_first_statement(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures import addr_symbolize
+
+    files = addr_symbolize.plan(random.Random(1))
+    where = addr_symbolize.write(tmp_path, files, random.Random(2))
+    assert len(where) == len(addr_symbolize.FILES) * len(addr_symbolize.VERBS)
+    for fn, (file, line) in where.items():
+        lines = (tmp_path / file).read_text().split("\n")
+        assert lines[line - 3] == f"int {fn}(int n)" and lines[line - 1].startswith("    int acc = n * ")

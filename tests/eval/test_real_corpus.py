@@ -131,7 +131,10 @@ def test_splits_follow_the_named_list(cases):
                     "tmux_bindings",
                     # the twenty-first round, measured once (round 21), dev (known gaps) since (nineteenth session)
                     "commit_signatures", "logical_decoding", "path_resolution", "redis_cluster",
-                    "file_capabilities", "query_statistics"):
+                    "file_capabilities", "query_statistics",
+                    # the twenty-second round, measured once (round 22), dev (known gaps) since (twentieth session)
+                    "link_errors", "django_migrations", "redis_functions", "parquet_inspect", "fsck_report",
+                    "fstab_verify"):
         assert split_of(earlier) == "dev", earlier
 
 
@@ -202,8 +205,12 @@ def test_held_out_sources_have_program_defined_facts_naming_one_place():
     # on django_migrations for showmigrations, the record of the libraries it loaded (read back by
     # redis-py) for FUNCTION LIST, of the table it wrote (read back by pyarrow) for parquet-tools
     # inspect, of the damage it did (inode numbers by debugfs) for e2fsck -n, of the fstab it wrote
-    # (os.path.exists, /proc/filesystems) for findmnt --verify), each
-    # naming one spot of the output; never measured through a compressor by the tests.
+    # (os.path.exists, /proc/filesystems) for findmnt --verify; the capture's record of what it
+    # pushed and froze (git rev-parse, git for-each-ref on the remote) for git push, of the labels
+    # it wrote (Counter) for classification_report, of the heads it specified (named_modules) for
+    # print(model) and named_parameters, of the images it made (ext super-blocks by struct) for
+    # blkid -p, of the edits it made for jsondiff, of the code it wrote (and nm) for addr2line),
+    # each naming one spot of the output; never measured through a compressor by the tests.
     held = load_cases("heldout")
     assert len(held) >= 5 * 5
     assert len({c.source for c in held}) >= 5
