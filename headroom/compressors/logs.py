@@ -58,6 +58,7 @@ from .text_records import (
 )
 
 _MIN_LINES = 12  # shorter logs are cheaper to send whole
+_CROWDED_ONE_OFFS = 0.2  # of the lines one-offs must be for rare shapes among them to be read
 _CONTEXT = 2  # lines kept before and after an error
 _HEAD, _TAIL = 3, 3
 _ANCHORED = 0.25  # priority of a line the question names: after errors, before one-offs
@@ -743,27 +744,37 @@ _FAMILY_MAX_SHARE = 0.9  # a word on more of the lines is the log's own vocabula
 _FAMILY_MAX_LINES = 4000  # a larger family is read no further (a split a line, on a long log)
 
 
-def _odd_in_word_families(raw: list[str], lowered: _Lowered, query: str | None, n: int) -> list[int]:
+def _word_families(lowered: _Lowered, query: str | None, n: int) -> dict[str, set[int]]:
+    """The lines each content word of the question (four letters or more) starts a word on,
+    for words on at most ``_FAMILY_MAX_SHARE`` of the lines (read once for the readings of
+    families below)."""
+    if not query:
+        return {}
+    most = min(int(_FAMILY_MAX_SHARE * n), _FAMILY_MAX_LINES)
+    out: dict[str, set[int]] = {}
+    for w in sorted(content_lemmas(query)):
+        if len(w) >= 4:
+            hits = _lines_naming(lowered.text, lowered.starts, (w,), limit=most, word_start=True)
+            if len(hits) <= most:
+                out[w] = hits
+    return out
+
+
+def _odd_in_word_families(raw: list[str], families: dict[str, set[int]], n: int) -> list[int]:
     """Lines that differ in a leading field from the other lines holding a question word,
     where too many lines hold it to name one (``declare -x SHOP_NOTIFY_POOL`` among a
     hundred ``declare -- SHOP_…``): at most ``_FAMILY_ODD`` a word, where the usual value
     holds ``_FAMILY_USUAL`` of the family."""
-    if not query:
-        return []
     lead_limit = max(_WORD_HIT_MIN, round(_WORD_HIT_SHARE * n))
-    most = min(int(_FAMILY_MAX_SHARE * n), _FAMILY_MAX_LINES)
     out: list[int] = []
-    for w in sorted(content_lemmas(query)):
-        if len(w) < 4:
+    for hits in families.values():
+        if len(hits) <= max(lead_limit, _FAMILY_MIN - 1):
             continue
-        hits = _lines_naming(lowered.text, lowered.starts, (w,), limit=most, word_start=True)
-        if not max(lead_limit, _FAMILY_MIN - 1) < len(hits) <= most:
-            continue
-        families: list[dict[str, list[int]]] = [{} for _ in range(_FAMILY_FIELDS)]
+        columns: list[dict[str, list[int]]] = [{} for _ in range(_FAMILY_FIELDS)]
         for i in sorted(hits):
             for k, value in enumerate(raw[i].split(None, _FAMILY_FIELDS)[:_FAMILY_FIELDS]):
-                families[k].setdefault(value, []).append(i)
-        dominated = [f for f in families if max(map(len, f.values()), default=0) >= _FAMILY_USUAL * len(hits)]
+                columns[k].setdefault(value, []).append(i)
+        dominated = [f for f in columns if max(map(len, f.values()), default=0) >= _FAMILY_USUAL * len(hits)]
         out += odd_members(dominated, _FAMILY_ODD, _FAMILY_MIN)
     return out
 
@@ -771,20 +782,14 @@ def _odd_in_word_families(raw: list[str], lowered: _Lowered, query: str | None, 
 _CHILDREN_READ = 400  # lines under a named head read for its children's marks, at most
 
 
-def _family_turns(raw: list[str], lowered: _Lowered, query: str | None, named: set[int], n: int) -> set[int]:
+def _family_turns(raw: list[str], families: dict[str, set[int]], named: set[int], n: int) -> set[int]:
     """Where the leading mark turns along the lines a question word names (``[X]
     checkout.0010_…`` then ``[ ] checkout.0011_…``), or along the lines indented under a
     named head (``invoicing`` over its `` [X] 0001_…`` lines): "how far has checkout got"
     is the last line of one mark and the first of the next (``line_shapes.mark_turns``)."""
-    if not query:
-        return set()
-    most = min(int(_FAMILY_MAX_SHARE * n), _FAMILY_MAX_LINES)
     out: set[int] = set()
-    for w in sorted(content_lemmas(query)):
-        if len(w) >= 4:
-            hits = _lines_naming(lowered.text, lowered.starts, (w,), limit=most, word_start=True)
-            if len(hits) <= most:
-                out |= mark_turns(raw, sorted(hits))
+    for hits in families.values():
+        out |= mark_turns(raw, sorted(hits))
     for i in named:
         own = len(raw[i]) - len(raw[i].lstrip())
         children = []
@@ -929,11 +934,6 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
         sel.mark(i, 0.5)
     for i in (*_rare_lead_lines(raw), *_rare_tab_column_lines(raw)):
         sel.mark(i, 0.5)
-    # A line of a rare shape among a few common ones (a nested reply's one "(nil)" among two
-    # hundred descriptions), with the items of its numbered list (the function it is of).
-    rare_shaped = rare_shape_lines(raw)
-    for i in (*rare_shaped, *numbered_mates(raw, rare_shaped)):
-        sel.mark(i, 0.5)
     # Where a matrix's pattern of marks changes is its content (git show-branch: where a
     # branch starts, forks, merges), kept as the errors are.
     for i in mark_run_ends(raw):
@@ -951,6 +951,14 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
     if last is not None:
         sel.mark(last, 0)
     stats = _select_templates(lines, trace_of.keys(), text_counts, sel, intents, inp.query, max(2, rare_max))
+    # Where one-off lines are many, they crowd each other out of the budget: a line of a rare
+    # shape among a few common ones (a nested reply's one "(nil)" among two hundred
+    # descriptions, each a one-off) stays, with the items of its numbered list (the function
+    # it is of). Read only then: the shapes cost a pass over the whole text.
+    if len(stats.one_offs) > _CROWDED_ONE_OFFS * n:
+        rare_shaped = rare_shape_lines(raw)
+        for i in (*rare_shaped, *numbered_mates(raw, rare_shaped)):
+            sel.mark(i, 0.5)
     # What the question names or asks to rank comes right after errors and anchors.
     named = _lines_naming_content_words(lowered, inp.query, n)
     for i in named:
@@ -975,10 +983,11 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
         sel.mark(i, 0.5)
     # A question word many lines hold names a family ("which of the SHOP settings is
     # exported"): the member that differs from the rest in a leading field is the lead.
-    for i in _odd_in_word_families(raw, lowered, inp.query, n):
+    families = _word_families(lowered, inp.query, n)
+    for i in _odd_in_word_families(raw, families, n):
         sel.mark(i, _ANCHORED)
     # Where a named family's status mark turns ("how far has checkout been migrated").
-    for i in _family_turns(raw, lowered, inp.query, named, n):
+    for i in _family_turns(raw, families, named, n):
         sel.mark(i, _ANCHORED)
     # "What happened right after X": the line X names and the lines next to it.
     if inp.anchors and asks_neighbour(inp.query):
