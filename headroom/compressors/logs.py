@@ -30,6 +30,7 @@ from .base import Compressed, CompressInput
 from .flat_paths import flat_path_lines
 from .line_shapes import mark_turns, rare_shape_lines
 from .odd_members import odd_members
+from .operand_order import operand_lines
 from .spread_order import spread_order
 from .tables.select import RARE_MAX_DISTINCT, RARE_MIN_ROWS, code_numbers, rare_value_rows
 from .templates import (
@@ -973,35 +974,7 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
     for i in (record_mates(raw, named | anchored) | record_bodies(raw, named | anchored, content_lemmas(inp.query))
               | id_mates(raw, named) | numbered_mates(raw, named | anchored)):
         sel.mark(i, 0.5)
-    # In a drawn commit graph, a named merge brings the head of the lane it merges, at the
-    # named line's own priority (it is the answer the merge line only points to).
-    for i in graph_heads(raw, named | _longest_anchor_lines(lowered, inp.anchors)):
-        sel.mark(i, _ANCHORED)
-    # A flattened document (jq --stream): a record's lines, the record lacking a field,
-    # the extreme leaf the question asks for.
-    for i in flat_path_lines(raw, named | anchored, inp.query or ""):
-        sel.mark(i, 0.5)
-    # A question word many lines hold names a family ("which of the SHOP settings is
-    # exported"): the member that differs from the rest in a leading field is the lead.
-    families = _word_families(lowered, inp.query, n)
-    for i in _odd_in_word_families(raw, families, n):
-        sel.mark(i, _ANCHORED)
-    # Where a named family's status mark turns ("how far has checkout been migrated").
-    for i in _family_turns(raw, families, named, n):
-        sel.mark(i, _ANCHORED)
-    # "What happened right after X": the line X names and the lines next to it.
-    if inp.anchors and asks_neighbour(inp.query):
-        pointed = pointed_lines(lowered.text, lowered.starts, inp.anchors.terms)
-        for i in (*pointed, *neighbours(raw, pointed)):
-            sel.mark(i, _ANCHORED)
-    if "extreme" in intents:
-        for i in _top_value_lines(raw, trace_of.keys()):
-            sel.mark(i, 0.5)
-    # A number the question says ("a complexity of 9", "the zero-byte one") names the lines
-    # holding it in a column of numbers, where it is rare.
-    if inp.query and (said := said_numbers(inp.query.lower()) + written_numbers(inp.query)):
-        for i in _said_value_lines(raw, trace_of.keys(), said):
-            sel.mark(i, _ANCHORED)
+    _mark_asked(raw, lowered, inp, sel, named, anchored, trace_of.keys(), intents)
 
     if costs is None:
         cost_of = lambda i: _line_cost(raw[i])
@@ -1031,6 +1004,46 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
         summary=(f"{kept_one_offs} of {len(stats.one_offs)} one-off lines kept"
                  + (f" ({left_out} left out, ranked by severity, rarity, novelty)" if left_out and vital > 1 else "")
                  + f", {stats.summarised} frequent templates shown once with counts"))
+
+
+def _mark_asked(raw: list[str], lowered: _Lowered, inp: CompressInput, sel: _Selection, named: set[int],
+                anchored: set[int], in_trace, intents: frozenset[str]) -> None:
+    """Mark what the question points at beyond the lines it names: a merge's lane, a flat
+    record, a family's odd member or turn, an operand's answer, a neighbour, an extreme, a
+    said number."""
+    n = len(raw)
+    # In a drawn commit graph, a named merge brings the head of the lane it merges, at the
+    # named line's own priority (it is the answer the merge line only points to).
+    for i in graph_heads(raw, named | _longest_anchor_lines(lowered, inp.anchors)):
+        sel.mark(i, _ANCHORED)
+    # A flattened document (jq --stream): a record's lines, the record lacking a field,
+    # the extreme leaf the question asks for.
+    for i in flat_path_lines(raw, named | anchored, inp.query or ""):
+        sel.mark(i, 0.5)
+    # A question word many lines hold names a family ("which of the SHOP settings is
+    # exported"): the member that differs from the rest in a leading field is the lead.
+    families = _word_families(lowered, inp.query, n)
+    for i in _odd_in_word_families(raw, families, n):
+        sel.mark(i, _ANCHORED)
+    # Where a named family's status mark turns ("how far has checkout been migrated").
+    for i in _family_turns(raw, families, named, n):
+        sel.mark(i, _ANCHORED)
+    # An operand the question names, answered in the operands' order (addr2line -f).
+    for i in operand_lines(raw, inp.tool_arguments, inp.anchors.terms if inp.anchors else ()):
+        sel.mark(i, _ANCHORED)
+    # "What happened right after X": the line X names and the lines next to it.
+    if inp.anchors and asks_neighbour(inp.query):
+        pointed = pointed_lines(lowered.text, lowered.starts, inp.anchors.terms)
+        for i in (*pointed, *neighbours(raw, pointed)):
+            sel.mark(i, _ANCHORED)
+    if "extreme" in intents:
+        for i in _top_value_lines(raw, in_trace):
+            sel.mark(i, 0.5)
+    # A number the question says ("a complexity of 9", "the zero-byte one") names the lines
+    # holding it in a column of numbers, where it is rare.
+    if inp.query and (said := said_numbers(inp.query.lower()) + written_numbers(inp.query)):
+        for i in _said_value_lines(raw, in_trace, said):
+            sel.mark(i, _ANCHORED)
 
 
 def _with_context(raw: list[str], chosen: list[int], named: set[int], anchored: set[int],

@@ -30,6 +30,8 @@ _PATH = re.compile(r"(?:[\w.-]+/)+[\w.-]+")
 # bytes "86ed552f", a container id): _IDENT wants a letter first and _NUMBER digits only, so
 # six of ten short hashes were no anchor. Six hex digits at least, one a letter, one a digit.
 _HEX = re.compile(r"(?<![\w-])(?=[0-9a-fA-F]*[a-fA-F])(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{6,}(?![\w-])")
+# A hex literal as code writes it ("0x402331"): an address or a flag word.
+_HEX_PREFIXED = re.compile(r"(?<![\w-])0[xX][0-9a-fA-F]{4,16}(?![\w-])")
 
 
 @dataclass(frozen=True)
@@ -54,9 +56,25 @@ def extract_anchors(query: str) -> Anchors:
     if not query:
         return Anchors()
     query = bound_question(query)
-    found = set(scan_tokens(query, _UUID, _HOST, _PATH, _IDENT, _NUMBER, _HEX))
+    found = set(scan_tokens(query, _UUID, _HOST, _PATH, _IDENT, _NUMBER, _HEX, _HEX_PREFIXED))
     # Quotes may span spaces; each match is at most 82 characters, so this stays linear.
     for m in _QUOTED.finditer(query):
         found.add(next(g for g in m.groups() if g))
     # Very short or purely common tokens would match everything.
-    return Anchors(frozenset(t.lower().strip() for t in found if len(t.strip()) >= 2))
+    terms = {t.lower().strip() for t in found if len(t.strip()) >= 2}
+    return Anchors(frozenset(terms | {f for t in terms if t.startswith("0x") for f in _hex_forms(t)}))
+
+
+_HEX_LITERAL = re.compile(r"0x0*([0-9a-f]{1,16})")
+_HEX_WIDTHS = (8, 16)  # the widths tools pad an address to (32- and 64-bit)
+
+
+def _hex_forms(term: str) -> set[str]:
+    """The other ways a tool writes the number a hex literal of the question names: without
+    its leading zeros, and padded to 8 and 16 digits (``addr2line -a`` prints 0x402331 as
+    ``0x0000000000402331``); none for a term that is not a whole hex literal."""
+    m = _HEX_LITERAL.fullmatch(term)
+    if m is None:
+        return set()
+    digits = m.group(1)
+    return {f"0x{digits}", *(f"0x{digits:0>{w}}" for w in _HEX_WIDTHS if w > len(digits))} - {term}

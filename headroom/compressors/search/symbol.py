@@ -53,7 +53,7 @@ def _string_values(value: Any, out: list[str], depth: int = 0) -> None:
             _string_values(v, out, depth + 1)
 
 
-def _argument_strings(tool_arguments: Any) -> list[str]:
+def argument_strings(tool_arguments: Any) -> list[str]:
     args = tool_arguments
     if isinstance(args, str):
         try:
@@ -149,7 +149,7 @@ def searched_symbols(tool_arguments: Any, query: str, texts: Sequence[str]) -> l
     if len(lowered) != len(sample):  # a text holding a line break
         lowered = [t.lower() for t in sample]
     found: list[str] = []
-    for s in _argument_strings(tool_arguments) if tool_arguments else []:
+    for s in argument_strings(tool_arguments) if tool_arguments else []:
         pats = command_patterns(s)
         words = [w for p in pats for w in identifiers(p)] if pats else \
             identifiers(s) if len(s) <= _MAX_ARG_CHARS else []

@@ -541,9 +541,10 @@ def _lookup_rows(table: Table, cols: list[_Column], qlow: str, limit: int) -> li
             if low not in column_words and len(low) >= 3 and low in qlow and _says(low, qlow):
                 named[cell] = low
         if negated and _abbreviated(prefix[:-1] if prefix else c.name, qwords):
-            # "suites that offer no encryption" over an "Enc=" column: its empty values.
+            # "suites that offer no encryption" over an "Enc=" column: its empty values (and
+            # the records of a stanza list that lack the field: "an image made without a label").
             for cell in set(c.cells):
-                if isinstance(cell, str) and cell[cut:].strip().lower() in _EMPTY_VALUES:
+                if isinstance(cell, str) and (cell[cut:].strip().lower() in _EMPTY_VALUES or not cell.strip()):
                     named[cell] = "no " + (prefix or c.name)
         if named:
             for i in [i for i, cell in enumerate(c.cells) if cell in named]:
