@@ -114,12 +114,10 @@ def _asks(site: Site, rnd: random.Random) -> list[Ask]:
     for page, m in rnd.sample(leaves, 4):
         asks.append(Ask(f"bundle_{m}", "named", "named_item", (f"out/{page}.js",), note,
                         (f"Which bundle carries src/parts/{m}.js?", f"src/parts/{m}.js ends up in which output file?")))
-    # who imports a leaf: the importer stands once only where no chain repeats it (the plain form)
-    importer = {d: p for p, deps in site.imports.items() for d in deps}
-    for _, m in rnd.sample(leaves, 4):
-        path = f"src/parts/{m}.js"
-        asks.append(Ask(f"importer_{m}", "named", "named_item", (importer[path],), note,
-                        (f"Which module imports {path}?", f"What pulls {path} into the bundle?"), ("analyze",)))
+    # No "who imports this leaf": the importer stands once only in the plain form, which draws
+    # no import at all (the verbose form's chains draw them, and repeat every importer), so
+    # no reader could answer it from the output; asked until the twentieth session (four
+    # cases, docs/decisions.md "Round 23, measured once, then read by class").
     return asks
 
 
