@@ -217,7 +217,18 @@ def outside_output_text(tool_arguments: dict[str, Any]) -> str:
 # documents from jsondiff, code addresses symbolized by addr2line) was measured once 2026-12-01
 # (round 23, benchmarks/results/heldout_issue33_round23.json: 100/120 in view, 0 lost), dev
 # (known gaps) since 2026-12-01 (twentieth session).
-HELDOUT_SOURCES: frozenset[str] = frozenset()  # the twenty-fourth round is being built
+# The twenty-fourth round replaces them: each of a kind of tool output no dev source has (a
+# database's refusal to drop a table other objects depend on, and the cascade's list, from
+# PostgreSQL through psql; a batch job's uncaught exception group from Python 3.11, as nested
+# boxes and as logged tracebacks; duplicate files found by util-linux's hardlink in a dry run; a
+# repository's hooks run by pre-commit; a shared library's exports checked against its package's
+# symbols file by dpkg-gensymbols; a linear model's fit report from statsmodels), facts from the
+# capture's own record of what it made or from another reader of the same state: pg_constraint
+# and pg_depend, hashlib and os.stat, nm -D, numpy.linalg.lstsq (docs/decisions.md).
+HELDOUT_SOURCES = frozenset({
+    "drop_dependents", "exception_groups", "hardlink_dedupe", "precommit_hooks", "symbols_check",
+    "regression_summary",
+})
 
 
 
