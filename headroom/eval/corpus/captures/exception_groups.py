@@ -10,7 +10,8 @@ Facts come from the capture's own record of the script it wrote (which supplier 
 in which region, with which exception type and message), never from the traceback text; a fact
 is kept only where it stands once. Every supplier has a function of its own and a message of its
 own; most fail with ``ValueError``, ``LookupError`` or ``ConnectionError``, and in the middle a few
-with a type no other has. Held out (issue 33, twenty-fourth round): dev holds logs, thread dumps
+with a type no other has. The script runs from a fixed folder, ``/tmp/catalog-sync`` (the
+traceback prints real paths), removed afterwards. Held out (issue 33, twenty-fourth round): dev holds logs, thread dumps
 and backtraces, test reports and sanitizer reports, but no Python exception group.
 """
 
