@@ -1906,3 +1906,100 @@ def test_addr_symbolize_records_each_functions_first_statement(tmp_path):
     for fn, (file, line) in where.items():
         lines = (tmp_path / file).read_text().split("\n")
         assert lines[line - 3] == f"int {fn}(int n)" and lines[line - 1].startswith("    int acc = n * ")
+
+
+# Issue 33's twenty-fourth round: the captures' own records, checked on small inputs.
+
+def test_drop_dependents_plan_names_each_key_after_another_word_and_one_view_per_base():
+    import random
+
+    from headroom.eval.corpus.captures import drop_dependents
+
+    p = drop_dependents.plan(random.Random(1))
+    for table, fk in p["tables"].items():  # the key never names its own table
+        assert table.split("_")[0] not in fk
+    assert len(set(p["tables"].values())) == len(p["tables"])
+    assert set(p["on_view"].values()) <= set(p["views"]) and len(set(p["on_view"].values())) == len(p["on_view"])
+    text = drop_dependents.ddl(p, random.Random(2))
+    # a view on a view is created after the view it reads
+    for v, base in p["on_view"].items():
+        assert text.index(f"CREATE VIEW {base} ") < text.index(f"CREATE VIEW {v} ")
+
+
+def test_exception_groups_plan_gives_each_odd_type_to_one_supplier_in_the_middle():
+    import random
+
+    from headroom.eval.corpus.captures import exception_groups
+
+    p = exception_groups.plan(random.Random(2402))
+    sups = [s for r in exception_groups.REGIONS for s in p[r]]
+    assert len({s["name"] for s in sups}) == len(sups)
+    for kind in exception_groups.ODD:
+        (only,) = [s for s in sups if s["type"] == kind]
+        assert only in [s for r in exception_groups.REGIONS[3:7] for s in p[r]]
+    messages = [s["message"] for s in sups if s["type"]]
+    assert len(set(messages)) == len(messages)
+    script = exception_groups.script(p)
+    assert all(script.count(f"async def pull_{s['name']}(") == 1 for s in sups)
+
+
+def test_hardlink_dedupe_finds_only_the_identical_pairs(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures import hardlink_dedupe
+
+    p = hardlink_dedupe.plan(random.Random(1))
+    small = {**p, "files": p["files"][:140], "size": {f: 40 + n for n, f in enumerate(p["files"][:140])}}
+    hardlink_dedupe.write(small, tmp_path, random.Random(2))
+    # the copies with another mode or time are the same bytes, yet not identical as hardlink reads them
+    assert hardlink_dedupe.identical(tmp_path) == {frozenset(t) for t in p["twins"]}
+
+
+def test_precommit_hooks_rules_find_what_was_planted(tmp_path):
+    import random
+    import subprocess
+    import sys
+
+    from headroom.eval.corpus.captures import precommit_hooks
+
+    p = precommit_hooks.plan(random.Random(1))
+    precommit_hooks.write(p, tmp_path, random.Random(2))
+    for rule, code in precommit_hooks.FINDING.items():
+        done = subprocess.run([sys.executable, "tools/rules.py", rule, *p["files"]], cwd=tmp_path,
+                              capture_output=True, text=True, check=False)
+        assert done.returncode == code
+        # "path:line: ...", "path: CRLF ...", or "Private key found: path"
+        flagged = {line.split(":")[0].removeprefix("Private key found").strip() or line.split(": ")[1]
+                   for line in done.stdout.splitlines()}
+        assert flagged == set(p["planted"][rule]), rule
+    clean = subprocess.run([sys.executable, "tools/rules.py", "no-print-calls", *p["files"]], cwd=tmp_path,
+                           capture_output=True, text=True, check=False)
+    assert clean.returncode == 0 and not clean.stdout
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("nm") is None, reason="gcc, binutils")
+def test_symbols_check_library_exports_the_record(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures import symbols_check
+    from headroom.eval.corpus.captures._run import run
+
+    p = symbols_check.plan(random.Random(1))
+    exported = symbols_check.write(p, tmp_path)
+    assert not set(p["removed"]) & set(exported) and len(p["added"]) == len(symbols_check.MODULES)
+    assert all(n not in p["old"] for pair in p["added"].values() for n in pair)
+    run(["gcc", "-shared", "-fPIC", "-o", "lib.so", "ledger.c"], cwd=tmp_path)
+    assert symbols_check.dynamic_symbols(tmp_path / "lib.so") == set(exported)
+
+
+def test_regression_summary_plants_one_negative_one_null_and_a_far_largest_effect():
+    import random
+
+    from headroom.eval.corpus.captures import regression_summary
+
+    rnd = random.Random(2406)
+    beta = regression_summary.plan(rnd)
+    assert sum(b < 0 for b in beta.values()) == 1 and sum(b == 0 for b in beta.values()) == 1
+    top = sorted(beta.values())
+    assert top[-1] - top[-2] > 10 and len(set(beta.values())) == len(beta)
+    regression_summary.check(beta, regression_summary.rows(beta, rnd))
