@@ -224,9 +224,8 @@ def colon_heads(raw: list[str], kept: list[int]) -> set[int]:
     heads, all alike but for their names, are what a template fold takes out of view.
     Heads are unindented lines ending in a colon that open on one first field (at least
     ``_MIN_RECORDS`` of them, at most ``_COLON_HEAD_SHARE`` of the lines, and most of the
-    lines opening on that field); a kept line
-    brings the nearest head above it, at most ``RECORD_LINES`` up, with no blank line
-    between."""
+    lines opening on that field); a kept line brings the nearest head above it, at most
+    ``RECORD_LINES`` up, with no blank line between."""
     if not kept:
         return set()
     colon = [i for i, ln in enumerate(raw) if ln[:1] not in ("", " ", "\t") and ln.rstrip().endswith(":")
