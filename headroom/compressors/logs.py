@@ -473,6 +473,18 @@ def _select_traces(raw: list[str], traces: list[tuple[int, int]], sel: _Selectio
     return trace_of
 
 
+_NAMED_TRACES = 4  # traces a question's lines may name and bring whole; more name none in particular
+_NAMED_TRACE_LINES = 40  # a named trace longer than this keeps what the trace selection keeps
+
+
+def _named_traces(traces: list[tuple[int, int]], trace_of: dict[int, int], named: set[int]) -> list[int]:
+    """The lines of the short traces holding a named line, for at most ``_NAMED_TRACES``."""
+    ids = {trace_of[i] for i in named if i in trace_of}
+    if not ids or len(ids) > _NAMED_TRACES:
+        return []
+    return [i for t in sorted(ids) for s, e in (traces[t],) if e - s < _NAMED_TRACE_LINES for i in range(s, e + 1)]
+
+
 def _select_by_kind(lines: list[_Line], in_trace, anchored: set[int], text_counts: Counter[str],
                     sel: _Selection, rare_max: int) -> None:
     """Errors, summaries, anchors. An error template seen at most ``rare_max`` times keeps
@@ -964,6 +976,11 @@ def select_lines(raw: list[str], inp: CompressInput, *, costs: list[int] | None 
     named = _lines_naming_content_words(lowered, inp.query, n)
     for i in named:
         sel.mark(i, _ANCHORED)
+    # A named line of a stack trace (the exception a question names) brings its trace: the
+    # frames above it say which function raised it. As an error is kept: where every error
+    # has a trace, the named one's lines outrank the others' at the anchors' priority.
+    for i in _named_traces(traces, trace_of, named | anchored):
+        sel.mark(i, 0)
     # A named line inside a short record (blank-line separated blocks: sqlite3 -line rows,
     # stanzas; or records that open alike: patch's "checking file X" over its hunks) brings
     # its record: the asked value is another field of the same row.

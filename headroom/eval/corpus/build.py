@@ -90,7 +90,7 @@ CAPTURES = ("redis", "postgres", "dpkg_log", "apt_term", "ruff", "pytest_run", "
             # issue 33's twenty-third round, measured once (2026-12-01, round 23), dev (known gaps) since
             "push_report", "classifier_report", "module_tree", "blkid_probe", "json_patch_diff",
             "addr_symbolize",
-            # held out (issue 33's twenty-fourth round): kinds no dev source has; measured once, at the end
+            # issue 33's twenty-fourth round, measured once (2026-12-01, round 24), dev (known gaps) since
             "drop_dependents", "exception_groups", "hardlink_dedupe", "precommit_hooks", "symbols_check",
             "regression_summary")
 DEFAULT_OUT = Path(__file__).parent / "data"
