@@ -2003,3 +2003,78 @@ def test_regression_summary_plants_one_negative_one_null_and_a_far_largest_effec
     top = sorted(beta.values())
     assert top[-1] - top[-2] > 10 and len(set(beta.values())) == len(beta)
     regression_summary.check(beta, regression_summary.rows(beta, rnd))
+
+
+def test_import_contracts_ast_finds_the_planted_imports_and_only_the_planted_chains(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures import import_contracts as ic
+
+    p = ic.plan(random.Random(1))
+    ic.write(p, tmp_path)
+    g = ic.graph(tmp_path)
+    for f, (low, high, line) in p["upward"].items():
+        assert g[ic._mod(f, "store", low)][ic._mod(f, "api", high)] == line
+    for a, b in p["pairs"]:
+        found = ic.paths(g, f"shop.{a}", f"shop.{b}")
+        chain = p["chains"].get((a, b))
+        assert len(found) == (1 if chain else 0), (a, b, found)
+        if chain:
+            assert found[0][1] == f"shop.shared.{chain[1]}"
+
+
+def test_system_checks_plants_each_flaw_once_on_a_field_of_its_own():
+    import random
+
+    from headroom.eval.corpus.captures import system_checks
+
+    p = system_checks.plan(random.Random(1))
+    values = list(p["flawed"].values())
+    # every flaw without another model in it is planted verbatim, once
+    assert all(values.count(f) == 1 for f in system_checks.FLAWS if "{other}" not in f)
+    labels = list(p["flawed"])
+    assert len(set(labels)) == len(system_checks.FLAWS)
+    for label in labels:  # the field sits on a model of the app its label names
+        app, model, name = label.split(".")
+        assert model in p["apps"][app] and name in p["fields"][f"{app}.{model}"]
+
+
+def test_release_notes_fragments_read_back_as_written(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures import release_notes
+
+    p = release_notes.plan(random.Random(1))
+    release_notes.write(p, tmp_path)
+    assert release_notes.read_back(tmp_path) == p["fragments"]
+    # four-digit issue numbers: none is a prefix of another
+    assert all(1000 <= i <= 9999 for i in p["fragments"])
+
+
+def test_ocsp_status_index_and_times_as_openssl_writes_them():
+    import random
+    from datetime import UTC, datetime
+
+    from headroom.eval.corpus.captures import ocsp_status
+
+    assert ocsp_status.openssl_time(datetime(2026, 4, 1, 8, 0, 0, tzinfo=UTC)) == "Apr  1 08:00:00 2026 GMT"
+    p = ocsp_status.plan(random.Random(1))
+    rows = [line.split("\t") for line in ocsp_status.index_text(p).splitlines()]
+    revoked = [r for r in rows if r[0] == "R"]
+    assert len(revoked) == 20 and all(r[2].endswith(p["record"][r[3]][2]) for r in revoked)
+    assert p["unknown"] not in p["record"] and p["unknown"] in p["asked"]
+    reasons = [p["record"][r[3]][2] for r in revoked]
+    assert all(reasons.count(x) == 1 for x in ocsp_status.RARE)
+
+
+def test_supervisor_status_config_gives_each_role_its_program(tmp_path):
+    import random
+
+    from headroom.eval.corpus.captures import supervisor_status
+
+    p = supervisor_status.plan(random.Random(1))
+    text = supervisor_status.config(p, tmp_path)
+    roles = list(p["role"].values())
+    assert roles.count("run") == len(roles) - 3 and len(set(p["priority"].values())) == len(roles)
+    assert text.count("autostart=false") == 1 and text.count("command=false") == 1
+    assert text.count("command=sleep ") == roles.count("run") + 1  # the manual one sleeps too, once started

@@ -220,7 +220,11 @@ def test_held_out_sources_have_program_defined_facts_naming_one_place():
     # DROP TABLE and its cascade, of the script it wrote for Python's exception groups, of the
     # copies it made (hashlib, os.stat) for hardlink -n, of the hooks and findings it planted for
     # pre-commit run, of the library and symbols file it wrote (nm -D) for dpkg-gensymbols, of
-    # the effects it planted (numpy.linalg.lstsq) for statsmodels' summary),
+    # the effects it planted (numpy.linalg.lstsq) for statsmodels' summary; the capture's record
+    # of the imports it planted (ast over the package) for lint-imports, of the flawed fields it
+    # planted (Django's run_checks) for django-admin check, of the fragments it wrote (read back)
+    # for towncrier build --draft, of the CA database it wrote for openssl ocsp, of the programs
+    # it configured (psutil for pids) for supervisorctl status and avail),
     # each naming one spot of the output; never measured through a compressor by the tests.
     held = load_cases("heldout")
     assert len(held) >= 5 * 5
